@@ -1,0 +1,9 @@
+//! PyO3 bindings: the private module `vho._native`. Only type conversion lives here.
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

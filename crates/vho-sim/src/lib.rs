@@ -1,0 +1,19 @@
+//! vho-sim: a packet-level simulator of TCP across vertical handovers.
+//!
+//! The crate is pure models: it never reads a clock, a file, a socket, an environment variable
+//! or a global. Time is passed in (`time::Time`, integer nanoseconds), randomness comes from
+//! per-element streams of the run's seed (`rng`), and output leaves through the recorders the
+//! caller attaches.
+//!
+//! Layers, bottom up:
+//! - `time`, `rng`: the clock's units and the deterministic random streams;
+//! - `tcp`: sans-IO TCP endpoints (sender, receiver, RTT estimator, congestion controllers,
+//!   SACK scoreboard), driven by whichever clock owns them;
+//! - `link`, `net`, `handover`: links with queues and loss, nodes that forward, handover models;
+//! - `sched`, `world`: the event clock that drives everything in simulated time;
+//! - `record`: pcap, time series, counters and the ground truth of what really happened;
+//! - `scenario`: the TOML schema, validated with the location of every error.
+
+pub mod rng;
+pub mod tcp;
+pub mod time;

@@ -1,0 +1,97 @@
+//! Everything a TCP endpoint's behaviour depends on, as one plain struct. Named bundles of
+//! these values (`rfc`, `linux`, `ns2`) live in `profile.rs`, each value citing its source; a
+//! scenario picks a profile and may override single fields.
+
+use crate::time::Dur;
+
+/// Congestion controller, chosen by name (static dispatch in `cc::AnyController`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CcAlgorithm {
+    /// RFC 5681 slow start, congestion avoidance, fast retransmit / fast recovery.
+    Reno,
+    /// RFC 6582 NewReno fast recovery.
+    NewReno,
+}
+
+/// How the retransmission timer is computed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RtoAlgorithm {
+    /// RFC 6298 §2 with alpha = 1/8, beta = 1/4, K = 4 and the clock granularity G in
+    /// `RTO = SRTT + max(G, K*RTTVAR)`.
+    Rfc6298,
+    /// ns-2's `TcpAgent::rtt_update` (tcp.cc): samples counted in whole `tcp_tick`s, SRTT and
+    /// RTTVAR kept as scaled integers (3 and 2 fraction bits), RTO rounded to ticks.
+    Ns2Ticks,
+}
+
+/// How bytes on the wire are counted for a segment (what links serialise and queue).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum HeaderModel {
+    /// IPv4 20 bytes + TCP 20 bytes + the options actually carried.
+    Real,
+    /// A fixed header size whatever the options (ns-2's `tcpip_base_hdr_size_`).
+    Fixed(u32),
+}
+
+/// Retransmission timer parameters (RFC 6298).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct RtoConfig {
+    pub algorithm: RtoAlgorithm,
+    /// RTO before the first RTT sample (RFC 6298 §2.1).
+    pub initial: Dur,
+    /// Lower bound on the RTO (RFC 6298 §2.4).
+    pub min: Dur,
+    /// Upper bound on the RTO (RFC 6298 §2.5).
+    pub max: Dur,
+    /// Clock granularity G (RFC 6298 §2.3 / §4); ns-2's `tcpTick_`.
+    pub granularity: Dur,
+    /// Most doublings of the RTO under backoff before it stops growing (ns-2 caps the
+    /// backoff multiplier at 64, Linux at `TCP_RTO_MAX`).
+    pub max_backoff_shift: u32,
+}
+
+/// Delayed ACK behaviour of the receiver (RFC 1122 §4.2.3.2, RFC 5681 §4.2).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct DelAckConfig {
+    pub enabled: bool,
+    /// The delayed-ACK timer (must be < 500 ms, RFC 5681 §4.2).
+    pub timeout: Dur,
+    /// ACK at least every this many full-sized segments (2 in RFC 5681 §4.2).
+    pub every: u32,
+    /// Count of segments ACKed immediately at connection start (Linux quickack mode).
+    pub quickack_segments: u32,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct TcpConfig {
+    /// Profile name this configuration came from (for the record).
+    pub profile: &'static str,
+    /// Sender maximum segment size: payload bytes in a full segment.
+    pub mss: u32,
+    /// Run the three-way handshake with the MSS option before data (RFC 9293 §3.5). Without
+    /// it both ends start ESTABLISHED (ns-2's one-way agents).
+    pub handshake: bool,
+    /// Send FIN after the last byte and let the receiver ACK it.
+    pub fin: bool,
+    pub cc: CcAlgorithm,
+    /// Use the SACK option and RFC 6675 loss recovery (both ends must agree).
+    pub sack: bool,
+    /// Timestamps option (RFC 7323 §3).
+    pub timestamps: bool,
+    /// Window scale shift the receiver offers (RFC 7323 §2); `None` sends no option.
+    pub window_scale: Option<u8>,
+    /// Initial congestion window, in segments (RFC 5681 §3.1 IW; RFC 6928 IW10).
+    pub initial_window_segments: u32,
+    /// Initial slow-start threshold, bytes (RFC 5681 §3.1: arbitrarily high).
+    pub initial_ssthresh: u32,
+    /// Duplicate-ACK threshold (RFC 5681 §3.2: 3).
+    pub dupthresh: u32,
+    /// Receive window the receiver advertises, bytes.
+    pub receive_window: u32,
+    /// Sender-side cap on the window, bytes (ns-2's `window_`; a socket send buffer).
+    pub send_window_cap: u32,
+    pub rto: RtoConfig,
+    pub delack: DelAckConfig,
+    /// Bytes on the wire per segment.
+    pub header_model: HeaderModel,
+}

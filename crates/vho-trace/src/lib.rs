@@ -1,0 +1,1 @@
+//! vho-trace: placeholder until the capture-analysis work lands (issue 5).

@@ -15,5 +15,6 @@
 //! - `scenario`: the TOML schema, validated with the location of every error.
 
 pub mod rng;
+pub mod spec;
 pub mod tcp;
 pub mod time;

@@ -1,0 +1,154 @@
+//! The resolved scenario: what the world is built from.
+//!
+//! `scenario.rs` turns a TOML file into a `Spec`, resolving presets and units and validating
+//! every value with its location; the world builder (`world.rs`) trusts a `Spec` and only
+//! checks invariants. Names are kept for recording; references between parts are dense
+//! indices.
+
+use crate::tcp::TcpConfig;
+use crate::time::{Dur, Time};
+
+pub type NodeIdx = usize;
+pub type LinkIdx = usize;
+
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub name: String,
+    /// Seed of the run: every random draw derives from it.
+    pub seed: u64,
+    /// Stop the run at this simulated time even if flows are unfinished.
+    pub stop_at: Time,
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    pub mobiles: Vec<MobileSpec>,
+    pub handovers: Vec<HandoverSpec>,
+    pub flows: Vec<FlowSpec>,
+    pub record: RecordSpec,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum NodeKind {
+    /// An end host with TCP endpoints (correspondent host, cross-traffic host).
+    Host,
+    /// A router (or the home agent) that forwards.
+    Router,
+    /// A mobile host: an end host with several access links, one active at a time.
+    Mobile,
+}
+
+#[derive(Clone, Debug)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKind,
+}
+
+/// How many packets a link direction's queue holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum QueueLimit {
+    Packets(u32),
+    Bytes(u64),
+    /// Rate × round-trip propagation delay of the path through this link (Daniel & Kojo
+    /// Table 1: "Router queue size Bandwidth*RTT"), converted to packets of `mtu_bytes`,
+    /// rounded up, at least one packet.
+    Bdp { mtu_bytes: u32 },
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum LossSpec {
+    None,
+    /// Each packet lost independently with probability `p`.
+    Bernoulli { p: f64 },
+}
+
+/// One direction of a link.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct DirSpec {
+    pub rate_bps: u64,
+    pub delay: Dur,
+    pub queue: QueueLimit,
+    pub loss: LossSpec,
+}
+
+#[derive(Clone, Debug)]
+pub struct LinkSpec {
+    pub name: String,
+    /// The preset it was built from, if any (for the record).
+    pub preset: Option<String>,
+    pub a: NodeIdx,
+    pub b: NodeIdx,
+    /// Direction a → b.
+    pub ab: DirSpec,
+    /// Direction b → a.
+    pub ba: DirSpec,
+}
+
+#[derive(Clone, Debug)]
+pub struct MobileSpec {
+    pub node: NodeIdx,
+    /// Its access links, each with the mobile node at one end.
+    pub interfaces: Vec<LinkIdx>,
+    /// The link in use at time zero.
+    pub initial: LinkIdx,
+}
+
+/// What happens to packets still queued on the old link at the handover (Daniel & Kojo §5.1).
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum HandoverKind {
+    /// Make-before-break with two interfaces: queued packets drain over the old link at the
+    /// old link's pace; new packets take the new link.
+    SoftDrainOld,
+    /// ns-2's vhoideal soft handover: one link whose parameters change. Queued packets move to
+    /// the new link and drain at its pace; with `shrink`, those beyond the new queue's limit
+    /// are dropped (ns-2's `shrink_queue`).
+    SoftReconfigure { shrink: bool },
+    /// Break-before-make: this fraction (0..=1) of the queued packets is lost, the rest move
+    /// to the new link (ns-2's vhoideal hard handover with fraction 1).
+    Hard { loss_fraction: f64 },
+}
+
+#[derive(Clone, Debug)]
+pub struct HandoverSpec {
+    pub mobile: usize,
+    pub from: LinkIdx,
+    pub to: LinkIdx,
+    /// Earliest instant.
+    pub at: Time,
+    /// The instant is drawn uniformly in [at, at + window) from the run's seed (Daniel & Kojo
+    /// §5: "uniformly distributed in a 1 second interval"); zero means exactly `at`.
+    pub window: Dur,
+    pub kind: HandoverKind,
+    /// Nothing crosses the access link in either direction for this long after the instant
+    /// (Daniel & Kojo §5.2 vhodelay); then the new link carries traffic.
+    pub delay: Dur,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Direction {
+    /// Towards the mobile host (download).
+    Down,
+    /// From the mobile host (upload).
+    Up,
+    /// Between two fixed hosts.
+    Fixed,
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowSpec {
+    pub name: String,
+    /// The data sender.
+    pub src: NodeIdx,
+    /// The data receiver.
+    pub dst: NodeIdx,
+    pub bytes: u64,
+    pub start: Time,
+    pub tcp: TcpConfig,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RecordSpec {
+    /// Nodes at which every packet sent or received is written to a pcap.
+    pub pcap_at: Vec<NodeIdx>,
+    /// Record per-flow TCP state (cwnd, ssthresh, srtt, rttvar, rto, flight size) at every
+    /// change, and each link queue's length at every change.
+    pub series: bool,
+}

@@ -14,7 +14,13 @@
 //! - `record`: pcap, time series, counters and the ground truth of what really happened;
 //! - `scenario`: the TOML schema, validated with the location of every error.
 
+pub mod handover;
+pub mod link;
+pub mod net;
+pub mod packet;
+pub mod record;
 pub mod rng;
+pub mod sched;
 pub mod spec;
 pub mod tcp;
 pub mod time;

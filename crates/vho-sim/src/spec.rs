@@ -50,14 +50,18 @@ pub enum QueueLimit {
     /// Rate × round-trip propagation delay of the path through this link (Daniel & Kojo
     /// Table 1: "Router queue size Bandwidth*RTT"), converted to packets of `mtu_bytes`,
     /// rounded up, at least one packet.
-    Bdp { mtu_bytes: u32 },
+    Bdp {
+        mtu_bytes: u32,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum LossSpec {
     None,
     /// Each packet lost independently with probability `p`.
-    Bernoulli { p: f64 },
+    Bernoulli {
+        p: f64,
+    },
 }
 
 /// One direction of a link.

@@ -1,0 +1,116 @@
+//! Dense next-hop table: `next[node][dst]` is the link direction to send on.
+
+use crate::spec::{LinkIdx, NodeIdx};
+use std::collections::VecDeque;
+
+pub type DirIdx = u32;
+pub const NO_ROUTE: DirIdx = u32::MAX;
+
+/// Index of a link's direction: `2·link` for a → b, `2·link + 1` for b → a.
+pub fn dir_index(link: LinkIdx, a_to_b: bool) -> DirIdx {
+    (2 * link + usize::from(!a_to_b)) as DirIdx
+}
+
+pub struct Routes {
+    n: usize,
+    next: Vec<DirIdx>,
+}
+
+impl Routes {
+    /// Shortest paths (hops) over `links` = (a, b) pairs, using only those with `up[l]`.
+    /// Ties break towards the lower link index, so the table is deterministic.
+    pub fn compute(n_nodes: usize, links: &[(NodeIdx, NodeIdx)], up: &[bool]) -> Routes {
+        let mut adj: Vec<Vec<(NodeIdx, DirIdx)>> = vec![Vec::new(); n_nodes];
+        for (l, &(a, b)) in links.iter().enumerate() {
+            if up[l] {
+                adj[a].push((b, dir_index(l, true)));
+                adj[b].push((a, dir_index(l, false)));
+            }
+        }
+        let mut next = vec![NO_ROUTE; n_nodes * n_nodes];
+        let mut first_hop = vec![NO_ROUTE; n_nodes];
+        let mut queue = VecDeque::new();
+        for src in 0..n_nodes {
+            first_hop.iter_mut().for_each(|h| *h = NO_ROUTE);
+            let mut seen = vec![false; n_nodes];
+            seen[src] = true;
+            queue.clear();
+            for &(v, d) in &adj[src] {
+                if !seen[v] {
+                    seen[v] = true;
+                    first_hop[v] = d;
+                    queue.push_back(v);
+                }
+            }
+            while let Some(u) = queue.pop_front() {
+                for &(v, _) in &adj[u] {
+                    if !seen[v] {
+                        seen[v] = true;
+                        first_hop[v] = first_hop[u];
+                        queue.push_back(v);
+                    }
+                }
+            }
+            next[src * n_nodes..(src + 1) * n_nodes].copy_from_slice(&first_hop);
+        }
+        Routes { n: n_nodes, next }
+    }
+
+    pub fn next_hop(&self, node: NodeIdx, dst: NodeIdx) -> Option<DirIdx> {
+        let d = self.next[node * self.n + dst];
+        (d != NO_ROUTE).then_some(d)
+    }
+
+    /// The link directions a packet crosses from `src` to `dst`, given each direction's
+    /// receiving node.
+    pub fn path(
+        &self,
+        src: NodeIdx,
+        dst: NodeIdx,
+        dir_to: impl Fn(DirIdx) -> NodeIdx,
+    ) -> Option<Vec<DirIdx>> {
+        let mut out = Vec::new();
+        let mut at = src;
+        while at != dst {
+            let d = self.next_hop(at, dst)?;
+            out.push(d);
+            at = dir_to(d);
+            if out.len() > self.n {
+                return None;
+            }
+        }
+        Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chain_with_two_access_links_routes_over_the_active_one() {
+        // ch(0) -0- ha(1) -1- mh(2), and ha(1) -2- mh(2) as a second access link.
+        let links = [(0, 1), (1, 2), (1, 2)];
+        let r = Routes::compute(3, &links, &[true, true, false]);
+        assert_eq!(r.next_hop(0, 2), Some(dir_index(0, true)));
+        assert_eq!(r.next_hop(1, 2), Some(dir_index(1, true)));
+        assert_eq!(r.next_hop(2, 0), Some(dir_index(1, false)));
+        let r = Routes::compute(3, &links, &[true, false, true]);
+        assert_eq!(r.next_hop(1, 2), Some(dir_index(2, true)));
+        assert_eq!(r.next_hop(2, 0), Some(dir_index(2, false)));
+        let to = |d: DirIdx| {
+            if d % 2 == 0 {
+                links[d as usize / 2].1
+            } else {
+                links[d as usize / 2].0
+            }
+        };
+        assert_eq!(r.path(0, 2, to), Some(vec![0, 4]));
+    }
+
+    #[test]
+    fn unreachable_has_no_route() {
+        let r = Routes::compute(3, &[(0, 1)], &[true]);
+        assert_eq!(r.next_hop(0, 2), None);
+    }
+}

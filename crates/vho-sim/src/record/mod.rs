@@ -1,0 +1,5 @@
+//! Recording: ground truth, time series and captures. Each part is switchable; a part that
+//! is off costs one `Option` check.
+
+pub mod series;
+pub mod truth;

@@ -1,0 +1,86 @@
+//! Time series, kept as columns: per flow the sender's TCP state at every change, per link
+//! direction the queue length at every change. Only recorded when the scenario asks.
+
+use crate::time::Time;
+
+/// The sender state the series follow (a `TcpSender::probe()` reduced to numbers).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct TcpSample {
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub srtt_ns: u64,
+    pub rttvar_ns: u64,
+    pub rto_ns: u64,
+    pub flight: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct TcpSeries {
+    pub t_ns: Vec<u64>,
+    pub cwnd: Vec<u32>,
+    pub ssthresh: Vec<u32>,
+    pub srtt_ns: Vec<u64>,
+    pub rttvar_ns: Vec<u64>,
+    pub rto_ns: Vec<u64>,
+    pub flight: Vec<u32>,
+    last: Option<TcpSample>,
+}
+
+impl TcpSeries {
+    /// Appends a row if the state differs from the last row.
+    pub fn push(&mut self, now: Time, s: TcpSample) {
+        if self.last == Some(s) {
+            return;
+        }
+        self.last = Some(s);
+        self.t_ns.push(now.as_nanos());
+        self.cwnd.push(s.cwnd);
+        self.ssthresh.push(s.ssthresh);
+        self.srtt_ns.push(s.srtt_ns);
+        self.rttvar_ns.push(s.rttvar_ns);
+        self.rto_ns.push(s.rto_ns);
+        self.flight.push(s.flight);
+    }
+    pub fn len(&self) -> usize {
+        self.t_ns.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.t_ns.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct QueueSeries {
+    pub t_ns: Vec<u64>,
+    /// Link direction index (2·link for a → b, 2·link + 1 for b → a).
+    pub dir: Vec<u32>,
+    pub packets: Vec<u32>,
+    pub bytes: Vec<u64>,
+}
+
+impl QueueSeries {
+    pub fn push(&mut self, now: Time, dir: u32, packets: usize, bytes: u64) {
+        self.t_ns.push(now.as_nanos());
+        self.dir.push(dir);
+        self.packets.push(packets as u32);
+        self.bytes.push(bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unchanged_state_adds_no_row() {
+        let mut s = TcpSeries::default();
+        let a = TcpSample {
+            cwnd: 10,
+            ..Default::default()
+        };
+        s.push(Time(1), a);
+        s.push(Time(2), a);
+        s.push(Time(3), TcpSample { cwnd: 11, ..a });
+        assert_eq!(s.t_ns, vec![1, 3]);
+    }
+}

@@ -1,0 +1,236 @@
+//! Ground truth: what really happened to each transmission of a flow's data.
+//!
+//! The simulator sees every copy of every segment: when it was sent, and whether it was
+//! delivered to the receiver or dropped. From that it counts what no endpoint can know:
+//! - a **spurious retransmission** is a copy sent when an earlier copy of the same bytes
+//!   was (eventually) delivered: the retransmission was not needed (Daniel & Kojo §3.1's
+//!   "unnecessary retransmissions");
+//! - a **spurious timeout** is a retransmission timeout whose retransmitted segment had an
+//!   earlier copy that was delivered: the original was not lost, only late.
+//!
+//! No protocol or remedy reads this (ARCHITECTURE.md, invariants). Memory is bounded by the
+//! window: a segment's record is settled and dropped once every byte below it has been
+//! delivered and none of its copies is still in the network.
+
+use crate::tcp::TxKind;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct SegTruth {
+    len: u32,
+    /// Copies sent so far.
+    copies: u16,
+    /// Copies still in the network.
+    in_flight: u16,
+    /// Lowest index of a delivered copy.
+    min_delivered: Option<u16>,
+    /// Bit i set when copy i was sent on a retransmission timeout (first 64 copies).
+    rto_copies: u64,
+}
+
+impl SegTruth {
+    fn spurious(&self) -> (u64, u64) {
+        match self.min_delivered {
+            None => (0, 0),
+            Some(j) => {
+                let retrans = (self.copies - 1 - j) as u64;
+                let above = if j >= 63 {
+                    0
+                } else {
+                    self.rto_copies >> (j + 1)
+                };
+                (retrans, above.count_ones() as u64)
+            }
+        }
+    }
+}
+
+/// Settled counts of a flow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TruthCounts {
+    pub data_packets_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub spurious_retransmissions: u64,
+    pub spurious_timeouts: u64,
+    /// Data copies delivered to the receiver whose bytes it already had.
+    pub duplicate_deliveries: u64,
+    pub data_packets_dropped: u64,
+}
+
+#[derive(Default)]
+pub struct FlowTruth {
+    segs: BTreeMap<u32, SegTruth>,
+    /// Every byte below this offset (from the first data byte) has been delivered.
+    delivered_upto: u32,
+    counts: TruthCounts,
+}
+
+impl FlowTruth {
+    /// A data copy of `len` bytes at `offset` (bytes from the first data byte) leaves the
+    /// sender; returns its copy index, to be carried by the packet.
+    pub fn on_send(&mut self, offset: u32, len: u32, kind: TxKind) -> u16 {
+        self.counts.data_packets_sent += 1;
+        if kind.is_retransmission() {
+            self.counts.retransmissions += 1;
+        }
+        if kind == TxKind::RetransmitTimeout {
+            self.counts.timeouts += 1;
+        }
+        if offset.wrapping_add(len) <= self.delivered_upto && !self.segs.contains_key(&offset) {
+            // Already delivered and settled: this copy is needless by definition.
+            if kind.is_retransmission() {
+                self.counts.spurious_retransmissions += 1;
+                if kind == TxKind::RetransmitTimeout {
+                    self.counts.spurious_timeouts += 1;
+                }
+            }
+            return u16::MAX;
+        }
+        let s = self.segs.entry(offset).or_insert(SegTruth {
+            len,
+            ..SegTruth::default()
+        });
+        let copy = s.copies;
+        s.copies = s.copies.saturating_add(1);
+        s.in_flight += 1;
+        if kind == TxKind::RetransmitTimeout && copy < 64 {
+            s.rto_copies |= 1 << copy;
+        }
+        copy
+    }
+
+    /// The copy reached the receiver.
+    pub fn on_deliver(&mut self, offset: u32, copy: u16) {
+        let Some(s) = self.segs.get_mut(&offset) else {
+            if copy == u16::MAX {
+                self.counts.duplicate_deliveries += 1;
+            }
+            return;
+        };
+        if s.min_delivered.is_some() {
+            self.counts.duplicate_deliveries += 1;
+        }
+        s.in_flight = s.in_flight.saturating_sub(1);
+        s.min_delivered = Some(s.min_delivered.map_or(copy, |m| m.min(copy)));
+        self.settle();
+    }
+
+    /// The copy was dropped in the network.
+    pub fn on_drop(&mut self, offset: u32, _copy: u16) {
+        self.counts.data_packets_dropped += 1;
+        if let Some(s) = self.segs.get_mut(&offset) {
+            s.in_flight = s.in_flight.saturating_sub(1);
+        }
+        self.settle();
+    }
+
+    /// Advances the delivered point and settles the records below it.
+    fn settle(&mut self) {
+        while let Some(s) = self.segs.get(&self.delivered_upto) {
+            if s.min_delivered.is_none() {
+                break;
+            }
+            self.delivered_upto = self.delivered_upto.wrapping_add(s.len);
+        }
+        while let Some((&off, s)) = self.segs.first_key_value() {
+            if off >= self.delivered_upto || s.in_flight > 0 {
+                break;
+            }
+            let (r, t) = s.spurious();
+            self.counts.spurious_retransmissions += r;
+            self.counts.spurious_timeouts += t;
+            self.segs.pop_first();
+        }
+    }
+
+    /// Counts so far, including records not yet settled (as if the run ended now: copies
+    /// still in flight count as not delivered).
+    pub fn counts(&self) -> TruthCounts {
+        let mut c = self.counts;
+        for s in self.segs.values() {
+            let (r, t) = s.spurious();
+            c.spurious_retransmissions += r;
+            c.spurious_timeouts += t;
+        }
+        c
+    }
+
+    /// Records held: bounded by the window, not the transfer size.
+    pub fn open_records(&self) -> usize {
+        self.segs.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_retransmission_of_a_delivered_original_is_spurious() {
+        let mut t = FlowTruth::default();
+        let c0 = t.on_send(0, 1000, TxKind::New);
+        let c1 = t.on_send(0, 1000, TxKind::RetransmitTimeout);
+        t.on_deliver(0, c0);
+        t.on_deliver(0, c1);
+        let c = t.counts();
+        assert_eq!((c.retransmissions, c.spurious_retransmissions), (1, 1));
+        assert_eq!((c.timeouts, c.spurious_timeouts), (1, 1));
+        assert_eq!(c.duplicate_deliveries, 1);
+        assert_eq!(t.open_records(), 0);
+    }
+
+    #[test]
+    fn a_retransmission_of_a_lost_original_is_not_spurious() {
+        let mut t = FlowTruth::default();
+        let c0 = t.on_send(0, 1000, TxKind::New);
+        t.on_drop(0, c0);
+        let c1 = t.on_send(0, 1000, TxKind::RetransmitFast);
+        t.on_deliver(0, c1);
+        let c = t.counts();
+        assert_eq!(
+            (
+                c.retransmissions,
+                c.spurious_retransmissions,
+                c.spurious_timeouts
+            ),
+            (1, 0, 0)
+        );
+    }
+
+    #[test]
+    fn late_original_overtaken_by_its_retransmission_still_makes_it_spurious() {
+        // The retransmission arrives first (reordering), the original later: still needless.
+        let mut t = FlowTruth::default();
+        let c0 = t.on_send(0, 1000, TxKind::New);
+        let c1 = t.on_send(0, 1000, TxKind::RetransmitTimeout);
+        t.on_deliver(0, c1);
+        t.on_deliver(0, c0);
+        assert_eq!(t.counts().spurious_retransmissions, 1);
+    }
+
+    #[test]
+    fn go_back_n_after_settling_counts_each_needless_copy() {
+        let mut t = FlowTruth::default();
+        for k in 0..3 {
+            let c = t.on_send(k * 1000, 1000, TxKind::New);
+            t.on_deliver(k * 1000, c);
+        }
+        assert_eq!(t.open_records(), 0);
+        t.on_send(0, 1000, TxKind::RetransmitTimeout);
+        t.on_send(1000, 1000, TxKind::RetransmitRecovery);
+        let c = t.counts();
+        assert_eq!((c.spurious_retransmissions, c.spurious_timeouts), (2, 1));
+    }
+
+    #[test]
+    fn records_are_released_behind_the_delivered_point() {
+        let mut t = FlowTruth::default();
+        for k in 0..1000u32 {
+            let c = t.on_send(k * 100, 100, TxKind::New);
+            t.on_deliver(k * 100, c);
+        }
+        assert_eq!(t.open_records(), 0);
+        assert_eq!(t.counts().data_packets_sent, 1000);
+    }
+}

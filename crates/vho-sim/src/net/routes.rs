@@ -99,7 +99,7 @@ mod tests {
         assert_eq!(r.next_hop(1, 2), Some(dir_index(2, true)));
         assert_eq!(r.next_hop(2, 0), Some(dir_index(2, false)));
         let to = |d: DirIdx| {
-            if d % 2 == 0 {
+            if d.is_multiple_of(2) {
                 links[d as usize / 2].1
             } else {
                 links[d as usize / 2].0

@@ -24,3 +24,4 @@ pub mod sched;
 pub mod spec;
 pub mod tcp;
 pub mod time;
+pub mod world;

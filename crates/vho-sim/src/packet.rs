@@ -22,6 +22,8 @@ pub struct Packet {
     pub ip_id: u16,
     /// Why the sender emitted it (ground truth; invisible to the receiver).
     pub kind: TxKind,
+    /// Which copy of its bytes this is (ground truth, see `record::truth`).
+    pub copy: u16,
     /// When it left its sender.
     pub sent_at: Time,
 }

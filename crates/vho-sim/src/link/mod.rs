@@ -76,9 +76,9 @@ pub struct LinkDir {
     pub queue: DropTail,
     pub loss: LossModel,
     /// The packet being serialised and when it finishes.
-    in_tx: Option<(PktIdx, Time)>,
+    in_tx: Option<(PktIdx, u32, Time)>,
     /// Packets propagating, with their arrival times (FIFO: the delay is fixed).
-    pipe: VecDeque<(Time, PktIdx)>,
+    pipe: VecDeque<(Time, PktIdx, u32)>,
     /// Nothing starts serialising before this instant.
     pub blocked_until: Time,
     /// Nothing starts serialising before this instant either: set when this direction takes
@@ -133,7 +133,7 @@ impl LinkDir {
         }
         let (idx, size) = self.queue.pop()?;
         let done = now + Dur::serialization(size, self.rate_bps);
-        self.in_tx = Some((idx, done));
+        self.in_tx = Some((idx, size, done));
         Some(done)
     }
 
@@ -145,7 +145,7 @@ impl LinkDir {
 
     /// When the packet now on the air finishes, if any.
     pub fn busy_until(&self) -> Option<Time> {
-        self.in_tx.map(|(_, t)| t)
+        self.in_tx.map(|(_, _, t)| t)
     }
 
     /// The head packet finished serialising at `now`: it enters the pipe (or is lost), and
@@ -153,7 +153,7 @@ impl LinkDir {
     pub fn on_tx_done(&mut self, now: Time) -> (Option<PktIdx>, Wake) {
         let mut wake = Wake::default();
         let mut lost = None;
-        if let Some((idx, done)) = self.in_tx {
+        if let Some((idx, size, done)) = self.in_tx {
             debug_assert_eq!(done, now, "invariant: one TxDone per serialisation");
             self.in_tx = None;
             if self.loss.lose() {
@@ -164,7 +164,7 @@ impl LinkDir {
                 if self.pipe.is_empty() {
                     wake.arrival = Some(at);
                 }
-                self.pipe.push_back((at, idx));
+                self.pipe.push_back((at, idx, size));
             }
         }
         wake.tx_done = self.try_start(now);
@@ -174,9 +174,10 @@ impl LinkDir {
     /// Pops the pipe's head if it has arrived by `now`.
     pub fn pop_arrived(&mut self, now: Time) -> Option<PktIdx> {
         match self.pipe.front() {
-            Some(&(at, idx)) if at <= now => {
+            Some(&(at, idx, size)) if at <= now => {
                 self.pipe.pop_front();
                 self.counters.delivered += 1;
+                self.counters.delivered_bytes += size as u64;
                 Some(idx)
             }
             _ => None,
@@ -185,7 +186,7 @@ impl LinkDir {
 
     /// Arrival time of the pipe's head, to schedule the next `Arrive` event.
     pub fn next_arrival(&self) -> Option<Time> {
-        self.pipe.front().map(|&(at, _)| at)
+        self.pipe.front().map(|&(at, _, _)| at)
     }
 
     /// Packets waiting, serialising or propagating.

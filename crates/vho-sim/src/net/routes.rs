@@ -11,6 +11,16 @@ pub fn dir_index(link: LinkIdx, a_to_b: bool) -> DirIdx {
     (2 * link + usize::from(!a_to_b)) as DirIdx
 }
 
+/// The link a direction belongs to.
+pub fn dir_link(d: DirIdx) -> LinkIdx {
+    d as usize / 2
+}
+
+/// Whether a direction runs from the link's `a` end to its `b` end.
+pub fn dir_is_a_to_b(d: DirIdx) -> bool {
+    d.is_multiple_of(2)
+}
+
 pub struct Routes {
     n: usize,
     next: Vec<DirIdx>,

@@ -1,0 +1,196 @@
+//! Building the world from a resolved spec: link directions with their queue limits (the
+//! `bdp` rule resolved over the paths that cross each link), routes, endpoints, handovers.
+
+use super::{Flow, HandoverState, MobileState, SimError, World};
+use crate::link::loss::LossModel;
+use crate::link::queue::Limit;
+use crate::link::LinkDir;
+use crate::net::routes::{dir_is_a_to_b, dir_link, DirIdx, Routes};
+use crate::record::series::{QueueSeries, TcpSeries};
+use crate::record::truth::FlowTruth;
+use crate::rng::Rng;
+use crate::sched::EventQueue;
+use crate::spec::{DirSpec, NodeIdx, QueueLimit, Spec};
+use crate::tcp::{SeqNum, TcpReceiver, TcpSender};
+use crate::time::{Dur, Time};
+
+/// Port of a flow's data sender and receiver (arbitrary; distinct per flow).
+const SENDER_PORT_BASE: u16 = 5001;
+const RECEIVER_PORT_BASE: u16 = 40001;
+
+impl World {
+    pub fn new(spec: &Spec) -> Result<World, SimError> {
+        let n = spec.nodes.len();
+        let ends: Vec<(NodeIdx, NodeIdx)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
+        let mut up = vec![true; spec.links.len()];
+        for m in &spec.mobiles {
+            for &l in &m.interfaces {
+                up[l] = l == m.initial;
+            }
+        }
+        let mut dirs = Vec::with_capacity(2 * spec.links.len());
+        for (l, link) in spec.links.iter().enumerate() {
+            for (a_to_b, ds) in [(true, &link.ab), (false, &link.ba)] {
+                let (from, to) = if a_to_b {
+                    (link.a, link.b)
+                } else {
+                    (link.b, link.a)
+                };
+                let limit = resolve_limit(spec, &ends, l, ds);
+                let side = if a_to_b { "ab" } else { "ba" };
+                let loss = LossModel::new(
+                    ds.loss,
+                    spec.seed,
+                    &format!("link:{}:{side}:loss", link.name),
+                );
+                dirs.push(LinkDir::new(from, to, ds, limit, loss));
+            }
+        }
+        let routes = Routes::compute(n, &ends, &up);
+        let mut flows = Vec::with_capacity(spec.flows.len());
+        for (f, fs) in spec.flows.iter().enumerate() {
+            let to = |d: DirIdx| dirs[d as usize].to;
+            if routes.path(fs.src, fs.dst, to).is_none()
+                || routes.path(fs.dst, fs.src, to).is_none()
+            {
+                return Err(SimError::NoRoute {
+                    flow: fs.name.clone(),
+                    from: spec.nodes[fs.src].name.clone(),
+                    to: spec.nodes[fs.dst].name.clone(),
+                });
+            }
+            let (iss_s, iss_r) = if fs.tcp.handshake {
+                let mut rng = Rng::stream(spec.seed, &format!("flow:{}:iss", fs.name));
+                (SeqNum(rng.next_u64() as u32), SeqNum(rng.next_u64() as u32))
+            } else {
+                (SeqNum(0), SeqNum(0))
+            };
+            let sp = SENDER_PORT_BASE.wrapping_add(f as u16);
+            let rp = RECEIVER_PORT_BASE.wrapping_add(f as u16);
+            flows.push(Flow {
+                sender: TcpSender::new(&fs.tcp, sp, rp, iss_s, fs.bytes),
+                receiver: TcpReceiver::new(&fs.tcp, rp, sp, iss_r),
+                wake: [None, None],
+                truth: FlowTruth::default(),
+                data_base: None,
+                started: false,
+                completed_at: None,
+                series: if spec.record.series {
+                    Some(TcpSeries::default())
+                } else {
+                    None
+                },
+                drops: vec![[0; 3]; dirs.len()],
+                ip_id: [0, 0],
+                rx_bins: vho_bins(),
+            });
+        }
+        let mobiles = spec
+            .mobiles
+            .iter()
+            .map(|m| MobileState {
+                active: m.initial,
+                pending_interruption: None,
+            })
+            .collect();
+        let handovers = spec
+            .handovers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| HandoverState {
+                at: crate::handover::draw_instant(h, spec.seed, i),
+                interruption: None,
+            })
+            .collect();
+        let mut capture = vec![false; n];
+        for &node in &spec.record.pcap_at {
+            capture[node] = true;
+        }
+        Ok(World {
+            now: Time::ZERO,
+            queue: EventQueue::with_capacity(64),
+            slab: Default::default(),
+            dirs,
+            ends,
+            up,
+            routes,
+            mobiles,
+            handovers,
+            flows,
+            capture,
+            taps: Vec::new(),
+            queue_series: if spec.record.series {
+                Some(QueueSeries::default())
+            } else {
+                None
+            },
+            events: 0,
+            spec: spec.clone(),
+        })
+    }
+}
+
+fn vho_bins() -> super::RxBins {
+    super::RxBins::new(super::ADAPTATION_INTERVAL)
+}
+
+/// Queue limit of one direction; `bdp` is rate × the longest round-trip propagation delay
+/// of any flow path through the link (with each mobile host on this link when it is one of
+/// its interfaces), in packets of the given MTU, rounded up, at least one.
+fn resolve_limit(spec: &Spec, ends: &[(NodeIdx, NodeIdx)], link: usize, ds: &DirSpec) -> Limit {
+    match ds.queue {
+        QueueLimit::Packets(p) => Limit::Packets(p),
+        QueueLimit::Bytes(b) => Limit::Bytes(b),
+        QueueLimit::Bdp { mtu_bytes } => {
+            let rtt = path_rtt_through(spec, ends, link).unwrap_or(ds.delay.saturating_mul(2));
+            let bytes = (ds.rate_bps as u128 * rtt.as_nanos() as u128).div_ceil(8 * 1_000_000_000);
+            let pkts = (bytes as u64).div_ceil(mtu_bytes.max(1) as u64).max(1);
+            Limit::Packets(pkts.min(u32::MAX as u64) as u32)
+        }
+    }
+}
+
+fn path_rtt_through(spec: &Spec, ends: &[(NodeIdx, NodeIdx)], link: usize) -> Option<Dur> {
+    let mut up = vec![true; spec.links.len()];
+    for m in &spec.mobiles {
+        let on_this = m.interfaces.contains(&link);
+        for &l in &m.interfaces {
+            up[l] = if on_this { l == link } else { l == m.initial };
+        }
+    }
+    let routes = Routes::compute(spec.nodes.len(), ends, &up);
+    let dir_to = |d: DirIdx| {
+        let (a, b) = ends[dir_link(d)];
+        if dir_is_a_to_b(d) {
+            b
+        } else {
+            a
+        }
+    };
+    let delay_of = |d: DirIdx| {
+        let l = &spec.links[dir_link(d)];
+        if dir_is_a_to_b(d) {
+            l.ab.delay
+        } else {
+            l.ba.delay
+        }
+    };
+    let mut best: Option<Dur> = None;
+    for f in &spec.flows {
+        let (Some(fwd), Some(back)) = (
+            routes.path(f.src, f.dst, dir_to),
+            routes.path(f.dst, f.src, dir_to),
+        ) else {
+            continue;
+        };
+        let crosses = fwd.iter().chain(&back).any(|&d| dir_link(d) == link);
+        if crosses {
+            let rtt = fwd
+                .iter()
+                .chain(&back)
+                .fold(Dur::ZERO, |acc, &d| acc + delay_of(d));
+            best = Some(best.map_or(rtt, |b| b.max(rtt)));
+        }
+    }
+    best
+}

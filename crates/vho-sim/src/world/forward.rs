@@ -1,0 +1,227 @@
+//! Packets moving: endpoints transmitting, nodes forwarding, links delivering, drops.
+
+use super::{Event, World};
+use crate::link::DropCause;
+use crate::net::routes::DirIdx;
+use crate::packet::{Packet, PktIdx};
+use crate::record::series::TcpSample;
+use crate::spec::NodeIdx;
+use crate::tcp::config::HeaderModel;
+use crate::tcp::Transmit;
+
+/// Sender side 0, receiver side 1.
+const SENDER: usize = 0;
+
+impl World {
+    /// Lets one endpoint transmit all it wants now, then re-arms its wake-up.
+    pub(super) fn pump(&mut self, f: usize, side: usize) {
+        let now = self.now;
+        if !self.flows[f].started {
+            return;
+        }
+        loop {
+            let flow = &mut self.flows[f];
+            let tx = if side == SENDER {
+                flow.sender.poll_transmit(now)
+            } else {
+                flow.receiver.poll_transmit(now)
+            };
+            let Some(tx) = tx else { break };
+            self.emit(f, side, tx);
+        }
+        let flow = &mut self.flows[f];
+        let next = if side == SENDER {
+            flow.sender.poll_timeout()
+        } else {
+            flow.receiver.poll_timeout()
+        };
+        if let Some(t) = next {
+            let t = t.max(now);
+            if flow.wake[side].is_none_or(|w| t < w || w < now) {
+                flow.wake[side] = Some(t);
+                self.queue.schedule(
+                    t,
+                    Event::Wake {
+                        flow: f as u32,
+                        side: side as u8,
+                    },
+                );
+            }
+        }
+        if side == SENDER {
+            self.sample_tcp(f);
+        }
+    }
+
+    fn sample_tcp(&mut self, f: usize) {
+        let flow = &mut self.flows[f];
+        if let Some(series) = &mut flow.series {
+            let p = flow.sender.probe();
+            series.push(
+                self.now,
+                TcpSample {
+                    cwnd: p.cwnd,
+                    ssthresh: p.ssthresh,
+                    srtt_ns: p.srtt.as_nanos(),
+                    rttvar_ns: p.rttvar.as_nanos(),
+                    rto_ns: p.rto.as_nanos(),
+                    flight: p.flight_size,
+                },
+            );
+        }
+    }
+
+    /// Wraps a segment into a packet at its host and sends it on its way.
+    fn emit(&mut self, f: usize, side: usize, tx: Transmit) {
+        let spec = &self.spec.flows[f];
+        let (src, dst) = if side == SENDER {
+            (spec.src, spec.dst)
+        } else {
+            (spec.dst, spec.src)
+        };
+        let seg = tx.segment;
+        let wire_bytes = match spec.tcp.header_model {
+            HeaderModel::Real => 20 + seg.header_len() + seg.len,
+            HeaderModel::Fixed(h) => h + seg.len,
+        };
+        let flow = &mut self.flows[f];
+        let ip_id = flow.ip_id[side];
+        flow.ip_id[side] = ip_id.wrapping_add(1);
+        let mut copy = 0;
+        if side == SENDER && seg.len > 0 {
+            let base = *flow.data_base.get_or_insert(seg.seq);
+            copy = flow.truth.on_send(seg.seq - base, seg.len, tx.kind);
+        }
+        let pkt = Packet {
+            seg,
+            flow: f as u32,
+            to_receiver: side == SENDER,
+            src: src as u32,
+            dst: dst as u32,
+            wire_bytes,
+            ip_id,
+            kind: tx.kind,
+            copy,
+            sent_at: self.now,
+        };
+        self.tap(src, &pkt);
+        let idx = self.slab.insert(pkt);
+        self.forward(src, idx);
+    }
+
+    fn tap(&mut self, node: NodeIdx, pkt: &Packet) {
+        if !self.capture[node] {
+            return;
+        }
+        let now = self.now;
+        for (n, tap) in self.taps.iter_mut() {
+            if *n == node {
+                tap.packet(now, pkt);
+            }
+        }
+    }
+
+    /// Offers the packet at `node` to the link its route names.
+    fn forward(&mut self, node: NodeIdx, idx: PktIdx) {
+        let now = self.now;
+        let pkt = self.slab.get(idx);
+        let (dst, size) = (pkt.dst as NodeIdx, pkt.wire_bytes);
+        let Some(d) = self.routes.next_hop(node, dst) else {
+            // Unreachable by construction (the world checks routes of every flow, and a
+            // mobile host always has one active link); counted as a queue drop on no link.
+            self.free_dropped(idx, None, DropCause::QueueOverflow);
+            return;
+        };
+        match self.dirs[d as usize].offer(now, idx, size) {
+            Ok(Some(done)) => self.queue.schedule(done, Event::TxDone(d)),
+            Ok(None) => {
+                let dir = &self.dirs[d as usize];
+                if dir.busy_until().is_none() && dir.ready_at() > now && dir.queue.len() == 1 {
+                    self.queue.schedule(dir.ready_at(), Event::Unblock(d));
+                }
+            }
+            Err(cause) => self.free_dropped(idx, Some(d), cause),
+        }
+        self.sample_queue(d);
+    }
+
+    pub(super) fn on_tx_done(&mut self, d: DirIdx) {
+        let (lost, wake) = self.dirs[d as usize].on_tx_done(self.now);
+        if let Some(t) = wake.arrival {
+            self.queue.schedule(t, Event::Arrive(d));
+        }
+        if let Some(t) = wake.tx_done {
+            self.queue.schedule(t, Event::TxDone(d));
+        } else {
+            let dir = &self.dirs[d as usize];
+            if !dir.queue.is_empty() && dir.ready_at() > self.now {
+                self.queue.schedule(dir.ready_at(), Event::Unblock(d));
+            }
+        }
+        if let Some(idx) = lost {
+            self.free_dropped(idx, Some(d), DropCause::RandomLoss);
+        }
+        self.sample_queue(d);
+    }
+
+    pub(super) fn on_arrive(&mut self, d: DirIdx) {
+        let node = self.dirs[d as usize].to;
+        while let Some(idx) = self.dirs[d as usize].pop_arrived(self.now) {
+            self.arrive(node, d, idx);
+        }
+        if let Some(t) = self.dirs[d as usize].next_arrival() {
+            self.queue.schedule(t, Event::Arrive(d));
+        }
+    }
+
+    fn arrive(&mut self, node: NodeIdx, via: DirIdx, idx: PktIdx) {
+        let pkt = *self.slab.get(idx);
+        self.note_mobile_arrival(node, via);
+        if pkt.dst as NodeIdx != node {
+            self.forward(node, idx);
+            return;
+        }
+        self.tap(node, &pkt);
+        self.slab.remove(idx);
+        let now = self.now;
+        let f = pkt.flow as usize;
+        let flow = &mut self.flows[f];
+        if pkt.to_receiver {
+            if pkt.seg.len > 0 {
+                if let Some(base) = flow.data_base {
+                    flow.truth.on_deliver(pkt.seg.seq - base, pkt.copy);
+                }
+            }
+            let before = flow.receiver.delivered_bytes();
+            flow.receiver.handle_segment(now, &pkt.seg);
+            let after = flow.receiver.delivered_bytes();
+            if after > before {
+                flow.rx_bins.add(now, after - before);
+            }
+            if flow.completed_at.is_none() && after >= self.spec.flows[f].bytes {
+                flow.completed_at = Some(now);
+            }
+            self.pump(f, 1);
+            self.pump(f, 0);
+        } else {
+            flow.sender.handle_segment(now, &pkt.seg);
+            self.pump(f, 0);
+            self.pump(f, 1);
+        }
+    }
+
+    /// Frees a dropped packet and books the drop to its flow (and the ground truth).
+    pub(super) fn free_dropped(&mut self, idx: PktIdx, d: Option<DirIdx>, cause: DropCause) {
+        let pkt = self.slab.remove(idx);
+        let flow = &mut self.flows[pkt.flow as usize];
+        if let Some(d) = d {
+            let slot = DropCause::ALL.iter().position(|&c| c == cause).unwrap_or(0);
+            flow.drops[d as usize][slot] += 1;
+        }
+        if pkt.to_receiver && pkt.seg.len > 0 {
+            if let Some(base) = flow.data_base {
+                flow.truth.on_drop(pkt.seg.seq - base, pkt.copy);
+            }
+        }
+    }
+}

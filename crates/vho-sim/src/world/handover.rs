@@ -1,0 +1,76 @@
+//! Applying a handover to the world: queues per the handover's kind, the new link blocked
+//! for the handover delay, routes recomputed, the interruption measured.
+
+use super::World;
+use crate::handover::transfer_queue;
+use crate::link::DropCause;
+use crate::net::routes::{dir_index, dir_link, DirIdx, Routes};
+use crate::rng::Rng;
+use crate::spec::HandoverKind;
+use crate::spec::{LinkIdx, NodeIdx};
+
+impl World {
+    pub(super) fn apply_handover(&mut self, h: usize) {
+        let now = self.now;
+        let spec = self.spec.handovers[h].clone();
+        let mut rng = Rng::stream(self.spec.seed, &format!("handover:{h}:loss"));
+        let mut dropped = Vec::new();
+        let mobile_node = self.spec.mobiles[spec.mobile].node;
+        for towards_mobile in [true, false] {
+            let old = self.dir_of(spec.from, mobile_node, towards_mobile);
+            let new = self.dir_of(spec.to, mobile_node, towards_mobile);
+            let (o, n) = (old as usize, new as usize);
+            let (a, b) = if o < n {
+                let (lo, hi) = self.dirs.split_at_mut(n);
+                (&mut lo[o], &mut hi[0])
+            } else {
+                let (lo, hi) = self.dirs.split_at_mut(o);
+                (&mut hi[0], &mut lo[n])
+            };
+            transfer_queue(spec.kind, a, b, now, &mut rng, &mut dropped);
+            if spec.delay.as_nanos() > 0 {
+                b.blocked_until = b.blocked_until.max(now + spec.delay);
+            }
+            // Book the flushed packets where the link counters put them: a hard handover
+            // loses them on the old link, shrink_queue on the new one.
+            let at = if matches!(spec.kind, HandoverKind::Hard { .. }) {
+                old
+            } else {
+                new
+            };
+            for idx in dropped.drain(..) {
+                self.free_dropped(idx, Some(at), DropCause::HandoverFlush);
+            }
+            self.kick(new);
+            self.sample_queue(old);
+        }
+        self.up[spec.from] = false;
+        self.up[spec.to] = true;
+        self.mobiles[spec.mobile].active = spec.to;
+        self.mobiles[spec.mobile].pending_interruption = Some((h, spec.to));
+        self.routes = Routes::compute(self.spec.nodes.len(), &self.ends, &self.up);
+    }
+
+    /// The direction of `link` towards (or away from) the mobile node.
+    fn dir_of(&self, link: LinkIdx, mobile: NodeIdx, towards_mobile: bool) -> DirIdx {
+        let (_, b) = self.ends[link];
+        let a_to_b = (b == mobile) == towards_mobile;
+        dir_index(link, a_to_b)
+    }
+
+    /// The first packet to reach a mobile host over its new link ends the interruption.
+    pub(super) fn note_mobile_arrival(&mut self, node: NodeIdx, via: DirIdx) {
+        for m in 0..self.mobiles.len() {
+            if self.spec.mobiles[m].node != node {
+                continue;
+            }
+            if let Some((h, link)) = self.mobiles[m].pending_interruption {
+                if dir_link(via) == link {
+                    let st = &mut self.handovers[h];
+                    st.interruption = Some(self.now.saturating_since(st.at));
+                    self.mobiles[m].pending_interruption = None;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! The simulated world and its event loop: the simulator's driver of the sans-IO models.
+//!
+//! Packets move forward only: a host's TCP endpoint hands a segment to its node, the node
+//! offers it to the link direction its route names, the direction serialises and propagates
+//! it and hands it to the next node. Components never reach back into each other; the world
+//! owns them all and turns what they say into events ([`Event`]), run in (time, insertion)
+//! order by `sched::EventQueue`.
+//!
+//! Per link direction at most two events are pending (serialisation done, pipe head
+//! arrival); per endpoint at most one live wake-up (a stale one is ignored).
+
+mod build;
+mod forward;
+mod handover;
+pub mod summary;
+
+use crate::link::LinkDir;
+use crate::net::routes::{DirIdx, Routes};
+use crate::packet::{Packet, Slab};
+use crate::record::series::{QueueSeries, TcpSeries};
+use crate::record::truth::FlowTruth;
+use crate::sched::EventQueue;
+use crate::spec::{LinkIdx, NodeIdx, Spec};
+use crate::tcp::{TcpReceiver, TcpSender};
+use crate::time::{Dur, Time};
+
+pub use summary::Summary;
+
+/// Receiver throughput is binned at this interval for the adaptation time (Cottingham &
+/// Vidales §5: "throughput … over 0.1 s intervals").
+pub const ADAPTATION_INTERVAL: Dur = Dur::from_millis(100);
+
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("flow {flow}: no route between {from} and {to}")]
+    NoRoute {
+        flow: String,
+        from: String,
+        to: String,
+    },
+}
+
+/// Something that wants to see every packet sent or received at a node (a pcap writer).
+pub trait PacketTap {
+    fn packet(&mut self, now: Time, pkt: &Packet);
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// A link direction finished serialising its head packet.
+    TxDone(DirIdx),
+    /// The head of a link direction's pipe reaches the far node.
+    Arrive(DirIdx),
+    /// A blocked or waiting direction may start serialising.
+    Unblock(DirIdx),
+    /// An endpoint's timer may have expired (`side` 0 = sender, 1 = receiver).
+    Wake {
+        flow: u32,
+        side: u8,
+    },
+    FlowStart(u32),
+    Handover(u32),
+}
+
+/// Bytes delivered in order to a flow's receiver, per fixed interval.
+#[derive(Clone, Debug)]
+pub struct RxBins {
+    pub interval: Dur,
+    pub bytes: Vec<u64>,
+}
+
+impl RxBins {
+    fn new(interval: Dur) -> Self {
+        RxBins {
+            interval,
+            bytes: Vec::new(),
+        }
+    }
+    fn add(&mut self, now: Time, bytes: u64) {
+        let i = (now.as_nanos() / self.interval.as_nanos()) as usize;
+        if self.bytes.len() <= i {
+            self.bytes.resize(i + 1, 0);
+        }
+        self.bytes[i] += bytes;
+    }
+}
+
+struct Flow {
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    /// Earliest live wake-up scheduled per side.
+    wake: [Option<Time>; 2],
+    truth: FlowTruth,
+    /// Sequence number of the first data byte (learnt from the first data segment).
+    data_base: Option<crate::tcp::SeqNum>,
+    started: bool,
+    completed_at: Option<Time>,
+    series: Option<TcpSeries>,
+    /// Drops of this flow's packets per link direction and cause.
+    drops: Vec<[u64; 3]>,
+    /// IPv4 identification counters of the two ends.
+    ip_id: [u16; 2],
+    rx_bins: RxBins,
+}
+
+struct MobileState {
+    active: LinkIdx,
+    /// (handover index, new link) awaiting the first packet over the new link.
+    pending_interruption: Option<(usize, LinkIdx)>,
+}
+
+struct HandoverState {
+    at: Time,
+    interruption: Option<Dur>,
+}
+
+pub struct World {
+    now: Time,
+    queue: EventQueue<Event>,
+    slab: Slab,
+    dirs: Vec<LinkDir>,
+    ends: Vec<(NodeIdx, NodeIdx)>,
+    up: Vec<bool>,
+    routes: Routes,
+    mobiles: Vec<MobileState>,
+    handovers: Vec<HandoverState>,
+    flows: Vec<Flow>,
+    capture: Vec<bool>,
+    taps: Vec<(NodeIdx, Box<dyn PacketTap>)>,
+    queue_series: Option<QueueSeries>,
+    events: u64,
+    spec: Spec,
+}
+
+/// Everything a run produces besides the captures its taps wrote.
+pub struct RunOutput {
+    pub summary: Summary,
+    /// Per flow (in scenario order) the sender's state over time, if recorded.
+    pub tcp_series: Vec<Option<TcpSeries>>,
+    pub queue_series: Option<QueueSeries>,
+    /// Per flow, bytes delivered in order per `ADAPTATION_INTERVAL`.
+    pub rx_bins: Vec<RxBins>,
+}
+
+/// Runs a scenario to completion (every flow done) or to its stop time.
+pub fn run(spec: &Spec, taps: Vec<(NodeIdx, Box<dyn PacketTap>)>) -> Result<RunOutput, SimError> {
+    let mut w = World::new(spec)?;
+    w.taps = taps;
+    w.run_loop();
+    Ok(w.finish())
+}
+
+impl World {
+    fn run_loop(&mut self) {
+        for (f, fs) in self.spec.flows.iter().enumerate() {
+            self.queue.schedule(fs.start, Event::FlowStart(f as u32));
+        }
+        for (h, st) in self.handovers.iter().enumerate() {
+            self.queue.schedule(st.at, Event::Handover(h as u32));
+        }
+        let stop_at = self.spec.stop_at;
+        while let Some((t, ev)) = self.queue.pop() {
+            if t > stop_at {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            match ev {
+                Event::TxDone(d) => self.on_tx_done(d),
+                Event::Arrive(d) => self.on_arrive(d),
+                Event::Unblock(d) => self.kick(d),
+                Event::Wake { flow, side } => self.on_wake(flow as usize, side as usize),
+                Event::FlowStart(f) => {
+                    self.flows[f as usize].started = true;
+                    self.pump(f as usize, 0);
+                    self.pump(f as usize, 1);
+                }
+                Event::Handover(h) => self.apply_handover(h as usize),
+            }
+            if self.all_done() {
+                break;
+            }
+        }
+    }
+
+    fn all_done(&self) -> bool {
+        self.flows
+            .iter()
+            .all(|f| f.completed_at.is_some() && f.sender.is_complete())
+    }
+
+    fn on_wake(&mut self, f: usize, side: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        if flow.wake[side] == Some(now) {
+            flow.wake[side] = None;
+        }
+        let due = |t: Option<Time>| t.is_some_and(|t| t <= now);
+        if side == 0 {
+            if due(flow.sender.poll_timeout()) {
+                flow.sender.handle_timeout(now);
+            }
+        } else if due(flow.receiver.poll_timeout()) {
+            flow.receiver.handle_timeout(now);
+        }
+        self.pump(f, side);
+    }
+
+    /// Starts serialisation on an idle direction, or schedules a retry when it is held.
+    fn kick(&mut self, d: DirIdx) {
+        let now = self.now;
+        let dir = &mut self.dirs[d as usize];
+        if let Some(done) = dir.try_start(now) {
+            self.queue.schedule(done, Event::TxDone(d));
+        } else if !dir.queue.is_empty() && dir.busy_until().is_none() && dir.ready_at() > now {
+            let at = dir.ready_at();
+            self.queue.schedule(at, Event::Unblock(d));
+        }
+        self.sample_queue(d);
+    }
+
+    fn sample_queue(&mut self, d: DirIdx) {
+        if let Some(qs) = &mut self.queue_series {
+            let q = &self.dirs[d as usize].queue;
+            qs.push(self.now, d, q.len(), q.bytes());
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! The run's summary (`summary.json`): per flow, per handover, per link direction, and the
+//! run itself. Field order is fixed by the structs, so the JSON is byte-identical for the
+//! same scenario and seed. The wall-clock time is not here: the driver writes it apart.
+
+use super::{RunOutput, World};
+use crate::link::DropCause;
+use crate::spec::HandoverKind;
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub run: RunInfo,
+    pub flows: Vec<FlowSummary>,
+    pub handovers: Vec<HandoverSummary>,
+    pub links: Vec<LinkDirSummary>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RunInfo {
+    pub scenario: String,
+    pub seed: u64,
+    pub vho_version: &'static str,
+    /// Filled in by the driver (the hash of the resolved scenario).
+    pub scenario_hash: String,
+    pub events: u64,
+    pub simulated_s: f64,
+    /// "completed" when every flow finished, "stop_time" otherwise.
+    pub ended_by: &'static str,
+    /// Most packets in the network at once.
+    pub peak_packets_in_network: usize,
+    /// Packet conservation held on every link direction.
+    pub conservation_ok: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DropRow {
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub cause: &'static str,
+    pub packets: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowSummary {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub tcp_profile: &'static str,
+    pub bytes: u64,
+    pub bytes_delivered: u64,
+    pub completed: bool,
+    pub start_s: f64,
+    /// From the flow's start to the last byte delivered in order at the receiver.
+    pub transfer_time_s: Option<f64>,
+    pub goodput_bps: Option<f64>,
+    pub data_packets_sent: u64,
+    pub retransmissions: u64,
+    pub spurious_retransmissions: u64,
+    pub timeouts: u64,
+    pub spurious_timeouts: u64,
+    pub fast_retransmits: u64,
+    pub out_of_order_deliveries: u64,
+    pub duplicate_acks: u64,
+    pub drops: Vec<DropRow>,
+    /// Cottingham & Vidales §5, after the flow's first handover; `null` without one.
+    pub adaptation_time_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct HandoverSummary {
+    pub at_s: f64,
+    pub mobile: String,
+    pub from: String,
+    pub to: String,
+    pub kind: &'static str,
+    pub delay_s: f64,
+    /// From the instant to the first packet reaching the mobile host over the new link.
+    pub interruption_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkDirSummary {
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub offered: u64,
+    pub delivered: u64,
+    pub delivered_bytes: u64,
+    pub moved_in: u64,
+    pub moved_out: u64,
+    pub dropped_queue_overflow: u64,
+    pub dropped_handover_flush: u64,
+    pub dropped_random_loss: u64,
+    pub still_in_network: u64,
+    pub conserved: bool,
+}
+
+pub fn kind_name(k: HandoverKind) -> &'static str {
+    match k {
+        HandoverKind::SoftDrainOld => "soft",
+        HandoverKind::SoftReconfigure { shrink: false } => "soft-reconfigure",
+        HandoverKind::SoftReconfigure { shrink: true } => "soft-shrink",
+        HandoverKind::Hard { .. } => "hard",
+    }
+}
+
+impl World {
+    pub(super) fn finish(mut self) -> RunOutput {
+        let spec = &self.spec;
+        let node = |i: usize| spec.nodes[i].name.clone();
+        let dir_names = |d: usize| {
+            let l = &spec.links[d / 2];
+            let (from, to) = if d.is_multiple_of(2) {
+                (l.a, l.b)
+            } else {
+                (l.b, l.a)
+            };
+            (l.name.clone(), node(from), node(to))
+        };
+        let mut flows = Vec::new();
+        for (f, fs) in spec.flows.iter().enumerate() {
+            let flow = &self.flows[f];
+            let truth = flow.truth.counts();
+            let st = flow.sender.stats();
+            let rs = flow.receiver.stats();
+            let transfer = flow
+                .completed_at
+                .map(|t| t.saturating_since(fs.start).as_secs_f64());
+            let mut drops = Vec::new();
+            for (d, per_cause) in flow.drops.iter().enumerate() {
+                for (c, &n) in per_cause.iter().enumerate() {
+                    if n > 0 {
+                        let (link, from, to) = dir_names(d);
+                        drops.push(DropRow {
+                            link,
+                            from,
+                            to,
+                            cause: DropCause::ALL[c].name(),
+                            packets: n,
+                        });
+                    }
+                }
+            }
+            flows.push(FlowSummary {
+                name: fs.name.clone(),
+                from: node(fs.src),
+                to: node(fs.dst),
+                tcp_profile: fs.tcp.profile,
+                bytes: fs.bytes,
+                bytes_delivered: flow.receiver.delivered_bytes(),
+                completed: flow.completed_at.is_some(),
+                start_s: fs.start.as_secs_f64(),
+                transfer_time_s: transfer,
+                goodput_bps: transfer
+                    .filter(|&t| t > 0.0)
+                    .map(|t| fs.bytes as f64 * 8.0 / t),
+                data_packets_sent: truth.data_packets_sent,
+                retransmissions: truth.retransmissions,
+                spurious_retransmissions: truth.spurious_retransmissions,
+                timeouts: st.timeouts,
+                spurious_timeouts: truth.spurious_timeouts,
+                fast_retransmits: st.fast_retransmits,
+                out_of_order_deliveries: rs.out_of_order_segments,
+                duplicate_acks: st.dupacks_received,
+                drops,
+                adaptation_time_s: None,
+            });
+        }
+        let handovers = spec
+            .handovers
+            .iter()
+            .zip(&self.handovers)
+            .map(|(h, st)| HandoverSummary {
+                at_s: st.at.as_secs_f64(),
+                mobile: node(spec.mobiles[h.mobile].node),
+                from: spec.links[h.from].name.clone(),
+                to: spec.links[h.to].name.clone(),
+                kind: kind_name(h.kind),
+                delay_s: h.delay.as_secs_f64(),
+                interruption_s: st.interruption.map(|d| d.as_secs_f64()),
+            })
+            .collect();
+        let links: Vec<LinkDirSummary> = self
+            .dirs
+            .iter()
+            .enumerate()
+            .map(|(d, dir)| {
+                let (link, from, to) = dir_names(d);
+                let c = &dir.counters;
+                LinkDirSummary {
+                    link,
+                    from,
+                    to,
+                    offered: c.offered,
+                    delivered: c.delivered,
+                    delivered_bytes: c.delivered_bytes,
+                    moved_in: c.moved_in,
+                    moved_out: c.moved_out,
+                    dropped_queue_overflow: c.dropped[0],
+                    dropped_handover_flush: c.dropped[1],
+                    dropped_random_loss: c.dropped[2],
+                    still_in_network: dir.in_system(),
+                    conserved: dir.conserves_packets(),
+                }
+            })
+            .collect();
+        let done = self.flows.iter().all(|f| f.completed_at.is_some());
+        let summary = Summary {
+            run: RunInfo {
+                scenario: spec.name.clone(),
+                seed: spec.seed,
+                vho_version: env!("CARGO_PKG_VERSION"),
+                scenario_hash: String::new(),
+                events: self.events,
+                simulated_s: self.now.as_secs_f64(),
+                ended_by: if done { "completed" } else { "stop_time" },
+                peak_packets_in_network: self.slab.capacity_used(),
+                conservation_ok: links.iter().all(|l| l.conserved),
+            },
+            flows,
+            handovers,
+            links,
+        };
+        let tcp_series = self.flows.iter_mut().map(|f| f.series.take()).collect();
+        let rx_bins = self.flows.iter().map(|f| f.rx_bins.clone()).collect();
+        RunOutput {
+            summary,
+            tcp_series,
+            queue_series: self.queue_series.take(),
+            rx_bins,
+        }
+    }
+}

@@ -43,6 +43,10 @@ pub enum SimError {
 /// Something that wants to see every packet sent or received at a node (a pcap writer).
 pub trait PacketTap {
     fn packet(&mut self, now: Time, pkt: &Packet);
+    /// Called once after the run: flush, and report the first failure.
+    fn finish(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -140,6 +144,8 @@ pub struct RunOutput {
     pub queue_series: Option<QueueSeries>,
     /// Per flow, bytes delivered in order per `ADAPTATION_INTERVAL`.
     pub rx_bins: Vec<RxBins>,
+    /// The taps the run was given, handed back to be finished.
+    pub taps: Vec<(NodeIdx, Box<dyn PacketTap>)>,
 }
 
 /// Runs a scenario to completion (every flow done) or to its stop time.

@@ -224,11 +224,13 @@ impl World {
         };
         let tcp_series = self.flows.iter_mut().map(|f| f.series.take()).collect();
         let rx_bins = self.flows.iter().map(|f| f.rx_bins.clone()).collect();
+        let taps = std::mem::take(&mut self.taps);
         RunOutput {
             summary,
             tcp_series,
             queue_series: self.queue_series.take(),
             rx_bins,
+            taps,
         }
     }
 }

@@ -1,0 +1,160 @@
+//! `run_scenario`: load, validate and simulate a scenario, writing the captures it asks for.
+//! Captures go to the paths the caller names (temporary names; the Python side renames them
+//! into place only once the run has finished).
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use vho_sim::packet::Packet;
+use vho_sim::record::pcap::{CaptureSink, PcapWriter};
+use vho_sim::time::Time;
+use vho_sim::world::{self, PacketTap};
+
+/// A pcap file being written; the first I/O error is kept and reported after the run.
+struct FileSink {
+    out: BufWriter<File>,
+    error: Option<std::io::Error>,
+}
+
+impl CaptureSink for FileSink {
+    fn write_bytes(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(bytes) {
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
+/// IPv4 address of node `i` in captures: 10.0.x.y, one per node.
+pub fn node_ip(i: usize) -> [u8; 4] {
+    let n = i + 1;
+    [10, 0, (n >> 8) as u8, (n & 0xff) as u8]
+}
+
+struct PcapTap {
+    writer: PcapWriter<FileSink>,
+}
+
+impl PacketTap for PcapTap {
+    fn packet(&mut self, now: Time, pkt: &Packet) {
+        let src = node_ip(pkt.src as usize);
+        let dst = node_ip(pkt.dst as usize);
+        self.writer.write_segment(now, src, dst, pkt.ip_id, &pkt.seg);
+    }
+    fn finish(&mut self) -> Result<(), String> {
+        let sink = self.writer.sink_mut();
+        if let Some(e) = sink.error.take() {
+            return Err(e.to_string());
+        }
+        sink.out.flush().map_err(|e| e.to_string())
+    }
+}
+
+fn series_dict<'py>(py: Python<'py>, cols: &[(&str, Vec<f64>)]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, values) in cols {
+        d.set_item(*name, PyList::new(py, values)?)?;
+    }
+    Ok(d)
+}
+
+fn u64s<T: Copy + Into<u64>>(v: &[T]) -> Vec<f64> {
+    v.iter().map(|&x| Into::<u64>::into(x) as f64).collect()
+}
+
+/// Runs a scenario. `pcap_paths` maps a capture node's name to the file to write.
+/// Returns a dict: `summary_json` (str), `scenario_hash`, `capture_nodes` (list of names),
+/// `tcp_series` (per flow: dict of columns or None), `queue_series` (dict or None),
+/// `rx_bins` (per flow: interval_s and list of bytes per interval).
+#[pyfunction]
+#[pyo3(signature = (label, text, overrides, seed=None, pcap_dir=None))]
+pub fn run_scenario<'py>(
+    py: Python<'py>,
+    label: &str,
+    text: &str,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    pcap_dir: Option<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let presets = vho_sim::scenario::PresetSet::builtin().map_err(crate::errors::to_py)?;
+    let mut spec = vho_sim::scenario::load(label, text, &overrides, &presets).map_err(crate::errors::to_py)?;
+    if let Some(s) = seed {
+        spec.seed = s;
+    }
+    let hash = vho_sim::scenario::hash(&spec);
+    let mut taps: Vec<(usize, Box<dyn PacketTap>)> = Vec::new();
+    let mut capture_files = Vec::new();
+    if let Some(dir) = &pcap_dir {
+        for &node in &spec.record.pcap_at {
+            let name = &spec.nodes[node].name;
+            let path = std::path::Path::new(dir).join(format!("{name}.pcap"));
+            let file = File::create(&path).map_err(|e| {
+                crate::errors::io_error(&format!("{}: cannot create capture: {e}", path.display()))
+            })?;
+            let sink = FileSink { out: BufWriter::with_capacity(1 << 16, file), error: None };
+            taps.push((node, Box::new(PcapTap { writer: PcapWriter::new(sink) })));
+            capture_files.push(name.clone());
+        }
+    }
+    let spec_ref = &spec;
+    let result = py.allow_threads(move || world::run(spec_ref, taps));
+    let mut out = result.map_err(crate::errors::to_py)?;
+    for (node, tap) in out.taps.iter_mut() {
+        tap.finish().map_err(|e| {
+            crate::errors::io_error(&format!("capture at {}: {e}", spec.nodes[*node].name))
+        })?;
+    }
+    out.summary.run.scenario_hash = hash.clone();
+    let summary_json = serde_json::to_string_pretty(&out.summary)
+        .map_err(|e| crate::errors::io_error(&format!("summary: {e}")))?;
+
+    let d = PyDict::new(py);
+    d.set_item("summary_json", summary_json)?;
+    d.set_item("scenario_hash", hash)?;
+    d.set_item("capture_nodes", capture_files)?;
+    let tcp = PyList::empty(py);
+    for s in &out.tcp_series {
+        match s {
+            Some(s) => tcp.append(series_dict(
+                py,
+                &[
+                    ("t_ns", u64s(&s.t_ns)),
+                    ("cwnd", u64s(&s.cwnd)),
+                    ("ssthresh", u64s(&s.ssthresh)),
+                    ("srtt_ns", u64s(&s.srtt_ns)),
+                    ("rttvar_ns", u64s(&s.rttvar_ns)),
+                    ("rto_ns", u64s(&s.rto_ns)),
+                    ("flight", u64s(&s.flight)),
+                ],
+            )?)?,
+            None => tcp.append(py.None())?,
+        }
+    }
+    d.set_item("tcp_series", tcp)?;
+    match &out.queue_series {
+        Some(q) => d.set_item(
+            "queue_series",
+            series_dict(
+                py,
+                &[
+                    ("t_ns", u64s(&q.t_ns)),
+                    ("dir", u64s(&q.dir)),
+                    ("packets", u64s(&q.packets)),
+                    ("bytes", u64s(&q.bytes)),
+                ],
+            )?,
+        )?,
+        None => d.set_item("queue_series", py.None())?,
+    }
+    let bins = PyList::empty(py);
+    for b in &out.rx_bins {
+        let e = PyDict::new(py);
+        e.set_item("interval_s", b.interval.as_secs_f64())?;
+        e.set_item("bytes", PyList::new(py, &b.bytes)?)?;
+        bins.append(e)?;
+    }
+    d.set_item("rx_bins", bins)?;
+    Ok(d)
+}

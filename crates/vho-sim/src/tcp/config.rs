@@ -45,6 +45,9 @@ pub struct RtoConfig {
     pub max: Dur,
     /// Clock granularity G (RFC 6298 §2.3 / §4); ns-2's `tcpTick_`.
     pub granularity: Dur,
+    /// Phase of the tick clock (ns-2's `boot_time_`, uniform in one tick, drawn per flow from
+    /// the run's seed); zero elsewhere.
+    pub tick_phase: Dur,
     /// Most doublings of the RTO under backoff before it stops growing (ns-2 caps the
     /// backoff multiplier at 64, Linux at `TCP_RTO_MAX`).
     pub max_backoff_shift: u32,

@@ -11,6 +11,7 @@ use crate::record::truth::FlowTruth;
 use crate::rng::Rng;
 use crate::sched::EventQueue;
 use crate::spec::{DirSpec, NodeIdx, QueueLimit, Spec};
+use crate::tcp::config::RtoAlgorithm;
 use crate::tcp::{SeqNum, TcpReceiver, TcpSender};
 use crate::time::{Dur, Time};
 
@@ -65,11 +66,17 @@ impl World {
             } else {
                 (SeqNum(0), SeqNum(0))
             };
+            let mut tcp = fs.tcp;
+            if tcp.rto.algorithm == RtoAlgorithm::Ns2Ticks {
+                // ns-2's boot_time_ = Random::uniform(tcp_tick_) (tcp.cc:481), per flow.
+                let mut rng = Rng::stream(spec.seed, &format!("flow:{}:tick-phase", fs.name));
+                tcp.rto.tick_phase = Dur(rng.below(tcp.rto.granularity.as_nanos().max(1)));
+            }
             let sp = SENDER_PORT_BASE.wrapping_add(f as u16);
             let rp = RECEIVER_PORT_BASE.wrapping_add(f as u16);
             flows.push(Flow {
-                sender: TcpSender::new(&fs.tcp, sp, rp, iss_s, fs.bytes),
-                receiver: TcpReceiver::new(&fs.tcp, rp, sp, iss_r),
+                sender: TcpSender::new(&tcp, sp, rp, iss_s, fs.bytes),
+                receiver: TcpReceiver::new(&tcp, rp, sp, iss_r),
                 wake: [None, None],
                 truth: FlowTruth::default(),
                 data_base: None,

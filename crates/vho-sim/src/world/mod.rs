@@ -232,3 +232,5 @@ impl World {
         }
     }
 }
+#[cfg(test)]
+mod tests;

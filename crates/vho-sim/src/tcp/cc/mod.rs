@@ -1,0 +1,144 @@
+//! Congestion control behind one trait (RFC 5681 and RFC 6582).
+//!
+//! A controller owns `cwnd` and `ssthresh` (bytes). The sender tells it what happened through
+//! hooks with explicit arguments; every hook does nothing by default. Loss *recovery* (which
+//! segment to retransmit, the SACK pipe) is the sender's and `sack.rs`'s business, not the
+//! controller's. [`AnyController`] dispatches statically, so a flow owns its controller by
+//! value.
+
+pub mod newreno;
+pub mod reno;
+
+use super::config::CcAlgorithm;
+use crate::time::Time;
+
+/// How a fast recovery episode sets the window (RFC 5681 §3.2 vs RFC 6675 §5).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RecoveryStyle {
+    /// cwnd = ssthresh + 3·SMSS, inflated by one SMSS per further duplicate ACK.
+    Inflate,
+    /// cwnd = ssthresh; the SACK pipe governs what is sent.
+    Pipe,
+}
+
+pub trait CongestionControl {
+    fn cwnd(&self) -> u32;
+    fn ssthresh(&self) -> u32;
+    /// New data was cumulatively acknowledged outside recovery.
+    fn on_ack(&mut self, _now: Time, _acked: u32, _flight: u32) {}
+    /// Entering fast recovery on the duplicate-ACK threshold.
+    fn on_fast_retransmit(&mut self, _now: Time, _flight: u32, _style: RecoveryStyle) {}
+    /// A further duplicate ACK during recovery.
+    fn on_dupack_in_recovery(&mut self, _style: RecoveryStyle) {}
+    /// A partial ACK during recovery acknowledged `acked` bytes (RFC 6582 §3.2 step 5).
+    fn on_partial_ack(&mut self, _acked: u32, _style: RecoveryStyle) {}
+    /// The ACK that ends fast recovery.
+    fn on_recovery_exit(&mut self, _flight: u32) {}
+    /// The retransmission timer expired (RFC 5681 §3.1 eq. 4, loss window).
+    fn on_rto(&mut self, _now: Time, _flight: u32) {}
+    /// A timeout turned out spurious (Eifel/F-RTO responses; no-op by default).
+    fn on_spurious_rto(&mut self, _now: Time) {}
+    /// The path changed under the connection (a handover notice; no-op by default).
+    fn on_path_change(&mut self, _now: Time) {}
+    /// Whether a new (non-partial) ACK ends recovery: NewReno waits for the recovery point,
+    /// Reno leaves on the first new ACK.
+    fn waits_for_recovery_point(&self) -> bool;
+}
+
+/// Shared state of the RFC 5681 family.
+#[derive(Clone, Copy, Debug)]
+pub struct Window {
+    pub mss: u32,
+    pub cwnd: u32,
+    pub ssthresh: u32,
+}
+
+impl Window {
+    pub fn new(mss: u32, initial_cwnd: u32, ssthresh: u32) -> Self {
+        Window {
+            mss,
+            cwnd: initial_cwnd,
+            ssthresh,
+        }
+    }
+
+    /// RFC 5681 §3.1: slow start adds at most SMSS per ACK; congestion avoidance about SMSS
+    /// per RTT (cwnd += SMSS*SMSS/cwnd per ACK, eq. 3).
+    pub fn grow(&mut self, acked: u32) {
+        if self.cwnd < self.ssthresh {
+            self.cwnd = self.cwnd.saturating_add(acked.min(self.mss));
+        } else {
+            // RFC 5681 eq. (3), at least one byte.
+            let inc = (self.mss as u64 * self.mss as u64 / self.cwnd.max(1) as u64).max(1);
+            self.cwnd = self.cwnd.saturating_add(inc as u32);
+        }
+    }
+
+    /// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS).
+    pub fn halve(&mut self, flight: u32) {
+        self.ssthresh = (flight / 2).max(2 * self.mss);
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum AnyController {
+    Reno(reno::Reno),
+    NewReno(newreno::NewReno),
+}
+
+impl AnyController {
+    pub fn new(algo: CcAlgorithm, w: Window) -> Self {
+        match algo {
+            CcAlgorithm::Reno => AnyController::Reno(reno::Reno { w }),
+            CcAlgorithm::NewReno => AnyController::NewReno(newreno::NewReno { w }),
+        }
+    }
+    fn inner(&mut self) -> &mut dyn CongestionControl {
+        match self {
+            AnyController::Reno(c) => c,
+            AnyController::NewReno(c) => c,
+        }
+    }
+    fn inner_ref(&self) -> &dyn CongestionControl {
+        match self {
+            AnyController::Reno(c) => c,
+            AnyController::NewReno(c) => c,
+        }
+    }
+}
+
+impl CongestionControl for AnyController {
+    fn cwnd(&self) -> u32 {
+        self.inner_ref().cwnd()
+    }
+    fn ssthresh(&self) -> u32 {
+        self.inner_ref().ssthresh()
+    }
+    fn on_ack(&mut self, now: Time, acked: u32, flight: u32) {
+        self.inner().on_ack(now, acked, flight)
+    }
+    fn on_fast_retransmit(&mut self, now: Time, flight: u32, style: RecoveryStyle) {
+        self.inner().on_fast_retransmit(now, flight, style)
+    }
+    fn on_dupack_in_recovery(&mut self, style: RecoveryStyle) {
+        self.inner().on_dupack_in_recovery(style)
+    }
+    fn on_partial_ack(&mut self, acked: u32, style: RecoveryStyle) {
+        self.inner().on_partial_ack(acked, style)
+    }
+    fn on_recovery_exit(&mut self, flight: u32) {
+        self.inner().on_recovery_exit(flight)
+    }
+    fn on_rto(&mut self, now: Time, flight: u32) {
+        self.inner().on_rto(now, flight)
+    }
+    fn on_spurious_rto(&mut self, now: Time) {
+        self.inner().on_spurious_rto(now)
+    }
+    fn on_path_change(&mut self, now: Time) {
+        self.inner().on_path_change(now)
+    }
+    fn waits_for_recovery_point(&self) -> bool {
+        self.inner_ref().waits_for_recovery_point()
+    }
+}

@@ -1,0 +1,192 @@
+//! Named bundles of TCP defaults. Each value says where it comes from.
+//!
+//! - `rfc`: the standards as written: RFC 5681 congestion control, RFC 6582 NewReno, RFC 2018
+//!   and RFC 6675 SACK recovery, RFC 6298 timer with its 1 s minimum.
+//! - `linux`: a Linux host's defaults (values of `include/net/tcp.h` and the sysctl defaults
+//!   of `Documentation/networking/ip-sysctl.rst`). Deviation: Linux's default congestion
+//!   control is CUBIC; vho's `linux` profile uses NewReno with SACK until CUBIC exists.
+//! - `ns2`: ns-2.35's `Agent/TCP/Sack1` sender and `Agent/TCPSink/Sack1/DelAck` receiver with
+//!   the defaults of `tcl/lib/ns-default.tcl` (lines cited below) and the RTO arithmetic of
+//!   `tcp/tcp.cc` (see `rtt.rs`). Deviations: ns-2 counts cwnd in packets and sizes windows in
+//!   packets of `packetSize_`; vho counts bytes with every segment full-sized, which is the
+//!   same for a bulk transfer. ns-2's Sack1 recovery is Reno-like with a `pipe_` count; vho
+//!   runs RFC 6675 (the algorithm Sack1 approximates).
+
+use super::config::{CcAlgorithm, DelAckConfig, HeaderModel, RtoAlgorithm, RtoConfig, TcpConfig};
+use crate::time::Dur;
+
+pub const PROFILES: &[&str] = &["rfc", "linux", "ns2"];
+
+/// The profile called `name`.
+pub fn profile(name: &str) -> Option<TcpConfig> {
+    match name {
+        "rfc" => Some(rfc()),
+        "linux" => Some(linux()),
+        "ns2" => Some(ns2()),
+        _ => None,
+    }
+}
+
+/// RFC 5681 §3.1 initial window: 2, 3 or 4 segments depending on SMSS.
+pub fn rfc5681_initial_window(mss: u32) -> u32 {
+    if mss > 2190 {
+        2
+    } else if mss > 1095 {
+        3
+    } else {
+        4
+    }
+}
+
+fn rfc() -> TcpConfig {
+    let mss = 1460; // Ethernet MTU 1500 − 20 (IPv4) − 20 (TCP) (RFC 9293 §3.7.1)
+    TcpConfig {
+        profile: "rfc",
+        mss,
+        handshake: true,
+        fin: true,
+        cc: CcAlgorithm::NewReno,                             // RFC 6582
+        sack: true,                                           // RFC 2018 / RFC 6675
+        timestamps: false,                                    // RFC 7323 is optional
+        window_scale: None,                                   // RFC 7323 is optional
+        initial_window_segments: rfc5681_initial_window(mss), // RFC 5681 §3.1
+        initial_ssthresh: u32::MAX,                           // RFC 5681 §3.1: "arbitrarily high"
+        dupthresh: 3,                                         // RFC 5681 §3.2
+        receive_window: 65_535, // the largest window without scaling (RFC 9293 §3.1)
+        send_window_cap: u32::MAX,
+        rto: RtoConfig {
+            algorithm: RtoAlgorithm::Rfc6298,
+            initial: Dur::from_secs(1),       // RFC 6298 (2.1)
+            min: Dur::from_secs(1),           // RFC 6298 (2.4)
+            max: Dur::from_secs(60),          // RFC 6298 (2.5): at least 60 s
+            granularity: Dur::from_millis(1), // vho default: RFC 6298 §4 favours G <= 100 ms
+            tick_phase: Dur::ZERO,
+            max_backoff_shift: 16, // bounded by `max`
+        },
+        delack: DelAckConfig {
+            enabled: true,                  // RFC 5681 §4.2 SHOULD
+            timeout: Dur::from_millis(200), // RFC 5681 §4.2: < 500 ms; 200 ms is the common value
+            every: 2, // RFC 5681 §4.2: at least every second full-sized segment
+            quickack_segments: 0,
+        },
+        header_model: HeaderModel::Real,
+    }
+}
+
+fn linux() -> TcpConfig {
+    TcpConfig {
+        profile: "linux",
+        // 1500 − 40 − 12: Linux sends 1448-byte payloads when timestamps take 12 option bytes.
+        mss: 1448,
+        handshake: true,
+        fin: true,
+        cc: CcAlgorithm::NewReno, // Deviation: Linux defaults to CUBIC (see module doc)
+        sack: true,               // net.ipv4.tcp_sack = 1
+        timestamps: true,         // net.ipv4.tcp_timestamps = 1
+        window_scale: Some(7),    // net.ipv4.tcp_window_scaling = 1; shift 7 for the default rmem
+        initial_window_segments: 10, // TCP_INIT_CWND (include/net/tcp.h), RFC 6928
+        initial_ssthresh: 0x7fff_ffff, // TCP_INFINITE_SSTHRESH (include/net/tcp.h)
+        dupthresh: 3,             // net.ipv4.tcp_reordering = 3
+        receive_window: 131_072,  // net.ipv4.tcp_rmem default (second value)
+        send_window_cap: u32::MAX,
+        rto: RtoConfig {
+            algorithm: RtoAlgorithm::Rfc6298,
+            initial: Dur::from_secs(1), // TCP_TIMEOUT_INIT = 1 s (include/net/tcp.h)
+            min: Dur::from_millis(200), // TCP_RTO_MIN = HZ/5
+            max: Dur::from_secs(120),   // TCP_RTO_MAX = 120 s
+            // tcp_rtt_estimator keeps mdev_max >= tcp_rto_min, so the variance term never falls
+            // below 200 ms: RTO >= SRTT + 200 ms. That is G = 200 ms in RFC 6298's formula.
+            granularity: Dur::from_millis(200),
+            tick_phase: Dur::ZERO,
+            max_backoff_shift: 15, // net.ipv4.tcp_retries2 = 15
+        },
+        delack: DelAckConfig {
+            enabled: true,
+            timeout: Dur::from_millis(40), // TCP_DELACK_MIN = HZ/25
+            every: 2,
+            quickack_segments: 16, // TCP_MAX_QUICKACKS: quick-ACK mode at connection start
+        },
+        header_model: HeaderModel::Real,
+    }
+}
+
+fn ns2() -> TcpConfig {
+    let packet_size = 1000; // Agent/TCP packetSize_ 1000 (ns-default.tcl:951): payload bytes
+    let window = 20; // Agent/TCP window_ 20 packets (ns-default.tcl:934)
+    TcpConfig {
+        profile: "ns2",
+        mss: packet_size,
+        handshake: false, // one-way Agent/TCP: no SYN exchange
+        fin: false,
+        cc: CcAlgorithm::NewReno, // Sack1 leaves recovery at the recovery point (tcp-sack1.cc)
+        sack: true,
+        timestamps: false, // Agent/TCP timestamps_ false (ns-default.tcl:961)
+        // No window-scale option exists in ns-2; the sink advertises no window. vho lets its
+        // receiver advertise a window too large to matter (2^30 with shift 14) so that only
+        // window_ limits, as in ns-2.
+        window_scale: Some(14),
+        initial_window_segments: 2, // Agent/TCP windowInit_ 2 (ns-default.tcl:935)
+        initial_ssthresh: window * packet_size, // ssthresh_ = int(wnd_) at reset (tcp.cc:473)
+        dupthresh: 3,               // Agent/TCP numdupacks_ 3 (ns-default.tcl:924)
+        receive_window: 1 << 30,
+        send_window_cap: window * packet_size, // window_ (ns-default.tcl:934)
+        rto: RtoConfig {
+            algorithm: RtoAlgorithm::Ns2Ticks,
+            initial: Dur::from_secs(3), // rtxcur_init_ 3.0 (ns-default.tcl:976)
+            min: Dur::from_millis(200), // minrto_ 0.2 (ns-default.tcl:971)
+            max: Dur::from_secs(60),    // maxrto_ 60 (ns-default.tcl:969)
+            granularity: Dur::from_millis(10), // tcpTick_ 0.01 (ns-default.tcl:967)
+            tick_phase: Dur::ZERO,      // boot_time_: drawn per flow by the simulator
+            max_backoff_shift: 6,       // t_backoff_ < 64 (tcp.cc:624)
+        },
+        delack: DelAckConfig {
+            enabled: true,
+            timeout: Dur::from_millis(100), // Agent/TCPSink/Sack1/DelAck interval_ 100ms (:1090)
+            every: 2,                       // DelAckSink ACKs every other packet
+            quickack_segments: 0,
+        },
+        header_model: HeaderModel::Fixed(40), // tcpip_base_hdr_size_ 40 (ns-default.tcl:952)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_profile_exists_and_unknown_ones_do_not() {
+        for p in PROFILES {
+            assert_eq!(profile(p).map(|c| c.profile), Some(*p));
+        }
+        assert!(profile("bsd").is_none());
+    }
+
+    #[test]
+    fn minimum_rto_and_granularity_per_profile() {
+        // RFC 6298 (2.4): 1 s; Linux TCP_RTO_MIN 200 ms; ns-2 minrto_ 0.2 with tcpTick_ 10 ms.
+        let m = |p: &str| profile(p).map(|c| (c.rto.min, c.rto.granularity));
+        assert_eq!(m("rfc"), Some((Dur::from_secs(1), Dur::from_millis(1))));
+        assert_eq!(
+            m("linux"),
+            Some((Dur::from_millis(200), Dur::from_millis(200)))
+        );
+        assert_eq!(
+            m("ns2"),
+            Some((Dur::from_millis(200), Dur::from_millis(10)))
+        );
+    }
+
+    #[test]
+    fn initial_window_per_profile() {
+        // RFC 5681 §3.1: 3 segments for SMSS 1460; RFC 6928 / Linux: 10; ns-2 windowInit_ 2.
+        let iw = |p: &str| profile(p).map(|c| c.initial_window_segments);
+        assert_eq!(
+            (iw("rfc"), iw("linux"), iw("ns2")),
+            (Some(3), Some(10), Some(2))
+        );
+        assert_eq!(
+            (rfc5681_initial_window(536), rfc5681_initial_window(4000)),
+            (4, 2)
+        );
+    }
+}

@@ -1,0 +1,298 @@
+//! The data receiver: reassembles by sequence ranges (no payload is carried), acknowledges
+//! with SACK blocks (RFC 2018) and delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2). With a
+//! handshake it is the active side and sends the SYN.
+
+use super::config::TcpConfig;
+use super::options::{negotiate, Negotiated};
+use super::rtt::RttEstimator;
+use super::segment::{Flags, SackBlocks, Segment, TcpOptions, Transmit, TxKind};
+use super::sender::ts_clock;
+use super::seq::SeqNum;
+use super::timer::{Timer, TimerTable};
+use crate::time::Time;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    /// Not started: the SYN goes out on the first poll (handshake on).
+    Closed,
+    SynSent,
+    Established,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReceiverStats {
+    pub segments_received: u64,
+    /// Data segments that arrived above RCV.NXT (a hole before them).
+    pub out_of_order_segments: u64,
+    /// Data segments entirely below RCV.NXT (already received).
+    pub duplicate_segments: u64,
+    pub acks_sent: u64,
+    /// ACKs that repeated the previous cumulative ACK while data was outstanding above it.
+    pub dupacks_sent: u64,
+}
+
+pub struct TcpReceiver {
+    cfg: TcpConfig,
+    ports: (u16, u16),
+    state: State,
+    iss: SeqNum,
+    rcv_nxt: SeqNum,
+    /// Out-of-order ranges above RCV.NXT, sorted, with the arrival order of their latest
+    /// segment (for RFC 2018 §4 block order).
+    ooo: Vec<(SeqNum, SeqNum, u64)>,
+    arrivals: u64,
+    delivered: u64,
+    neg: Negotiated,
+    timers: TimerTable,
+    syn_rtt: RttEstimator,
+    ack_now: bool,
+    /// Full-sized segments received since the last ACK (RFC 5681 §4.2).
+    unacked: u32,
+    quickacks_left: u32,
+    ts_recent: u32,
+    last_ack_sent: Option<SeqNum>,
+    stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    pub fn new(cfg: &TcpConfig, src_port: u16, dst_port: u16, iss: SeqNum) -> Self {
+        TcpReceiver {
+            cfg: *cfg,
+            ports: (src_port, dst_port),
+            state: if cfg.handshake {
+                State::Closed
+            } else {
+                State::Established
+            },
+            iss,
+            // Without a handshake the sender's ISS is 0 and data starts at 1 (see sender).
+            rcv_nxt: SeqNum(1),
+            ooo: Vec::new(),
+            arrivals: 0,
+            delivered: 0,
+            neg: Negotiated::assumed(cfg),
+            timers: TimerTable::default(),
+            syn_rtt: RttEstimator::new(cfg.rto),
+            ack_now: false,
+            unacked: 0,
+            quickacks_left: cfg.delack.quickack_segments,
+            ts_recent: 0,
+            last_ack_sent: None,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    pub fn stats(&self) -> &ReceiverStats {
+        &self.stats
+    }
+
+    /// Bytes delivered in order to the application.
+    pub fn delivered_bytes(&self) -> u64 {
+        self.delivered
+    }
+
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.timers.next()
+    }
+
+    pub fn handle_segment(&mut self, now: Time, seg: &Segment) {
+        self.stats.segments_received += 1;
+        let syn = seg.flags.contains(Flags::SYN);
+        match (self.state, syn) {
+            (State::SynSent, true) if seg.flags.contains(Flags::ACK) => self.on_synack(seg),
+            (State::Established, true) => self.ack_now = true, // a retransmitted SYN-ACK
+            (State::Established, false) => self.on_data(now, seg),
+            _ => {}
+        }
+    }
+
+    fn on_synack(&mut self, seg: &Segment) {
+        self.neg = negotiate(&self.cfg, &seg.options);
+        self.rcv_nxt = seg.seq + 1;
+        if let Some((tsval, _)) = seg.options.timestamps {
+            self.ts_recent = tsval;
+        }
+        self.state = State::Established;
+        self.timers.stop(Timer::Retransmit);
+        self.ack_now = true;
+    }
+
+    fn on_data(&mut self, now: Time, seg: &Segment) {
+        if let Some((tsval, _)) = seg.options.timestamps {
+            if seg.seq <= self.rcv_nxt {
+                self.ts_recent = tsval; // RFC 7323 §4.3
+            }
+        }
+        let fin = seg.flags.contains(Flags::FIN);
+        if seg.len == 0 && !fin {
+            return; // a pure ACK: nothing to acknowledge
+        }
+        self.arrivals += 1;
+        let (start, end) = (seg.seq, seg.seq + seg.len);
+        if end <= self.rcv_nxt && !(fin && end == self.rcv_nxt) {
+            // RFC 9293 §3.10.7.4: an old duplicate is acknowledged at once.
+            self.stats.duplicate_segments += 1;
+            self.ack_now = true;
+            return;
+        }
+        if start > self.rcv_nxt {
+            // RFC 5681 §4.2: an out-of-order segment is acknowledged immediately.
+            self.stats.out_of_order_segments += 1;
+            self.insert_ooo(start, end);
+            self.ack_now = true;
+            return;
+        }
+        let had_hole = !self.ooo.is_empty();
+        let before = self.rcv_nxt;
+        self.rcv_nxt = self.rcv_nxt.max(end);
+        self.absorb_ooo();
+        if fin && seg.seq + seg.len == self.rcv_nxt {
+            self.rcv_nxt = self.rcv_nxt + 1;
+            self.delivered += (self.rcv_nxt - 1 - before) as u64;
+            self.ack_now = true;
+            return;
+        }
+        self.delivered += (self.rcv_nxt - before) as u64;
+        if had_hole {
+            // RFC 5681 §4.2: a segment that fills (part of) a gap is acknowledged at once.
+            self.ack_now = true;
+            return;
+        }
+        self.on_in_order(now, seg.len);
+    }
+
+    /// Delayed ACK (RFC 1122 §4.2.3.2; RFC 5681 §4.2): ACK at least every second full-sized
+    /// segment, and within the delayed-ACK timeout.
+    fn on_in_order(&mut self, now: Time, len: u32) {
+        let d = self.cfg.delack;
+        if !d.enabled || self.quickacks_left > 0 {
+            self.quickacks_left = self.quickacks_left.saturating_sub(1);
+            self.ack_now = true;
+            return;
+        }
+        if len >= self.neg.mss {
+            self.unacked += 1;
+        } else {
+            self.unacked += d.every; // a short segment: ns-2 and Linux ACK it promptly too
+        }
+        if self.unacked >= d.every {
+            self.ack_now = true;
+        } else if !self.timers.is_running(Timer::DelayedAck) {
+            self.timers.set(Timer::DelayedAck, now + d.timeout);
+        }
+    }
+
+    fn insert_ooo(&mut self, start: SeqNum, end: SeqNum) {
+        let stamp = self.arrivals;
+        let (mut l, mut r) = (start, end);
+        self.ooo.retain(|&(bl, br, _)| {
+            if br < l || r < bl {
+                true
+            } else {
+                l = l.min(bl);
+                r = r.max(br);
+                false
+            }
+        });
+        self.ooo.push((l, r, stamp));
+        self.ooo.sort_by_key(|b| b.0);
+    }
+
+    fn absorb_ooo(&mut self) {
+        while let Some(&(l, r, _)) = self.ooo.first() {
+            if l > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(r);
+            self.ooo.remove(0);
+        }
+    }
+
+    pub fn handle_timeout(&mut self, now: Time) {
+        if self.timers.expired(Timer::DelayedAck, now) {
+            self.timers.stop(Timer::DelayedAck);
+            self.ack_now = true;
+        }
+        if self.timers.expired(Timer::Retransmit, now) && self.state == State::SynSent {
+            self.syn_rtt.on_rto();
+            self.state = State::Closed; // resend the SYN on the next poll
+        }
+    }
+
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        match self.state {
+            State::Closed => {
+                self.state = State::SynSent;
+                self.timers.set(Timer::Retransmit, now + self.syn_rtt.rto());
+                Some(self.syn(now))
+            }
+            State::SynSent => None,
+            State::Established if self.ack_now => Some(self.ack(now)),
+            State::Established => None,
+        }
+    }
+
+    fn syn(&self, now: Time) -> Transmit {
+        let options = TcpOptions {
+            mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
+            sack_permitted: self.cfg.sack,
+            window_scale: self.cfg.window_scale,
+            timestamps: self.cfg.timestamps.then(|| (ts_clock(now), 0)),
+            sack: SackBlocks::EMPTY,
+        };
+        let segment = Segment {
+            src_port: self.ports.0,
+            dst_port: self.ports.1,
+            seq: self.iss,
+            ack: SeqNum(0),
+            flags: Flags::SYN,
+            window: self.cfg.receive_window.min(u16::MAX as u32) as u16,
+            options,
+            len: 0,
+        };
+        Transmit {
+            segment,
+            kind: TxKind::New,
+        }
+    }
+
+    fn ack(&mut self, now: Time) -> Transmit {
+        self.ack_now = false;
+        self.unacked = 0;
+        self.timers.stop(Timer::DelayedAck);
+        let mut options = TcpOptions {
+            timestamps: self.neg.timestamps.then(|| (ts_clock(now), self.ts_recent)),
+            ..TcpOptions::default()
+        };
+        if self.neg.sack && !self.ooo.is_empty() {
+            // RFC 2018 §4: the block with the most recent arrival first, then the others by
+            // recency; 3 blocks fit beside timestamps, 4 without.
+            let mut blocks: Vec<(SeqNum, SeqNum, u64)> = self.ooo.clone();
+            blocks.sort_by_key(|b| std::cmp::Reverse(b.2));
+            let room = if options.timestamps.is_some() { 3 } else { 4 };
+            for &(l, r, _) in blocks.iter().take(room) {
+                options.sack.push(l, r);
+            }
+        }
+        if self.last_ack_sent == Some(self.rcv_nxt) && !self.ooo.is_empty() {
+            self.stats.dupacks_sent += 1;
+        }
+        self.last_ack_sent = Some(self.rcv_nxt);
+        self.stats.acks_sent += 1;
+        let window = (self.cfg.receive_window >> self.neg.own_wscale).min(u16::MAX as u32) as u16;
+        let segment = Segment {
+            src_port: self.ports.0,
+            dst_port: self.ports.1,
+            seq: self.iss + 1,
+            ack: self.rcv_nxt,
+            flags: Flags::ACK,
+            window,
+            options,
+            len: 0,
+        };
+        Transmit {
+            segment,
+            kind: TxKind::New,
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! The retransmission timer's estimator (RFC 6298), with a real OS's granularity and bounds.
+//!
+//! Two arithmetics:
+//! - [`RtoAlgorithm::Rfc6298`]: RFC 6298 §2 in nanoseconds: on the first sample
+//!   SRTT = R, RTTVAR = R/2; then RTTVAR = 3/4 RTTVAR + 1/4 |SRTT - R|, SRTT = 7/8 SRTT + 1/8 R
+//!   (§2.3); RTO = SRTT + max(G, 4·RTTVAR) (§2.2–2.3), clamped to [min, max] (§2.4–2.5).
+//! - [`RtoAlgorithm::Ns2Ticks`]: ns-2.35's `TcpAgent::rtt_update` (tcp/tcp.cc:576-620): the
+//!   sample is the number of clock ticks crossed between send and ACK (a BSD-style ticking
+//!   clock whose phase `boot_time_` is uniform in one tick, tcp.cc:481 and 582-585), at least
+//!   one; SRTT kept ×8 and RTTVAR ×4 as integers; RTO = ((RTTVAR << (rttvar_exp + SRTT_BITS −
+//!   RTTVAR_BITS)) + SRTT) >> SRTT_BITS ticks (the same 1/8, 1/4 and K = 4). After more than
+//!   three backoffs SRTT is folded into RTTVAR and forgotten (`rtt_backoff`, tcp.cc:629-637).
+//!
+//! Both: the minimum is applied before the backoff, as RFC 6298 (2.4) then (5.5) and ns-2's
+//! `rtt_timeout` with `rfc2988_` true (tcp.cc:543-549) do, and the maximum after. Backoff is
+//! cleared by the next valid sample.
+
+use super::config::{RtoAlgorithm, RtoConfig};
+use crate::time::{Dur, Time};
+
+/// ns-2's fixed-point widths (tcp/tcp.h `T_SRTT_BITS`, `T_RTTVAR_BITS`) and `rttvar_exp_`
+/// (ns-default.tcl): K = 2^rttvar_exp = 4.
+const NS2_SRTT_BITS: u32 = 3;
+const NS2_RTTVAR_BITS: u32 = 2;
+const NS2_RTTVAR_EXP: u32 = 2;
+
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    cfg: RtoConfig,
+    /// Smoothed RTT and variation in ns (RFC 6298), or in scaled ticks (ns-2).
+    srtt: u64,
+    rttvar: u64,
+    has_sample: bool,
+    /// RTO before backoff and bounds.
+    base_rto: Dur,
+    backoff_shift: u32,
+}
+
+impl RttEstimator {
+    pub fn new(cfg: RtoConfig) -> Self {
+        RttEstimator {
+            cfg,
+            srtt: 0,
+            rttvar: 0,
+            has_sample: false,
+            base_rto: cfg.initial,
+            backoff_shift: 0,
+        }
+    }
+
+    /// A valid RTT measurement of a segment sent at `sent` and acknowledged at `now` (never
+    /// a retransmitted segment: RFC 6298 §3, Karn).
+    pub fn on_sample(&mut self, sent: Time, now: Time) {
+        match self.cfg.algorithm {
+            RtoAlgorithm::Rfc6298 => self.sample_rfc6298(now.saturating_since(sent)),
+            RtoAlgorithm::Ns2Ticks => self.sample_ns2(sent, now),
+        }
+        self.has_sample = true;
+        self.backoff_shift = 0;
+    }
+
+    fn sample_rfc6298(&mut self, r: Dur) {
+        let r = r.as_nanos();
+        if !self.has_sample {
+            // RFC 6298 (2.2)
+            self.srtt = r;
+            self.rttvar = r / 2;
+        } else {
+            // RFC 6298 (2.3): beta = 1/4, alpha = 1/8.
+            let err = self.srtt.abs_diff(r);
+            self.rttvar = (3 * self.rttvar + err) / 4;
+            self.srtt = (7 * self.srtt + r) / 8;
+        }
+        let g = self.cfg.granularity.as_nanos();
+        self.base_rto = Dur(self.srtt + g.max(4 * self.rttvar));
+    }
+
+    fn sample_ns2(&mut self, sent: Time, now: Time) {
+        let tick = self.cfg.granularity.as_nanos().max(1);
+        let phase = self.cfg.tick_phase.as_nanos();
+        // t_rtt_ = int((tao + fmod(sendtime + boot_time_, tick)) / tick), at least 1.
+        let ticks_at = |t: Time| (t.as_nanos() + phase) / tick;
+        let t_rtt = (ticks_at(now).saturating_sub(ticks_at(sent))).max(1) as i64;
+        let (mut srtt, mut rttvar) = (self.srtt as i64, self.rttvar as i64);
+        if self.has_sample {
+            let mut delta = t_rtt - (srtt >> NS2_SRTT_BITS);
+            srtt += delta;
+            if srtt <= 0 {
+                srtt = 1;
+            }
+            delta = delta.abs() - (rttvar >> NS2_RTTVAR_BITS);
+            rttvar += delta;
+            if rttvar <= 0 {
+                rttvar = 1;
+            }
+        } else {
+            srtt = t_rtt << NS2_SRTT_BITS;
+            rttvar = t_rtt << (NS2_RTTVAR_BITS - 1);
+        }
+        self.srtt = srtt as u64;
+        self.rttvar = rttvar as u64;
+        let ticks = ((rttvar << (NS2_RTTVAR_EXP + NS2_SRTT_BITS - NS2_RTTVAR_BITS)) + srtt)
+            >> NS2_SRTT_BITS;
+        self.base_rto = Dur(ticks as u64 * tick);
+    }
+
+    /// The timer expired: back off (RFC 6298 §5.5).
+    pub fn on_rto(&mut self) {
+        if self.backoff_shift < self.cfg.max_backoff_shift {
+            self.backoff_shift += 1;
+        }
+        if self.cfg.algorithm == RtoAlgorithm::Ns2Ticks && self.backoff_shift > 3 && self.has_sample
+        {
+            // ns-2 rtt_backoff: t_backoff_ > 8 folds SRTT into RTTVAR; the next sample
+            // starts the estimate afresh.
+            self.rttvar += self.srtt >> NS2_SRTT_BITS;
+            self.srtt = 0;
+            self.has_sample = false;
+        }
+    }
+
+    /// The current RTO: at least the minimum (RFC 6298 (2.4)), doubled per backoff (5.5), at
+    /// most the maximum (2.5).
+    pub fn rto(&self) -> Dur {
+        self.base_rto
+            .max(self.cfg.min)
+            .saturating_mul(1 << self.backoff_shift)
+            .min(self.cfg.max)
+    }
+
+    pub fn srtt(&self) -> Dur {
+        match self.cfg.algorithm {
+            RtoAlgorithm::Rfc6298 => Dur(self.srtt),
+            RtoAlgorithm::Ns2Ticks => {
+                Dur((self.srtt * self.cfg.granularity.as_nanos()) >> NS2_SRTT_BITS)
+            }
+        }
+    }
+
+    pub fn rttvar(&self) -> Dur {
+        match self.cfg.algorithm {
+            RtoAlgorithm::Rfc6298 => Dur(self.rttvar),
+            RtoAlgorithm::Ns2Ticks => {
+                Dur((self.rttvar * self.cfg.granularity.as_nanos()) >> NS2_RTTVAR_BITS)
+            }
+        }
+    }
+
+    pub fn has_sample(&self) -> bool {
+        self.has_sample
+    }
+
+    pub fn backoff_shift(&self) -> u32 {
+        self.backoff_shift
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rfc(min_ms: u64, g_ms: u64) -> RtoConfig {
+        RtoConfig {
+            algorithm: RtoAlgorithm::Rfc6298,
+            initial: Dur::from_secs(1),
+            min: Dur::from_millis(min_ms),
+            max: Dur::from_secs(60),
+            granularity: Dur::from_millis(g_ms),
+            tick_phase: Dur::ZERO,
+            max_backoff_shift: 6,
+        }
+    }
+
+    /// A sample of `ms` milliseconds sent at `at_ms`.
+    fn sample(e: &mut RttEstimator, at_ms: u64, ms: u64) {
+        e.on_sample(Time::from_millis(at_ms), Time::from_millis(at_ms + ms));
+    }
+
+    // ---- RFC 6298 arithmetic ----
+
+    #[test]
+    fn initial_rto_before_any_sample() {
+        // RFC 6298 (2.1): until a measurement is made, RTO = 1 s.
+        assert_eq!(RttEstimator::new(rfc(1000, 1)).rto(), Dur::from_secs(1));
+    }
+
+    #[test]
+    fn rto_sequence_follows_the_rfc_formulas() {
+        // RFC 6298 (2.2)/(2.3), worked by hand with min RTO 0 and G = 1 ms:
+        // R1 = 100 ms: SRTT 100, RTTVAR 50, RTO = 100 + 4*50 = 300 ms.
+        // R2 = 200 ms: RTTVAR = 3/4*50 + 1/4*|100-200| = 62.5; SRTT = 7/8*100 + 1/8*200 = 112.5;
+        //              RTO = 112.5 + 250 = 362.5 ms.
+        let mut e = RttEstimator::new(rfc(0, 1));
+        sample(&mut e, 0, 100);
+        assert_eq!(e.rto(), Dur::from_millis(300));
+        sample(&mut e, 100, 200);
+        assert_eq!(e.srtt(), Dur::from_micros(112_500));
+        assert_eq!(e.rttvar(), Dur::from_micros(62_500));
+        assert_eq!(e.rto(), Dur::from_micros(362_500));
+    }
+
+    #[test]
+    fn granularity_is_the_floor_of_the_variance_term() {
+        // RFC 6298 (2.3): RTO = SRTT + max(G, K*RTTVAR). Four equal 10 ms samples shrink RTTVAR
+        // to 5 * (3/4)^3 = 2.109 ms, so 4*RTTVAR = 8.4 ms < G = 500 ms: RTO = 10 + 500 ms.
+        let mut e = RttEstimator::new(rfc(0, 500));
+        for k in 0..4 {
+            sample(&mut e, 100 * k, 10);
+        }
+        assert_eq!(e.rto(), Dur::from_millis(510));
+    }
+
+    #[test]
+    fn minimum_rto_bounds_small_estimates() {
+        // RFC 6298 (2.4): RTO below 1 s is rounded up to 1 s (the rfc profile).
+        let mut e = RttEstimator::new(rfc(1000, 1));
+        sample(&mut e, 0, 3);
+        assert_eq!(e.rto(), Dur::from_secs(1));
+        // The minimum applies before the backoff (RFC 6298 (2.4) then (5.5)): 1 s, 2 s.
+        e.on_rto();
+        assert_eq!(e.rto(), Dur::from_secs(2));
+        // Linux: TCP_RTO_MIN = 200 ms.
+        let mut e = RttEstimator::new(rfc(200, 1));
+        sample(&mut e, 0, 3);
+        assert_eq!(e.rto(), Dur::from_millis(200));
+    }
+
+    #[test]
+    fn backoff_doubles_until_the_cap_and_a_sample_clears_it() {
+        // RFC 6298 (5.5): RTO <- RTO * 2 on each expiry; (2.5) maximum 60 s.
+        let mut e = RttEstimator::new(rfc(1000, 1));
+        let seq: Vec<u64> = (0..8)
+            .map(|_| {
+                let r = e.rto().as_nanos() / 1_000_000;
+                e.on_rto();
+                r
+            })
+            .collect();
+        assert_eq!(
+            seq,
+            vec![1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000]
+        );
+        sample(&mut e, 0, 100);
+        assert_eq!(e.backoff_shift(), 0);
+        assert_eq!(e.rto(), Dur::from_secs(1));
+    }
+
+    // ---- ns-2 tick arithmetic ----
+
+    fn ns2() -> RtoConfig {
+        RtoConfig {
+            algorithm: RtoAlgorithm::Ns2Ticks,
+            initial: Dur::from_secs(3),
+            min: Dur::from_millis(200),
+            max: Dur::from_secs(60),
+            granularity: Dur::from_millis(10),
+            tick_phase: Dur::ZERO,
+            max_backoff_shift: 6,
+        }
+    }
+
+    #[test]
+    fn ns2_first_sample_counts_tick_boundaries() {
+        // ns-2 rtt_update, boot_time_ 0, tcpTick_ 10 ms: sent at 0, ACKed at 95 ms crosses 9
+        // tick boundaries: t_rtt = 9; t_srtt = 72, t_rttvar = 18;
+        // RTO = ((18 << 3) + 72) >> 3 = 216 >> 3 = 27 ticks = 270 ms; SRTT = 72/8 ticks = 90 ms.
+        let mut e = RttEstimator::new(ns2());
+        sample(&mut e, 0, 95);
+        assert_eq!(e.rto(), Dur::from_millis(270));
+        assert_eq!(e.srtt(), Dur::from_millis(90));
+    }
+
+    #[test]
+    fn ns2_second_sample_uses_integer_deltas() {
+        // Then sent at 100 ms, ACKed at 140 ms: t_rtt = 14 - 10 = 4; delta = 4 - (72 >> 3) = -5;
+        // t_srtt = 67; |delta| - (18 >> 2) = 1; t_rttvar = 19;
+        // RTO = ((19 << 3) + 67) >> 3 = 219 >> 3 = 27 ticks = 270 ms.
+        let mut e = RttEstimator::new(ns2());
+        sample(&mut e, 0, 95);
+        sample(&mut e, 100, 40);
+        assert_eq!(e.rto(), Dur::from_millis(270));
+        // minrto_: a 1 ms path gives t_rtt = 1 tick -> RTO 3 ticks = 30 ms, clamped to 200 ms,
+        // and backed off from the clamped value (rfc2988_ true): 400 ms.
+        let mut e = RttEstimator::new(ns2());
+        sample(&mut e, 0, 1);
+        assert_eq!(e.rto(), Dur::from_millis(200));
+        e.on_rto();
+        assert_eq!(e.rto(), Dur::from_millis(400));
+    }
+
+    #[test]
+    fn ns2_tick_phase_shifts_the_boundaries() {
+        // boot_time_ = 5 ms: a 6 ms sample sent at 0 crosses the boundary at 5 ms: 1 tick;
+        // sent at 0 and ACKed at 4 ms crosses none: still 1 tick (the floor is one).
+        let mut cfg = ns2();
+        cfg.tick_phase = Dur::from_millis(5);
+        let mut e = RttEstimator::new(cfg);
+        sample(&mut e, 0, 16);
+        // (16 + 5) / 10 - 5 / 10 = 2 ticks: SRTT 20 ms.
+        assert_eq!(e.srtt(), Dur::from_millis(20));
+    }
+}

@@ -1,0 +1,579 @@
+//! The bulk data sender: N bytes, then (optionally) FIN.
+//!
+//! It connects the mechanisms, each in its own file: the RTT estimator (`rtt.rs`, RFC 6298),
+//! the congestion controller (`cc/`, RFC 5681 / RFC 6582), the SACK scoreboard and RFC 6675
+//! recovery (`sack.rs`), the timer table (`timer.rs`). With a handshake it is the passive
+//! side: it answers the receiver's SYN with a SYN-ACK carrying its own options.
+//!
+//! Recovery state is one enum: `Open`, `Fast` (fast retransmit / fast recovery, RFC 5681 §3.2,
+//! RFC 6582, RFC 6675 §5) or `Timeout` (the slow start that follows an RTO, RFC 5681 §3.1,
+//! resending from SND.UNA go-back-N style as BSD, Linux without SACK and ns-2 do).
+
+use super::cc::{AnyController, CongestionControl, RecoveryStyle, Window};
+use super::config::TcpConfig;
+use super::options::{negotiate, Negotiated};
+use super::rtt::RttEstimator;
+use super::sack::{NextSeg, Scoreboard};
+use super::segment::{Flags, Segment, TcpOptions, Transmit, TxKind};
+use super::seq::SeqNum;
+use super::timer::{Timer, TimerTable};
+use crate::time::{Dur, Time};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    /// Waiting for the receiver's SYN (handshake on).
+    Listen,
+    /// SYN-ACK sent, waiting for its ACK.
+    SynReceived,
+    Established,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Recovery {
+    Open,
+    /// Fast recovery until `recover` is acknowledged.
+    Fast {
+        recover: SeqNum,
+        partial_acks: u32,
+    },
+    /// Slow start after a timeout, resending from SND.UNA up to `recover`.
+    Timeout {
+        recover: SeqNum,
+    },
+}
+
+/// Counters of what the sender did and saw (not ground truth: what it believes).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub data_bytes_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub dupacks_received: u64,
+    pub acks_received: u64,
+    pub rtt_samples: u64,
+}
+
+/// The sender state followed by time series.
+#[derive(Clone, Copy, Debug)]
+pub struct SenderProbe {
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub srtt: Dur,
+    pub rttvar: Dur,
+    pub rto: Dur,
+    /// Bytes outstanding (SND.MAX − SND.UNA), or the SACK pipe during SACK recovery.
+    pub flight_size: u32,
+    pub in_recovery: bool,
+}
+
+pub struct TcpSender {
+    cfg: TcpConfig,
+    ports: (u16, u16),
+    state: State,
+    iss: SeqNum,
+    /// The receiver's initial sequence number + 1: the ACK field of our segments.
+    rcv_nxt: SeqNum,
+    snd_una: SeqNum,
+    snd_nxt: SeqNum,
+    snd_max: SeqNum,
+    /// One past the last data byte.
+    data_end: SeqNum,
+    /// What SND.UNA reaches when everything (FIN included) is acknowledged.
+    final_ack: SeqNum,
+    neg: Negotiated,
+    rwnd: u32,
+    last_window: u16,
+    cc: AnyController,
+    rtt: RttEstimator,
+    timers: TimerTable,
+    recovery: Recovery,
+    /// RFC 6582 `recover`: no new fast retransmit until the cumulative ACK passes it.
+    recover: SeqNum,
+    dupacks: u32,
+    sb: Scoreboard,
+    /// The segment being timed for an RTT sample (Karn: never a retransmitted one).
+    timed: Option<(SeqNum, Time)>,
+    ts_recent: u32,
+    send_synack: bool,
+    /// Retransmissions decided by an input, emitted by the next `poll_transmit`.
+    pending_rtx: Option<(SeqNum, TxKind)>,
+    stats: SenderStats,
+}
+
+impl TcpSender {
+    pub fn new(cfg: &TcpConfig, src_port: u16, dst_port: u16, iss: SeqNum, bytes: u64) -> Self {
+        let data_start = iss + 1;
+        let data_end = data_start + bytes as u32;
+        let final_ack = if cfg.fin { data_end + 1 } else { data_end };
+        let neg = Negotiated::assumed(cfg);
+        let mss = neg.mss;
+        let w = Window::new(
+            mss,
+            cfg.initial_window_segments.max(1) * mss,
+            cfg.initial_ssthresh,
+        );
+        TcpSender {
+            cfg: *cfg,
+            ports: (src_port, dst_port),
+            state: if cfg.handshake {
+                State::Listen
+            } else {
+                State::Established
+            },
+            iss,
+            // Without a handshake the receiver's ISS is 0: its sequence space starts at 1.
+            rcv_nxt: SeqNum(1),
+            snd_una: data_start,
+            snd_nxt: data_start,
+            snd_max: data_start,
+            data_end,
+            final_ack,
+            neg,
+            rwnd: cfg.receive_window,
+            // The receiver is configured alike: its first ACK advertises this window.
+            last_window: (cfg.receive_window >> neg.peer_wscale).min(u16::MAX as u32) as u16,
+            cc: AnyController::new(cfg.cc, w),
+            rtt: RttEstimator::new(cfg.rto),
+            timers: TimerTable::default(),
+            recovery: Recovery::Open,
+            recover: iss,
+            dupacks: 0,
+            sb: Scoreboard::default(),
+            timed: None,
+            ts_recent: 0,
+            send_synack: false,
+            pending_rtx: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    // ---- getters ----
+
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.state == State::Established && self.snd_una >= self.final_ack
+    }
+
+    pub fn probe(&self) -> SenderProbe {
+        SenderProbe {
+            cwnd: self.cc.cwnd(),
+            ssthresh: self.cc.ssthresh(),
+            srtt: self.rtt.srtt(),
+            rttvar: self.rtt.rttvar(),
+            rto: self.rtt.rto(),
+            flight_size: self.flight(),
+            in_recovery: self.recovery != Recovery::Open,
+        }
+    }
+
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.timers.next()
+    }
+
+    fn flight(&self) -> u32 {
+        if self.sack_recovery() {
+            self.sb
+                .pipe(self.snd_una, self.snd_max, self.neg.mss, self.cfg.dupthresh)
+        } else {
+            self.snd_max - self.snd_una
+        }
+    }
+
+    fn sack_recovery(&self) -> bool {
+        self.neg.sack && matches!(self.recovery, Recovery::Fast { .. })
+    }
+
+    fn style(&self) -> RecoveryStyle {
+        if self.neg.sack {
+            RecoveryStyle::Pipe
+        } else {
+            RecoveryStyle::Inflate
+        }
+    }
+
+    // ---- inputs ----
+
+    pub fn handle_segment(&mut self, now: Time, seg: &Segment) {
+        let syn = seg.flags.contains(Flags::SYN);
+        let ack = seg.flags.contains(Flags::ACK);
+        match (self.state, syn, ack) {
+            (State::Listen | State::SynReceived, true, false) => self.on_syn(now, seg),
+            (State::SynReceived, false, true) if seg.ack == self.iss + 1 => {
+                self.state = State::Established;
+                self.timers.stop(Timer::Retransmit);
+                self.on_ack(now, seg);
+            }
+            (State::Established, false, true) => self.on_ack(now, seg),
+            _ => {}
+        }
+    }
+
+    /// Passive open (RFC 9293 §3.5): record the peer's options, answer with a SYN-ACK.
+    fn on_syn(&mut self, now: Time, seg: &Segment) {
+        self.rcv_nxt = seg.seq + 1;
+        self.neg = negotiate(&self.cfg, &seg.options);
+        let mss = self.neg.mss;
+        let w = Window::new(
+            mss,
+            self.cfg.initial_window_segments.max(1) * mss,
+            self.cfg.initial_ssthresh,
+        );
+        self.cc = AnyController::new(self.cfg.cc, w);
+        if let Some((tsval, _)) = seg.options.timestamps {
+            self.ts_recent = tsval;
+        }
+        self.rwnd = seg.window as u32;
+        self.last_window =
+            (self.cfg.receive_window >> self.neg.peer_wscale).min(u16::MAX as u32) as u16;
+        self.state = State::SynReceived;
+        self.send_synack = true;
+        self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+    }
+
+    fn on_ack(&mut self, now: Time, seg: &Segment) {
+        self.stats.acks_received += 1;
+        if seg.ack > self.snd_max {
+            return; // acknowledges data never sent (RFC 9293 §3.10.7.4): ignore
+        }
+        let window_changed = seg.window != self.last_window;
+        self.last_window = seg.window;
+        self.rwnd = (seg.window as u32) << self.neg.peer_wscale;
+        if let Some((tsval, _)) = seg.options.timestamps {
+            if seg.seq <= self.rcv_nxt {
+                self.ts_recent = tsval; // RFC 7323 §4.3
+            }
+        }
+        if self.neg.sack {
+            self.sb
+                .update(seg.ack.max(self.snd_una), seg.options.sack.as_slice());
+        }
+        if seg.ack > self.snd_una {
+            self.on_new_ack(now, seg);
+        } else if seg.ack == self.snd_una
+            && seg.len == 0
+            && self.snd_max > self.snd_una
+            && !window_changed
+        {
+            // RFC 5681 §2: a duplicate ACK.
+            self.on_dupack(now);
+        }
+    }
+
+    fn on_new_ack(&mut self, now: Time, seg: &Segment) {
+        let acked = seg.ack - self.snd_una;
+        self.take_rtt_sample(now, seg);
+        self.snd_una = seg.ack;
+        if self.snd_nxt < self.snd_una {
+            self.snd_nxt = self.snd_una;
+        }
+        self.dupacks = 0;
+        let mut restart_timer = true;
+        match self.recovery {
+            Recovery::Open => self.cc.on_ack(now, acked, self.snd_max - self.snd_una),
+            Recovery::Timeout { recover } => {
+                self.cc.on_ack(now, acked, self.snd_max - self.snd_una);
+                if self.snd_una >= recover {
+                    self.recovery = Recovery::Open;
+                }
+            }
+            Recovery::Fast {
+                recover,
+                partial_acks,
+            } => {
+                if self.snd_una >= recover || !self.cc.waits_for_recovery_point() {
+                    self.cc.on_recovery_exit(self.snd_max - self.snd_una);
+                    self.recovery = Recovery::Open;
+                } else {
+                    // RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment,
+                    // deflate, and reset the timer on the first partial ACK only.
+                    self.cc.on_partial_ack(acked, self.style());
+                    if !self.neg.sack {
+                        self.pending_rtx = Some((self.snd_una, TxKind::RetransmitRecovery));
+                    }
+                    restart_timer = partial_acks == 0;
+                    self.recovery = Recovery::Fast {
+                        recover,
+                        partial_acks: partial_acks + 1,
+                    };
+                }
+            }
+        }
+        if self.sb.high_rxt < self.snd_una {
+            self.sb.high_rxt = self.snd_una;
+        }
+        // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it.
+        if self.snd_una >= self.snd_max {
+            self.timers.stop(Timer::Retransmit);
+        } else if restart_timer {
+            self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+        }
+    }
+
+    fn take_rtt_sample(&mut self, now: Time, seg: &Segment) {
+        if self.neg.timestamps {
+            // RFC 7323 §4.1: RTT from the echoed timestamp of an ACK that advances SND.UNA.
+            if let Some((_, tsecr)) = seg.options.timestamps {
+                let sent = Time::from_millis(tsecr as u64);
+                if tsecr != 0 && sent <= now {
+                    self.rtt.on_sample(sent, now);
+                    self.stats.rtt_samples += 1;
+                }
+            }
+            return;
+        }
+        if let Some((seq, t)) = self.timed {
+            if seg.ack > seq {
+                self.rtt.on_sample(t, now);
+                self.stats.rtt_samples += 1;
+                self.timed = None;
+            }
+        }
+    }
+
+    fn on_dupack(&mut self, now: Time) {
+        self.stats.dupacks_received += 1;
+        match self.recovery {
+            Recovery::Open => {
+                self.dupacks += 1;
+                let sack_says_lost = self.neg.sack
+                    && self
+                        .sb
+                        .is_lost(self.snd_una, self.neg.mss, self.cfg.dupthresh);
+                // RFC 5681 §3.2 step 2 on the DupThresh-th duplicate ACK (RFC 6675 §5 also
+                // on IsLost(HighACK + 1)); RFC 6582 §3.2 step 1: only if the cumulative ACK
+                // covers more than `recover`.
+                if (self.dupacks == self.cfg.dupthresh || sack_says_lost)
+                    && self.snd_una > self.recover
+                {
+                    self.enter_fast_recovery(now);
+                }
+            }
+            Recovery::Fast { .. } => self.cc.on_dupack_in_recovery(self.style()),
+            Recovery::Timeout { .. } => {}
+        }
+    }
+
+    fn enter_fast_recovery(&mut self, now: Time) {
+        self.stats.fast_retransmits += 1;
+        self.recover = self.snd_max;
+        self.recovery = Recovery::Fast {
+            recover: self.snd_max,
+            partial_acks: 0,
+        };
+        let flight = self.snd_max - self.snd_una;
+        self.cc.on_fast_retransmit(now, flight, self.style());
+        self.sb.high_rxt = self.snd_una;
+        self.pending_rtx = Some((self.snd_una, TxKind::RetransmitFast));
+    }
+
+    pub fn handle_timeout(&mut self, now: Time) {
+        if !self.timers.expired(Timer::Retransmit, now) {
+            return;
+        }
+        self.rtt.on_rto(); // RFC 6298 (5.5)
+        match self.state {
+            State::Listen => self.timers.stop(Timer::Retransmit),
+            State::SynReceived => {
+                self.send_synack = true;
+                self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+            }
+            State::Established => self.on_rto(now),
+        }
+    }
+
+    /// RFC 6298 (5.4)–(5.6) and RFC 5681 §3.1: retransmit the earliest unacknowledged
+    /// segment, loss window, go back to SND.UNA.
+    fn on_rto(&mut self, now: Time) {
+        if self.snd_una >= self.snd_max {
+            self.timers.stop(Timer::Retransmit);
+            return;
+        }
+        self.stats.timeouts += 1;
+        self.cc.on_rto(now, self.snd_max - self.snd_una);
+        self.recover = self.snd_max;
+        self.recovery = Recovery::Timeout {
+            recover: self.snd_max,
+        };
+        // RFC 6675 §5.1: after an RTO the scoreboard is not trusted (ns-2's Sack1 clears it).
+        self.sb.clear();
+        self.sb.high_rxt = self.snd_una;
+        self.dupacks = 0;
+        self.snd_nxt = self.snd_una;
+        self.timed = None; // Karn
+        self.pending_rtx = Some((self.snd_una, TxKind::RetransmitTimeout));
+        self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+    }
+
+    /// Hook for remedies that learn of a handover (none by default): see `cc::on_path_change`.
+    pub fn handle_path_change(&mut self, now: Time) {
+        self.cc.on_path_change(now);
+    }
+
+    // ---- outputs ----
+
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        if self.send_synack {
+            self.send_synack = false;
+            return Some(self.synack(now));
+        }
+        if self.state != State::Established {
+            return None;
+        }
+        if let Some((seq, kind)) = self.pending_rtx.take() {
+            if seq < self.snd_max {
+                return Some(self.send_at(now, seq, kind));
+            }
+        }
+        if self.sack_recovery() {
+            return self.poll_sack_recovery(now);
+        }
+        self.poll_window(now)
+    }
+
+    /// RFC 6675 §5 step (C): while pipe < cwnd, send what NextSeg says.
+    fn poll_sack_recovery(&mut self, now: Time) -> Option<Transmit> {
+        let (mss, dt) = (self.neg.mss, self.cfg.dupthresh);
+        if self.sb.pipe(self.snd_una, self.snd_max, mss, dt) + mss > self.cc.cwnd() {
+            return None;
+        }
+        let can_new = self.snd_nxt < self.data_end && self.rwnd_allows(self.snd_nxt);
+        match self
+            .sb
+            .next_seg(self.snd_una, self.snd_max, mss, dt, can_new)?
+        {
+            NextSeg::Retransmit(seq) => Some(self.send_at(now, seq, TxKind::RetransmitRecovery)),
+            NextSeg::New => Some(self.send_at(now, self.snd_nxt, TxKind::New)),
+        }
+    }
+
+    /// Window-limited sending outside SACK recovery (RFC 5681: min(cwnd, rwnd)).
+    fn poll_window(&mut self, now: Time) -> Option<Transmit> {
+        let seq = self.snd_nxt;
+        let win = self.cc.cwnd().min(self.rwnd).min(self.cfg.send_window_cap);
+        if seq < self.data_end {
+            let len = self.neg.mss.min(self.data_end - seq);
+            if (seq + len) - self.snd_una > win.max(len.min(self.neg.mss)) && seq > self.snd_una {
+                return None;
+            }
+            let kind = if seq < self.snd_max {
+                TxKind::RetransmitRecovery
+            } else {
+                TxKind::New
+            };
+            return Some(self.send_at(now, seq, kind));
+        }
+        if self.cfg.fin
+            && seq == self.data_end
+            && self.snd_una <= self.data_end
+            && self.snd_max <= self.data_end + 1
+        {
+            if seq - self.snd_una >= win.max(1) {
+                return None;
+            }
+            let kind = if self.snd_max > self.data_end {
+                TxKind::RetransmitRecovery
+            } else {
+                TxKind::New
+            };
+            return Some(self.send_fin(now, kind));
+        }
+        None
+    }
+
+    fn rwnd_allows(&self, seq: SeqNum) -> bool {
+        let len = self.neg.mss.min(self.data_end - seq);
+        (seq + len) - self.snd_una <= self.rwnd.min(self.cfg.send_window_cap)
+    }
+
+    fn options(&self, now: Time) -> TcpOptions {
+        TcpOptions {
+            timestamps: self.neg.timestamps.then(|| (ts_clock(now), self.ts_recent)),
+            ..TcpOptions::default()
+        }
+    }
+
+    fn header(&self, now: Time, seq: SeqNum, flags: Flags, len: u32) -> Segment {
+        Segment {
+            src_port: self.ports.0,
+            dst_port: self.ports.1,
+            seq,
+            ack: self.rcv_nxt,
+            flags,
+            window: (self.cfg.receive_window >> self.neg.own_wscale).min(u16::MAX as u32) as u16,
+            options: self.options(now),
+            len,
+        }
+    }
+
+    fn synack(&mut self, now: Time) -> Transmit {
+        let mut seg = self.header(now, self.iss, Flags::SYN | Flags::ACK, 0);
+        seg.window = self.cfg.receive_window.min(u16::MAX as u32) as u16; // RFC 7323 §2.2: unscaled on SYN
+        seg.options.mss = Some(self.cfg.mss.min(u16::MAX as u32) as u16);
+        seg.options.sack_permitted = self.neg.sack;
+        seg.options.window_scale = self.neg.peer_wscale_offered.then_some(self.neg.own_wscale);
+        self.stats.segments_sent += 1;
+        Transmit {
+            segment: seg,
+            kind: TxKind::New,
+        }
+    }
+
+    /// Sends the data segment starting at `seq`.
+    fn send_at(&mut self, now: Time, seq: SeqNum, kind: TxKind) -> Transmit {
+        let len = self.neg.mss.min(self.data_end - seq);
+        let end = seq + len;
+        let flags = if end == self.data_end {
+            Flags::ACK | Flags::PSH
+        } else {
+            Flags::ACK
+        };
+        let seg = self.header(now, seq, flags, len);
+        if kind.is_retransmission() {
+            self.stats.retransmissions += 1;
+            if self.timed.is_some_and(|(t, _)| t >= seq && t < end) {
+                self.timed = None; // Karn: never time a retransmitted segment
+            }
+            if self.sb.high_rxt < end && self.recovery != Recovery::Open {
+                self.sb.high_rxt = end;
+            }
+        } else if self.timed.is_none() && !self.neg.timestamps {
+            self.timed = Some((seq, now));
+        }
+        if self.snd_nxt <= seq || kind == TxKind::RetransmitTimeout {
+            self.snd_nxt = self.snd_nxt.max(end);
+            if kind == TxKind::RetransmitTimeout {
+                self.snd_nxt = end;
+            }
+        }
+        if end > self.snd_max {
+            self.snd_max = end;
+        }
+        self.stats.segments_sent += 1;
+        self.stats.data_bytes_sent += len as u64;
+        if !self.timers.is_running(Timer::Retransmit) {
+            self.timers.set(Timer::Retransmit, now + self.rtt.rto()); // RFC 6298 (5.1)
+        }
+        Transmit { segment: seg, kind }
+    }
+
+    fn send_fin(&mut self, now: Time, kind: TxKind) -> Transmit {
+        let seg = self.header(now, self.data_end, Flags::FIN | Flags::ACK, 0);
+        self.snd_nxt = self.data_end + 1;
+        self.snd_max = self.snd_max.max(self.snd_nxt);
+        self.stats.segments_sent += 1;
+        if !self.timers.is_running(Timer::Retransmit) {
+            self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+        }
+        Transmit { segment: seg, kind }
+    }
+}
+
+/// The timestamp clock: milliseconds, as Linux's `tcp_time_stamp` at HZ = 1000.
+pub(super) fn ts_clock(now: Time) -> u32 {
+    (now.as_nanos() / 1_000_000) as u32
+}

@@ -1,0 +1,429 @@
+//! Behaviour tests of the TCP endpoints, each citing the rule it checks. Single-segment stories
+//! feed one segment in at a given time and check exactly what comes out; multi-segment stories
+//! run a sender and a receiver over an in-memory link in virtual time ([`Pair`]).
+
+use super::config::TcpConfig;
+use super::profile::profile;
+use super::*;
+use crate::time::{Dur, Time};
+
+fn cfg(name: &str) -> TcpConfig {
+    profile(name).expect("profile exists")
+}
+
+/// An rfc-profile sender without handshake, SMSS 1000, initial window `iw`.
+fn plain(iw: u32, sack: bool, cc: config::CcAlgorithm) -> TcpConfig {
+    let mut c = cfg("rfc");
+    c.handshake = false;
+    c.fin = false;
+    c.mss = 1000;
+    c.initial_window_segments = iw;
+    c.sack = sack;
+    c.cc = cc;
+    c
+}
+
+fn drain_sender(s: &mut TcpSender, now: Time) -> Vec<Transmit> {
+    std::iter::from_fn(|| s.poll_transmit(now)).collect()
+}
+
+fn ack(n: u32, sack: &[(u32, u32)]) -> Segment {
+    let mut options = TcpOptions::default();
+    for &(l, r) in sack {
+        options.sack.push(SeqNum(l), SeqNum(r));
+    }
+    Segment {
+        src_port: 2,
+        dst_port: 1,
+        seq: SeqNum(1),
+        ack: SeqNum(n),
+        flags: Flags::ACK,
+        window: 65_535,
+        options,
+        len: 0,
+    }
+}
+
+fn data(seq: u32, len: u32) -> Segment {
+    Segment {
+        src_port: 1,
+        dst_port: 2,
+        seq: SeqNum(seq),
+        ack: SeqNum(1),
+        flags: Flags::ACK,
+        window: 65_535,
+        options: TcpOptions::default(),
+        len,
+    }
+}
+
+// ---- Tests for fast retransmit and fast recovery ----
+
+#[test]
+fn fast_retransmit_on_the_third_duplicate_ack() {
+    // RFC 5681 §3.2 step 2: the third duplicate ACK triggers the retransmission of the
+    // first unacknowledged segment; the first two only count.
+    let mut s = TcpSender::new(
+        &plain(4, false, config::CcAlgorithm::NewReno),
+        1,
+        2,
+        SeqNum(0),
+        10_000,
+    );
+    let t0 = Time::ZERO;
+    assert_eq!(drain_sender(&mut s, t0).len(), 4);
+    let t = Time::from_millis(100);
+    s.handle_segment(t, &ack(1001, &[]));
+    assert_eq!(drain_sender(&mut s, t).len(), 2); // slow start: cwnd 5 segments, 4 in flight
+    for k in 1..=2 {
+        s.handle_segment(t + Dur::from_millis(k), &ack(1001, &[]));
+        assert!(
+            drain_sender(&mut s, t).is_empty(),
+            "dupack {k} must not retransmit"
+        );
+    }
+    s.handle_segment(t + Dur::from_millis(3), &ack(1001, &[]));
+    let out = drain_sender(&mut s, t + Dur::from_millis(3));
+    assert_eq!(out[0].kind, TxKind::RetransmitFast);
+    assert_eq!(out[0].segment.seq, SeqNum(1001));
+    assert_eq!(s.stats().fast_retransmits, 1);
+    // RFC 5681 §3.2 step 2: ssthresh = FlightSize / 2 = 5000 / 2.
+    assert_eq!(s.probe().ssthresh, 2500);
+}
+
+#[test]
+fn newreno_partial_ack_retransmits_the_next_hole_and_stays_in_recovery() {
+    // RFC 6582 §3.2 step 5: a partial ACK retransmits the first unacknowledged segment and
+    // fast recovery continues until the recovery point is acknowledged (step 6).
+    let mut s = TcpSender::new(
+        &plain(6, false, config::CcAlgorithm::NewReno),
+        1,
+        2,
+        SeqNum(0),
+        6_000,
+    );
+    drain_sender(&mut s, Time::ZERO);
+    // Segments 1 and 3 (seq 1 and 2001) lost: dupacks for 2, 4, 5, 6.
+    let t = Time::from_millis(100);
+    for _ in 0..3 {
+        s.handle_segment(t, &ack(1, &[]));
+    }
+    let out = drain_sender(&mut s, t);
+    assert_eq!(
+        (out[0].kind, out[0].segment.seq),
+        (TxKind::RetransmitFast, SeqNum(1))
+    );
+    s.handle_segment(t, &ack(1, &[])); // the fourth duplicate
+    let t2 = Time::from_millis(200);
+    s.handle_segment(t2, &ack(2001, &[])); // partial: covers 1..2001, recovery point is 6001
+    let out = drain_sender(&mut s, t2);
+    assert_eq!(
+        (out[0].kind, out[0].segment.seq),
+        (TxKind::RetransmitRecovery, SeqNum(2001))
+    );
+    assert!(s.probe().in_recovery);
+    s.handle_segment(Time::from_millis(300), &ack(6001, &[]));
+    assert!(!s.probe().in_recovery);
+    assert!(s.is_complete());
+}
+
+#[test]
+fn reno_leaves_recovery_on_the_first_new_ack() {
+    // RFC 5681 §3.2 step 6: Reno deflates to ssthresh on the next ACK of new data.
+    let mut s = TcpSender::new(
+        &plain(6, false, config::CcAlgorithm::Reno),
+        1,
+        2,
+        SeqNum(0),
+        6_000,
+    );
+    drain_sender(&mut s, Time::ZERO);
+    for _ in 0..3 {
+        s.handle_segment(Time::from_millis(100), &ack(1, &[]));
+    }
+    drain_sender(&mut s, Time::from_millis(100));
+    s.handle_segment(Time::from_millis(200), &ack(2001, &[]));
+    assert!(!s.probe().in_recovery);
+    assert_eq!(s.probe().cwnd, s.probe().ssthresh);
+}
+
+// ---- Tests for the retransmission timer ----
+
+#[test]
+fn rto_doubles_under_backoff_and_karn_takes_no_sample_from_a_retransmission() {
+    // RFC 6298 (5.5): each expiry doubles the RTO (1, 2, 4, 8 s from the 1 s initial value);
+    // RFC 6298 §3 (Karn): the ACK of a retransmitted segment gives no RTT sample.
+    let mut s = TcpSender::new(
+        &plain(1, false, config::CcAlgorithm::NewReno),
+        1,
+        2,
+        SeqNum(0),
+        1000,
+    );
+    drain_sender(&mut s, Time::ZERO);
+    let mut fired = Vec::new();
+    for _ in 0..4 {
+        let at = s.poll_timeout().expect("timer armed");
+        s.handle_timeout(at);
+        let out = drain_sender(&mut s, at);
+        assert_eq!(out[0].kind, TxKind::RetransmitTimeout);
+        fired.push(at.as_nanos() / 1_000_000);
+    }
+    assert_eq!(fired, vec![1000, 3000, 7000, 15000]);
+    assert_eq!(s.stats().timeouts, 4);
+    s.handle_segment(Time::from_millis(15_100), &ack(1001, &[]));
+    assert!(s.is_complete());
+    assert_eq!(s.stats().rtt_samples, 0);
+}
+
+#[test]
+fn a_timeout_resends_from_snd_una_with_a_loss_window() {
+    // RFC 5681 §3.1: after the RTO, cwnd = 1 SMSS and ssthresh = FlightSize / 2; RFC 6298
+    // (5.4): retransmit the earliest unacknowledged segment.
+    let mut s = TcpSender::new(
+        &plain(4, false, config::CcAlgorithm::NewReno),
+        1,
+        2,
+        SeqNum(0),
+        4000,
+    );
+    drain_sender(&mut s, Time::ZERO);
+    let at = s.poll_timeout().expect("armed");
+    s.handle_timeout(at);
+    let out = drain_sender(&mut s, at);
+    assert_eq!(out.len(), 1);
+    assert_eq!(
+        (out[0].kind, out[0].segment.seq),
+        (TxKind::RetransmitTimeout, SeqNum(1))
+    );
+    assert_eq!((s.probe().cwnd, s.probe().ssthresh), (1000, 2000));
+    // The ACK of it lets slow start resend the next two, marked as retransmissions.
+    s.handle_segment(at + Dur::from_millis(50), &ack(1001, &[]));
+    let out = drain_sender(&mut s, at + Dur::from_millis(50));
+    assert_eq!(
+        out.iter().map(|t| t.kind).collect::<Vec<_>>(),
+        vec![TxKind::RetransmitRecovery; 2]
+    );
+}
+
+// ---- Tests for the receiver: delayed ACKs and SACK ----
+
+fn receiver(delack_ms: u64) -> TcpReceiver {
+    let mut c = plain(2, true, config::CcAlgorithm::NewReno);
+    c.delack.timeout = Dur::from_millis(delack_ms);
+    TcpReceiver::new(&c, 2, 1, SeqNum(0))
+}
+
+#[test]
+fn delayed_ack_waits_for_a_second_segment_or_the_timer() {
+    // RFC 1122 §4.2.3.2 / RFC 5681 §4.2: ACK at least every second full-sized segment, and
+    // no later than the delayed-ACK timeout after the first unacknowledged one.
+    let mut r = receiver(200);
+    r.handle_segment(Time::ZERO, &data(1, 1000));
+    assert!(r.poll_transmit(Time::ZERO).is_none());
+    assert_eq!(r.poll_timeout(), Some(Time::from_millis(200)));
+    r.handle_timeout(Time::from_millis(200));
+    let a = r.poll_transmit(Time::from_millis(200)).expect("timer ACK");
+    assert_eq!(a.segment.ack, SeqNum(1001));
+    r.handle_segment(Time::from_millis(300), &data(1001, 1000));
+    assert!(r.poll_transmit(Time::from_millis(300)).is_none());
+    r.handle_segment(Time::from_millis(301), &data(2001, 1000));
+    let a = r
+        .poll_transmit(Time::from_millis(301))
+        .expect("second segment ACKed at once");
+    assert_eq!(a.segment.ack, SeqNum(3001));
+    assert!(r.poll_timeout().is_none());
+}
+
+#[test]
+fn out_of_order_data_is_acked_at_once_with_sack_blocks_most_recent_first() {
+    // RFC 5681 §4.2: immediate ACK of an out-of-order segment; RFC 2018 §4: the first SACK
+    // block holds the most recently received segment.
+    let mut r = receiver(200);
+    r.handle_segment(Time::ZERO, &data(2001, 1000));
+    let a = r.poll_transmit(Time::ZERO).expect("immediate");
+    assert_eq!(a.segment.ack, SeqNum(1));
+    assert_eq!(
+        a.segment.options.sack.as_slice(),
+        &[(SeqNum(2001), SeqNum(3001))]
+    );
+    r.handle_segment(Time::ZERO, &data(4001, 1000));
+    let a = r.poll_transmit(Time::ZERO).expect("immediate");
+    assert_eq!(
+        a.segment.options.sack.as_slice(),
+        &[(SeqNum(4001), SeqNum(5001)), (SeqNum(2001), SeqNum(3001))]
+    );
+    // Filling the first hole is acknowledged at once too.
+    r.handle_segment(Time::ZERO, &data(1, 2000));
+    let a = r.poll_transmit(Time::ZERO).expect("hole filled");
+    assert_eq!(a.segment.ack, SeqNum(3001));
+    assert_eq!(r.delivered_bytes(), 3000);
+    assert_eq!(r.stats().out_of_order_segments, 2);
+}
+
+// ---- Whole-connection stories over an in-memory link ----
+
+/// A sender and a receiver joined by a link with a rate and a one-way delay per direction,
+/// stepping virtual time to the earliest event. Data segments whose sequence number is in
+/// `drop_once` are lost on their first transmission.
+struct Pair {
+    s: TcpSender,
+    r: TcpReceiver,
+    now: Time,
+    rate_bps: u64,
+    delay: Dur,
+    free: [Time; 2],
+    wire: Vec<(Time, usize, Segment)>,
+    drop_once: Vec<u32>,
+    log: Vec<(Time, Transmit)>,
+}
+
+impl Pair {
+    fn new(c: &TcpConfig, bytes: u64, rate_bps: u64, delay: Dur) -> Pair {
+        Pair {
+            s: TcpSender::new(c, 1, 2, SeqNum(0), bytes),
+            r: TcpReceiver::new(c, 2, 1, SeqNum(0)),
+            now: Time::ZERO,
+            rate_bps,
+            delay,
+            free: [Time::ZERO; 2],
+            wire: Vec::new(),
+            drop_once: Vec::new(),
+            log: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, side: usize, tx: Transmit) {
+        let size = 40 + tx.segment.len;
+        let start = self.free[side].max(self.now);
+        let done = start + Dur::serialization(size, self.rate_bps);
+        self.free[side] = done;
+        if side == 0 {
+            self.log.push((self.now, tx));
+            if let Some(i) = self
+                .drop_once
+                .iter()
+                .position(|&q| q == tx.segment.seq.0 && tx.segment.len > 0)
+            {
+                self.drop_once.remove(i);
+                return;
+            }
+        }
+        self.wire.push((done + self.delay, side, tx.segment));
+    }
+
+    fn pump(&mut self) {
+        while let Some(tx) = self.s.poll_transmit(self.now) {
+            self.send(0, tx);
+        }
+        while let Some(tx) = self.r.poll_transmit(self.now) {
+            self.send(1, tx);
+        }
+    }
+
+    fn run(&mut self, until: Time) {
+        self.pump();
+        while !self.s.is_complete() {
+            let next_wire = self.wire.iter().map(|w| w.0).min();
+            let next = [next_wire, self.s.poll_timeout(), self.r.poll_timeout()]
+                .into_iter()
+                .flatten()
+                .min();
+            let Some(t) = next else { break };
+            if t > until {
+                break;
+            }
+            self.now = t;
+            if let Some(i) = self.wire.iter().position(|w| w.0 == t) {
+                let (_, side, seg) = self.wire.remove(i);
+                if side == 0 {
+                    self.r.handle_segment(t, &seg);
+                } else {
+                    self.s.handle_segment(t, &seg);
+                }
+            } else {
+                self.s.handle_timeout(t);
+                self.r.handle_timeout(t);
+            }
+            self.pump();
+        }
+    }
+
+    fn retransmissions_of(&self, seq: u32) -> Vec<TxKind> {
+        self.log
+            .iter()
+            .filter(|(_, t)| t.segment.seq.0 == seq && t.kind.is_retransmission())
+            .map(|(_, t)| t.kind)
+            .collect()
+    }
+}
+
+#[test]
+fn sack_recovery_retransmits_each_hole_of_a_multi_loss_window_once() {
+    // RFC 6675 §5: with three segments of one window lost, each is retransmitted exactly once
+    // during one fast recovery, and no timeout is needed.
+    let mut c = plain(10, true, config::CcAlgorithm::NewReno);
+    c.delack.enabled = false;
+    let mut p = Pair::new(&c, 30_000, 10_000_000, Dur::from_millis(20));
+    p.drop_once = vec![3001, 5001, 8001];
+    p.run(Time::from_secs(10));
+    assert!(p.s.is_complete());
+    for seq in [3001, 5001, 8001] {
+        assert_eq!(p.retransmissions_of(seq).len(), 1, "segment {seq}");
+    }
+    assert_eq!(p.s.stats().retransmissions, 3);
+    assert_eq!((p.s.stats().timeouts, p.s.stats().fast_retransmits), (0, 1));
+    assert_eq!(p.r.delivered_bytes(), 30_000);
+}
+
+#[test]
+fn without_sack_newreno_needs_one_rtt_per_hole_but_no_timeout() {
+    // RFC 6582 §3.2: each partial ACK repairs the next hole.
+    let mut c = plain(10, false, config::CcAlgorithm::NewReno);
+    c.delack.enabled = false;
+    let mut p = Pair::new(&c, 30_000, 10_000_000, Dur::from_millis(20));
+    p.drop_once = vec![3001, 5001, 8001];
+    p.run(Time::from_secs(10));
+    assert!(p.s.is_complete());
+    assert_eq!(p.s.stats().timeouts, 0);
+    assert_eq!(p.retransmissions_of(3001), vec![TxKind::RetransmitFast]);
+    assert_eq!(p.retransmissions_of(5001), vec![TxKind::RetransmitRecovery]);
+    assert_eq!(p.retransmissions_of(8001), vec![TxKind::RetransmitRecovery]);
+}
+
+#[test]
+fn handshake_carries_the_mss_option_and_data_uses_the_smaller_mss() {
+    // RFC 9293 §3.7.1: each side sends its MSS on the SYN; segments respect the peer's.
+    let mut c = cfg("linux");
+    c.delack.enabled = false;
+    let mut p = Pair::new(&c, 20_000, 10_000_000, Dur::from_millis(5));
+    let mut rc = c;
+    rc.mss = 1000;
+    p.r = TcpReceiver::new(&rc, 2, 1, SeqNum(7));
+    p.run(Time::from_secs(5));
+    assert!(p.s.is_complete());
+    let synack = p
+        .log
+        .iter()
+        .find(|(_, t)| t.segment.flags.contains(Flags::SYN))
+        .expect("SYN-ACK");
+    assert_eq!(synack.1.segment.options.mss, Some(1448));
+    assert!(p.log.iter().all(|(_, t)| t.segment.len <= 1000));
+    assert_eq!(p.r.delivered_bytes(), 20_000);
+}
+
+#[test]
+fn a_delay_spike_makes_a_spurious_timeout() {
+    // RFC 6298 §5 with a 200 ms minimum: an ACK path that suddenly takes 2 s more than the
+    // RTO expects makes the sender time out although nothing was lost.
+    let mut c = cfg("linux");
+    c.handshake = false;
+    c.fin = false;
+    let mut p = Pair::new(&c, 200_000, 5_000_000, Dur::from_millis(5));
+    p.run(Time::from_millis(100));
+    p.delay = Dur::from_secs(2);
+    p.run(Time::from_secs(60));
+    assert!(p.s.is_complete());
+    assert!(p.s.stats().timeouts >= 1);
+    assert_eq!(p.r.delivered_bytes(), 200_000);
+}

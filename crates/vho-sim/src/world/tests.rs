@@ -1,0 +1,210 @@
+//! Whole runs of small worlds built directly from a `Spec`.
+
+use super::run;
+use crate::spec::*;
+use crate::tcp::profile::profile;
+use crate::time::{Dur, Time};
+
+fn dir(rate_bps: u64, delay_ms: u64, queue: QueueLimit) -> DirSpec {
+    DirSpec {
+        rate_bps,
+        delay: Dur::from_millis(delay_ms),
+        queue,
+        loss: LossSpec::None,
+    }
+}
+
+/// ch —(100 Mb/s, 1 ms)— ha —wlan (5 Mb/s, 2 ms) / gprs (200 kb/s, 300 ms)— mh, a download of
+/// `bytes` with the ns2 profile and SMSS 1460, handover at `at` (if any).
+fn chain(bytes: u64, handover: Option<(f64, HandoverKind, u64)>, wlan_first: bool) -> Spec {
+    let bdp = QueueLimit::Bdp { mtu_bytes: 1500 };
+    let wired = dir(100_000_000, 1, QueueLimit::Packets(100));
+    let wlan = dir(5_000_000, 2, bdp);
+    let gprs = dir(200_000, 300, bdp);
+    let mut tcp = profile("ns2").expect("ns2");
+    tcp.mss = 1460;
+    tcp.send_window_cap = 100 * 1460;
+    tcp.initial_ssthresh = 100 * 1460;
+    let (first, second) = if wlan_first { (1, 2) } else { (2, 1) };
+    Spec {
+        name: "chain".into(),
+        seed: 7,
+        stop_at: Time::from_secs(300),
+        nodes: vec![
+            NodeSpec {
+                name: "ch".into(),
+                kind: NodeKind::Host,
+            },
+            NodeSpec {
+                name: "ha".into(),
+                kind: NodeKind::Router,
+            },
+            NodeSpec {
+                name: "mh".into(),
+                kind: NodeKind::Mobile,
+            },
+        ],
+        links: vec![
+            LinkSpec {
+                name: "wired".into(),
+                preset: None,
+                a: 0,
+                b: 1,
+                ab: wired,
+                ba: wired,
+            },
+            LinkSpec {
+                name: "wlan".into(),
+                preset: None,
+                a: 1,
+                b: 2,
+                ab: wlan,
+                ba: wlan,
+            },
+            LinkSpec {
+                name: "gprs".into(),
+                preset: None,
+                a: 1,
+                b: 2,
+                ab: gprs,
+                ba: gprs,
+            },
+        ],
+        mobiles: vec![MobileSpec {
+            node: 2,
+            interfaces: vec![1, 2],
+            initial: first,
+        }],
+        handovers: handover
+            .map(|(at, kind, window_ms)| HandoverSpec {
+                mobile: 0,
+                from: first,
+                to: second,
+                at: Time::from_secs_f64(at),
+                window: Dur::from_millis(window_ms),
+                kind,
+                delay: Dur::ZERO,
+            })
+            .into_iter()
+            .collect(),
+        flows: vec![FlowSpec {
+            name: "dl".into(),
+            src: 0,
+            dst: 2,
+            bytes,
+            start: Time::ZERO,
+            tcp,
+        }],
+        record: RecordSpec::default(),
+    }
+}
+
+#[test]
+fn a_download_over_wlan_completes_and_conserves_packets() {
+    let out = run(&chain(200_000, None, true), Vec::new()).expect("runs");
+    let f = &out.summary.flows[0];
+    assert!(f.completed);
+    assert_eq!(f.bytes_delivered, 200_000);
+    // The BDP-sized WLAN queue (3 packets) overflows in slow start; SACK recovery repairs
+    // each drop with exactly one retransmission and no timeout.
+    let dropped: u64 = f.drops.iter().map(|d| d.packets).sum();
+    assert!(dropped > 0);
+    assert_eq!(f.retransmissions, dropped);
+    assert_eq!((f.spurious_retransmissions, f.timeouts), (0, 0));
+    assert!(out.summary.run.conservation_ok);
+    // 200 KB at 5 Mb/s cannot take less than 0.32 s; slow start from 2 segments adds RTTs.
+    let t = f.transfer_time_s.expect("done");
+    assert!(t > 0.32 && t < 1.0, "{t}");
+}
+
+#[test]
+fn wlan_to_gprs_soft_handover_early_causes_spurious_timeouts() {
+    // Daniel & Kojo §3.1: after a WLAN -> GPRS handover the RTO computed on WLAN expires
+    // before the first ACK over GPRS returns: spurious timeout, needless retransmissions.
+    let out = run(
+        &chain(
+            200_000,
+            Some((0.2, HandoverKind::SoftReconfigure { shrink: false }, 0)),
+            true,
+        ),
+        Vec::new(),
+    )
+    .expect("runs");
+    let f = &out.summary.flows[0];
+    assert!(f.completed);
+    assert!(f.spurious_timeouts >= 1, "{f:?}");
+    assert!(f.spurious_retransmissions >= 1, "{f:?}");
+    assert!(out.summary.run.conservation_ok);
+    assert_eq!(out.summary.handovers.len(), 1);
+    assert!(out.summary.handovers[0].interruption_s.is_some());
+}
+
+#[test]
+fn gprs_to_wlan_handover_reorders_and_makes_duplicate_acks() {
+    // Daniel & Kojo §3.2: packets still on GPRS arrive after newer ones sent over WLAN.
+    let out = run(
+        &chain(
+            200_000,
+            Some((3.0, HandoverKind::SoftReconfigure { shrink: false }, 0)),
+            false,
+        ),
+        Vec::new(),
+    )
+    .expect("runs");
+    let f = &out.summary.flows[0];
+    assert!(f.completed);
+    assert!(f.out_of_order_deliveries >= 1, "{f:?}");
+    assert!(f.duplicate_acks >= 1, "{f:?}");
+}
+
+#[test]
+fn hard_handover_flushes_the_old_queue() {
+    let out = run(
+        &chain(
+            2_000_000,
+            Some((1.0, HandoverKind::Hard { loss_fraction: 1.0 }, 0)),
+            true,
+        ),
+        Vec::new(),
+    )
+    .expect("runs");
+    let flushed: u64 = out
+        .summary
+        .links
+        .iter()
+        .map(|l| l.dropped_handover_flush)
+        .sum();
+    assert!(flushed > 0);
+    assert!(out.summary.flows[0].completed);
+    assert!(out.summary.run.conservation_ok);
+}
+
+#[test]
+fn same_seed_same_summary_and_another_seed_another_instant() {
+    let spec = chain(200_000, Some((0.5, HandoverKind::SoftDrainOld, 1000)), true);
+    let a = serde_json::to_string(&run(&spec, Vec::new()).expect("runs").summary).expect("json");
+    let b = serde_json::to_string(&run(&spec, Vec::new()).expect("runs").summary).expect("json");
+    assert_eq!(a, b);
+    let mut other = spec.clone();
+    other.seed = 8;
+    let s1 = run(&spec, Vec::new()).expect("runs").summary.handovers[0].at_s;
+    let s2 = run(&other, Vec::new()).expect("runs").summary.handovers[0].at_s;
+    assert_ne!(s1, s2);
+    assert!((0.5..1.5).contains(&s1) && (0.5..1.5).contains(&s2));
+}
+
+#[test]
+fn bdp_queue_limit_follows_the_path_rtt() {
+    // GPRS: 200 kb/s × RTT 2·(1 + 300) ms = 15 050 B -> 11 packets of 1500 B.
+    let spec = chain(10_000, None, true);
+    let w = super::World::new(&spec).expect("builds");
+    assert_eq!(
+        w.dirs[4].queue.limit(),
+        crate::link::queue::Limit::Packets(11)
+    );
+    // WLAN: 5 Mb/s × 2·(1 + 2) ms = 3750 B -> 3 packets.
+    assert_eq!(
+        w.dirs[2].queue.limit(),
+        crate::link::queue::Limit::Packets(3)
+    );
+}

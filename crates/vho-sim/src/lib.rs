@@ -20,6 +20,7 @@ pub mod net;
 pub mod packet;
 pub mod record;
 pub mod rng;
+pub mod scenario;
 pub mod sched;
 pub mod spec;
 pub mod tcp;

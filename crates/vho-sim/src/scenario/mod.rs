@@ -1,0 +1,177 @@
+//! Scenarios: TOML in, a validated [`Spec`] out, or one [`ScenarioError`] naming the file,
+//! line, field and what was expected.
+//!
+//! `--set key.path=value` overrides are applied to the document before validation, in place
+//! (the value keeps its line), marked so that an error in an overridden value names the
+//! override rather than the file.
+
+pub mod error;
+pub mod presets;
+pub mod resolve;
+pub mod schema;
+pub mod units;
+
+pub use error::ScenarioError;
+pub use presets::PresetSet;
+
+use crate::rng::fnv1a64;
+use crate::spec::Spec;
+use error::line_of;
+
+const SET_MARK: &str = "vho:set";
+const NEW_MARK: &str = "vho:set-new";
+
+/// Loads and validates a scenario. `label` names the file in messages.
+pub fn load(
+    label: &str,
+    text: &str,
+    overrides: &[String],
+    presets: &PresetSet,
+) -> Result<Spec, ScenarioError> {
+    let (text, marks) = if overrides.is_empty() {
+        (text.to_string(), Vec::new())
+    } else {
+        apply_overrides(label, text, overrides)?
+    };
+    let file: schema::File = toml::from_str(&text).map_err(|e| {
+        let line = e.span().map(|s| line_of(&text, s.start));
+        relocate(
+            ScenarioError {
+                file: label.into(),
+                line,
+                field: String::new(),
+                expected: e.message().trim().to_string(),
+                found: None,
+            },
+            &text,
+            &marks,
+        )
+    })?;
+    let cx = resolve::Ctx {
+        file: label,
+        text: &text,
+        presets,
+    };
+    cx.resolve(file).map_err(|e| relocate(e, &text, &marks))
+}
+
+/// The hash of a resolved scenario: FNV-1a (64-bit) of its canonical form, seed excluded so
+/// that the replications of one scenario share it.
+pub fn hash(spec: &Spec) -> String {
+    let mut s = spec.clone();
+    s.seed = 0;
+    format!("{:016x}", fnv1a64(format!("{s:?}").as_bytes()))
+}
+
+/// Maps a line of the rewritten text back to the file, or to the override that wrote it.
+fn relocate(mut e: ScenarioError, text: &str, marks: &[String]) -> ScenarioError {
+    let Some(l) = e.line else { return e };
+    let lines: Vec<&str> = text.lines().collect();
+    if let Some(line) = lines.get(l - 1) {
+        if let Some(pos) = line.find(SET_MARK) {
+            let which: usize = line[pos..]
+                .split(':')
+                .nth(2)
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or(0);
+            e.file = format!("--set {}", marks.get(which).map_or("", |s| s.as_str()));
+            e.line = None;
+            return e;
+        }
+    }
+    let inserted_before = lines
+        .iter()
+        .take(l - 1)
+        .filter(|x| x.contains(NEW_MARK))
+        .count();
+    e.line = Some(l - inserted_before);
+    e
+}
+
+fn apply_overrides(
+    label: &str,
+    text: &str,
+    overrides: &[String],
+) -> Result<(String, Vec<String>), ScenarioError> {
+    let mut doc: toml_edit::DocumentMut =
+        text.parse()
+            .map_err(|e: toml_edit::TomlError| ScenarioError {
+                file: label.into(),
+                line: e.span().map(|s| line_of(text, s.start)),
+                field: String::new(),
+                expected: e.message().trim().to_string(),
+                found: None,
+            })?;
+    for (i, o) in overrides.iter().enumerate() {
+        let bad = |expected: &str| ScenarioError {
+            file: format!("--set {o}"),
+            line: None,
+            field: o.split('=').next().unwrap_or("").to_string(),
+            expected: expected.into(),
+            found: Some(o.split_once('=').map_or("nothing", |(_, v)| v).to_string()),
+        };
+        let Some((path, raw)) = o.split_once('=') else {
+            return Err(bad("key.path=value"));
+        };
+        let keys: Vec<&str> = path.trim().split('.').collect();
+        if keys.iter().any(|k| k.is_empty()) {
+            return Err(bad("a dotted key path such as flow.0.size"));
+        }
+        let mut value: toml_edit::Value = raw
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| toml_edit::Value::from(raw.trim()));
+        let (last, parents) = keys.split_last().expect("invariant: at least one key");
+        if last.parse::<usize>().is_ok() {
+            return Err(bad("a key name last, not an index"));
+        }
+        let mut cur: &mut dyn toml_edit::TableLike = doc.as_table_mut();
+        let mut k = 0;
+        while k < parents.len() {
+            let name = parents[k];
+            if name.parse::<usize>().is_ok() {
+                return Err(bad(
+                    "an index only after the name of an array of tables such as flow",
+                ));
+            }
+            let c = cur;
+            if c.get(name).is_none() {
+                c.insert(name, toml_edit::Item::Table(toml_edit::Table::new()));
+            }
+            let item = c
+                .get_mut(name)
+                .expect("invariant: present or just inserted");
+            match parents.get(k + 1).map(|s| s.parse::<usize>()) {
+                Some(Ok(n)) => {
+                    let toml_edit::Item::ArrayOfTables(a) = item else {
+                        return Err(bad(&format!(
+                            "{name} to be an array of tables such as [[{name}]]"
+                        )));
+                    };
+                    let len = a.len();
+                    cur = a
+                        .get_mut(n)
+                        .ok_or_else(|| bad(&format!("an index below {len} for {name}")))?;
+                    k += 2;
+                }
+                _ => {
+                    cur = item
+                        .as_table_like_mut()
+                        .ok_or_else(|| bad(&format!("{name} to be a table")))?;
+                    k += 1;
+                }
+            }
+        }
+        let t = cur;
+        let existed = t.get(last).is_some();
+        value.decor_mut().set_suffix(format!(
+            " # {}:{i}",
+            if existed { SET_MARK } else { NEW_MARK }
+        ));
+        t.insert(last, toml_edit::Item::Value(value));
+    }
+    Ok((doc.to_string(), overrides.to_vec()))
+}
+
+#[cfg(test)]
+mod tests;

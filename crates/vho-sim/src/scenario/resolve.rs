@@ -1,0 +1,777 @@
+//! From the file as written (`schema`) to the resolved `Spec`: presets merged, units
+//! converted, names turned into indices, every value checked with the line it came from.
+
+use super::error::{line_of, ScenarioError};
+use super::presets::PresetSet;
+use super::schema::*;
+use super::units;
+use crate::spec::*;
+use crate::tcp::config::CcAlgorithm;
+use crate::tcp::profile::{profile, PROFILES};
+use crate::tcp::TcpConfig;
+use crate::time::{Dur, Time};
+use std::ops::Range;
+
+/// Default of `run.stop`: long enough for a 20 MB transfer over 64 kb/s GPRS is not the
+/// point; runs end when every flow completes. vho default.
+const DEFAULT_STOP_S: u64 = 3600;
+/// Packet size the `bdp` queue rule counts in, bytes (an Ethernet-sized IP packet).
+const DEFAULT_MTU: u32 = 1500;
+/// TCP profile of a flow that names none: a real stack's behaviour.
+const DEFAULT_PROFILE: &str = "linux";
+/// Default wired link of the common form.
+const DEFAULT_WIRED_PRESET: &str = "lan-100m";
+
+pub struct Ctx<'a> {
+    pub file: &'a str,
+    pub text: &'a str,
+    pub presets: &'a PresetSet,
+}
+
+type R<T> = Result<T, ScenarioError>;
+
+impl Ctx<'_> {
+    pub fn err(
+        &self,
+        span: Range<usize>,
+        field: &str,
+        expected: impl Into<String>,
+        found: Option<String>,
+    ) -> ScenarioError {
+        ScenarioError {
+            file: self.file.to_string(),
+            line: Some(line_of(self.text, span.start)),
+            field: field.to_string(),
+            expected: expected.into(),
+            found,
+        }
+    }
+
+    fn with<T>(&self, s: &S, field: &str, f: impl Fn(&str) -> Result<T, String>) -> R<T> {
+        f(s.get_ref())
+            .map_err(|exp| self.err(s.span(), field, exp, Some(format!("{:?}", s.get_ref()))))
+    }
+
+    pub fn resolve(&self, file: File) -> R<Spec> {
+        let mut b = Builder::default();
+        if let Some(nodes) = &file.node {
+            self.general(&file, nodes, &mut b)?;
+        } else {
+            self.common(&file, &mut b)?;
+        }
+        let handovers = self.handovers(&file, &b)?;
+        let flows = self.flows(&file, &b)?;
+        let mut pcap_at = Vec::new();
+        for n in &file.record.pcap {
+            pcap_at.push(b.node(self, n, "record.pcap")?);
+        }
+        let seed = match &file.run.seed {
+            Some(s) if *s.get_ref() < 0 => {
+                return Err(self.err(
+                    s.span(),
+                    "run.seed",
+                    "a non-negative integer",
+                    Some(s.get_ref().to_string()),
+                ))
+            }
+            Some(s) => *s.get_ref() as u64,
+            None => 1,
+        };
+        let stop_at = match &file.run.stop {
+            Some(s) => Time(self.with(s, "run.stop", units::duration)?.as_nanos()),
+            None => Time::from_secs(DEFAULT_STOP_S),
+        };
+        Ok(Spec {
+            name: file
+                .run
+                .name
+                .clone()
+                .unwrap_or_else(|| self.file.to_string()),
+            seed,
+            stop_at,
+            nodes: b.nodes,
+            links: b.links,
+            mobiles: b.mobiles,
+            handovers,
+            flows,
+            record: RecordSpec {
+                pcap_at,
+                series: file.record.series,
+            },
+        })
+    }
+
+    // ---- topology ----
+
+    fn common(&self, file: &File, b: &mut Builder) -> R<()> {
+        if file.link.is_some() {
+            return Err(self.err(
+                0..0,
+                "link",
+                "[[link]] only together with [[node]] (the general form)",
+                None,
+            ));
+        }
+        let Some(access) = &file.access else {
+            return Err(self.err(
+                0..0,
+                "access",
+                "at least one [access.NAME] link (or the general form with [[node]])",
+                None,
+            ));
+        };
+        for (name, kind) in [
+            ("ch", NodeKind::Host),
+            ("ha", NodeKind::Router),
+            ("mh", NodeKind::Mobile),
+        ] {
+            b.nodes.push(NodeSpec {
+                name: name.into(),
+                kind,
+            });
+        }
+        let wired = file.wired.clone().unwrap_or_default();
+        let (ab, ba) = self.link_dirs(&wired, "wired", Some(DEFAULT_WIRED_PRESET), (None, None))?;
+        b.links.push(LinkSpec {
+            name: "wired".into(),
+            preset: preset_name(&wired, DEFAULT_WIRED_PRESET),
+            a: 0,
+            b: 1,
+            ab,
+            ba,
+        });
+        let mut interfaces = Vec::new();
+        for (name, l) in access {
+            let field = format!("access.{name}");
+            if name == "wired" {
+                return Err(self.err(
+                    l.span(),
+                    &field,
+                    "an access link name other than \"wired\"",
+                    None,
+                ));
+            }
+            let lt = l.get_ref();
+            let (down, up) =
+                self.link_dirs(lt, &field, None, (lt.down.as_ref(), lt.up.as_ref()))?;
+            interfaces.push(b.links.len());
+            b.links.push(LinkSpec {
+                name: name.clone(),
+                preset: lt.preset.as_ref().map(|p| p.get_ref().clone()),
+                a: 1,
+                b: 2,
+                ab: down,
+                ba: up,
+            });
+        }
+        let mobile = file.mobile.as_ref();
+        if let Some(m) = mobile {
+            if m.get_ref().node.is_some() || m.get_ref().interfaces.is_some() {
+                return Err(self.err(
+                    m.span(),
+                    "mobile",
+                    "only `start` in the common form (node and interfaces are implied)",
+                    None,
+                ));
+            }
+        }
+        let initial = match mobile.and_then(|m| m.get_ref().start.as_ref()) {
+            Some(s) => b.link(self, s, "mobile.start")?,
+            None if interfaces.len() == 1 => interfaces[0],
+            None => {
+                return Err(self.err(
+                    0..0,
+                    "mobile.start",
+                    "the access link in use at time zero",
+                    None,
+                ))
+            }
+        };
+        b.mobiles.push(MobileSpec {
+            node: 2,
+            interfaces,
+            initial,
+        });
+        Ok(())
+    }
+
+    fn general(&self, file: &File, nodes: &[toml::Spanned<NodeT>], b: &mut Builder) -> R<()> {
+        if file.access.is_some() || file.wired.is_some() {
+            return Err(self.err(
+                0..0,
+                "access",
+                "either [access.*]/[wired] or [[node]]/[[link]], not both",
+                None,
+            ));
+        }
+        for n in nodes {
+            let n = n.get_ref();
+            let kind = match n.kind.get_ref().as_str() {
+                "host" => NodeKind::Host,
+                "router" => NodeKind::Router,
+                "mobile" => NodeKind::Mobile,
+                other => {
+                    return Err(self.err(
+                        n.kind.span(),
+                        "node.kind",
+                        "one of host, router, mobile",
+                        Some(format!("{other:?}")),
+                    ))
+                }
+            };
+            if b.nodes.iter().any(|x| &x.name == n.name.get_ref()) {
+                return Err(self.err(
+                    n.name.span(),
+                    "node.name",
+                    "a name not used before",
+                    Some(format!("{:?}", n.name.get_ref())),
+                ));
+            }
+            b.nodes.push(NodeSpec {
+                name: n.name.get_ref().clone(),
+                kind,
+            });
+        }
+        for l in file.link.iter().flatten() {
+            let l = l.get_ref();
+            let field = format!("link.{}", l.name.get_ref());
+            let ends = l.between.get_ref();
+            if ends.len() != 2 || ends[0] == ends[1] {
+                return Err(self.err(
+                    l.between.span(),
+                    &format!("{field}.between"),
+                    "two different node names",
+                    Some(format!("{ends:?}")),
+                ));
+            }
+            let find = |name: &str| b.nodes.iter().position(|n| n.name == name);
+            let (Some(a), Some(z)) = (find(&ends[0]), find(&ends[1])) else {
+                return Err(self.err(
+                    l.between.span(),
+                    &format!("{field}.between"),
+                    format!("names of [[node]]s ({})", b.node_names()),
+                    Some(format!("{ends:?}")),
+                ));
+            };
+            let as_link = LinkT {
+                preset: l.preset.clone(),
+                rate: l.rate.clone(),
+                delay: l.delay.clone(),
+                queue: l.queue.clone(),
+                loss: l.loss.clone(),
+                mtu: l.mtu.clone(),
+                down: None,
+                up: None,
+            };
+            let (ab, ba) = self.link_dirs(
+                &as_link,
+                &field,
+                None,
+                (l.forward.as_ref(), l.reverse.as_ref()),
+            )?;
+            b.links.push(LinkSpec {
+                name: l.name.get_ref().clone(),
+                preset: l.preset.as_ref().map(|p| p.get_ref().clone()),
+                a,
+                b: z,
+                ab,
+                ba,
+            });
+        }
+        if let Some(m) = &file.mobile {
+            let mt = m.get_ref();
+            let node = match &mt.node {
+                Some(n) => b.node(self, n, "mobile.node")?,
+                None => {
+                    return Err(self.err(m.span(), "mobile.node", "the mobile node's name", None))
+                }
+            };
+            let mut interfaces = Vec::new();
+            for i in mt.interfaces.iter().flatten() {
+                let l = b.link(self, i, "mobile.interfaces")?;
+                if b.links[l].a != node && b.links[l].b != node {
+                    return Err(self.err(
+                        i.span(),
+                        "mobile.interfaces",
+                        "a link with the mobile node at one end",
+                        Some(format!("{:?}", i.get_ref())),
+                    ));
+                }
+                interfaces.push(l);
+            }
+            let initial = match &mt.start {
+                Some(s) => b.link(self, s, "mobile.start")?,
+                None => *interfaces.first().ok_or_else(|| {
+                    self.err(
+                        m.span(),
+                        "mobile.interfaces",
+                        "at least one access link",
+                        None,
+                    )
+                })?,
+            };
+            b.mobiles.push(MobileSpec {
+                node,
+                interfaces,
+                initial,
+            });
+        }
+        Ok(())
+    }
+
+    /// Both directions of a link: preset, then the link's own fields, then per direction.
+    fn link_dirs(
+        &self,
+        l: &LinkT,
+        field: &str,
+        default_preset: Option<&str>,
+        dirs: (Option<&DirT>, Option<&DirT>),
+    ) -> R<(DirSpec, DirSpec)> {
+        let mtu = match &l.mtu {
+            Some(m) if *m.get_ref() < 68 || *m.get_ref() > 65_535 => {
+                return Err(self.err(
+                    m.span(),
+                    &format!("{field}.mtu"),
+                    "a packet size in bytes from 68 to 65535",
+                    Some(m.get_ref().to_string()),
+                ))
+            }
+            Some(m) => *m.get_ref() as u32,
+            None => DEFAULT_MTU,
+        };
+        let mut base = PartialDir::default();
+        let preset = l
+            .preset
+            .as_ref()
+            .map(|p| (p.get_ref().as_str(), p.span()))
+            .or(default_preset.map(|p| (p, 0..0)));
+        if let Some((name, span)) = preset {
+            let p = self.presets.get(name).ok_or_else(|| {
+                self.err(
+                    span.clone(),
+                    &format!("{field}.preset"),
+                    format!("one of {}", self.presets.names().join(", ")),
+                    Some(format!("{name:?}")),
+                )
+            })?;
+            let at = |e: String| self.err(span.clone(), &format!("{field}.preset"), e, None);
+            base.rate = Some(units::rate_bps(&p.rate).map_err(at)?);
+            base.delay = Some(units::duration(&p.delay).map_err(at)?);
+            base.queue = Some(parse_queue(&p.queue, mtu).map_err(at)?);
+            base.loss = Some(p.loss);
+        }
+        let own = DirT {
+            rate: l.rate.clone(),
+            delay: l.delay.clone(),
+            queue: l.queue.clone(),
+            loss: l.loss.clone(),
+        };
+        self.apply(&mut base, &own, field, mtu)?;
+        let mut out = [base.clone(), base];
+        for (k, d) in [dirs.0, dirs.1].into_iter().enumerate() {
+            if let Some(d) = d {
+                self.apply(&mut out[k], d, field, mtu)?;
+            }
+        }
+        let [a, b] = out;
+        Ok((
+            self.finish_dir(a, field, mtu)?,
+            self.finish_dir(b, field, mtu)?,
+        ))
+    }
+
+    fn apply(&self, p: &mut PartialDir, d: &DirT, field: &str, mtu: u32) -> R<()> {
+        if let Some(r) = &d.rate {
+            p.rate = Some(self.with(r, &format!("{field}.rate"), units::rate_bps)?);
+        }
+        if let Some(t) = &d.delay {
+            p.delay = Some(self.with(t, &format!("{field}.delay"), units::duration)?);
+        }
+        if let Some(q) = &d.queue {
+            p.queue = Some(self.with(q, &format!("{field}.queue"), |s| parse_queue(s, mtu))?);
+        }
+        if let Some(l) = &d.loss {
+            let v = *l.get_ref();
+            if !(0.0..=1.0).contains(&v) {
+                return Err(self.err(
+                    l.span(),
+                    &format!("{field}.loss"),
+                    "a probability from 0 to 1",
+                    Some(v.to_string()),
+                ));
+            }
+            p.loss = Some(v);
+        }
+        Ok(())
+    }
+
+    fn finish_dir(&self, p: PartialDir, field: &str, mtu: u32) -> R<DirSpec> {
+        let missing = |what: &str| {
+            self.err(
+                0..0,
+                &format!("{field}.{what}"),
+                "a value (or a preset that gives one)",
+                None,
+            )
+        };
+        Ok(DirSpec {
+            rate_bps: p.rate.ok_or_else(|| missing("rate"))?,
+            delay: p.delay.ok_or_else(|| missing("delay"))?,
+            queue: p.queue.unwrap_or(QueueLimit::Bdp { mtu_bytes: mtu }),
+            loss: match p.loss {
+                Some(x) if x > 0.0 => LossSpec::Bernoulli { p: x },
+                _ => LossSpec::None,
+            },
+        })
+    }
+
+    // ---- handovers and flows ----
+
+    fn handovers(&self, file: &File, b: &Builder) -> R<Vec<HandoverSpec>> {
+        let mut out = Vec::new();
+        if !file.handover.is_empty() && b.mobiles.is_empty() {
+            return Err(self.err(
+                file.handover[0].span(),
+                "handover",
+                "a [mobile] host to hand over",
+                None,
+            ));
+        }
+        let mut order: Vec<(Dur, usize)> = Vec::new();
+        for (i, h) in file.handover.iter().enumerate() {
+            let ht = h.get_ref();
+            let at = self.with(&ht.at, "handover.at", units::duration)?;
+            order.push((at, i));
+            let from = b.link(self, &ht.from, "handover.from")?;
+            let to = b.link(self, &ht.to, "handover.to")?;
+            let m = &b.mobiles[0];
+            for (l, s, f) in [
+                (from, &ht.from, "handover.from"),
+                (to, &ht.to, "handover.to"),
+            ] {
+                if !m.interfaces.contains(&l) {
+                    return Err(self.err(
+                        s.span(),
+                        f,
+                        "an access link of the mobile host",
+                        Some(format!("{:?}", s.get_ref())),
+                    ));
+                }
+            }
+            if from == to {
+                return Err(self.err(
+                    ht.to.span(),
+                    "handover.to",
+                    "a link other than `from`",
+                    Some(format!("{:?}", ht.to.get_ref())),
+                ));
+            }
+            let kind_name = ht.kind.as_ref().map_or("soft", |k| k.get_ref().as_str());
+            let kind = match kind_name {
+                "soft" => HandoverKind::SoftDrainOld,
+                "soft-reconfigure" => HandoverKind::SoftReconfigure { shrink: false },
+                "soft-shrink" => HandoverKind::SoftReconfigure { shrink: true },
+                "hard" => HandoverKind::Hard {
+                    loss_fraction: ht.loss.as_ref().map_or(1.0, |l| *l.get_ref()),
+                },
+                other => {
+                    let span = ht.kind.as_ref().map_or(h.span(), |k| k.span());
+                    return Err(self.err(
+                        span,
+                        "handover.kind",
+                        "one of soft, soft-reconfigure, soft-shrink, hard",
+                        Some(format!("{other:?}")),
+                    ));
+                }
+            };
+            if let Some(l) = &ht.loss {
+                if kind_name != "hard" {
+                    return Err(self.err(
+                        l.span(),
+                        "handover.loss",
+                        "no `loss` except with kind = \"hard\"",
+                        Some(l.get_ref().to_string()),
+                    ));
+                }
+                if !(0.0..=1.0).contains(l.get_ref()) {
+                    return Err(self.err(
+                        l.span(),
+                        "handover.loss",
+                        "a fraction from 0 to 1",
+                        Some(l.get_ref().to_string()),
+                    ));
+                }
+            }
+            let window = match &ht.window {
+                Some(w) => self.with(w, "handover.window", units::duration)?,
+                None => Dur::ZERO,
+            };
+            let delay = match &ht.delay {
+                Some(d) => self.with(d, "handover.delay", units::duration)?,
+                None => Dur::ZERO,
+            };
+            out.push(HandoverSpec {
+                mobile: 0,
+                from,
+                to,
+                at: Time(at.as_nanos()),
+                window,
+                kind,
+                delay,
+            });
+        }
+        // Each handover must leave the link the previous one moved to.
+        order.sort();
+        let mut active = b.mobiles.first().map(|m| m.initial);
+        for (_, i) in order {
+            let h = &out[i];
+            if Some(h.from) != active {
+                let s = &file.handover[i].get_ref().from;
+                let expected = active.map_or("-".to_string(), |l| {
+                    format!("{:?} (the link in use then)", b.links[l].name)
+                });
+                return Err(self.err(
+                    s.span(),
+                    "handover.from",
+                    expected,
+                    Some(format!("{:?}", s.get_ref())),
+                ));
+            }
+            active = Some(h.to);
+        }
+        Ok(out)
+    }
+
+    fn flows(&self, file: &File, b: &Builder) -> R<Vec<FlowSpec>> {
+        if file.flow.is_empty() {
+            return Err(self.err(0..0, "flow", "at least one [[flow]]", None));
+        }
+        let mut out = Vec::new();
+        for (i, f) in file.flow.iter().enumerate() {
+            let ft = f.get_ref();
+            let src = b.node(self, &ft.from, "flow.from")?;
+            let dst = b.node(self, &ft.to, "flow.to")?;
+            if src == dst {
+                return Err(self.err(
+                    ft.to.span(),
+                    "flow.to",
+                    "a node other than `from`",
+                    Some(format!("{:?}", ft.to.get_ref())),
+                ));
+            }
+            for (n, s) in [(src, &ft.from), (dst, &ft.to)] {
+                if b.nodes[n].kind == NodeKind::Router {
+                    return Err(self.err(
+                        s.span(),
+                        "flow",
+                        "end hosts (a router has no TCP)",
+                        Some(format!("{:?}", s.get_ref())),
+                    ));
+                }
+            }
+            let bytes = self.with(&ft.size, "flow.size", units::size_bytes)?;
+            let start = match &ft.start {
+                Some(s) => Time(self.with(s, "flow.start", units::duration)?.as_nanos()),
+                None => Time::ZERO,
+            };
+            let tcp = self.tcp(ft.tcp.as_ref())?;
+            let name = ft.name.clone().unwrap_or_else(|| format!("flow{i}"));
+            out.push(FlowSpec {
+                name,
+                src,
+                dst,
+                bytes,
+                start,
+                tcp,
+            });
+        }
+        Ok(out)
+    }
+
+    fn tcp(&self, v: Option<&toml::Spanned<toml::Value>>) -> R<TcpConfig> {
+        let Some(v) = v else {
+            return Ok(profile(DEFAULT_PROFILE).expect("invariant: the default profile exists"));
+        };
+        let span = v.span();
+        let bad_profile = |name: &str| {
+            self.err(
+                span.clone(),
+                "flow.tcp",
+                format!("a profile: one of {}", PROFILES.join(", ")),
+                Some(format!("{name:?}")),
+            )
+        };
+        match v.get_ref() {
+            toml::Value::String(name) => profile(name).ok_or_else(|| bad_profile(name)),
+            toml::Value::Table(t) => {
+                let name = match t.get("profile") {
+                    Some(toml::Value::String(s)) => s.as_str(),
+                    Some(other) => {
+                        return Err(self.err(
+                            span,
+                            "flow.tcp.profile",
+                            "a profile name",
+                            Some(other.to_string()),
+                        ))
+                    }
+                    None => DEFAULT_PROFILE,
+                };
+                let mut c = profile(name).ok_or_else(|| bad_profile(name))?;
+                for (k, val) in t {
+                    if k != "profile" {
+                        self.tcp_field(&mut c, k, val).map_err(|exp| {
+                            self.err(
+                                span.clone(),
+                                &format!("flow.tcp.{k}"),
+                                exp,
+                                Some(val.to_string()),
+                            )
+                        })?;
+                    }
+                }
+                Ok(c)
+            }
+            other => Err(self.err(
+                span,
+                "flow.tcp",
+                "a profile name or a table",
+                Some(other.to_string()),
+            )),
+        }
+    }
+
+    fn tcp_field(&self, c: &mut TcpConfig, key: &str, v: &toml::Value) -> Result<(), String> {
+        let time = || {
+            v.as_str()
+                .ok_or("a time such as \"200 ms\"".to_string())
+                .and_then(units::duration)
+        };
+        let int = |lo: i64, hi: i64| {
+            v.as_integer()
+                .filter(|x| (lo..=hi).contains(x))
+                .map(|x| x as u32)
+                .ok_or(format!("an integer from {lo} to {hi}"))
+        };
+        let flag = || v.as_bool().ok_or_else(|| "true or false".to_string());
+        let size = || {
+            v.as_str()
+                .ok_or("a size such as \"64 KiB\"".to_string())
+                .and_then(units::size_bytes)
+        };
+        match key {
+            "mss" => c.mss = int(64, 65_495)?,
+            "initial_window" => c.initial_window_segments = int(1, 1000)?,
+            "dupthresh" => c.dupthresh = int(1, 1000)?,
+            "receive_window" => c.receive_window = size()?.min(1 << 30) as u32,
+            "send_window" => {
+                let w = match v.as_str().and_then(units::packets) {
+                    Some(p) => p? as u64 * c.mss as u64,
+                    None => size()?,
+                };
+                c.send_window_cap = w.min(u32::MAX as u64) as u32;
+                // ns-2 sets ssthresh_ = window_ at reset (tcp.cc:473).
+                if c.profile == "ns2" {
+                    c.initial_ssthresh = c.send_window_cap;
+                }
+            }
+            "min_rto" => c.rto.min = time()?,
+            "initial_rto" => c.rto.initial = time()?,
+            "max_rto" => c.rto.max = time()?,
+            "granularity" => c.rto.granularity = time()?,
+            "sack" => c.sack = flag()?,
+            "timestamps" => c.timestamps = flag()?,
+            "handshake" => c.handshake = flag()?,
+            "fin" => c.fin = flag()?,
+            "delayed_ack" => c.delack.enabled = flag()?,
+            "delayed_ack_timeout" => c.delack.timeout = time()?,
+            "cc" => {
+                c.cc = match v.as_str() {
+                    Some("reno") => CcAlgorithm::Reno,
+                    Some("newreno") => CcAlgorithm::NewReno,
+                    _ => return Err("one of reno, newreno".into()),
+                }
+            }
+            _ => {
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, fin, delayed_ack, delayed_ack_timeout, cc".into())
+            }
+        }
+        Ok(())
+    }
+}
+
+fn preset_name(l: &LinkT, default: &str) -> Option<String> {
+    Some(
+        l.preset
+            .as_ref()
+            .map_or(default.to_string(), |p| p.get_ref().clone()),
+    )
+}
+
+fn parse_queue(s: &str, mtu: u32) -> Result<QueueLimit, String> {
+    if s.trim() == "bdp" {
+        return Ok(QueueLimit::Bdp { mtu_bytes: mtu });
+    }
+    if let Some(p) = units::packets(s) {
+        return p.map(QueueLimit::Packets);
+    }
+    units::size_bytes(s).map(QueueLimit::Bytes).map_err(|_| {
+        "a queue limit: \"bdp\", packets such as \"20 pkt\", or bytes such as \"30 KB\"".into()
+    })
+}
+
+#[derive(Clone, Default)]
+struct PartialDir {
+    rate: Option<u64>,
+    delay: Option<Dur>,
+    queue: Option<QueueLimit>,
+    loss: Option<f64>,
+}
+
+#[derive(Default)]
+struct Builder {
+    nodes: Vec<NodeSpec>,
+    links: Vec<LinkSpec>,
+    mobiles: Vec<MobileSpec>,
+}
+
+impl Builder {
+    fn node_names(&self) -> String {
+        self.nodes
+            .iter()
+            .map(|n| n.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+    fn node(&self, cx: &Ctx, s: &S, field: &str) -> R<NodeIdx> {
+        self.nodes
+            .iter()
+            .position(|n| &n.name == s.get_ref())
+            .ok_or_else(|| {
+                cx.err(
+                    s.span(),
+                    field,
+                    format!("a node: one of {}", self.node_names()),
+                    Some(format!("{:?}", s.get_ref())),
+                )
+            })
+    }
+    fn link(&self, cx: &Ctx, s: &S, field: &str) -> R<LinkIdx> {
+        let names = self
+            .links
+            .iter()
+            .map(|l| l.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.links
+            .iter()
+            .position(|l| &l.name == s.get_ref())
+            .ok_or_else(|| {
+                cx.err(
+                    s.span(),
+                    field,
+                    format!("a link: one of {names}"),
+                    Some(format!("{:?}", s.get_ref())),
+                )
+            })
+    }
+}

@@ -1,0 +1,131 @@
+//! The scenario file as written (serde). Every table refuses unknown keys; values that need
+//! checking keep their span so that an error can name the line.
+//!
+//! The common case is a chain: correspondent host `ch` — `[wired]` — home agent `ha` — one
+//! `[access.NAME]` per access link — mobile host `mh`. The general form lists `[[node]]` and
+//! `[[link]]` instead and names the mobile host's interfaces in `[mobile]`.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+pub type S = Spanned<String>;
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct File {
+    #[serde(default)]
+    pub run: RunT,
+    pub wired: Option<LinkT>,
+    pub access: Option<BTreeMap<String, Spanned<LinkT>>>,
+    pub mobile: Option<Spanned<MobileT>>,
+    pub node: Option<Vec<Spanned<NodeT>>>,
+    pub link: Option<Vec<Spanned<GeneralLinkT>>>,
+    #[serde(default)]
+    pub handover: Vec<Spanned<HandoverT>>,
+    #[serde(default)]
+    pub flow: Vec<Spanned<FlowT>>,
+    #[serde(default)]
+    pub record: RecordT,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RunT {
+    pub name: Option<String>,
+    pub seed: Option<Spanned<i64>>,
+    pub stop: Option<S>,
+}
+
+/// One direction's overrides.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct DirT {
+    pub rate: Option<S>,
+    pub delay: Option<S>,
+    pub queue: Option<S>,
+    pub loss: Option<Spanned<f64>>,
+}
+
+/// A link of the common form: a preset and/or fields, applying to both directions, with
+/// optional per-direction overrides (`down` towards the mobile host, `up` from it).
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct LinkT {
+    pub preset: Option<S>,
+    pub rate: Option<S>,
+    pub delay: Option<S>,
+    pub queue: Option<S>,
+    pub loss: Option<Spanned<f64>>,
+    /// Packet size the `bdp` queue rule counts in (bytes); default 1500.
+    pub mtu: Option<Spanned<i64>>,
+    pub down: Option<DirT>,
+    pub up: Option<DirT>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct GeneralLinkT {
+    pub name: S,
+    pub between: Spanned<Vec<String>>,
+    pub preset: Option<S>,
+    pub rate: Option<S>,
+    pub delay: Option<S>,
+    pub queue: Option<S>,
+    pub loss: Option<Spanned<f64>>,
+    pub mtu: Option<Spanned<i64>>,
+    /// Direction from the first named node to the second.
+    pub forward: Option<DirT>,
+    /// Direction from the second named node to the first.
+    pub reverse: Option<DirT>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct NodeT {
+    pub name: S,
+    pub kind: S,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MobileT {
+    /// The mobile node (general form); `mh` in the common form.
+    pub node: Option<S>,
+    /// The access link in use at time zero.
+    pub start: Option<S>,
+    /// Its access links (general form); every `[access.*]` link in the common form.
+    pub interfaces: Option<Vec<S>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct HandoverT {
+    pub at: S,
+    pub window: Option<S>,
+    pub from: S,
+    pub to: S,
+    pub kind: Option<S>,
+    pub loss: Option<Spanned<f64>>,
+    pub delay: Option<S>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct FlowT {
+    pub name: Option<String>,
+    pub from: S,
+    pub to: S,
+    pub size: S,
+    pub start: Option<S>,
+    pub tcp: Option<Spanned<toml::Value>>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RecordT {
+    #[serde(default)]
+    pub pcap: Vec<S>,
+    #[serde(default)]
+    pub series: bool,
+}

@@ -1,0 +1,127 @@
+//! Scenario loading: resolution of the common form, and one test per class of bad input
+//! checking the exact one-line message.
+
+use super::*;
+use crate::spec::{HandoverKind, QueueLimit};
+use crate::time::{Dur, Time};
+
+const GOOD: &str = r#"[run]
+name = "t"
+seed = 3
+
+[access.wlan]
+preset = "dk-wlan"
+
+[access.gprs]
+preset = "dk-gprs"
+rate = "64 kb/s"
+
+[mobile]
+start = "wlan"
+
+[[handover]]
+at = "0.6 s"
+from = "wlan"
+to = "gprs"
+kind = "soft-reconfigure"
+
+[[flow]]
+from = "ch"
+to = "mh"
+size = "200 KB"
+tcp = { profile = "ns2", mss = 1460, send_window = "100 pkt" }
+
+[record]
+pcap = ["ch", "mh"]
+"#;
+
+fn load_str(text: &str, sets: &[&str]) -> Result<Spec, ScenarioError> {
+    let presets = PresetSet::builtin().expect("presets");
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    load("s.toml", text, &sets, &presets)
+}
+
+fn message(text: &str, sets: &[&str]) -> String {
+    load_str(text, sets)
+        .expect_err("must be refused")
+        .to_string()
+}
+
+#[test]
+fn the_common_form_resolves_presets_units_and_names() {
+    let s = load_str(GOOD, &[]).expect("valid");
+    assert_eq!(s.seed, 3);
+    assert_eq!(
+        s.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(),
+        ["ch", "ha", "mh"]
+    );
+    // Access links in name order after the wired link: gprs = 1, wlan = 2.
+    assert_eq!(s.links[1].name, "gprs");
+    assert_eq!(s.links[1].ab.rate_bps, 64_000);
+    assert_eq!(s.links[1].ab.delay, Dur::from_millis(300));
+    assert_eq!(s.links[2].ab.queue, QueueLimit::Bdp { mtu_bytes: 1500 });
+    assert_eq!(s.mobiles[0].initial, 2);
+    assert_eq!(s.handovers[0].at, Time::from_millis(600));
+    assert_eq!(
+        s.handovers[0].kind,
+        HandoverKind::SoftReconfigure { shrink: false }
+    );
+    assert_eq!(s.flows[0].bytes, 200_000);
+    assert_eq!(
+        (s.flows[0].tcp.mss, s.flows[0].tcp.send_window_cap),
+        (1460, 146_000)
+    );
+    assert_eq!(s.record.pcap_at, vec![0, 2]);
+}
+
+#[test]
+fn overrides_replace_values_in_place() {
+    let s = load_str(
+        GOOD,
+        &[
+            "flow.0.size=\"2 MB\"",
+            "run.seed=9",
+            "access.gprs.delay=150 ms",
+        ],
+    )
+    .expect("valid");
+    assert_eq!((s.flows[0].bytes, s.seed), (2_000_000, 9));
+    assert_eq!(s.links[1].ab.delay, Dur::from_millis(150));
+    assert_eq!(
+        hash(&s),
+        hash(
+            &load_str(GOOD, &["flow.0.size=\"2 MB\"", "access.gprs.delay=150 ms"]).expect("valid")
+        )
+    );
+}
+
+#[test]
+fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
+    let cases: &[(&str, &str, &[&str], &str)] = &[
+        ("unknown key", "[run]\nname = \"x\"\ncolour = 1\n", &[], "s.toml:3: unknown field `colour`, expected one of `name`, `seed`, `stop`"),
+        ("rate unit", "[access.w]\nrate = \"5 Mbs\"\ndelay = \"1 ms\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:2: access.w.rate: expected a rate such as \"200 kb/s\" (b/s, kb/s, Mb/s, Gb/s (or bps, kbps, Mbps, Gbps)), got \"5 Mbs\""),
+        ("negative delay", "[access.w]\nrate = \"5 Mb/s\"\ndelay = \"-2 ms\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:3: access.w.delay: expected a time that is not negative, got \"-2 ms\""),
+        ("unknown preset", "[access.w]\npreset = \"dk-lte\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:2: access.w.preset: expected one of cdma-1xrtt, dk-gprs, dk-gprs-64k, dk-umts-384k, dk-wlan, ethernet-10m, gsm-ppp, lan-100m, wavelan, wlan-80211b, got \"dk-lte\""),
+        ("handover to an undefined link", &GOOD.replace("to = \"gprs\"", "to = \"lte\""), &[],
+            "s.toml:18: handover.to: expected a link: one of wired, gprs, wlan, got \"lte\""),
+        ("malformed toml", "[run\nname = 1\n", &[], "s.toml:1: invalid table header\nexpected `.`, `]`"),
+        ("bad override value", GOOD, &["access.gprs.rate=fast"], "--set access.gprs.rate=fast: access.gprs.rate: expected a rate such as \"200 kb/s\" (b/s, kb/s, Mb/s, Gb/s (or bps, kbps, Mbps, Gbps)), got \"fast\""),
+        ("override path into a value", GOOD, &["run.name.x=1"], "--set run.name.x=1: run.name.x: expected name to be a table, got 1"),
+        ("handover from a link not in use", &GOOD.replace("from = \"wlan\"", "from = \"gprs\"").replace("to = \"gprs\"", "to = \"wlan\""), &[],
+            "s.toml:17: handover.from: expected \"wlan\" (the link in use then), got \"gprs\""),
+        ("no flow", "[access.w]\npreset = \"dk-wlan\"\n", &[], "s.toml:1: flow: at least one [[flow]]"),
+        ("unknown tcp profile", &GOOD.replace("profile = \"ns2\"", "profile = \"bsd\""), &[],
+            "s.toml:25: flow.tcp: expected a profile: one of rfc, linux, ns2, got \"bsd\""),
+        ("loss out of range", "[access.w]\npreset = \"dk-wlan\"\nloss = 1.5\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:3: access.w.loss: expected a probability from 0 to 1, got 1.5"),
+    ];
+    for (what, text, sets, expected) in cases {
+        let got = message(text, sets);
+        let got_first = got.lines().next().unwrap_or("");
+        let exp_first = expected.lines().next().unwrap_or("");
+        assert_eq!(got_first, exp_first, "{what}");
+    }
+}

@@ -1,5 +1,6 @@
 //! Recording: ground truth, time series and captures. Each part is switchable; a part that
 //! is off costs one `Option` check.
 
+pub mod pcap;
 pub mod series;
 pub mod truth;

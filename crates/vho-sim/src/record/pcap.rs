@@ -1,0 +1,254 @@
+//! Classic pcap with nanosecond timestamps (magic 0xa1b23c4d), link type RAW (101: each record
+//! is an IPv4 packet). Each segment becomes a real IPv4 + TCP header, options included, with
+//! valid checksums, followed by its payload as zero bytes, so that tshark and Wireshark read
+//! lengths, sequence numbers and options as on a real wire.
+//!
+//! vho-sim does no I/O: the writer hands bytes to a [`CaptureSink`] the driver provides.
+
+use crate::tcp::{Flags, Segment};
+use crate::time::Time;
+
+/// Where capture bytes go.
+pub trait CaptureSink {
+    fn write_bytes(&mut self, bytes: &[u8]);
+}
+
+impl CaptureSink for Vec<u8> {
+    fn write_bytes(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+pub const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
+pub const LINKTYPE_RAW: u32 = 101;
+/// Snap length written in the file header: whole packets.
+pub const SNAPLEN: u32 = 65_535;
+const ZEROS: [u8; 4096] = [0; 4096];
+
+pub struct PcapWriter<S: CaptureSink> {
+    sink: S,
+    buf: Vec<u8>,
+}
+
+impl<S: CaptureSink> PcapWriter<S> {
+    /// Writes the file header.
+    pub fn new(mut sink: S) -> Self {
+        let mut h = Vec::with_capacity(24);
+        h.extend_from_slice(&MAGIC_NANOS.to_le_bytes());
+        h.extend_from_slice(&2u16.to_le_bytes()); // version 2.4
+        h.extend_from_slice(&4u16.to_le_bytes());
+        h.extend_from_slice(&0i32.to_le_bytes()); // thiszone
+        h.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
+        h.extend_from_slice(&SNAPLEN.to_le_bytes());
+        h.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
+        sink.write_bytes(&h);
+        PcapWriter {
+            sink,
+            buf: Vec::with_capacity(128),
+        }
+    }
+
+    pub fn sink_mut(&mut self) -> &mut S {
+        &mut self.sink
+    }
+
+    pub fn into_sink(self) -> S {
+        self.sink
+    }
+
+    /// Appends one packet seen at `ts`.
+    pub fn write_segment(
+        &mut self,
+        ts: Time,
+        src: [u8; 4],
+        dst: [u8; 4],
+        ip_id: u16,
+        seg: &Segment,
+    ) {
+        self.buf.clear();
+        encode_headers(&mut self.buf, src, dst, ip_id, seg);
+        let total = self.buf.len() as u32 + seg.len;
+        let caplen = total.min(SNAPLEN);
+        let ns = ts.as_nanos();
+        let mut rec = [0u8; 16];
+        rec[0..4].copy_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
+        rec[4..8].copy_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
+        rec[8..12].copy_from_slice(&caplen.to_le_bytes());
+        rec[12..16].copy_from_slice(&total.to_le_bytes());
+        self.sink.write_bytes(&rec);
+        self.sink.write_bytes(&self.buf);
+        let mut left = caplen as usize - self.buf.len();
+        while left > 0 {
+            let n = left.min(ZEROS.len());
+            self.sink.write_bytes(&ZEROS[..n]);
+            left -= n;
+        }
+    }
+}
+
+/// IPv4 (20 bytes, DF, TTL 64) and TCP headers of `seg`, checksums filled in. The payload is
+/// zeros, which add nothing to the TCP checksum but their length in the pseudo-header.
+pub fn encode_headers(out: &mut Vec<u8>, src: [u8; 4], dst: [u8; 4], ip_id: u16, seg: &Segment) {
+    let mut tcp = [0u8; 60];
+    let opt_len = encode_options(&mut tcp[20..], seg);
+    let tcp_len = 20 + opt_len;
+    tcp[0..2].copy_from_slice(&seg.src_port.to_be_bytes());
+    tcp[2..4].copy_from_slice(&seg.dst_port.to_be_bytes());
+    tcp[4..8].copy_from_slice(&seg.seq.0.to_be_bytes());
+    let ack = if seg.flags.contains(Flags::ACK) {
+        seg.ack.0
+    } else {
+        0
+    };
+    tcp[8..12].copy_from_slice(&ack.to_be_bytes());
+    tcp[12] = ((tcp_len / 4) as u8) << 4;
+    tcp[13] = seg.flags.0;
+    tcp[14..16].copy_from_slice(&seg.window.to_be_bytes());
+    let seg_len = tcp_len as u32 + seg.len;
+    // Pseudo-header (RFC 9293 §3.1): src, dst, zero, protocol 6, TCP length.
+    let mut sum = sum16(&src) + sum16(&dst) + 6 + (seg_len >> 16) + (seg_len & 0xffff);
+    sum += sum16(&tcp[..tcp_len]);
+    let csum = fold(sum);
+    tcp[16..18].copy_from_slice(&csum.to_be_bytes());
+
+    let total = 20 + seg_len;
+    let mut ip = [0u8; 20];
+    ip[0] = 0x45;
+    ip[2..4].copy_from_slice(&(total.min(u16::MAX as u32) as u16).to_be_bytes());
+    ip[4..6].copy_from_slice(&ip_id.to_be_bytes());
+    ip[6] = 0x40; // DF
+    ip[8] = 64; // TTL
+    ip[9] = 6; // TCP
+    ip[12..16].copy_from_slice(&src);
+    ip[16..20].copy_from_slice(&dst);
+    let ipsum = fold(sum16(&ip));
+    ip[10..12].copy_from_slice(&ipsum.to_be_bytes());
+    out.extend_from_slice(&ip);
+    out.extend_from_slice(&tcp[..tcp_len]);
+}
+
+/// Lays the options out as Linux does (MSS, SACK-permitted, timestamps, window scale; SACK
+/// blocks after timestamps), NOP-padded to 32-bit words; returns their length.
+fn encode_options(out: &mut [u8], seg: &Segment) -> usize {
+    let o = &seg.options;
+    let mut n = 0;
+    let put = |out: &mut [u8], n: &mut usize, bytes: &[u8]| {
+        if *n + bytes.len() <= 40 {
+            out[*n..*n + bytes.len()].copy_from_slice(bytes);
+            *n += bytes.len();
+        }
+    };
+    if let Some(mss) = o.mss {
+        let m = mss.to_be_bytes();
+        put(out, &mut n, &[2, 4, m[0], m[1]]);
+    }
+    if o.sack_permitted {
+        put(out, &mut n, &[1, 1, 4, 2]);
+    }
+    if let Some((val, ecr)) = o.timestamps {
+        let (v, e) = (val.to_be_bytes(), ecr.to_be_bytes());
+        put(
+            out,
+            &mut n,
+            &[1, 1, 8, 10, v[0], v[1], v[2], v[3], e[0], e[1], e[2], e[3]],
+        );
+    }
+    if let Some(ws) = o.window_scale {
+        put(out, &mut n, &[1, 3, 3, ws]);
+    }
+    if !o.sack.is_empty() {
+        let room = (40usize.saturating_sub(n + 4)) / 8;
+        let blocks = &o.sack.as_slice()[..o.sack.len().min(room)];
+        if !blocks.is_empty() {
+            let mut b = vec![1, 1, 5, (2 + 8 * blocks.len()) as u8];
+            for &(l, r) in blocks {
+                b.extend_from_slice(&l.0.to_be_bytes());
+                b.extend_from_slice(&r.0.to_be_bytes());
+            }
+            put(out, &mut n, &b);
+        }
+    }
+    n
+}
+
+fn sum16(b: &[u8]) -> u32 {
+    let mut s = 0u32;
+    for c in b.chunks(2) {
+        s += u32::from(c[0]) << 8 | u32::from(*c.get(1).unwrap_or(&0));
+    }
+    s
+}
+
+fn fold(mut s: u32) -> u16 {
+    while s > 0xffff {
+        s = (s & 0xffff) + (s >> 16);
+    }
+    !(s as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::{SeqNum, TcpOptions};
+
+    fn seg() -> Segment {
+        let mut options = TcpOptions {
+            timestamps: Some((100, 50)),
+            ..TcpOptions::default()
+        };
+        options.sack.push(SeqNum(3000), SeqNum(4000));
+        Segment {
+            src_port: 40001,
+            dst_port: 5001,
+            seq: SeqNum(1),
+            ack: SeqNum(1001),
+            flags: Flags::ACK,
+            window: 1024,
+            options,
+            len: 0,
+        }
+    }
+
+    #[test]
+    fn header_lengths_match_the_option_layout() {
+        let s = seg();
+        let mut out = Vec::new();
+        encode_headers(&mut out, [10, 0, 0, 1], [10, 0, 0, 3], 7, &s);
+        // 20 IP + 20 TCP + 12 timestamps + 12 one SACK block = 64 = 20 + s.header_len().
+        assert_eq!(out.len(), 64);
+        assert_eq!(out.len() as u32, 20 + s.header_len());
+        assert_eq!(out[20 + 12] >> 4, 11); // data offset in 32-bit words
+    }
+
+    #[test]
+    fn checksums_verify_to_zero() {
+        // RFC 1071: the one's-complement sum over the covered bytes, checksum included, is
+        // all ones (folds to zero after complement).
+        let mut s = seg();
+        s.len = 1000;
+        let mut out = Vec::new();
+        encode_headers(&mut out, [10, 0, 0, 1], [10, 0, 0, 3], 7, &s);
+        assert_eq!(fold(sum16(&out[..20])), 0);
+        let tcp_len = (out.len() - 20) as u32 + s.len;
+        let pseudo = sum16(&[10, 0, 0, 1]) + sum16(&[10, 0, 0, 3]) + 6 + tcp_len;
+        assert_eq!(fold(pseudo + sum16(&out[20..])), 0);
+    }
+
+    #[test]
+    fn records_carry_nanosecond_time_and_full_length() {
+        let mut w = PcapWriter::new(Vec::new());
+        let mut s = seg();
+        s.len = 1460;
+        w.write_segment(Time(1_500_000_123), [10, 0, 0, 1], [10, 0, 0, 3], 1, &s);
+        let b = w.into_sink();
+        assert_eq!(&b[0..4], &MAGIC_NANOS.to_le_bytes());
+        assert_eq!(u32::from_le_bytes([b[24], b[25], b[26], b[27]]), 1);
+        assert_eq!(
+            u32::from_le_bytes([b[28], b[29], b[30], b[31]]),
+            500_000_123
+        );
+        let len = u32::from_le_bytes([b[36], b[37], b[38], b[39]]);
+        assert_eq!(len, 64 + 1460);
+        assert_eq!(b.len(), 24 + 16 + len as usize);
+    }
+}

@@ -7,6 +7,7 @@ cargo fmt --all --check
 cargo clippy --workspace --exclude vho-py --all-targets -- -D warnings
 cargo test --workspace --exclude vho-py
 ruff check python tests
+ruff format --check python tests
 status=0
 python3 -m pytest -q || status=$?
 # pytest's 5 means "no tests collected": that is a failure here, never a pass.

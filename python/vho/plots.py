@@ -1,6 +1,6 @@
 """Figures (matplotlib): every figure is drawn from data vho stored, never by hand.
 
-- :func:`time_sequence`: a tcptrace-style time–sequence graph: data segments as they were seen
+- :func:`time_sequence`: a tcptrace-style time-sequence graph: data segments as they were seen
   at a capture point, retransmissions marked, the cumulative ACK line, the handover instant, and
   (with vho's time series) the sender's RTO on a right axis, as in the thesis's Figures 7-2/7-3.
 - :func:`throughput_adaptation`: throughput per interval after a handover with the connection's
@@ -9,14 +9,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
 
 def _save(fig: plt.Figure, stem: Path, formats: Iterable[str]) -> list[Path]:
@@ -43,7 +43,7 @@ def time_sequence(
     window: tuple[float, float] | None = None,
     formats: Iterable[str] = ("png", "svg"),
 ) -> list[Path]:
-    """Time–sequence graph.
+    """Time-sequence graph.
 
     ``data``: one row per data segment with ``t_s``, ``seq`` (relative, bytes), ``len`` and a
     boolean ``retransmission``. ``acks``: ``t_s`` and ``ack`` (relative). ``rto``: ``t_s`` and
@@ -59,12 +59,28 @@ def time_sequence(
             rto = rto[(rto.t_s >= lo) & (rto.t_s <= hi)]
     new = data[~data.retransmission]
     ret = data[data.retransmission]
-    ax.vlines(new.t_s, new.seq / 1e3, (new.seq + new.len) / 1e3, color="tab:blue", lw=1.2, label="data")
+    ax.vlines(
+        new.t_s, new.seq / 1e3, (new.seq + new.len) / 1e3, color="tab:blue", lw=1.2, label="data"
+    )
     if len(ret):
-        ax.scatter(ret.t_s, (ret.seq + ret.len / 2) / 1e3, marker="x", color="tab:red", s=18, zorder=3,
-                   label="retransmission")
+        ax.scatter(
+            ret.t_s,
+            (ret.seq + ret.len / 2) / 1e3,
+            marker="x",
+            color="tab:red",
+            s=18,
+            zorder=3,
+            label="retransmission",
+        )
     if acks is not None and len(acks):
-        ax.step(acks.t_s, acks.ack / 1e3, where="post", color="tab:green", lw=0.9, label="cumulative ACK")
+        ax.step(
+            acks.t_s,
+            acks.ack / 1e3,
+            where="post",
+            color="tab:green",
+            lw=0.9,
+            label="cumulative ACK",
+        )
     for i, h in enumerate(handovers):
         ax.axvline(h, color="black", ls="--", lw=1, label="handover" if i == 0 else None)
     ax.set_xlabel("time (s)")
@@ -97,13 +113,25 @@ def throughput_adaptation(
 ) -> list[Path]:
     """Throughput per interval (``t_s``, ``bps``) with the mean and t_a marked."""
     fig, ax = plt.subplots(figsize=(8, 4))
-    ax.step(throughput.t_s, throughput.bps / 1e3, where="post", color="tab:blue", lw=1, label="throughput")
+    ax.step(
+        throughput.t_s,
+        throughput.bps / 1e3,
+        where="post",
+        color="tab:blue",
+        lw=1,
+        label="throughput",
+    )
     ax.axvline(handover_at, color="black", ls="--", lw=1, label="handover")
     if mean_bps is not None:
         ax.axhline(mean_bps / 1e3, color="tab:gray", ls=":", label="connection mean")
     if adaptation_time_s is not None:
-        ax.axvspan(handover_at, handover_at + adaptation_time_s, color="tab:orange", alpha=0.15,
-                   label=f"t_a = {adaptation_time_s:.3f} s")
+        ax.axvspan(
+            handover_at,
+            handover_at + adaptation_time_s,
+            color="tab:orange",
+            alpha=0.15,
+            label=f"t_a = {adaptation_time_s:.3f} s",
+        )
     ax.set_xlabel("time (s)")
     ax.set_ylabel("throughput (kb/s)")
     ax.grid(alpha=0.3)

@@ -20,14 +20,14 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 
 from . import _native
-from .errors import ScenarioError
+from .errors import OutputError, ScenarioError
 
 SUMMARY = "summary.json"
 TIMING = "timing.json"
@@ -68,7 +68,7 @@ def _scenario_text(scenario: str | os.PathLike[str]) -> tuple[str, str, Path | N
 def _frames(raw: dict, summary: dict) -> tuple[dict, pd.DataFrame | None, dict]:
     names = [f["name"] for f in summary["flows"]]
     tcp: dict[str, pd.DataFrame] = {}
-    for name, cols in zip(names, raw["tcp_series"]):
+    for name, cols in zip(names, raw["tcp_series"], strict=True):
         if cols is None:
             continue
         df = pd.DataFrame(cols)
@@ -91,7 +91,7 @@ def _frames(raw: dict, summary: dict) -> tuple[dict, pd.DataFrame | None, dict]:
         q["bytes"] = q["bytes"].astype("int64")
         queues = q
     thr: dict[str, pd.DataFrame] = {}
-    for name, b in zip(names, raw["rx_bins"]):
+    for name, b in zip(names, raw["rx_bins"], strict=True):
         n = len(b["bytes"])
         thr[name] = pd.DataFrame(
             {"t_s": [i * b["interval_s"] for i in range(n)], "bytes": b["bytes"]}
@@ -113,28 +113,36 @@ def run(
     written and captures are skipped.
     """
     label, text, _ = _scenario_text(scenario)
-    if seed is not None and seed < 0:
-        raise ScenarioError(f"--seed: expected a non-negative integer, got {seed}")
+    if seed is not None and not 0 <= seed < 2**64:
+        raise ScenarioError(f"--seed: expected an integer in [0, 2^64), got {seed}")
+    overrides = list(overrides)
+    # Refuse bad input before anything is created on disk.
+    _native.check_scenario(label, text, overrides)
     if out_dir is None:
         t0 = time.perf_counter()
-        raw = _native.run_scenario(label, text, list(overrides), seed, None)
+        raw = _native.run_scenario(label, text, overrides, seed, None)
         wall = time.perf_counter() - t0
         summary = json.loads(raw["summary_json"])
         tcp, queues, thr = _frames(raw, summary)
         return RunResult(summary, tcp, queues, thr, wall, None)
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=".vho-partial-", dir=out))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=".vho-partial-", dir=out))
+    except OSError as e:
+        raise OutputError(f"{out}: cannot create the output directory: {e.strerror}") from None
     try:
         t0 = time.perf_counter()
-        raw = _native.run_scenario(label, text, list(overrides), seed, str(stage))
+        raw = _native.run_scenario(label, text, overrides, seed, str(stage))
         wall = time.perf_counter() - t0
         summary = json.loads(raw["summary_json"])
         tcp, queues, thr = _frames(raw, summary)
         if tcp:
             frames = [df.assign(flow=name) for name, df in tcp.items()]
-            pd.concat(frames, ignore_index=True).to_parquet(stage / "series_tcp.parquet", index=False)
+            pd.concat(frames, ignore_index=True).to_parquet(
+                stage / "series_tcp.parquet", index=False
+            )
         if queues is not None:
             queues.to_parquet(stage / "series_queues.parquet", index=False)
         (stage / TIMING).write_text(json.dumps({"wall_s": wall}) + "\n", encoding="utf-8")
@@ -149,3 +157,8 @@ def run(
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return RunResult(summary, tcp, queues, thr, wall, out)
+
+
+def presets() -> list[dict]:
+    """The link presets shipped with vho (name, description, rate, delay, queue, loss, source)."""
+    return _native.presets()

@@ -1,9 +1,46 @@
 //! PyO3 bindings: the private module `vho._native`. Only type conversion lives here.
 
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+mod errors;
+mod run;
+
+/// The link presets shipped with vho, sorted by name: dicts with name, description, rate,
+/// delay, queue, loss and source (the preset file, its comments naming where each value
+/// comes from).
+#[pyfunction]
+fn presets(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    let set = vho_sim::scenario::PresetSet::builtin().map_err(errors::to_py)?;
+    let mut out = Vec::new();
+    for p in set.iter() {
+        let d = PyDict::new(py);
+        d.set_item("name", &p.name)?;
+        d.set_item("description", &p.description)?;
+        d.set_item("rate", &p.rate)?;
+        d.set_item("delay", &p.delay)?;
+        d.set_item("queue", &p.queue)?;
+        d.set_item("loss", p.loss)?;
+        d.set_item("source", &p.source)?;
+        out.push(d);
+    }
+    Ok(out)
+}
+
+/// Validates a scenario without running it; returns its hash (seed excluded).
+#[pyfunction]
+#[pyo3(signature = (label, text, overrides))]
+fn check_scenario(label: &str, text: &str, overrides: Vec<String>) -> PyResult<String> {
+    let set = vho_sim::scenario::PresetSet::builtin().map_err(errors::to_py)?;
+    let spec = vho_sim::scenario::load(label, text, &overrides, &set).map_err(errors::to_py)?;
+    Ok(vho_sim::scenario::hash(&spec))
+}
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(run::run_scenario, m)?)?;
     Ok(())
 }

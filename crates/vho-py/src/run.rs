@@ -41,7 +41,8 @@ impl PacketTap for PcapTap {
     fn packet(&mut self, now: Time, pkt: &Packet) {
         let src = node_ip(pkt.src as usize);
         let dst = node_ip(pkt.dst as usize);
-        self.writer.write_segment(now, src, dst, pkt.ip_id, &pkt.seg);
+        self.writer
+            .write_segment(now, src, dst, pkt.ip_id, &pkt.seg);
     }
     fn finish(&mut self) -> Result<(), String> {
         let sink = self.writer.sink_mut();
@@ -79,7 +80,8 @@ pub fn run_scenario<'py>(
     pcap_dir: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let presets = vho_sim::scenario::PresetSet::builtin().map_err(crate::errors::to_py)?;
-    let mut spec = vho_sim::scenario::load(label, text, &overrides, &presets).map_err(crate::errors::to_py)?;
+    let mut spec =
+        vho_sim::scenario::load(label, text, &overrides, &presets).map_err(crate::errors::to_py)?;
     if let Some(s) = seed {
         spec.seed = s;
     }
@@ -93,8 +95,16 @@ pub fn run_scenario<'py>(
             let file = File::create(&path).map_err(|e| {
                 crate::errors::io_error(&format!("{}: cannot create capture: {e}", path.display()))
             })?;
-            let sink = FileSink { out: BufWriter::with_capacity(1 << 16, file), error: None };
-            taps.push((node, Box::new(PcapTap { writer: PcapWriter::new(sink) })));
+            let sink = FileSink {
+                out: BufWriter::with_capacity(1 << 16, file),
+                error: None,
+            };
+            taps.push((
+                node,
+                Box::new(PcapTap {
+                    writer: PcapWriter::new(sink),
+                }),
+            ));
             capture_files.push(name.clone());
         }
     }

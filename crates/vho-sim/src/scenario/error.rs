@@ -42,3 +42,13 @@ pub fn line_of(text: &str, offset: usize) -> usize {
         .count()
         + 1
 }
+
+/// A parser's message on one line: the TOML parser's messages span several.
+pub fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}

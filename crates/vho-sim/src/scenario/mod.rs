@@ -16,7 +16,7 @@ pub use presets::PresetSet;
 
 use crate::rng::fnv1a64;
 use crate::spec::Spec;
-use error::line_of;
+use error::{line_of, one_line};
 
 const SET_MARK: &str = "vho:set";
 const NEW_MARK: &str = "vho:set-new";
@@ -40,7 +40,7 @@ pub fn load(
                 file: label.into(),
                 line,
                 field: String::new(),
-                expected: e.message().trim().to_string(),
+                expected: one_line(e.message()),
                 found: None,
             },
             &text,
@@ -99,7 +99,7 @@ fn apply_overrides(
                 file: label.into(),
                 line: e.span().map(|s| line_of(text, s.start)),
                 field: String::new(),
-                expected: e.message().trim().to_string(),
+                expected: one_line(e.message()),
                 found: None,
             })?;
     for (i, o) in overrides.iter().enumerate() {

@@ -76,7 +76,7 @@ impl PresetSet {
                 file: format!("scenarios/presets/{file}"),
                 line: e.span().map(|s| line_of(text, s.start)),
                 field: String::new(),
-                expected: e.message().to_string(),
+                expected: super::error::one_line(e.message()),
                 found: None,
             })?;
             p.source = text.to_string();

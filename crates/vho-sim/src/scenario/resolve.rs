@@ -659,7 +659,17 @@ impl Ctx<'_> {
                 .and_then(units::size_bytes)
         };
         match key {
-            "mss" => c.mss = int(64, 65_495)?,
+            "mss" => {
+                let mss = int(64, 65_495)?;
+                // ns-2 counts window_ and ssthresh_ in packets (ns-default.tcl:934, tcp.cc:473):
+                // a different packetSize_ scales them. (Keys apply in name order, so an explicit
+                // send_window, which sorts after mss, still wins.)
+                if c.profile == "ns2" {
+                    c.send_window_cap = c.send_window_cap / c.mss * mss;
+                    c.initial_ssthresh = c.initial_ssthresh / c.mss * mss;
+                }
+                c.mss = mss;
+            }
             "initial_window" => c.initial_window_segments = int(1, 1000)?,
             "dupthresh" => c.dupthresh = int(1, 1000)?,
             "receive_window" => c.receive_window = size()?.min(1 << 30) as u32,

@@ -75,6 +75,26 @@ fn the_common_form_resolves_presets_units_and_names() {
 }
 
 #[test]
+fn ns2_windows_count_packets_so_they_scale_with_the_mss() {
+    // ns-default.tcl:934 window_ 20 (packets); tcp.cc:473 ssthresh_ = window_ at reset.
+    let explicit = load_str(GOOD, &[]).expect("valid");
+    assert_eq!(explicit.flows[0].tcp.send_window_cap, 100 * 1460);
+    let t = &load_str(GOOD, &["flow.0.tcp={profile=\"ns2\", mss=1460}"])
+        .expect("valid")
+        .flows[0]
+        .tcp;
+    assert_eq!(
+        (t.send_window_cap, t.initial_ssthresh),
+        (20 * 1460, 20 * 1460)
+    );
+    let t = &load_str(GOOD, &["flow.0.tcp=\"ns2\""])
+        .expect("valid")
+        .flows[0]
+        .tcp;
+    assert_eq!((t.mss, t.send_window_cap), (1000, 20 * 1000));
+}
+
+#[test]
 fn overrides_replace_values_in_place() {
     let s = load_str(
         GOOD,
@@ -107,7 +127,7 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:2: access.w.preset: expected one of cdma-1xrtt, dk-gprs, dk-gprs-64k, dk-umts-384k, dk-wlan, ethernet-10m, gsm-ppp, lan-100m, wavelan, wlan-80211b, got \"dk-lte\""),
         ("handover to an undefined link", &GOOD.replace("to = \"gprs\"", "to = \"lte\""), &[],
             "s.toml:18: handover.to: expected a link: one of wired, gprs, wlan, got \"lte\""),
-        ("malformed toml", "[run\nname = 1\n", &[], "s.toml:1: invalid table header\nexpected `.`, `]`"),
+        ("malformed toml", "[run\nname = 1\n", &[], "s.toml:1: invalid table header; expected `.`, `]`"),
         ("bad override value", GOOD, &["access.gprs.rate=fast"], "--set access.gprs.rate=fast: access.gprs.rate: expected a rate such as \"200 kb/s\" (b/s, kb/s, Mb/s, Gb/s (or bps, kbps, Mbps, Gbps)), got \"fast\""),
         ("override path into a value", GOOD, &["run.name.x=1"], "--set run.name.x=1: run.name.x: expected name to be a table, got 1"),
         ("handover from a link not in use", &GOOD.replace("from = \"wlan\"", "from = \"gprs\"").replace("to = \"gprs\"", "to = \"wlan\""), &[],

@@ -234,7 +234,7 @@ impl TcpReceiver {
 
     fn syn(&self, now: Time) -> Transmit {
         let options = TcpOptions {
-            mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
+            mss: Some(super::options::mss_option(&self.cfg)),
             sack_permitted: self.cfg.sack,
             window_scale: self.cfg.window_scale,
             timestamps: self.cfg.timestamps.then(|| (ts_clock(now), 0)),

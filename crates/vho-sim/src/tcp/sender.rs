@@ -513,7 +513,7 @@ impl TcpSender {
     fn synack(&mut self, now: Time) -> Transmit {
         let mut seg = self.header(now, self.iss, Flags::SYN | Flags::ACK, 0);
         seg.window = self.cfg.receive_window.min(u16::MAX as u32) as u16; // RFC 7323 §2.2: unscaled on SYN
-        seg.options.mss = Some(self.cfg.mss.min(u16::MAX as u32) as u16);
+        seg.options.mss = Some(super::options::mss_option(&self.cfg));
         seg.options.sack_permitted = self.neg.sack;
         seg.options.window_scale = self.neg.peer_wscale_offered.then_some(self.neg.own_wscale);
         self.stats.segments_sent += 1;

@@ -394,6 +394,7 @@ fn without_sack_newreno_needs_one_rtt_per_hole_but_no_timeout() {
 #[test]
 fn handshake_carries_the_mss_option_and_data_uses_the_smaller_mss() {
     // RFC 9293 §3.7.1: each side sends its MSS on the SYN; segments respect the peer's.
+    // RFC 6691 §2: the option counts no TCP options (1448 payload + 12 timestamp bytes).
     let mut c = cfg("linux");
     c.delack.enabled = false;
     let mut p = Pair::new(&c, 20_000, 10_000_000, Dur::from_millis(5));
@@ -407,8 +408,10 @@ fn handshake_carries_the_mss_option_and_data_uses_the_smaller_mss() {
         .iter()
         .find(|(_, t)| t.segment.flags.contains(Flags::SYN))
         .expect("SYN-ACK");
-    assert_eq!(synack.1.segment.options.mss, Some(1448));
+    assert_eq!(synack.1.segment.options.mss, Some(1460));
+    // The receiver's MSS option says 1012; less the 12 timestamp bytes: 1000 of payload.
     assert!(p.log.iter().all(|(_, t)| t.segment.len <= 1000));
+    assert!(p.log.iter().any(|(_, t)| t.segment.len == 1000));
     assert_eq!(p.r.delivered_bytes(), 20_000);
 }
 

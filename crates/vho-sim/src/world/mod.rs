@@ -41,7 +41,7 @@ pub enum SimError {
 }
 
 /// Something that wants to see every packet sent or received at a node (a pcap writer).
-pub trait PacketTap {
+pub trait PacketTap: Send {
     fn packet(&mut self, now: Time, pkt: &Packet);
     /// Called once after the run: flush, and report the first failure.
     fn finish(&mut self) -> Result<(), String> {

@@ -1,0 +1,15 @@
+"""The Rust core (PyO3). Private: use :mod:`vho`."""
+
+from typing import Any
+
+__version__: str
+
+def presets() -> list[dict[str, Any]]: ...
+def check_scenario(label: str, text: str, overrides: list[str]) -> str: ...
+def run_scenario(
+    label: str,
+    text: str,
+    overrides: list[str],
+    seed: int | None = None,
+    pcap_dir: str | None = None,
+) -> dict[str, Any]: ...

@@ -1,0 +1,28 @@
+"""Errors of vho. The command line prints a :class:`VhoError` as one line and exits with
+status 2 (bad input); anything else is a fault of vho and keeps its traceback."""
+
+from __future__ import annotations
+
+
+class VhoError(Exception):
+    """Base of every error that is the user's input, not a fault of vho."""
+
+
+class ScenarioError(VhoError):
+    """A scenario (or an override) that cannot be run: ``file:line: field: expected ...``."""
+
+
+class SimulationError(VhoError):
+    """A valid scenario that cannot be simulated (a flow with no route, ...)."""
+
+
+class OutputError(VhoError):
+    """An output (directory, capture file) that cannot be written."""
+
+
+class CaptureError(VhoError):
+    """A packet capture that cannot be read."""
+
+
+class SweepError(VhoError):
+    """A sweep file that cannot be run."""

@@ -48,3 +48,8 @@ pub fn to_py<E: IntoPyError>(e: E) -> PyErr {
 pub fn io_error(message: &str) -> PyErr {
     raise("OutputError", message.to_string())
 }
+
+/// A capture that cannot be read.
+pub fn capture_error(message: &str) -> PyErr {
+    raise("CaptureError", message.to_string())
+}

@@ -3,6 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+mod capture;
 mod errors;
 mod run;
 
@@ -42,5 +43,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run::run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(capture::read_tcp, m)?)?;
     Ok(())
 }

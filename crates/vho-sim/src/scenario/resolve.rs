@@ -691,6 +691,7 @@ impl Ctx<'_> {
             "sack" => c.sack = flag()?,
             "timestamps" => c.timestamps = flag()?,
             "handshake" => c.handshake = flag()?,
+            "one_way_syn" => c.one_way_syn = flag()?,
             "fin" => c.fin = flag()?,
             "delayed_ack" => c.delack.enabled = flag()?,
             "delayed_ack_timeout" => c.delack.timeout = time()?,
@@ -702,7 +703,7 @@ impl Ctx<'_> {
                 }
             }
             _ => {
-                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, fin, delayed_ack, delayed_ack_timeout, cc".into())
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
             }
         }
         Ok(())

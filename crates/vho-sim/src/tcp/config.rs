@@ -63,6 +63,9 @@ pub struct DelAckConfig {
     pub every: u32,
     /// Count of segments ACKed immediately at connection start (Linux quickack mode).
     pub quickack_segments: u32,
+    /// ACK a segment shorter than the MSS at once (it ends a burst: waiting for a second
+    /// would only add the timer). ns-2's DelAck sink does not look at sizes.
+    pub short_segment_acks_at_once: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -74,6 +77,11 @@ pub struct TcpConfig {
     /// Run the three-way handshake with the MSS option before data (RFC 9293 §3.5). Without
     /// it both ends start ESTABLISHED (ns-2's one-way agents).
     pub handshake: bool,
+    /// Without a handshake: send ns-2's modelled SYN first (Agent/TCP `syn_ true` with
+    /// `delay_growth_ true`, ns-default.tcl:937 and :1062; tcp.cc:436, :711, :1829): a
+    /// header-only packet, one round trip before the data, whose ACK sets cwnd to the
+    /// initial window.
+    pub one_way_syn: bool,
     /// Send FIN after the last byte and let the receiver ACK it.
     pub fin: bool,
     pub cc: CcAlgorithm,

@@ -44,6 +44,7 @@ fn rfc() -> TcpConfig {
         profile: "rfc",
         mss,
         handshake: true,
+        one_way_syn: false,
         fin: true,
         cc: CcAlgorithm::NewReno,                             // RFC 6582
         sack: true,                                           // RFC 2018 / RFC 6675
@@ -68,6 +69,7 @@ fn rfc() -> TcpConfig {
             timeout: Dur::from_millis(200), // RFC 5681 §4.2: < 500 ms; 200 ms is the common value
             every: 2, // RFC 5681 §4.2: at least every second full-sized segment
             quickack_segments: 0,
+            short_segment_acks_at_once: true, // vho's choice: RFC 5681 §4.2 leaves it open
         },
         header_model: HeaderModel::Real,
     }
@@ -79,6 +81,7 @@ fn linux() -> TcpConfig {
         // 1500 − 40 − 12: Linux sends 1448-byte payloads when timestamps take 12 option bytes.
         mss: 1448,
         handshake: true,
+        one_way_syn: false,
         fin: true,
         cc: CcAlgorithm::NewReno, // Deviation: Linux defaults to CUBIC (see module doc)
         sack: true,               // net.ipv4.tcp_sack = 1
@@ -105,6 +108,9 @@ fn linux() -> TcpConfig {
             timeout: Dur::from_millis(40), // TCP_DELACK_MIN = HZ/25
             every: 2,
             quickack_segments: 16, // TCP_MAX_QUICKACKS: quick-ACK mode at connection start
+            // __tcp_ack_snd_check (net/ipv4/tcp_input.c): a short segment with nothing more
+            // queued to read is ACKed at once (tcp_in_quickack_mode / rcv_mss estimate)
+            short_segment_acks_at_once: true,
         },
         header_model: HeaderModel::Real,
     }
@@ -116,7 +122,8 @@ fn ns2() -> TcpConfig {
     TcpConfig {
         profile: "ns2",
         mss: packet_size,
-        handshake: false, // one-way Agent/TCP: no SYN exchange
+        handshake: false,  // one-way Agent/TCP: no SYN exchange with options...
+        one_way_syn: true, // ...but a modelled SYN first: syn_ true (ns-default.tcl:937)
         fin: false,
         cc: CcAlgorithm::NewReno, // Sack1 leaves recovery at the recovery point (tcp-sack1.cc)
         sack: true,
@@ -144,6 +151,8 @@ fn ns2() -> TcpConfig {
             timeout: Dur::from_millis(100), // Agent/TCPSink/Sack1/DelAck interval_ 100ms (:1090)
             every: 2,                       // DelAckSink ACKs every other packet
             quickack_segments: 0,
+            // tcp-sink.cc:429-452 (DelAckSink::recv): delay any in-order packet if no timer runs
+            short_segment_acks_at_once: false,
         },
         header_model: HeaderModel::Fixed(40), // tcpip_base_hdr_size_ 40 (ns-default.tcl:952)
     }

@@ -170,10 +170,10 @@ impl TcpReceiver {
             self.ack_now = true;
             return;
         }
-        if len >= self.neg.mss {
+        if len >= self.neg.mss || !d.short_segment_acks_at_once {
             self.unacked += 1;
         } else {
-            self.unacked += d.every; // a short segment: ns-2 and Linux ACK it promptly too
+            self.unacked += d.every;
         }
         if self.unacked >= d.every {
             self.ack_now = true;

@@ -25,6 +25,8 @@ enum State {
     Listen,
     /// SYN-ACK sent, waiting for its ACK.
     SynReceived,
+    /// ns-2's one-way SYN sent (`one_way_syn`), waiting for its ACK.
+    OneWaySyn,
     Established,
 }
 
@@ -97,6 +99,8 @@ pub struct TcpSender {
     timed: Option<(SeqNum, Time)>,
     ts_recent: u32,
     send_synack: bool,
+    /// ns-2's one-way SYN is due (first packet, or its retransmission).
+    send_syn: bool,
     /// Retransmissions decided by an input, emitted by the next `poll_transmit`.
     pending_rtx: Option<(SeqNum, TxKind)>,
     stats: SenderStats,
@@ -119,6 +123,8 @@ impl TcpSender {
             ports: (src_port, dst_port),
             state: if cfg.handshake {
                 State::Listen
+            } else if cfg.one_way_syn {
+                State::OneWaySyn
             } else {
                 State::Established
             },
@@ -144,6 +150,7 @@ impl TcpSender {
             timed: None,
             ts_recent: 0,
             send_synack: false,
+            send_syn: !cfg.handshake && cfg.one_way_syn,
             pending_rtx: None,
             stats: SenderStats::default(),
         }
@@ -207,6 +214,13 @@ impl TcpSender {
                 self.state = State::Established;
                 self.timers.stop(Timer::Retransmit);
                 self.on_ack(now, seg);
+            }
+            (State::OneWaySyn, false, true) if seg.ack == self.iss + 1 => {
+                // ns-2 (tcp.cc:1829): once the SYN is acknowledged, cwnd = windowInit_; the
+                // SYN was timed like any packet and gives the first RTT sample.
+                self.take_rtt_sample(now, seg);
+                self.state = State::Established;
+                self.timers.stop(Timer::Retransmit);
             }
             (State::Established, false, true) => self.on_ack(now, seg),
             _ => {}
@@ -382,6 +396,11 @@ impl TcpSender {
                 self.send_synack = true;
                 self.timers.set(Timer::Retransmit, now + self.rtt.rto());
             }
+            State::OneWaySyn => {
+                self.send_syn = true;
+                self.timed = None; // Karn
+                self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+            }
             State::Established => self.on_rto(now),
         }
     }
@@ -420,6 +439,10 @@ impl TcpSender {
         if self.send_synack {
             self.send_synack = false;
             return Some(self.synack(now));
+        }
+        if self.send_syn {
+            self.send_syn = false;
+            return Some(self.one_way_syn(now));
         }
         if self.state != State::Established {
             return None;
@@ -520,6 +543,26 @@ impl TcpSender {
         Transmit {
             segment: seg,
             kind: TxKind::New,
+        }
+    }
+
+    /// ns-2's modelled SYN (tcp.cc:711): a header-only packet with sequence number 0 whose
+    /// ACK opens the window; no options are negotiated by it.
+    fn one_way_syn(&mut self, now: Time) -> Transmit {
+        let seg = self.header(now, self.iss, Flags::SYN, 0);
+        let first = self.stats.segments_sent == 0;
+        self.stats.segments_sent += 1;
+        if first {
+            self.timed = Some((self.iss, now));
+            self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+        }
+        Transmit {
+            segment: seg,
+            kind: if first {
+                TxKind::New
+            } else {
+                TxKind::RetransmitTimeout
+            },
         }
     }
 

@@ -430,3 +430,50 @@ fn a_delay_spike_makes_a_spurious_timeout() {
     assert!(p.s.stats().timeouts >= 1);
     assert_eq!(p.r.delivered_bytes(), 200_000);
 }
+
+#[test]
+fn ns2_profile_sends_its_modelled_syn_one_round_trip_before_data() {
+    // ns-2 Agent/TCP with syn_ true and delay_growth_ true (ns-default.tcl:937, :1062;
+    // tcp.cc:436, :711, :1829): packet 0 is a header-only SYN, cwnd is 1 until it is
+    // acknowledged, then windowInit_ (2) data packets leave together.
+    let c = cfg("ns2");
+    let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 10_000);
+    let first = drain_sender(&mut s, Time::ZERO);
+    assert_eq!(first.len(), 1);
+    assert!(first[0].segment.flags.contains(Flags::SYN));
+    assert_eq!((first[0].segment.len, first[0].segment.seq), (0, SeqNum(0)));
+    let mut synack = ack(1, &[]);
+    synack.seq = SeqNum(1);
+    s.handle_segment(Time::from_millis(100), &synack);
+    let data = drain_sender(&mut s, Time::from_millis(100));
+    assert_eq!(data.len(), 2, "windowInit_ 2 once the SYN is acknowledged");
+    assert!(data
+        .iter()
+        .all(|t| t.segment.len == 1000 && !t.segment.flags.contains(Flags::SYN)));
+    assert_eq!(data[0].segment.seq, SeqNum(1));
+    // The SYN was timed: the first RTT sample is its round trip.
+    assert_eq!(s.stats().rtt_samples, 1);
+    assert_eq!(s.probe().srtt, Dur::from_millis(100));
+}
+
+#[test]
+fn a_lost_ns2_syn_is_resent_after_the_initial_rto() {
+    // ns-default.tcl:976 rtxcur_init_ 3.0: the lost SYN goes again at 3 s, not timed (Karn).
+    let c = cfg("ns2");
+    let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 10_000);
+    drain_sender(&mut s, Time::ZERO);
+    assert_eq!(s.poll_timeout(), Some(Time::from_secs(3)));
+    s.handle_timeout(Time::from_secs(3));
+    let again = drain_sender(&mut s, Time::from_secs(3));
+    assert_eq!(again.len(), 1);
+    assert!(again[0].segment.flags.contains(Flags::SYN));
+    assert_eq!(again[0].kind, TxKind::RetransmitTimeout);
+    let mut synack = ack(1, &[]);
+    synack.seq = SeqNum(1);
+    s.handle_segment(Time::from_millis(3100), &synack);
+    assert_eq!(
+        s.stats().rtt_samples,
+        0,
+        "Karn: no sample from a retransmitted SYN"
+    );
+}

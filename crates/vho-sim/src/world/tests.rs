@@ -162,7 +162,7 @@ fn hard_handover_flushes_the_old_queue() {
     let out = run(
         &chain(
             2_000_000,
-            Some((1.0, HandoverKind::Hard { loss_fraction: 1.0 }, 0)),
+            Some((0.8, HandoverKind::Hard { loss_fraction: 1.0 }, 0)),
             true,
         ),
         Vec::new(),

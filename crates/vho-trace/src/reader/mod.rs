@@ -1,0 +1,117 @@
+//! Streaming capture readers: classic pcap (micro- and nanosecond, either byte order) and
+//! pcapng. One record at a time into a reused buffer: memory does not grow with the file.
+
+mod pcap;
+mod pcapng;
+
+use crate::error::TraceError;
+use std::io::Read;
+
+/// Records larger than this are refused as corrupt rather than allocated (Wireshark's
+/// largest snap length is 256 KiB: wiretap's WTAP_MAX_PACKET_SIZE_STANDARD).
+pub const MAX_RECORD: usize = 256 * 1024;
+
+/// One captured packet, borrowed from the reader's buffer.
+#[derive(Debug)]
+pub struct Record<'a> {
+    /// Capture time in nanoseconds since the Unix epoch.
+    pub ts_ns: u64,
+    /// Link type of the interface it was captured on (LINKTYPE_* numbers).
+    pub linktype: u32,
+    /// The captured bytes (possibly cut by the snap length).
+    pub data: &'a [u8],
+    /// The packet's length on the wire.
+    pub orig_len: u32,
+}
+
+/// What a format reader found: the record's bytes are `buf[start..end]`.
+pub(crate) struct Head {
+    pub ts_ns: u64,
+    pub linktype: u32,
+    pub orig_len: u32,
+    pub start: usize,
+    pub end: usize,
+}
+
+enum Format {
+    Pcap(pcap::State),
+    PcapNg(pcapng::State),
+}
+
+/// A capture being read.
+pub struct Reader<R: Read> {
+    src: Counted<R>,
+    label: String,
+    format: Format,
+    buf: Vec<u8>,
+}
+
+/// A reader that knows how many bytes it has consumed (for error offsets).
+pub(crate) struct Counted<R: Read> {
+    inner: R,
+    pub offset: u64,
+}
+
+impl<R: Read> Counted<R> {
+    /// Reads exactly `buf.len()` bytes; returns how many were read before the end.
+    pub fn fill(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let mut n = 0;
+        while n < buf.len() {
+            match self.inner.read(&mut buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: Read> Reader<R> {
+    /// Opens a capture, telling pcap from pcapng by the magic number.
+    pub fn new(inner: R, label: &str) -> Result<Self, TraceError> {
+        let mut src = Counted { inner, offset: 0 };
+        let err = |offset: u64, message: String| TraceError {
+            file: label.to_string(),
+            offset,
+            message,
+        };
+        let mut magic = [0u8; 4];
+        let n = src
+            .fill(&mut magic)
+            .map_err(|e| err(0, format!("cannot read: {e}")))?;
+        if n < 4 {
+            return Err(err(
+                0,
+                format!("file too short for a capture header (expected at least 4 bytes, got {n})"),
+            ));
+        }
+        let format = if u32::from_le_bytes(magic) == pcapng::SHB_TYPE {
+            Format::PcapNg(pcapng::State::open(&mut src, label)?)
+        } else {
+            Format::Pcap(pcap::State::open(&mut src, label, magic)?)
+        };
+        Ok(Reader {
+            src,
+            label: label.to_string(),
+            format,
+            buf: Vec::with_capacity(2048),
+        })
+    }
+
+    /// The next record, `None` at a clean end of file.
+    pub fn next_record(&mut self) -> Result<Option<Record<'_>>, TraceError> {
+        let head = match &mut self.format {
+            Format::Pcap(s) => s.next(&mut self.src, &self.label, &mut self.buf)?,
+            Format::PcapNg(s) => s.next(&mut self.src, &self.label, &mut self.buf)?,
+        };
+        Ok(head.map(|h| Record {
+            ts_ns: h.ts_ns,
+            linktype: h.linktype,
+            data: &self.buf[h.start..h.end],
+            orig_len: h.orig_len,
+        }))
+    }
+}

@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install -q -e '.[test]'
-vho run scenarios/examples/dk-fig1-wlan-gprs.toml --out out/dk-fig1
+vho run scenarios/examples/dk-fig1-wlan-gprs.toml --out out/dk-fig1 --plot

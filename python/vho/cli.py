@@ -74,7 +74,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     scenario = Path(args.scenario)
     out = Path(args.out) if args.out else Path("out") / scenario.stem
-    result = run(scenario, seed=args.seed, overrides=args.set or (), out_dir=out)
+    result = run(scenario, seed=args.seed, overrides=args.set or (), out_dir=out, plot=args.plot)
     _print_run(result.summary, out)
     return 0
 
@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="KEY.PATH=VALUE",
         help="override a scenario value (repeatable)",
+    )
+    r.add_argument(
+        "--plot",
+        action="store_true",
+        help="draw a time-sequence graph per capture (sequence_<node>.png/.svg)",
     )
     r.set_defaults(func=_cmd_run)
 

@@ -93,7 +93,7 @@ def time_sequence(
         ax2.tick_params(axis="y", colors="tab:orange")
         h1, l1 = ax.get_legend_handles_labels()
         h2, l2 = ax2.get_legend_handles_labels()
-        ax.legend(h1 + h2, l1 + l2, loc="upper left", fontsize=8)
+        ax.legend(h1 + h2, l1 + l2, loc="lower right", fontsize=8)
     else:
         ax.legend(loc="upper left", fontsize=8)
     if title:

@@ -105,12 +105,15 @@ def run(
     seed: int | None = None,
     overrides: Sequence[str] = (),
     out_dir: str | os.PathLike[str] | None = None,
+    plot: bool = False,
 ) -> RunResult:
     """Simulates a scenario (a path to a TOML file, or TOML text).
 
     ``overrides`` are ``key.path=value`` strings as for ``vho run --set``. With ``out_dir``,
     writes the summary, captures and series there (see the module doc); without it, nothing is
-    written and captures are skipped.
+    written and captures are skipped. ``plot`` (with ``out_dir``) also draws, per capture, a
+    time-sequence graph of the largest flow with the handovers and the sender's RTO
+    (``sequence_<node>.png`` and ``.svg``).
     """
     label, text, _ = _scenario_text(scenario)
     if seed is not None and not 0 <= seed < 2**64:
@@ -145,6 +148,8 @@ def run(
             )
         if queues is not None:
             queues.to_parquet(stage / "series_queues.parquet", index=False)
+        if plot:
+            _plot_sequences(stage, raw["capture_nodes"], summary, tcp)
         (stage / TIMING).write_text(json.dumps({"wall_s": wall}) + "\n", encoding="utf-8")
         (stage / SUMMARY).write_text(raw["summary_json"] + "\n", encoding="utf-8")
         # Publish: the old summary goes first, the new one last, so that at no moment does a
@@ -162,3 +167,28 @@ def run(
 def presets() -> list[dict]:
     """The link presets shipped with vho (name, description, rate, delay, queue, loss, source)."""
     return _native.presets()
+
+
+def _plot_sequences(
+    stage: Path, nodes: list[str], summary: dict, tcp: dict[str, pd.DataFrame]
+) -> None:
+    from . import capture, plots
+
+    handovers = [h["at_s"] for h in summary["handovers"]]
+    rto = None
+    if summary["flows"]:
+        series = tcp.get(summary["flows"][0]["name"])
+        rto = series[["t_s", "rto_s"]] if series is not None else None
+    for node in nodes:
+        df = capture.read_tcp(stage / f"{node}.pcap")
+        if df.empty or not (df["len"] > 0).any():
+            continue
+        data, acks = capture.sequence(df)
+        plots.time_sequence(
+            data,
+            acks,
+            stage / f"sequence_{node}",
+            title=f"{summary['run']['scenario']}: captured at {node}",
+            handovers=handovers,
+            rto=rto,
+        )

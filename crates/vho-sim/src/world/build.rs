@@ -82,6 +82,9 @@ impl World {
                 data_base: None,
                 started: false,
                 completed_at: None,
+                tput: Default::default(),
+                await_new_link: None,
+                first_on_new_link: None,
                 series: if spec.record.series {
                     Some(TcpSeries::default())
                 } else {

@@ -2,7 +2,7 @@
 
 use super::{Event, World};
 use crate::link::DropCause;
-use crate::net::routes::DirIdx;
+use crate::net::routes::{dir_link, DirIdx};
 use crate::packet::{Packet, PktIdx};
 use crate::record::series::TcpSample;
 use crate::spec::NodeIdx;
@@ -190,6 +190,11 @@ impl World {
             if pkt.seg.len > 0 {
                 if let Some(base) = flow.data_base {
                     flow.truth.on_deliver(pkt.seg.seq - base, pkt.copy);
+                }
+                flow.tput.push(now.as_nanos(), pkt.seg.len as u64);
+                if flow.await_new_link == Some(dir_link(via)) {
+                    flow.await_new_link = None;
+                    flow.first_on_new_link = Some(now);
                 }
             }
             let before = flow.receiver.delivered_bytes();

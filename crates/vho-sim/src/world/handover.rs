@@ -48,6 +48,13 @@ impl World {
         self.up[spec.to] = true;
         self.mobiles[spec.mobile].active = spec.to;
         self.mobiles[spec.mobile].pending_interruption = Some((h, spec.to));
+        // t_a counts from the receiver's first handover only (Cottingham & Vidales §5).
+        for (f, fs) in self.spec.flows.iter().enumerate() {
+            let flow = &mut self.flows[f];
+            if fs.dst == mobile_node && flow.first_on_new_link.is_none() {
+                flow.await_new_link = Some(spec.to);
+            }
+        }
         self.routes = Routes::compute(self.spec.nodes.len(), &self.ends, &self.up);
     }
 

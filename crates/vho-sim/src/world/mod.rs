@@ -105,6 +105,13 @@ struct Flow {
     /// IPv4 identification counters of the two ends.
     ip_id: [u16; 2],
     rx_bins: RxBins,
+    /// Throughput points of data arriving at the receiver, for t_a (vho-trace, the same
+    /// referee as `vho analyze`).
+    tput: vho_trace::analysis::adaptation::ThroughputPoints,
+    /// After the receiver's first handover: the new link, until its first data packet.
+    await_new_link: Option<LinkIdx>,
+    /// When the first data packet arrived over the new link.
+    first_on_new_link: Option<Time>,
 }
 
 struct MobileState {

@@ -164,7 +164,10 @@ impl World {
                 out_of_order_deliveries: rs.out_of_order_segments,
                 duplicate_acks: st.dupacks_received,
                 drops,
-                adaptation_time_s: None,
+                // Cottingham & Vidales §5, over the data the receiver got (vho-trace's method).
+                adaptation_time_s: flow
+                    .first_on_new_link
+                    .and_then(|t| flow.tput.adaptation_time_s(t.as_nanos())),
             });
         }
         let handovers = spec

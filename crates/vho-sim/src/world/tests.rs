@@ -208,3 +208,23 @@ fn bdp_queue_limit_follows_the_path_rtt() {
         crate::link::queue::Limit::Packets(3)
     );
 }
+
+#[test]
+fn adaptation_time_after_gprs_to_wlan_is_measured_from_the_first_packet_over_wlan() {
+    // Cottingham & Vidales §5: t_a runs from the first data packet received over the new
+    // link to the first crossing of the connection's mean throughput. Moving from GPRS to
+    // WLAN the throughput rises well above the mean, so t_a exists and is short: the ramp
+    // of one slow-start-free window over a 5 Mb/s link takes a few WLAN round trips.
+    let spec = chain(
+        2_000_000,
+        Some((3.0, HandoverKind::SoftReconfigure { shrink: false }, 0)),
+        false,
+    );
+    let out = run(&spec, Vec::new()).expect("runs");
+    let f = &out.summary.flows[0];
+    let ta = f.adaptation_time_s.expect("t_a measured");
+    assert!(ta > 0.0 && ta < 2.0, "t_a = {ta}");
+    // Without a handover there is no t_a.
+    let none = run(&chain(200_000, None, true), Vec::new()).expect("runs");
+    assert_eq!(none.summary.flows[0].adaptation_time_s, None);
+}

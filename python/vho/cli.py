@@ -99,6 +99,84 @@ def _cmd_presets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _workers(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {v}")
+    return v
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from . import sweep
+
+    # `vho sweep summarize DIR` and `vho sweep plot DIR` share the command with `vho sweep FILE`.
+    if args.target == "summarize":
+        return _sweep_summarize(args)
+    if args.target == "plot":
+        return _sweep_plot(args)
+    if args.rest:
+        raise VhoError(f"vho sweep: unexpected arguments {' '.join(args.rest)}")
+    s = sweep.load(args.target)
+    out = Path(args.out) if args.out else Path("out") / s.name
+    total = len(s.points) * s.replications
+    if not args.quiet:
+        where = f"on {args.scheduler}" if args.scheduler else f"{args.workers or 'all'} workers"
+        print(
+            f"{s.name}: {len(s.points)} points x {s.replications} replications = {total} runs, "
+            f"{where} -> {out}/results"
+        )
+    sweep.run(
+        s,
+        out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        resume=args.resume,
+        quiet=args.quiet,
+    )
+    df = sweep.results(out)
+    failed = int(df["error"].notna().sum())
+    if not args.quiet:
+        print(f"{len(df)} runs, {failed} failed; summary: vho sweep summarize {out}")
+    return 0
+
+
+def _sweep_dir(args: argparse.Namespace) -> Path:
+    if len(args.rest) != 1:
+        raise VhoError(f"vho sweep {args.target}: expected one sweep output directory")
+    return Path(args.rest[0])
+
+
+def _sweep_summarize(args: argparse.Namespace) -> int:
+    from . import sweep
+    from .sweep.summarize import axes_of
+
+    root = _sweep_dir(args)
+    axes = axes_of(root)
+    table = sweep.summarize(sweep.results(root), axes, args.metric or sweep.DEFAULT_METRICS)
+    table.to_csv(root / "summary.csv", index=False)
+    md = sweep.to_markdown(table, axes)
+    (root / "summary.md").write_text(md, encoding="utf-8")
+    print(md)
+    print(f"-> {root}/summary.csv, {root}/summary.md")
+    return 0
+
+
+def _sweep_plot(args: argparse.Namespace) -> int:
+    from . import sweep
+    from .sweep.summarize import plot
+
+    root = _sweep_dir(args)
+    if not args.x or not args.y:
+        raise VhoError("vho sweep plot: expected --x AXIS and --y METRIC")
+    name = f"plot_{args.y}_vs_{args.x}" + (f"_by_{args.hue}" if args.hue else "")
+    paths = plot(sweep.results(root), args.x, args.y, root / name.replace("/", "_"), args.hue)
+    print("-> " + ", ".join(str(p) for p in paths))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``vho`` (exposed for the docs and tests)."""
     p = _Parser(prog="vho", description="A lab for TCP across vertical handovers.")
@@ -125,6 +203,25 @@ def build_parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("presets", help="list the link presets, or print one with its sources")
     pr.add_argument("name", nargs="?", help="a preset to print in full")
     pr.set_defaults(func=_cmd_presets)
+
+    sw = sub.add_parser(
+        "sweep",
+        help="run a sweep file; or: sweep summarize DIR; sweep plot DIR --x AXIS --y METRIC",
+        description="vho sweep SWEEP.toml [options] | vho sweep summarize DIR [--metric M] | "
+        "vho sweep plot DIR --x AXIS --y METRIC [--hue AXIS]",
+    )
+    sw.add_argument("target", help="a sweep file, or summarize / plot")
+    sw.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
+    sw.add_argument("--out", help="output directory (default: out/<sweep name>)")
+    sw.add_argument("--workers", type=_workers, help="local worker processes (default: all cores)")
+    sw.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on a Dask cluster")
+    sw.add_argument("--resume", action="store_true", help="continue an interrupted sweep")
+    sw.add_argument("--quiet", action="store_true", help="no progress bar")
+    sw.add_argument("--metric", action="append", help="summarize: a metric (repeatable)")
+    sw.add_argument("--x", help="plot: the axis on the x axis")
+    sw.add_argument("--y", help="plot: the metric")
+    sw.add_argument("--hue", help="plot: an axis drawn as separate lines")
+    sw.set_defaults(func=_cmd_sweep)
     return p
 
 

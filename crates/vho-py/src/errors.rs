@@ -44,6 +44,11 @@ pub fn to_py<E: IntoPyError>(e: E) -> PyErr {
     e.into_py_error()
 }
 
+/// A valid scenario that cannot be simulated, named by its file.
+pub fn sim_error(label: &str, e: vho_sim::world::SimError) -> PyErr {
+    raise("SimulationError", format!("{label}: {e}"))
+}
+
 /// A file could not be written (an output directory, a capture).
 pub fn io_error(message: &str) -> PyErr {
     raise("OutputError", message.to_string())

@@ -110,7 +110,7 @@ pub fn run_scenario<'py>(
     }
     let spec_ref = &spec;
     let result = py.allow_threads(move || world::run(spec_ref, taps));
-    let mut out = result.map_err(crate::errors::to_py)?;
+    let mut out = result.map_err(|e| crate::errors::sim_error(label, e))?;
     for (node, tap) in out.taps.iter_mut() {
         tap.finish().map_err(|e| {
             crate::errors::io_error(&format!("capture at {}: {e}", spec.nodes[*node].name))

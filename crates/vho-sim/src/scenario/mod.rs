@@ -136,7 +136,11 @@ fn apply_overrides(
             }
             let c = cur;
             if c.get(name).is_none() {
-                c.insert(name, toml_edit::Item::Table(toml_edit::Table::new()));
+                // Marked like a new value, so that an error about the new table (an unknown
+                // section) names the override too.
+                let mut t = toml_edit::Table::new();
+                t.decor_mut().set_suffix(format!(" # {NEW_MARK}:{i}"));
+                c.insert(name, toml_edit::Item::Table(t));
             }
             let item = c
                 .get_mut(name)

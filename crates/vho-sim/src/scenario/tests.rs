@@ -129,6 +129,7 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:18: handover.to: expected a link: one of wired, gprs, wlan, got \"lte\""),
         ("malformed toml", "[run\nname = 1\n", &[], "s.toml:1: invalid table header; expected `.`, `]`"),
         ("bad override value", GOOD, &["access.gprs.rate=fast"], "--set access.gprs.rate=fast: access.gprs.rate: expected a rate such as \"200 kb/s\" (b/s, kb/s, Mb/s, Gb/s (or bps, kbps, Mbps, Gbps)), got \"fast\""),
+        ("override of an unknown section", GOOD, &["bogus.key=1"], "--set bogus.key=1: unknown field `bogus`, expected one of `run`, `wired`, `access`, `mobile`, `node`, `link`, `handover`, `flow`, `record`"),
         ("override path into a value", GOOD, &["run.name.x=1"], "--set run.name.x=1: run.name.x: expected name to be a table, got 1"),
         ("handover from a link not in use", &GOOD.replace("from = \"wlan\"", "from = \"gprs\"").replace("to = \"gprs\"", "to = \"wlan\""), &[],
             "s.toml:17: handover.from: expected \"wlan\" (the link in use then), got \"gprs\""),

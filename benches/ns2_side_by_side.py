@@ -37,7 +37,10 @@ def timed(cmd: list[str], cwd: Path) -> tuple[str, float, int]:
     with tempfile.NamedTemporaryFile("r") as t:
         p = subprocess.run(
             ["/usr/bin/time", "-f", "%e %M", "-o", t.name, *cmd],
-            cwd=cwd, capture_output=True, text=True, check=True,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         wall, rss = t.read().split()
     return p.stdout, float(wall), int(rss)
@@ -52,7 +55,8 @@ def ensure_tools() -> None:
         subprocess.run(["apt-get", "install", "-y", "-qq", "time"], check=True)
     subprocess.run(
         ["cargo", "build", "--release", "-q", "-p", "vho-sim", "--example", "run_timed"],
-        cwd=ROOT, check=True,
+        cwd=ROOT,
+        check=True,
     )
 
 
@@ -79,19 +83,27 @@ def main() -> None:
                 walls.append(wall)
                 rss.append(kib)
             rows[name] = (f, statistics.median(loops), statistics.median(walls), max(rss))
-    print(f"cell: {a.size_mb} MB WLAN -> GPRS soft handover at 0.5 s, recording off; "
-          f"median of {a.runs} runs")
-    print(f"{'':8} {'data pkts':>10} {'events':>9} {'done (s)':>10} {'loop (ms)':>10} "
-          f"{'pkts/s':>11} {'events/s':>11} {'process (s)':>11} {'max RSS':>9}")
+    print(
+        f"cell: {a.size_mb} MB WLAN -> GPRS soft handover at 0.5 s, recording off; "
+        f"median of {a.runs} runs"
+    )
+    print(
+        f"{'':8} {'data pkts':>10} {'events':>9} {'done (s)':>10} {'loop (ms)':>10} "
+        f"{'pkts/s':>11} {'events/s':>11} {'process (s)':>11} {'max RSS':>9}"
+    )
     for name, (f, loop, wall, rss) in rows.items():
-        print(f"{name:8} {f['data_packets']:>10.0f} {f['events']:>9.0f} "
-              f"{f.get('sender_done_s', f.get('done_s', 0)):>10.3f} {loop * 1e3:>10.2f} "
-              f"{f['data_packets'] / loop:>11.3e} {f['events'] / loop:>11.3e} {wall:>11.2f} "
-              f"{rss / 1024:>7.1f}MB")
+        print(
+            f"{name:8} {f['data_packets']:>10.0f} {f['events']:>9.0f} "
+            f"{f.get('sender_done_s', f.get('done_s', 0)):>10.3f} {loop * 1e3:>10.2f} "
+            f"{f['data_packets'] / loop:>11.3e} {f['events'] / loop:>11.3e} {wall:>11.2f} "
+            f"{rss / 1024:>7.1f}MB"
+        )
     (fn, ln, _, _), (fv, lv, _, _) = rows["ns-2.35"], rows["vho"]
-    print(f"ratio vho/ns-2: packets per wall-second "
-          f"{(fv['data_packets'] / lv) / (fn['data_packets'] / ln):.2f}x, "
-          f"events per wall-second {(fv['events'] / lv) / (fn['events'] / ln):.2f}x")
+    print(
+        f"ratio vho/ns-2: packets per wall-second "
+        f"{(fv['data_packets'] / lv) / (fn['data_packets'] / ln):.2f}x, "
+        f"events per wall-second {(fv['events'] / lv) / (fn['events'] / ln):.2f}x"
+    )
 
 
 if __name__ == "__main__":

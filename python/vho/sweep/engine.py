@@ -65,6 +65,16 @@ def run_batch(batch: Batch) -> list[dict[str, Any]]:
     return rows
 
 
+def run_batch_to_part(
+    batch: Batch, results: Path, schema: Any
+) -> tuple[Path, list[int], dict[str, Any] | None]:
+    """Runs a batch (in a local worker) and writes its rows as a hidden part, so that the
+    parent only renames it: (the hidden file, its tasks, a successful row if any)."""
+    rows = run_batch(batch)
+    ok = next((r for r in rows if r["error"] is None), None)
+    return store.write_hidden(results, rows, schema), [r["task"] for r in rows], ok
+
+
 def flatten_summary(s: dict) -> dict[str, Any]:
     """One flat row from a run's summary: the run's fields, the first flow's metrics without a
     prefix (the common single-flow case) and every flow's under ``flow.<name>.``, each
@@ -92,14 +102,20 @@ def flatten_summary(s: dict) -> dict[str, Any]:
     return row
 
 
-def batch_size(sweep: Sweep, workers: int, n_tasks: int, per_run_s: float) -> int:
-    """Runs per batch: the sweep's own, or enough for ~TARGET_BATCH_S per batch at the probe
-    run's pace, without starving workers (at least 4 batches per worker)."""
+def batch_sizes(sweep: Sweep, workers: int, n_tasks: int, per_run_s: float) -> Iterator[int]:
+    """Runs per batch, batch after batch: the sweep's own ``batch``, or guided
+    self-scheduling: a quarter of what is left per worker, at most ~TARGET_BATCH_S of runs at
+    the first run's pace, so batches shrink towards the end and no worker idles long while
+    another finishes a big last batch."""
     if sweep.batch is not None:
-        return sweep.batch
-    by_time = int(TARGET_BATCH_S / max(per_run_s, 1e-5))
-    by_spread = n_tasks // (4 * max(workers, 1))
-    return max(1, min(by_time, by_spread, MAX_BATCH))
+        while True:
+            yield sweep.batch
+    cap = max(1, min(int(TARGET_BATCH_S / max(per_run_s, 1e-5)), MAX_BATCH))
+    left = n_tasks
+    while left > 0:
+        size = max(1, min(cap, left // (4 * max(workers, 1))))
+        left -= size
+        yield size
 
 
 def _make_batch(sweep: Sweep, tasks: list[Task]) -> Batch:
@@ -118,31 +134,43 @@ def _make_batch(sweep: Sweep, tasks: list[Task]) -> Batch:
     )
 
 
-def _batches(sweep: Sweep, tasks: list[Task], size: int) -> Iterator[Batch]:
-    for i in range(0, len(tasks), size):
-        yield _make_batch(sweep, tasks[i : i + size])
+def _batches(sweep: Sweep, tasks: list[Task], sizes: Iterator[int]) -> Iterator[Batch]:
+    i = 0
+    while i < len(tasks):
+        n = next(sizes)
+        yield _make_batch(sweep, tasks[i : i + n])
+        i += n
 
 
-def _local(batches: Iterator[Batch], workers: int) -> Iterator[list[dict[str, Any]]]:
+def _local(batches: Iterator[Batch], workers: int, st: store.Store) -> Iterator[int]:
     """Batches on local worker processes (fork: the workers share the loaded library), at
-    most two per worker in flight."""
+    most two per worker in flight; workers write their parts, this process publishes them.
+    Yields the number of runs finished."""
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         pending: set[Future] = set()
+
+        def publish(done: set[Future]) -> Iterator[int]:
+            for f in done:
+                tmp, tasks, ok = f.result()
+                if st.schema is None and ok is not None:
+                    st.schema = store.schema_of(ok)
+                st.publish(tmp, tasks)
+                yield len(tasks)
+
         for b in batches:
-            pending.add(pool.submit(run_batch, b))
+            pending.add(pool.submit(run_batch_to_part, b, st.results, st.schema))
             if len(pending) >= 2 * workers:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    yield f.result()
+                yield from publish(done)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for f in done:
-                yield f.result()
+            yield from publish(done)
 
 
-def _dask(batches: Iterator[Batch], scheduler: str) -> Iterator[list[dict[str, Any]]]:
-    """Batches on an existing dask.distributed cluster; its workers need this vho installed."""
+def _dask(batches: Iterator[Batch], scheduler: str, st: store.Store) -> Iterator[int]:
+    """Batches on an existing dask.distributed cluster (its workers need this vho installed
+    and need not share our disk: rows come back, this process writes the parts)."""
     try:
         from distributed import Client, as_completed
     except ImportError:
@@ -156,8 +184,10 @@ def _dask(batches: Iterator[Batch], scheduler: str) -> Iterator[list[dict[str, A
     try:
         futures = client.map(run_batch, list(batches), pure=False)
         for f in as_completed(futures):
-            yield f.result()
+            rows = f.result()
             f.release()
+            st.write(rows)
+            yield len(rows)
     finally:
         client.close()
 
@@ -181,26 +211,22 @@ def run(
     st = store.Store.open(out, sweep, resume=resume)
     todo = [t for t in sweep.tasks() if t.task not in st.done]
     total = len(sweep.points) * sweep.replications
-    size = 1
-    if todo:
-        # One probe run (not stored): its time sizes the batches, its row fixes the schema.
-        t0 = time.perf_counter()
-        probe = run_batch(_make_batch(sweep, [todo[0]]))[0]
-        if st.schema is None and probe["error"] is None:
-            st.schema = store.schema_of(probe)
-        size = batch_size(sweep, 1 if scheduler else workers, len(todo), time.perf_counter() - t0)
     bar = _progress(total, total - len(todo), quiet)
-    source = (
-        _dask(_batches(sweep, todo, size), scheduler)
-        if scheduler
-        else _local(_batches(sweep, todo, size), workers)
-    )
     try:
-        for rows in source:
-            st.write(rows)
-            bar.update(len(rows))
-            if on_progress is not None:
-                on_progress(bar.n, total)
+        if todo:
+            # The first run, here: its time sizes the batches, its row fixes the schema.
+            t0 = time.perf_counter()
+            st.write(run_batch(_make_batch(sweep, todo[:1])))
+            bar.update(1)
+            sizes = batch_sizes(
+                sweep, 1 if scheduler else workers, len(todo) - 1, time.perf_counter() - t0
+            )
+            rest = _batches(sweep, todo[1:], sizes)
+            source = _dask(rest, scheduler, st) if scheduler else _local(rest, workers, st)
+            for n in source:
+                bar.update(n)
+                if on_progress is not None:
+                    on_progress(bar.n, total)
     finally:
         bar.close()
     st.finish(total)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,16 +106,15 @@ class Store:
             ok = next((r for r in rows if r.get("error") is None), None)
             if ok is not None:
                 self.schema = schema_of(ok)
-        if self.schema is not None:
-            table = pa.Table.from_pylist(rows, schema=self.schema)
-        else:  # every run so far failed: no metrics to fix a schema by yet
-            table = pa.Table.from_pylist(rows)
+        tmp = write_hidden(self.results, rows, self.schema)
+        self.publish(tmp, [r["task"] for r in rows])
+
+    def publish(self, tmp: Path, tasks: list[int]) -> None:
+        """Renames a part written under a hidden name (by a worker) into place."""
         name = f"part-{self.next_part:06d}.parquet"
-        tmp = self.results / f".{name}.tmp"
-        pq.write_table(table, tmp)
         os.replace(tmp, self.results / name)
         self.next_part += 1
-        self.done.update(r["task"] for r in rows)
+        self.done.update(tasks)
 
     def finish(self, total: int) -> None:
         if len(self.done) == total:
@@ -132,6 +132,18 @@ def schema_of(row: dict[str, Any]) -> pa.Schema:
             f = f.with_type(pa.string() if f.name == "error" else pa.float64())
         fields.append(f)
     return pa.schema(fields)
+
+
+def write_hidden(results: Path, rows: list[dict[str, Any]], schema: pa.Schema | None) -> Path:
+    """Rows as a Parquet file under a hidden, unique name in ``results`` (readers skip it
+    until it is published)."""
+    if schema is not None:
+        table = pa.Table.from_pylist(rows, schema=schema)
+    else:  # every run so far failed: no metrics to fix a schema by yet
+        table = pa.Table.from_pylist(rows)
+    tmp = results / f".part-{uuid.uuid4().hex}.parquet"
+    pq.write_table(table, tmp)
+    return tmp
 
 
 def load(root: str | os.PathLike[str]) -> pd.DataFrame:

@@ -177,6 +177,20 @@ def _sweep_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from .reproduce import STUDIES
+
+    study = STUDIES.get(args.study)
+    if study is None:
+        raise VhoError(
+            f"vho reproduce: no study {args.study!r}; expected one of {', '.join(STUDIES)}"
+        )
+    out = Path(args.out) if args.out else Path("out") / args.study
+    report = study(out, quick=args.quick, workers=args.workers, seed=args.seed, quiet=args.quiet)
+    print(f"-> {out}/table.csv, {report}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``vho`` (exposed for the docs and tests)."""
     p = _Parser(prog="vho", description="A lab for TCP across vertical handovers.")
@@ -222,6 +236,15 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--y", help="plot: the metric")
     sw.add_argument("--hue", help="plot: an axis drawn as separate lines")
     sw.set_defaults(func=_cmd_sweep)
+
+    rp = sub.add_parser("reproduce", help="reproduce a study's tables and figures")
+    rp.add_argument("study", help="daniel-kojo")
+    rp.add_argument("--quick", action="store_true", help="fewer replications, for CI")
+    rp.add_argument("--out", help="output directory (default: out/<study>)")
+    rp.add_argument("--workers", type=_workers, help="local worker processes (default: all)")
+    rp.add_argument("--seed", type=_seed, default=1, help="base seed (default 1)")
+    rp.add_argument("--quiet", action="store_true", help="no progress bars")
+    rp.set_defaults(func=_cmd_reproduce)
     return p
 
 

@@ -127,6 +127,9 @@ fn apply_overrides(
         }
         let mut cur: &mut dyn toml_edit::TableLike = doc.as_table_mut();
         let mut k = 0;
+        // Inside an inline table ({ ... }) a comment is not allowed: the value goes in
+        // unmarked (an error in it then names the file's line of the table).
+        let mut inline = false;
         while k < parents.len() {
             let name = parents[k];
             if name.parse::<usize>().is_ok() {
@@ -159,6 +162,7 @@ fn apply_overrides(
                     k += 2;
                 }
                 _ => {
+                    inline = item.is_inline_table();
                     cur = item
                         .as_table_like_mut()
                         .ok_or_else(|| bad(&format!("{name} to be a table")))?;
@@ -168,10 +172,12 @@ fn apply_overrides(
         }
         let t = cur;
         let existed = t.get(last).is_some();
-        value.decor_mut().set_suffix(format!(
-            " # {}:{i}",
-            if existed { SET_MARK } else { NEW_MARK }
-        ));
+        if !inline {
+            value.decor_mut().set_suffix(format!(
+                " # {}:{i}",
+                if existed { SET_MARK } else { NEW_MARK }
+            ));
+        }
         t.insert(last, toml_edit::Item::Value(value));
     }
     Ok((doc.to_string(), overrides.to_vec()))

@@ -116,6 +116,13 @@ fn overrides_replace_values_in_place() {
 }
 
 #[test]
+fn overrides_reach_into_inline_tables() {
+    // GOOD's flow has `tcp = { profile = "ns2", mss = 1460, send_window = "100 pkt" }`.
+    let s = load_str(GOOD, &["flow.0.tcp.send_window=\"12 packets\""]).expect("valid");
+    assert_eq!(s.flows[0].tcp.send_window_cap, 12 * 1460);
+}
+
+#[test]
 fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
     let cases: &[(&str, &str, &[&str], &str)] = &[
         ("unknown key", "[run]\nname = \"x\"\ncolour = 1\n", &[], "s.toml:3: unknown field `colour`, expected one of `name`, `seed`, `stop`"),

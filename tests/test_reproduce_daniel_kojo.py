@@ -1,0 +1,128 @@
+"""`vho reproduce daniel-kojo --quick`: the table's form, byte-identical reruns, and the
+qualitative findings of Daniel & Kojo §6-7 checked on our runs (ground-truth counters)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from vho.cli import main
+from vho.reproduce import daniel_kojo as dk
+
+COLUMNS = (
+    "table,direction,model,size_bytes,htime_s,replications,ours_mean_s,ours_ci95_s,paper_s,rel_diff"
+)
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dk") / "quick"
+    assert main(["reproduce", "daniel-kojo", "--quick", "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def cells(quick: Path) -> pd.DataFrame:
+    return pd.read_csv(quick / "cells.csv")
+
+
+def test_table_has_exactly_the_columns_and_one_row_per_quick_cell(quick: Path) -> None:
+    text = (quick / "table.csv").read_text()
+    assert text.splitlines()[0] == COLUMNS
+    t = pd.read_csv(quick / "table.csv")
+    assert len(t) == len(dk.study_cells(quick=True)) == 104
+    assert set(t["model"]) == {
+        "ideal-soft", "ideal-hard", "delay-1", "delay-3", "delay-5", "delay-4", "delay-7",
+        "delay-12",
+    }  # fmt: skip
+    assert set(t["direction"]) == {"gprs-wlan", "wlan-gprs"}
+    assert (t["replications"] == dk.QUICK_REPLICATIONS).all()
+    assert t["rel_diff"].to_numpy() == pytest.approx(
+        (t["ours_mean_s"] / t["paper_s"] - 1).to_numpy(), abs=1e-5
+    )
+    report = (quick / "report.md").read_text()
+    assert "% of the cells are within ±10 % of the paper" in report
+    for f in ("transfer_time_vs_htime", "fig1_sequence", "fig2_sequence"):
+        for ext in ("png", "svg"):
+            assert (quick / "figures" / f"{f}.{ext}").stat().st_size > 0
+
+
+def test_same_seed_gives_a_byte_identical_table(quick: Path, tmp_path: Path) -> None:
+    dk.reproduce(tmp_path / "again", quick=True, seed=1, quiet=True, sensitivity=False)
+    assert (tmp_path / "again" / "table.csv").read_bytes() == (quick / "table.csv").read_bytes()
+    dk.reproduce(tmp_path / "other", quick=True, seed=2, quiet=True, sensitivity=False)
+    assert (tmp_path / "other" / "table.csv").read_bytes() != (quick / "table.csv").read_bytes()
+
+
+def _cell(cells: pd.DataFrame, direction: str, model: str, size: int, htime: int) -> pd.Series:
+    m = cells[
+        (cells.direction == direction)
+        & (cells.model == model)
+        & (cells.size_bytes == size)
+        & (cells.htime_s == htime)
+    ]
+    assert len(m) == 1
+    return m.iloc[0]
+
+
+def test_wlan_to_gprs_early_gives_spurious_timeouts_and_needless_retransmissions(
+    cells: pd.DataFrame,
+) -> None:
+    # §6.2 (and §3.1): the RTO computed over WLAN expires before the first ACK over GPRS.
+    for size in (200_000, 2_000_000):
+        c = _cell(cells, "wlan-gprs", "ideal-soft", size, 0)
+        assert c["spurious_timeouts"] >= 1, c
+        assert c["spurious_retransmissions"] >= 1, c
+
+
+def test_gprs_to_wlan_reorders_makes_duplicate_acks_and_halves_the_window(
+    cells: pd.DataFrame,
+) -> None:
+    # §6.1 (and §3.2): packets still on GPRS arrive after newer ones sent over WLAN; the
+    # duplicate ACKs trigger a fast retransmit (the window halves) that was not needed.
+    for size in (200_000, 2_000_000):
+        for h in (3, 5):
+            c = _cell(cells, "gprs-wlan", "ideal-soft", size, h)
+            assert c["out_of_order_deliveries"] > 0, c
+            assert c["duplicate_acks"] >= 3, c
+            # Not every replication's reordering reaches the duplicate-ACK threshold.
+            assert c["fast_retransmits"] > 0, c
+
+
+def test_hard_handover_loses_the_old_queue(cells: pd.DataFrame) -> None:
+    # §5.1: the hard handover drops what is queued on the old link; the soft one never does.
+    soft = cells[cells.model == "ideal-soft"]
+    hard = cells[cells.model == "ideal-hard"]
+    assert (soft["handover_flush_drops"] == 0).all()
+    assert (hard["handover_flush_drops"] > 0).sum() >= 4, hard
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known difference (report.md): in vho the hard handover's lost packets are "
+    "repaired by SACK over the new link about as fast as the soft handover's queue drains, so "
+    "the transfer is not longer; the paper measures 1-5 % longer",
+)
+def test_hard_handover_costs_more_than_soft(cells: pd.DataFrame) -> None:
+    soft = cells[cells.model == "ideal-soft"].set_index(["table", "size_bytes", "htime_s"])
+    hard = cells[cells.model == "ideal-hard"].set_index(["table", "size_bytes", "htime_s"])
+    assert hard["ours_mean_s"].sum() > soft.loc[hard.index, "ours_mean_s"].sum()
+
+
+def test_each_second_of_handover_delay_adds_about_a_second_to_short_transfers(
+    cells: pd.DataFrame,
+) -> None:
+    # §7.1: delays of 1, 3 and 5 s; Table 3: delay-5 minus delay-3 is 2.0-2.4 s.
+    for size in (200_000, 2_000_000):
+        for h in (0, 1, 3, 5):
+            d3 = _cell(cells, "gprs-wlan", "delay-3", size, h)["ours_mean_s"]
+            d5 = _cell(cells, "gprs-wlan", "delay-5", size, h)["ours_mean_s"]
+            assert (d5 - d3) / 2 == pytest.approx(1.0, abs=0.25), (size, h, d3, d5)
+
+
+def test_unknown_study_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reproduce", "kojo-daniel", "--quick"]) == 2
+    err = capsys.readouterr().err
+    assert err == "vho reproduce: no study 'kojo-daniel'; expected one of daniel-kojo\n"

@@ -265,6 +265,8 @@ def reproduce(
     write_csv(main, out / "cells.csv", [c for c in main.columns if c != "incomplete"])
 
     sens_rows = []
+    # Per alternative (not the chosen values): the per-cell table, to say what moves a cell.
+    moved: dict[str, pd.DataFrame] = {}
     if sensitivity:
         # Each alternative over every cell with fewer replications (8; quick: 1), beside the
         # chosen set at the same replications, so that only the value differs.
@@ -275,6 +277,8 @@ def reproduce(
                 keys = [x for x in extra if not x.startswith("instant:")]
                 df = run_sweep(make_sweep(cs, sreps, seed, keys, how), runs, workers, quiet)
                 t = per_cell(df, cs)
+                if "(chosen)" not in label:
+                    moved[f"{name}: {label}"] = t
                 sens_rows.append(
                     {
                         "open_value": name,
@@ -297,6 +301,7 @@ def reproduce(
         out,
         main,
         sens,
+        moved,
         quick=quick,
         seed=seed,
         reps=reps,

@@ -2,8 +2,10 @@
 //! compared one to one with `tshark -Y tcp.analysis.*`.
 //!
 //! Source: Wireshark `epan/dissectors/packet-tcp.c`, function `tcp_analyze_sequence_number`
-//! (the 3.x/4.0 form: fast retransmission, then out-of-order, then spurious, then plain
-//! retransmission), its helpers `verify_tcp_window_scaling` and
+//! in the order tshark 4.0 applies it (checked against tshark 4.0.17 by
+//! `tests/analysis.rs`): spurious retransmission, then fast retransmission, then
+//! out-of-order, then plain retransmission (older releases tested spurious after
+//! out-of-order), its helpers `verify_tcp_window_scaling` and
 //! `tcp_sequence_number_analysis_print_retransmission`, and the handshake RTT
 //! (`ts_mru_syn`/`ts_first_rtt`) kept by `dissect_tcp`. The rules are restated here in our
 //! own words; no Wireshark code is copied.
@@ -38,7 +40,7 @@ pub const OOO_THRESHOLD_NS: u64 = 3_000_000;
 pub const FAST_RETRANSMISSION_WINDOW_NS: u64 = 20_000_000;
 /// Duplicate ACKs (after the first ACK of that value) Wireshark wants before calling a
 /// retransmission "fast": `dupacknum` at least 2 (some may be missing from the trace).
-pub const FAST_RETRANSMISSION_DUPACKS: u32 = 2;
+pub const FAST_RETRANSMISSION_DUPACKS: i32 = 2;
 
 /// The analysis flags of one segment (Wireshark's `TCP_A_*` bits).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -99,7 +101,8 @@ pub struct SeqState {
     maxseqtobeacked: u32,
     lastack: u32,
     lastack_time: u64,
-    dupacknum: u32,
+    /// Duplicate ACKs in a row; -1 after an "ACKed unseen segment" that must not repeat.
+    dupacknum: i32,
     /// Last window field, unscaled.
     window: u32,
     win_scale: WinScale,
@@ -216,8 +219,18 @@ pub fn analyze(fwd: &mut SeqState, rev: &mut SeqState, hs: &Handshake, s: &SegIn
 
     // ACKED LOST PACKET: this ACK covers data of the other direction never captured.
     if rev.maxseqtobeacked != 0 && seq_gt(ack, rev.maxseqtobeacked) && s.flags & ACK != 0 {
-        f.set(Flags::ACK_LOST_PACKET);
-        rev.maxseqtobeacked = rev.nextseq;
+        // Wireshark compares these two as plain integers, not in sequence space.
+        if rev.maxseqtobeacked > rev.nextseq {
+            rev.maxseqtobeacked = rev.nextseq;
+            f.set(Flags::ACK_LOST_PACKET);
+        } else {
+            // The other side sends nothing new: flag only the first such ACK, until that
+            // side's ACK number changes (its dupacknum is reused as the marker).
+            if rev.dupacknum == 0 {
+                f.set(Flags::ACK_LOST_PACKET);
+            }
+            rev.dupacknum = -1;
+        }
     }
 
     if s.seglen > 0 || s.flags & (SYN | FIN) != 0 {
@@ -287,7 +300,12 @@ fn fwd_checks(fwd: &mut SeqState, rev: &SeqState, s: &SegInfo, not_sfr: bool, f:
     }
     // DUPLICATE ACK: no data, same seq, ack and (non-zero) window as this direction's last.
     if same_pos && window != 0 && window == fwd.window {
-        fwd.dupacknum += 1;
+        // After an "ACKed unseen segment" marker the count restarts at one.
+        fwd.dupacknum = if fwd.dupacknum == -1 {
+            1
+        } else {
+            fwd.dupacknum + 1
+        };
         f.set(Flags::DUPLICATE_ACK);
     }
 }
@@ -304,6 +322,11 @@ fn retransmission_type(fwd: &SeqState, rev: &SeqState, hs: &Handshake, s: &SegIn
     // More than one byte starting one before nextseq: new data after a zero-window probe.
     if seglen > 1 && fwd.nextseq.wrapping_sub(1) == seq {
         seq_not_advanced = false;
+    }
+    // SPURIOUS RETRANSMISSION: all of its data was already acknowledged by the other side.
+    if seglen > 0 && rev.lastack != 0 && seq_le(seq.wrapping_add(seglen), rev.lastack) {
+        f.set(Flags::SPURIOUS_RETRANSMISSION);
+        return;
     }
     // FAST RETRANSMISSION: >= 2 duplicate ACKs from the other side for exactly this seq,
     // the last of them less than 20 ms ago.
@@ -322,11 +345,6 @@ fn retransmission_type(fwd: &SeqState, rev: &SeqState, hs: &Handshake, s: &SegIn
         && fwd.nextseq != seq.wrapping_add(seglen)
     {
         f.set(Flags::OUT_OF_ORDER);
-        return;
-    }
-    // SPURIOUS RETRANSMISSION: all of its data was already acknowledged by the other side.
-    if seglen > 0 && rev.lastack != 0 && seq_le(seq.wrapping_add(seglen), rev.lastack) {
-        f.set(Flags::SPURIOUS_RETRANSMISSION);
         return;
     }
     if seq_not_advanced {

@@ -34,10 +34,16 @@ struct Opts {
 /// An in-memory classic pcap (microseconds, Ethernet) of one conversation.
 struct Cap {
     buf: Vec<u8>,
+    /// Time of t = 0 in µs since the Unix epoch.
+    epoch_us: u64,
 }
 
 impl Cap {
     fn new() -> Self {
+        Cap::starting_at(1_700_000_000_000_000)
+    }
+
+    fn starting_at(epoch_us: u64) -> Self {
         let mut buf = Vec::new();
         buf.extend(0xa1b2_c3d4u32.to_le_bytes());
         buf.extend(2u16.to_le_bytes());
@@ -45,7 +51,7 @@ impl Cap {
         buf.extend([0u8; 8]);
         buf.extend(65535u32.to_le_bytes());
         buf.extend(1u32.to_le_bytes()); // LINKTYPE_ETHERNET
-        Cap { buf }
+        Cap { buf, epoch_us }
     }
 
     /// One segment at `t_us` µs; `from_client` picks the direction.
@@ -127,7 +133,7 @@ impl Cap {
         let mut frame = vec![0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0x08, 0x00];
         frame.extend(ip);
         frame.extend(tcp);
-        let t = 1_700_000_000_000_000 + t_us;
+        let t = self.epoch_us + t_us;
         self.buf.extend(((t / 1_000_000) as u32).to_le_bytes());
         self.buf.extend(((t % 1_000_000) as u32).to_le_bytes());
         self.buf.extend((frame.len() as u32).to_le_bytes());
@@ -328,6 +334,20 @@ fn tricky() -> Cap {
     c
 }
 
+/// Segment 2 at 100 ms, segment 1 at 110 ms: 10 ms late, more than 3 ms, less than the
+/// 50 ms handshake RTT.
+fn late() -> Cap {
+    late_from(Cap::new())
+}
+
+fn late_from(mut c: Cap) -> Cap {
+    c.handshake()
+        .data(100, S0 + 1000)
+        .data(110, S0)
+        .ack(135, S0 + 2000, WIN);
+    c
+}
+
 // ---------------------------------------------------------------- known answers
 
 #[test]
@@ -413,6 +433,25 @@ fn a_late_segment_within_the_handshake_rtt_is_out_of_order() {
     assert_eq!(f.server.counters.out_of_order, 1);
     assert_eq!(f.total.retransmissions, 0);
     assert_eq!(f.total.ack_lost_segment, 0);
+}
+
+#[test]
+fn the_out_of_order_threshold_is_the_handshake_rtt() {
+    // tcp_analyze_sequence_number: ooo_thres = ts_first_rtt (50 ms here); 10 ms late is
+    // out of order.
+    let f = late().analysis();
+    assert_eq!(only_flow(&f).server.counters.out_of_order, 1);
+    assert_eq!(only_flow(&f).server.counters.retransmissions, 0);
+}
+
+#[test]
+fn a_syn_at_the_epoch_gives_no_handshake_rtt_and_a_3_ms_threshold() {
+    // Wireshark: ts_mru_syn of zero is "no SYN" (nstime_is_zero), so ooo_thres = 3 ms and
+    // 10 ms late is a retransmission. The capture of `late`, its SYN at the epoch.
+    let f = late_from(Cap::starting_at(0)).analysis();
+    assert_eq!(only_flow(&f).handshake_rtt_s, None);
+    assert_eq!(only_flow(&f).server.counters.retransmissions, 1);
+    assert_eq!(only_flow(&f).server.counters.out_of_order, 0);
 }
 
 #[test]
@@ -573,6 +612,8 @@ fn counts_match_tshark_filter_for_filter() {
         ("reordered", reordered()),
         ("zero_window", zero_window()),
         ("tricky", tricky()),
+        ("late", late()),
+        ("late_at_epoch", late_from(Cap::starting_at(0))),
     ];
     let mut mismatches = Vec::new();
     for (name, cap) in &scenarios {

@@ -25,7 +25,8 @@
 //! | `tcp.analysis.zero_window`           | ZERO_WINDOW                                 |
 //!
 //! Wireshark treats a stored `nextseq`, `lastack` or `maxseqtobeacked` of 0 as "not seen
-//! yet"; we keep that convention (a `u32` with 0 = unset) so that even its corner cases match.
+//! yet", and a SYN time of 0 (the epoch) as "no SYN"; we keep those conventions so that even
+//! their corner cases match.
 
 use serde::Serialize;
 
@@ -155,7 +156,10 @@ impl Handshake {
     /// `dissect_tcp`: remember the latest SYN; the first pure ACK after it gives the
     /// handshake RTT, Wireshark's out-of-order threshold.
     pub fn on_segment(&mut self, s: &SegInfo) {
-        if s.flags & (SYN | ACK) == SYN {
+        // Wireshark keeps the SYN's time as an nstime_t whose zero means "none": a SYN
+        // stamped at the epoch itself (as simulators' captures are) gives no handshake RTT,
+        // and the out-of-order threshold stays 3 ms.
+        if s.flags & (SYN | ACK) == SYN && s.ts_ns != 0 {
             self.mru_syn_ns = Some(s.ts_ns);
         }
         if s.flags & (SYN | ACK) == ACK && self.first_rtt_ns.is_none() {

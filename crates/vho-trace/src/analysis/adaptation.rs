@@ -20,8 +20,9 @@
 pub const INTERVAL_NS: u64 = 100_000_000;
 
 /// Streaming throughput points: feed (time, payload bytes) of data packets in time order.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct ThroughputPoints {
+    #[serde(skip)]
     open: Option<(u64, u64)>,
     /// (time in ns, bits per second).
     pub points: Vec<(u64, f64)>,

@@ -1,3 +1,17 @@
 //! Analyses over decoded captures (and over the simulator's own packet streams).
+//!
+//! - [`adaptation`]: throughput points and the adaptation time t_a;
+//! - [`tcp_analysis`]: Wireshark's per-segment flags (retransmission, duplicate ACK, ...);
+//! - [`rtt`], [`sack`], [`stall`]: RTT samples, SACK/D-SACK blocks, the longest stall;
+//! - [`flow`]: conversations and the flow table that connects the mechanisms;
+//! - [`summary`]: the [`analyze`] entry point and its serializable result.
 
 pub mod adaptation;
+pub mod flow;
+pub mod rtt;
+pub mod sack;
+pub mod stall;
+pub mod summary;
+pub mod tcp_analysis;
+
+pub use summary::{analyze, analyze_reader, Analysis, DirectionResult, FlowResult, SkipCounts};

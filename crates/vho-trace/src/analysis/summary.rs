@@ -1,0 +1,188 @@
+//! The capture analysis entry point: stream a file through the reader, decoder and
+//! [`FlowTable`], and summarize each conversation.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::adaptation::ThroughputPoints;
+use super::flow::{Direction, Flow, FlowTable};
+use super::rtt::RttStats;
+use super::tcp_analysis::Counters;
+use crate::decode::{decode, Skip};
+use crate::error::TraceError;
+use crate::reader::Reader;
+
+/// Frames that were not TCP segments, by reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SkipCounts {
+    pub unknown_link_type: u64,
+    pub not_tcp: u64,
+    pub truncated_headers: u64,
+    pub fragment: u64,
+    pub malformed: u64,
+}
+
+impl SkipCounts {
+    fn add(&mut self, s: Skip) {
+        match s {
+            Skip::UnknownLinkType => self.unknown_link_type += 1,
+            Skip::NotTcp => self.not_tcp += 1,
+            Skip::TruncatedHeaders => self.truncated_headers += 1,
+            Skip::Fragment => self.fragment += 1,
+            Skip::Malformed => self.malformed += 1,
+        }
+    }
+}
+
+/// One direction of a conversation: the data it sent and what happened to it. The
+/// duplicate-ACK and SACK counts are of the ACKs it sent.
+#[derive(Clone, Debug, Serialize)]
+pub struct DirectionResult {
+    pub addr: String,
+    pub port: u16,
+    pub segments: u64,
+    pub data_segments: u64,
+    /// Payload bytes, retransmissions included.
+    pub bytes: u64,
+    /// Sequence span of the data (each byte once, segments not captured included).
+    pub unique_bytes: u64,
+    /// Data bytes acknowledged by the other side.
+    pub acked_bytes: u64,
+    /// `acked_bytes` * 8 over the conversation's duration.
+    pub goodput_bps: f64,
+    #[serde(flatten)]
+    pub counters: Counters,
+    /// Karn-safe data/ACK RTT samples.
+    pub rtt: RttStats,
+    /// RTT samples from TCP timestamps (TSecr).
+    pub rtt_ts: RttStats,
+    /// SACK blocks sent (D-SACK included).
+    pub sack_blocks: u64,
+    /// D-SACK blocks sent (RFC 2883).
+    pub dsack_blocks: u64,
+    /// Longest time with data outstanding and no new data acknowledged.
+    pub longest_stall_s: f64,
+    /// Per-packet throughput of this direction's data (Cottingham & Vidales §5), for t_a.
+    pub throughput: ThroughputPoints,
+}
+
+/// One conversation.
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowResult {
+    /// Order of its first packet among the capture's conversations (like `tcp.stream`).
+    pub index: usize,
+    pub first_s: f64,
+    pub duration_s: f64,
+    pub packets: u64,
+    pub syn_seen: bool,
+    pub fin_seen: bool,
+    pub rst_seen: bool,
+    /// SYN to the handshake's ACK (Wireshark's `tcp.analysis.initial_rtt`).
+    pub handshake_rtt_s: Option<f64>,
+    pub client: DirectionResult,
+    pub server: DirectionResult,
+    /// Both directions' flag counts added, comparable with `tshark -Y FILTER | wc -l` when
+    /// the capture holds this conversation alone.
+    pub total: Counters,
+}
+
+/// The result of [`analyze`].
+#[derive(Clone, Debug, Serialize)]
+pub struct Analysis {
+    pub file: String,
+    pub packets: u64,
+    pub tcp_segments: u64,
+    pub skipped: SkipCounts,
+    pub flows: Vec<FlowResult>,
+}
+
+fn secs(ns: u64) -> f64 {
+    ns as f64 / 1e9
+}
+
+fn direction(d: &Direction, duration_ns: u64) -> DirectionResult {
+    let acked = d.acked_bytes();
+    DirectionResult {
+        addr: d.src.0.to_string(),
+        port: d.src.1,
+        segments: d.segments,
+        data_segments: d.data_segments,
+        bytes: d.bytes,
+        unique_bytes: d.unique_bytes(),
+        acked_bytes: acked,
+        goodput_bps: if duration_ns > 0 {
+            acked as f64 * 8.0 / secs(duration_ns)
+        } else {
+            0.0
+        },
+        counters: d.counters,
+        rtt: d.rtt.seq,
+        rtt_ts: d.rtt.ts,
+        sack_blocks: d.sack.blocks,
+        dsack_blocks: d.sack.dsack_blocks,
+        longest_stall_s: secs(d.stall.longest_ns),
+        throughput: d.throughput.clone(),
+    }
+}
+
+impl FlowResult {
+    fn of(f: &Flow) -> Self {
+        let dur = f.last_ns.saturating_sub(f.first_ns);
+        let c = f.client();
+        let client = direction(&f.dirs[c], dur);
+        let server = direction(&f.dirs[1 - c], dur);
+        FlowResult {
+            index: f.index,
+            first_s: secs(f.first_ns),
+            duration_s: secs(dur),
+            packets: f.packets,
+            syn_seen: f.syn_seen,
+            fin_seen: f.fin_seen,
+            rst_seen: f.rst_seen,
+            handshake_rtt_s: f.handshake.first_rtt_ns.map(secs),
+            total: client.counters.plus(&server.counters),
+            client,
+            server,
+        }
+    }
+}
+
+/// Analyses a capture file: per-conversation TCP analysis and the frames skipped.
+pub fn analyze(path: impl AsRef<Path>) -> Result<Analysis, TraceError> {
+    let path = path.as_ref();
+    let label = path.display().to_string();
+    let file = File::open(path).map_err(|e| TraceError {
+        file: label.clone(),
+        offset: 0,
+        message: format!("cannot open: {e}"),
+    })?;
+    analyze_reader(BufReader::new(file), &label)
+}
+
+/// [`analyze`] over any byte stream; `label` names it in errors.
+pub fn analyze_reader<R: Read>(inner: R, label: &str) -> Result<Analysis, TraceError> {
+    let mut reader = Reader::new(inner, label)?;
+    let mut table = FlowTable::default();
+    let mut a = Analysis {
+        file: label.to_string(),
+        packets: 0,
+        tcp_segments: 0,
+        skipped: SkipCounts::default(),
+        flows: Vec::new(),
+    };
+    while let Some(rec) = reader.next_record()? {
+        a.packets += 1;
+        match decode(rec.ts_ns, rec.linktype, rec.data) {
+            Ok(seg) => {
+                a.tcp_segments += 1;
+                table.push(&seg);
+            }
+            Err(s) => a.skipped.add(s),
+        }
+    }
+    a.flows = table.finish().iter().map(FlowResult::of).collect();
+    Ok(a)
+}

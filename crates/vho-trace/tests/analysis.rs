@@ -348,6 +348,25 @@ fn late_from(mut c: Cap) -> Cap {
     c
 }
 
+/// A resend 30 ms after three duplicate ACKs (too late to be fast: 20 ms), then a
+/// zero-window probe whose byte the receiver takes (its ACK is one higher, window still 0).
+fn slow_and_probe() -> Cap {
+    let mut c = Cap::new();
+    c.handshake();
+    for i in 0..4u32 {
+        c.data(100 + u64::from(i), S0 + i * 1000);
+    }
+    for i in 1..4u32 {
+        c.ack(124 + u64::from(i), S0, WIN);
+    }
+    c.data(157, S0).ack(182, S0 + 4000, 0);
+    c.seg(400_000, false, S0 + 4000, C0, ACK, WIN, 1, &Opts::default());
+    c.ack(425, S0 + 4001, 0)
+        .ack(600, S0 + 4001, WIN)
+        .data(601, S0 + 4001);
+    c
+}
+
 // ---------------------------------------------------------------- known answers
 
 #[test]
@@ -613,6 +632,7 @@ fn counts_match_tshark_filter_for_filter() {
         ("zero_window", zero_window()),
         ("tricky", tricky()),
         ("late", late()),
+        ("slow_and_probe", slow_and_probe()),
         ("late_at_epoch", late_from(Cap::starting_at(0))),
     ];
     let mut mismatches = Vec::new();

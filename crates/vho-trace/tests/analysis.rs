@@ -422,8 +422,8 @@ fn a_retransmission_after_three_duplicate_acks_is_fast() {
     assert_eq!(f.total.out_of_order, 0);
     assert_eq!(f.client.sack_blocks, 3);
     assert_eq!(f.client.dsack_blocks, 0);
-    // Karn: the ACK at 153 ms covers the resent segment 1 last... the newest fully acked
-    // segment (4, sent once at 103 ms) is timed: 50 ms.
+    // Karn: the ACK at 153 ms is timed on the newest segment it covers, segment 4 (sent
+    // once, at 103 ms): 50 ms. Segment 1 was resent and gives no sample.
     assert_eq!(f.server.rtt.max_s, Some(0.05));
 }
 

@@ -5,7 +5,9 @@
 //! in the order tshark 4.0 applies it (checked against tshark 4.0.17 by
 //! `tests/analysis.rs`): spurious retransmission, then fast retransmission, then
 //! out-of-order, then plain retransmission (older releases tested spurious after
-//! out-of-order), its helpers `verify_tcp_window_scaling` and
+//! out-of-order; fast before out-of-order is the default of the preference
+//! `tcp.fastrt_supersedes_ooo`), and with 4.0's "ACKed unseen segment" rule that flags a run
+//! of such ACKs once; its helpers `verify_tcp_window_scaling` and
 //! `tcp_sequence_number_analysis_print_retransmission`, and the handshake RTT
 //! (`ts_mru_syn`/`ts_first_rtt`) kept by `dissect_tcp`. The rules are restated here in our
 //! own words; no Wireshark code is copied.

@@ -1,5 +1,6 @@
 //! vho-trace: streaming reading of packet captures (pcap, pcapng) down to TCP segments, for
-//! the simulator's captures and real ones alike. The flow analysis (issue 5) builds on this.
+//! the simulator's captures and real ones alike, and the per-flow TCP analysis over them
+//! (`analysis::analyze`: Wireshark's tcp.analysis flags, RTT, SACK/D-SACK, stalls, t_a).
 
 pub mod analysis;
 pub mod decode;

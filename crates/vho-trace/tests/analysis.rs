@@ -348,6 +348,25 @@ fn late_from(mut c: Cap) -> Cap {
     c
 }
 
+/// A resend 30 ms after three duplicate ACKs (too late to be fast: 20 ms), then a
+/// zero-window probe whose byte the receiver takes (its ACK is one higher, window still 0).
+fn slow_and_probe() -> Cap {
+    let mut c = Cap::new();
+    c.handshake();
+    for i in 0..4u32 {
+        c.data(100 + u64::from(i), S0 + i * 1000);
+    }
+    for i in 1..4u32 {
+        c.ack(124 + u64::from(i), S0, WIN);
+    }
+    c.data(157, S0).ack(182, S0 + 4000, 0);
+    c.seg(400_000, false, S0 + 4000, C0, ACK, WIN, 1, &Opts::default());
+    c.ack(425, S0 + 4001, 0)
+        .ack(600, S0 + 4001, WIN)
+        .data(601, S0 + 4001);
+    c
+}
+
 // ---------------------------------------------------------------- known answers
 
 #[test]
@@ -403,8 +422,8 @@ fn a_retransmission_after_three_duplicate_acks_is_fast() {
     assert_eq!(f.total.out_of_order, 0);
     assert_eq!(f.client.sack_blocks, 3);
     assert_eq!(f.client.dsack_blocks, 0);
-    // Karn: the ACK at 153 ms covers the resent segment 1 last... the newest fully acked
-    // segment (4, sent once at 103 ms) is timed: 50 ms.
+    // Karn: the ACK at 153 ms is timed on the newest segment it covers, segment 4 (sent
+    // once, at 103 ms): 50 ms. Segment 1 was resent and gives no sample.
     assert_eq!(f.server.rtt.max_s, Some(0.05));
 }
 
@@ -613,6 +632,7 @@ fn counts_match_tshark_filter_for_filter() {
         ("zero_window", zero_window()),
         ("tricky", tricky()),
         ("late", late()),
+        ("slow_and_probe", slow_and_probe()),
         ("late_at_epoch", late_from(Cap::starting_at(0))),
     ];
     let mut mismatches = Vec::new();

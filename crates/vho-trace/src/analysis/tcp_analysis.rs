@@ -5,7 +5,9 @@
 //! in the order tshark 4.0 applies it (checked against tshark 4.0.17 by
 //! `tests/analysis.rs`): spurious retransmission, then fast retransmission, then
 //! out-of-order, then plain retransmission (older releases tested spurious after
-//! out-of-order), its helpers `verify_tcp_window_scaling` and
+//! out-of-order; fast before out-of-order is the default of the preference
+//! `tcp.fastrt_supersedes_ooo`), and with 4.0's "ACKed unseen segment" rule that flags a run
+//! of such ACKs once; its helpers `verify_tcp_window_scaling` and
 //! `tcp_sequence_number_analysis_print_retransmission`, and the handshake RTT
 //! (`ts_mru_syn`/`ts_first_rtt`) kept by `dissect_tcp`. The rules are restated here in our
 //! own words; no Wireshark code is copied.
@@ -443,5 +445,173 @@ impl Counters {
             window_full: self.window_full + o.window_full,
             keep_alive: self.keep_alive + o.keep_alive,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    /// Two directions after a handshake seen at 0 / 25 / 50 ms: A (ISN 100) and B (ISN 500).
+    struct Pair {
+        a: SeqState,
+        b: SeqState,
+        hs: Handshake,
+    }
+
+    impl Pair {
+        fn new() -> Self {
+            let mut p = Pair {
+                a: SeqState::default(),
+                b: SeqState::default(),
+                hs: Handshake::default(),
+            };
+            p.seg(true, 1, 100, 0, SYN, 0);
+            p.seg(false, 25, 500, 101, SYN | ACK, 0);
+            p.seg(true, 50, 101, 501, ACK, 0);
+            p
+        }
+
+        /// One segment at `t_ms` from A (`from_a`) or B; returns its flags.
+        fn seg(&mut self, from_a: bool, t_ms: u64, seq: u32, ack: u32, fl: u8, len: u32) -> Flags {
+            self.seg_win(from_a, t_ms, seq, ack, fl, len, 1000)
+        }
+
+        #[allow(clippy::too_many_arguments)]
+        fn seg_win(
+            &mut self,
+            from_a: bool,
+            t_ms: u64,
+            seq: u32,
+            ack: u32,
+            flags: u8,
+            seglen: u32,
+            window: u16,
+        ) -> Flags {
+            let s = SegInfo {
+                ts_ns: t_ms * MS,
+                seq,
+                ack,
+                seglen,
+                flags,
+                window,
+                wscale: None,
+            };
+            self.hs.on_segment(&s);
+            let (fwd, rev) = if from_a {
+                (&mut self.a, &mut self.b)
+            } else {
+                (&mut self.b, &mut self.a)
+            };
+            on_syn_window_scale(fwd, rev, &s);
+            analyze(fwd, rev, &self.hs, &s)
+        }
+    }
+
+    // ------------------------------------------------------------ duplicate ACKs
+
+    #[test]
+    fn a_pure_ack_repeating_seq_ack_and_window_is_a_duplicate() {
+        // tcp_analyze_sequence_number, DUPLICATE ACK.
+        let mut p = Pair::new();
+        p.seg(false, 60, 501, 101, ACK, 100);
+        let f = p.seg(true, 70, 101, 501, ACK, 0);
+        assert!(
+            f.has(Flags::DUPLICATE_ACK),
+            "same ack 501 as the handshake ACK"
+        );
+        // A new window is a window update, not a duplicate.
+        let f = p.seg_win(true, 71, 101, 501, ACK, 0, 2000);
+        assert!(f.has(Flags::WINDOW_UPDATE) && !f.has(Flags::DUPLICATE_ACK));
+    }
+
+    #[test]
+    fn a_segment_with_data_is_never_a_duplicate_ack() {
+        let mut p = Pair::new();
+        let f = p.seg(true, 60, 101, 501, ACK, 10);
+        assert!(!f.has(Flags::DUPLICATE_ACK));
+    }
+
+    // ------------------------------------------------------------ retransmissions
+
+    #[test]
+    fn fast_needs_two_dupacks_and_20_ms() {
+        // >= 2 duplicate ACKs for this seq; the resend < 20 ms after the last one.
+        let mut p = Pair::new();
+        p.seg(false, 60, 501, 101, ACK, 100);
+        p.seg(false, 61, 601, 101, ACK, 100);
+        p.seg(true, 80, 101, 501, ACK, 0);
+        p.seg(true, 81, 101, 501, ACK, 0);
+        p.seg(true, 82, 101, 501, ACK, 0);
+        let f = p.seg(false, 95, 501, 101, ACK, 100);
+        assert!(f.has(Flags::FAST_RETRANSMISSION) && f.is_any_retransmission());
+        // The same after 20 ms (and after the 49 ms handshake RTT) is a plain retransmission.
+        let mut p = Pair::new();
+        p.seg(false, 60, 501, 101, ACK, 100);
+        p.seg(false, 61, 601, 101, ACK, 100);
+        p.seg(true, 80, 101, 501, ACK, 0);
+        p.seg(true, 81, 101, 501, ACK, 0);
+        p.seg(true, 82, 101, 501, ACK, 0);
+        let f = p.seg(false, 120, 501, 101, ACK, 100);
+        assert_eq!(f.0, Flags::RETRANSMISSION);
+    }
+
+    #[test]
+    fn data_below_the_other_sides_ack_is_spurious_first() {
+        // Spurious is tested before fast and out-of-order (tshark 4.0).
+        let mut p = Pair::new();
+        p.seg(false, 60, 501, 101, ACK, 100);
+        p.seg(true, 61, 101, 601, ACK, 0);
+        let f = p.seg(false, 62, 501, 101, ACK, 100);
+        assert_eq!(f.0, Flags::SPURIOUS_RETRANSMISSION);
+        assert!(f.is_any_retransmission());
+    }
+
+    #[test]
+    fn a_keep_alive_is_not_a_retransmission() {
+        // KEEP ALIVE: 0 or 1 byte at nextseq - 1.
+        let mut p = Pair::new();
+        p.seg(false, 60, 501, 101, ACK, 100);
+        p.seg(true, 61, 101, 601, ACK, 0);
+        let f = p.seg(false, 5000, 600, 101, ACK, 1);
+        assert_eq!(f.0, Flags::KEEP_ALIVE);
+    }
+
+    // ------------------------------------------------------------ windows and holes
+
+    #[test]
+    fn a_zero_window_probe_does_not_advance_nextseq() {
+        let mut p = Pair::new();
+        p.seg(false, 60, 501, 101, ACK, 100);
+        let f = p.seg_win(true, 61, 101, 601, ACK, 0, 0);
+        assert!(f.has(Flags::ZERO_WINDOW));
+        let f = p.seg(false, 300, 601, 101, ACK, 1);
+        assert!(f.has(Flags::ZERO_WINDOW_PROBE));
+        // The probe's byte is sent again with more data: new data, no flag.
+        p.seg_win(true, 500, 101, 601, ACK, 0, 1000);
+        let f = p.seg(false, 501, 601, 101, ACK, 100);
+        assert_eq!(f.0, 0);
+    }
+
+    #[test]
+    fn a_hole_is_a_lost_segment_and_its_ack_an_acked_unseen_one() {
+        let mut p = Pair::new();
+        let f = p.seg(false, 60, 601, 101, ACK, 100);
+        assert_eq!(f.0, Flags::LOST_PACKET);
+        let f = p.seg(true, 61, 101, 801, ACK, 0);
+        assert!(f.has(Flags::ACK_LOST_PACKET));
+        // Repeated while the sender sends nothing new: flagged once.
+        let f = p.seg(true, 62, 101, 901, ACK, 0);
+        assert!(!f.has(Flags::ACK_LOST_PACKET));
+    }
+
+    #[test]
+    fn sequence_comparison_wraps() {
+        // RFC 9293 §3.4: comparisons are modulo 2^32.
+        assert!(seq_lt(u32::MAX - 10, 5));
+        assert!(seq_gt(5, u32::MAX - 10));
+        assert!(seq_le(7, 7));
     }
 }

@@ -73,17 +73,13 @@ impl<R: Read> Reader<R> {
     /// Opens a capture, telling pcap from pcapng by the magic number.
     pub fn new(inner: R, label: &str) -> Result<Self, TraceError> {
         let mut src = Counted { inner, offset: 0 };
-        let err = |offset: u64, message: String| TraceError {
-            file: label.to_string(),
-            offset,
-            message,
-        };
         let mut magic = [0u8; 4];
         let n = src
             .fill(&mut magic)
-            .map_err(|e| err(0, format!("cannot read: {e}")))?;
+            .map_err(|e| TraceError::io(label, 0, e))?;
         if n < 4 {
-            return Err(err(
+            return Err(TraceError::at(
+                label,
                 0,
                 format!("file too short for a capture header (expected at least 4 bytes, got {n})"),
             ));

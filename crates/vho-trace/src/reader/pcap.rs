@@ -25,27 +25,25 @@ impl State {
             (_, 0xa1b2_c3d4) => (true, false),
             (_, 0xa1b2_3c4d) => (true, true),
             _ => {
-                return Err(TraceError {
-                    file: label.into(),
-                    offset: 0,
-                    message: format!(
+                return Err(TraceError::at(label, 0, format!(
                         "not a capture: expected a pcap magic number (a1b2c3d4 or a1b23c4d, either byte order) or pcapng, got {:02x}{:02x}{:02x}{:02x}",
                         magic[0], magic[1], magic[2], magic[3]
-                    ),
-                })
+                    )))
             }
         };
         let mut rest = [0u8; 20];
-        let n = src.fill(&mut rest).map_err(|e| io(label, 4, e))?;
+        let n = src
+            .fill(&mut rest)
+            .map_err(|e| TraceError::io(label, 4, e))?;
         if n < 20 {
-            return Err(TraceError {
-                file: label.into(),
-                offset: 4,
-                message: format!(
+            return Err(TraceError::at(
+                label,
+                4,
+                format!(
                     "pcap file header truncated (expected 24 bytes, got {})",
                     4 + n
                 ),
-            });
+            ));
         }
         let u32_at = |i: usize| read_u32(&rest[i..i + 4], big_endian);
         // Bytes 16..20 of the header: LinkType and additional information (FCS length) in
@@ -67,38 +65,36 @@ impl State {
     ) -> Result<Option<Head>, TraceError> {
         let at = src.offset;
         let mut h = [0u8; 16];
-        let n = src.fill(&mut h).map_err(|e| io(label, at, e))?;
+        let n = src.fill(&mut h).map_err(|e| TraceError::io(label, at, e))?;
         if n == 0 {
             return Ok(None);
         }
         if n < 16 {
-            return Err(TraceError {
-                file: label.into(),
-                offset: at,
-                message: format!("record header truncated (expected 16 bytes, got {n})"),
-            });
+            return Err(TraceError::at(
+                label,
+                at,
+                format!("record header truncated (expected 16 bytes, got {n})"),
+            ));
         }
         let sec = read_u32(&h[0..4], self.big_endian) as u64;
         let frac = read_u32(&h[4..8], self.big_endian) as u64;
         let incl = read_u32(&h[8..12], self.big_endian) as usize;
         let orig = read_u32(&h[12..16], self.big_endian);
         if incl > MAX_RECORD {
-            return Err(TraceError {
-                file: label.into(),
-                offset: at,
-                message: format!(
+            return Err(TraceError::at(label, at, format!(
                     "record length {incl} is not plausible (expected at most {MAX_RECORD}): the file is corrupt"
-                ),
-            });
+                )));
         }
         buf.resize(incl, 0);
-        let got = src.fill(buf).map_err(|e| io(label, at + 16, e))?;
+        let got = src
+            .fill(buf)
+            .map_err(|e| TraceError::io(label, at + 16, e))?;
         if got < incl {
-            return Err(TraceError {
-                file: label.into(),
-                offset: at + 16,
-                message: format!("record truncated (expected {incl} bytes, got {got})"),
-            });
+            return Err(TraceError::at(
+                label,
+                at + 16,
+                format!("record truncated (expected {incl} bytes, got {got})"),
+            ));
         }
         let ts = sec * 1_000_000_000 + if self.nanos { frac } else { frac * 1000 };
         Ok(Some(Head {
@@ -117,13 +113,5 @@ pub(crate) fn read_u32(b: &[u8], big_endian: bool) -> u32 {
         u32::from_be_bytes(a)
     } else {
         u32::from_le_bytes(a)
-    }
-}
-
-pub(crate) fn io(label: &str, offset: u64, e: std::io::Error) -> TraceError {
-    TraceError {
-        file: label.into(),
-        offset,
-        message: format!("cannot read: {e}"),
     }
 }

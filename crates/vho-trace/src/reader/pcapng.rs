@@ -3,7 +3,7 @@
 //! interface's link type and time resolution; packets come in Enhanced, Simple or (obsolete)
 //! Packet blocks. Other blocks are skipped without being held in memory.
 
-use super::pcap::{io, read_u32};
+use super::pcap::read_u32;
 use super::{Counted, Head, MAX_RECORD};
 use crate::error::TraceError;
 use std::io::Read;
@@ -28,14 +28,6 @@ pub(crate) struct State {
     interfaces: Vec<Interface>,
 }
 
-fn err(label: &str, offset: u64, message: String) -> TraceError {
-    TraceError {
-        file: label.into(),
-        offset,
-        message,
-    }
-}
-
 impl State {
     /// Reads the first Section Header Block (its type was already consumed).
     pub fn open<R: Read>(src: &mut Counted<R>, label: &str) -> Result<Self, TraceError> {
@@ -57,9 +49,11 @@ impl State {
         scratch: &mut Vec<u8>,
     ) -> Result<(), TraceError> {
         let mut h = [0u8; 8];
-        let n = src.fill(&mut h).map_err(|e| io(label, at + 4, e))?;
+        let n = src
+            .fill(&mut h)
+            .map_err(|e| TraceError::io(label, at + 4, e))?;
         if n < 8 {
-            return Err(err(
+            return Err(TraceError::at(
                 label,
                 at,
                 format!(
@@ -87,16 +81,16 @@ impl State {
             (BYTE_ORDER_MAGIC, _) => false,
             (_, BYTE_ORDER_MAGIC) => true,
             _ => {
-                return Err(err(
+                return Err(TraceError::at(
                     label,
                     at + 8,
-                    "section header: expected the byte-order magic 1a2b3c4d".into(),
+                    "section header: expected the byte-order magic 1a2b3c4d",
                 ))
             }
         };
         let total = read_u32(&len, self.big_endian) as usize;
         if total < 28 || !total.is_multiple_of(4) || total > MAX_RECORD {
-            return Err(err(
+            return Err(TraceError::at(
                 label,
                 at + 4,
                 format!(
@@ -106,9 +100,11 @@ impl State {
         }
         self.interfaces.clear();
         scratch.resize(total - 12, 0);
-        let got = src.fill(scratch).map_err(|e| io(label, at + 12, e))?;
+        let got = src
+            .fill(scratch)
+            .map_err(|e| TraceError::io(label, at + 12, e))?;
         if got < total - 12 {
-            return Err(err(
+            return Err(TraceError::at(
                 label,
                 at,
                 format!("section header truncated (expected {total} bytes)"),
@@ -126,12 +122,12 @@ impl State {
         loop {
             let at = src.offset;
             let mut h = [0u8; 8];
-            let n = src.fill(&mut h).map_err(|e| io(label, at, e))?;
+            let n = src.fill(&mut h).map_err(|e| TraceError::io(label, at, e))?;
             if n == 0 {
                 return Ok(None);
             }
             if n < 8 {
-                return Err(err(
+                return Err(TraceError::at(
                     label,
                     at,
                     format!("block header truncated (expected 8 bytes, got {n})"),
@@ -141,8 +137,12 @@ impl State {
             if kind == SHB_TYPE {
                 // A new section, in its own byte order: the magic follows the length.
                 let mut bom = [0u8; 4];
-                if src.fill(&mut bom).map_err(|e| io(label, at + 8, e))? < 4 {
-                    return Err(err(label, at, "section header truncated".into()));
+                if src
+                    .fill(&mut bom)
+                    .map_err(|e| TraceError::io(label, at + 8, e))?
+                    < 4
+                {
+                    return Err(TraceError::at(label, at, "section header truncated"));
                 }
                 let len = [h[4], h[5], h[6], h[7]];
                 self.shb_body(src, label, at, len, bom, buf)?;
@@ -150,7 +150,7 @@ impl State {
             }
             let total = read_u32(&h[4..8], self.big_endian) as usize;
             if total < 12 || !total.is_multiple_of(4) {
-                return Err(err(
+                return Err(TraceError::at(
                     label,
                     at + 4,
                     format!(
@@ -164,16 +164,17 @@ impl State {
                 continue;
             }
             if total > MAX_RECORD + 64 {
-                return Err(err(
-                    label,
+                return Err(TraceError::at(label,
                     at + 4,
                     format!("block length {total} is not plausible (expected at most {}): the file is corrupt", MAX_RECORD + 64),
                 ));
             }
             buf.resize(body, 0);
-            let got = src.fill(buf).map_err(|e| io(label, at + 8, e))?;
+            let got = src
+                .fill(buf)
+                .map_err(|e| TraceError::io(label, at + 8, e))?;
             if got < body {
-                return Err(err(
+                return Err(TraceError::at(
                     label,
                     at,
                     format!("block truncated (expected {total} bytes, got {})", got + 8),
@@ -187,10 +188,10 @@ impl State {
                 }
                 EPB | OBSOLETE_PB => {
                     if b.len() < 20 {
-                        return Err(err(
+                        return Err(TraceError::at(
                             label,
                             at,
-                            "packet block too short (expected at least 32 bytes)".into(),
+                            "packet block too short (expected at least 32 bytes)",
                         ));
                     }
                     let id = if kind == EPB {
@@ -203,14 +204,14 @@ impl State {
                     let cap = read_u32(&b[12..16], self.big_endian) as usize;
                     let orig = read_u32(&b[16..20], self.big_endian);
                     if 20 + cap > b.len() {
-                        return Err(err(
+                        return Err(TraceError::at(
                             label,
                             at,
                             format!("packet block: captured length {cap} exceeds the block"),
                         ));
                     }
                     let iface = self.interfaces.get(id).ok_or_else(|| {
-                        err(
+                        TraceError::at(
                             label,
                             at,
                             format!(
@@ -232,13 +233,13 @@ impl State {
                 }
                 SPB => {
                     if b.len() < 4 {
-                        return Err(err(label, at, "simple packet block too short".into()));
+                        return Err(TraceError::at(label, at, "simple packet block too short"));
                     }
                     let iface = self.interfaces.first().ok_or_else(|| {
-                        err(
+                        TraceError::at(
                             label,
                             at,
-                            "simple packet block before any interface description".into(),
+                            "simple packet block before any interface description",
                         )
                     })?;
                     let orig = read_u32(&b[0..4], self.big_endian);
@@ -262,10 +263,10 @@ impl State {
 
     fn parse_idb(&self, b: &[u8], label: &str, at: u64) -> Result<Interface, TraceError> {
         if b.len() < 8 {
-            return Err(err(
+            return Err(TraceError::at(
                 label,
                 at,
-                "interface description too short (expected at least 20 bytes)".into(),
+                "interface description too short (expected at least 20 bytes)",
             ));
         }
         let linktype = read_u16(&b[0..2], self.big_endian) as u32;
@@ -288,7 +289,7 @@ impl State {
                     } else if e <= 18 {
                         (1, 10u64.pow(e - 9))
                     } else {
-                        return Err(err(
+                        return Err(TraceError::at(
                             label,
                             at,
                             format!(
@@ -299,7 +300,7 @@ impl State {
                 } else {
                     let e = (r & 0x7f) as u32;
                     if e > 63 {
-                        return Err(err(
+                        return Err(TraceError::at(
                             label,
                             at,
                             format!("if_tsresol 2^-{e} is not supported"),
@@ -333,9 +334,11 @@ fn skip<R: Read>(src: &mut Counted<R>, label: &str, at: u64, n: u64) -> Result<(
     let mut chunk = [0u8; 4096];
     while left > 0 {
         let want = left.min(chunk.len() as u64) as usize;
-        let got = src.fill(&mut chunk[..want]).map_err(|e| io(label, at, e))?;
+        let got = src
+            .fill(&mut chunk[..want])
+            .map_err(|e| TraceError::io(label, at, e))?;
         if got < want {
-            return Err(err(
+            return Err(TraceError::at(
                 label,
                 at,
                 format!("block truncated (expected {} more bytes)", left),

@@ -154,11 +154,8 @@ impl FlowResult {
 pub fn analyze(path: impl AsRef<Path>) -> Result<Analysis, TraceError> {
     let path = path.as_ref();
     let label = path.display().to_string();
-    let file = File::open(path).map_err(|e| TraceError {
-        file: label.clone(),
-        offset: 0,
-        message: format!("cannot open: {e}"),
-    })?;
+    let file =
+        File::open(path).map_err(|e| TraceError::at(&label, 0, format!("cannot open: {e}")))?;
     analyze_reader(BufReader::new(file), &label)
 }
 

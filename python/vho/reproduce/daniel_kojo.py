@@ -54,42 +54,58 @@ COLUMNS = [
     "flow.0.size",
 ]
 
+
+@dataclass(frozen=True)
+class Alternative:
+    """A value tried for an open parameter: its label, the scenario overrides it takes, and
+    how it reads HTime (see INSTANTS)."""
+
+    label: str
+    overrides: tuple[str, ...] = ()
+    instant: str = "centred"
+
+
+def alt(label: str, *overrides: str, instant: str = "centred") -> Alternative:
+    return Alternative(label, overrides, instant)
+
+
 #: The open values of the paper, each with the alternatives the report tries (the first is
-#: the study's choice): (name, what the paper says, [(label, overrides)]).
-OPEN_VALUES: list[tuple[str, str, list[tuple[str, list[str]]]]] = [
+#: the study's choice): (name, what the paper says, alternatives).
+OPEN_VALUES: list[tuple[str, str, list[Alternative]]] = [
     ("wired link delay", "not given", [
-        ("22 ms (chosen)", []),
-        ("5 ms", ['wired.delay="5 ms"']),
-        ("50 ms", ['wired.delay="50 ms"']),
+        alt("22 ms (chosen)"),
+        alt("5 ms", 'wired.delay="5 ms"'),
+        alt("50 ms", 'wired.delay="50 ms"'),
     ]),
     ("WLAN delay", "2-10 ms (Table 1)", [
-        ("2 ms (chosen)", []),
-        ("10 ms", ['access.wlan.delay="10 ms"']),
+        alt("2 ms (chosen)"),
+        alt("10 ms", 'access.wlan.delay="10 ms"'),
     ]),
     ("sender/receiver window", "\"adjusted to the delay-bandwidth product\" (§4.1)", [
-        ("20 packets, ns-2's window_ (chosen)", []),
-        ("12 packets", ['flow.0.tcp.send_window="12 packets"']),
-        ("64 packets", ['flow.0.tcp.send_window="64 packets"']),
+        alt("20 packets, ns-2's window_ (chosen)"),
+        alt("12 packets", 'flow.0.tcp.send_window="12 packets"'),
+        alt("64 packets", 'flow.0.tcp.send_window="64 packets"'),
     ]),
     ("router queues", "Bandwidth*RTT (Table 1), in packets or bytes not said", [
-        ("one BDP of the path, 1500-byte packets (chosen)", []),
-        ("both 20 packets (\"same amount of buffers\", §5)",
-         ['access.wlan.queue="20 packets"', 'access.gprs.queue="20 packets"']),
-        ("two BDPs", ['access.wlan.queue="40 packets"', 'access.gprs.queue="22 packets"']),
+        alt("one BDP of the path, 1500-byte packets (chosen)"),
+        alt("both 20 packets (\"same amount of buffers\", §5)",
+            'access.wlan.queue="20 packets"', 'access.gprs.queue="20 packets"'),
+        # One BDP is 20 packets on WLAN (5 Mb/s x 48 ms) and 11 on GPRS (200 kb/s x 644 ms).
+        alt("two BDPs", 'access.wlan.queue="40 packets"', 'access.gprs.queue="22 packets"'),
     ]),
     ("delayed ACKs", "DelAck sink implied by Fig. 1 (\"the effect of delayed acks\")", [
-        ("ns-2 DelAck sink (chosen)", []),
-        ("an ACK per segment", ["flow.0.tcp.delayed_ack=false"]),
+        alt("ns-2 DelAck sink (chosen)"),
+        alt("an ACK per segment", "flow.0.tcp.delayed_ack=false"),
     ]),
     ("TCP", "ns-2 TCP Sack (§4.1)", [
-        ("ns-2.35 Sack1 (chosen)", []),
-        ("Linux profile", ['flow.0.tcp.profile="linux"']),
-        ("RFC profile", ['flow.0.tcp.profile="rfc"']),
+        alt("ns-2.35 Sack1 (chosen)"),
+        alt("Linux profile", 'flow.0.tcp.profile="linux"'),
+        alt("RFC profile", 'flow.0.tcp.profile="rfc"'),
     ]),
     ("what HTime h means", "\"uniformly distributed in a 1 second interval\" (§5)", [
-        ("uniform in [h - 0.5, h + 0.5) from 0 (chosen)", []),
-        ("uniform in [h, h + 1)", ["instant:after"]),
-        ("exactly h", ["instant:exact"]),
+        alt("uniform in [h - 0.5, h + 0.5) from 0 (chosen)"),
+        alt("uniform in [h, h + 1)", instant="after"),
+        alt("exactly h", instant="exact"),
     ]),
 ]  # fmt: skip
 
@@ -272,10 +288,10 @@ def reproduce(
         # chosen set at the same replications, so that only the value differs.
         sreps = 1 if quick else 8
         for name, paper_says, alts in OPEN_VALUES:
-            for label, extra in alts:
-                how = next((x.split(":")[1] for x in extra if x.startswith("instant:")), "centred")
-                keys = [x for x in extra if not x.startswith("instant:")]
-                df = run_sweep(make_sweep(cs, sreps, seed, keys, how), runs, workers, quiet)
+            for a in alts:
+                label = a.label
+                sw = make_sweep(cs, sreps, seed, list(a.overrides), a.instant)
+                df = run_sweep(sw, runs, workers, quiet)
                 t = per_cell(df, cs)
                 if "(chosen)" not in label:
                     moved[f"{name}: {label}"] = t

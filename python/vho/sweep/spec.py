@@ -176,8 +176,7 @@ class _Where:
             for j in range(s, e):
                 if pat.search(self.lines[j]):
                     return j + 1
-            if header == "[set]":
-                return None  # the caller tries a shorter needle
+            return None  # not in the block: the caller falls back (a shorter needle, the header)
         return s + 1
 
     def error(self, line: int | None, field_: str, expected: str, found: Any = None) -> SweepError:

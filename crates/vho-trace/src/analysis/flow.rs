@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 
 use super::adaptation::ThroughputPoints;
+use super::handover::PathSeries;
 use super::rtt::RttSampler;
 use super::sack::SackCount;
 use super::stall::Stall;
@@ -65,10 +66,12 @@ pub struct Direction {
     pub sack: SackCount,
     pub stall: Stall,
     pub throughput: ThroughputPoints,
+    /// Path signals for finding a handover.
+    pub path: PathSeries,
 }
 
 impl Direction {
-    fn new(src: Endpoint) -> Self {
+    fn new(src: Endpoint, handover_at_ns: Option<u64>) -> Self {
         Direction {
             src,
             seq: SeqState::default(),
@@ -83,6 +86,7 @@ impl Direction {
             sack: SackCount::default(),
             stall: Stall::default(),
             throughput: ThroughputPoints::default(),
+            path: PathSeries::with_given(handover_at_ns),
         }
     }
 
@@ -139,6 +143,8 @@ impl Direction {
         self.data_segments += 1;
         self.bytes += u64::from(s.payload_len);
         self.throughput.push(s.ts_ns, u64::from(s.payload_len));
+        self.path
+            .on_data(s.ts_ns, u64::from(s.payload_len), s.ttl, s.outer);
         let end = start.wrapping_add(s.payload_len);
         match self.data_start {
             Some(d) if !seq_lt(start, d) => {}
@@ -155,14 +161,18 @@ impl Direction {
         let advanced = self.acked.is_none() || self.acked.is_some_and(|a| seq_gt(ack, a));
         if advanced {
             self.acked = Some(ack);
-            self.rtt.on_ack(now, ack);
+            if let Some((sent, rtt)) = self.rtt.on_ack(now, ack) {
+                self.path.on_rtt(sent, rtt);
+            }
             if self.data_end.is_some() {
                 let outstanding = self.outstanding();
                 self.stall.on_advance(now, outstanding);
             }
         }
         if let Some(e) = tsecr {
-            self.rtt.on_tsecr(now, e, advanced);
+            if let Some((sent, rtt)) = self.rtt.on_tsecr(now, e, advanced) {
+                self.path.on_rtt(sent, rtt);
+            }
         }
     }
 }
@@ -186,12 +196,15 @@ pub struct Flow {
 }
 
 impl Flow {
-    fn new(index: usize, s: &Segment) -> Self {
+    fn new(index: usize, s: &Segment, handover_at_ns: Option<u64>) -> Self {
         let src = (s.src, s.tcp.sport);
         let dst = (s.dst, s.tcp.dport);
         Flow {
             index,
-            dirs: [Direction::new(src), Direction::new(dst)],
+            dirs: [
+                Direction::new(src, handover_at_ns),
+                Direction::new(dst, handover_at_ns),
+            ],
             client: None,
             handshake: Handshake::default(),
             first_ns: s.ts_ns,
@@ -273,9 +286,19 @@ pub struct FlowTable {
     open: HashMap<FlowKey, Flow>,
     finished: Vec<Flow>,
     next_index: usize,
+    /// A handover instant given in advance (capture time).
+    handover_at_ns: Option<u64>,
 }
 
 impl FlowTable {
+    /// A table whose flows measure t_a from the first data after `handover_at_ns`.
+    pub fn with_handover_at(handover_at_ns: Option<u64>) -> Self {
+        FlowTable {
+            handover_at_ns,
+            ..FlowTable::default()
+        }
+    }
+
     /// Analyses one segment; returns its flags.
     pub fn push(&mut self, s: &Segment) -> Flags {
         let key = FlowKey::of((s.src, s.tcp.sport), (s.dst, s.tcp.dport));
@@ -286,9 +309,10 @@ impl FlowTable {
             }
         }
         let next = &mut self.next_index;
+        let given = self.handover_at_ns;
         let flow = self.open.entry(key).or_insert_with(|| {
             *next += 1;
-            Flow::new(*next - 1, s)
+            Flow::new(*next - 1, s, given)
         });
         flow.push(s)
     }

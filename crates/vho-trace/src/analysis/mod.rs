@@ -3,15 +3,20 @@
 //! - [`adaptation`]: throughput points and the adaptation time t_a;
 //! - [`tcp_analysis`]: Wireshark's per-segment flags (retransmission, duplicate ACK, ...);
 //! - [`rtt`], [`sack`], [`stall`]: RTT samples, SACK/D-SACK blocks, the longest stall;
+//! - [`handover`]: finding a change of path (a handover) with its evidence;
 //! - [`flow`]: conversations and the flow table that connects the mechanisms;
 //! - [`summary`]: the [`analyze`] entry point and its serializable result.
 
 pub mod adaptation;
 pub mod flow;
+pub mod handover;
 pub mod rtt;
 pub mod sack;
 pub mod stall;
 pub mod summary;
 pub mod tcp_analysis;
 
-pub use summary::{analyze, analyze_reader, Analysis, DirectionResult, FlowResult, SkipCounts};
+pub use summary::{
+    analyze, analyze_reader, analyze_reader_with, analyze_with, Analysis, AnalyzeOptions,
+    DirectionResult, FlowResult, SkipCounts,
+};

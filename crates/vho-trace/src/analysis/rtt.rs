@@ -108,8 +108,8 @@ impl RttSampler {
     }
 
     /// A cumulative ACK from the other side at `now`; samples the newest segment it fully
-    /// covers, if that segment was sent once.
-    pub fn on_ack(&mut self, now: u64, ack: u32) {
+    /// covers, if that segment was sent once. Returns the sample as (send time, RTT).
+    pub fn on_ack(&mut self, now: u64, ack: u32) -> Option<(u64, u64)> {
         let mut newest = None;
         while let Some(front) = self.sent.front_mut() {
             if seq_le(front.end, ack) {
@@ -121,11 +121,9 @@ impl RttSampler {
                 break;
             }
         }
-        if let Some(s) = newest.filter(|s| !s.retransmitted) {
-            if now >= s.first_ns {
-                self.seq.add(now - s.first_ns);
-            }
-        }
+        let s = newest.filter(|s| !s.retransmitted && now >= s.first_ns)?;
+        self.seq.add(now - s.first_ns);
+        Some((s.first_ns, now - s.first_ns))
     }
 
     /// A TSval this direction sent at `now` on a segment that occupies sequence space.
@@ -140,7 +138,8 @@ impl RttSampler {
     }
 
     /// A TSecr from the other side at `now`; `advanced` if that ACK moved the cumulative ACK.
-    pub fn on_tsecr(&mut self, now: u64, tsecr: u32, advanced: bool) {
+    /// Returns the sample as (send time of the echoed TSval, RTT).
+    pub fn on_tsecr(&mut self, now: u64, tsecr: u32, advanced: bool) -> Option<(u64, u64)> {
         let mut matched = None;
         while let Some(&(v, t)) = self.tsvals.front() {
             if seq_le(v, tsecr) {
@@ -152,14 +151,17 @@ impl RttSampler {
                 break;
             }
         }
-        if let (true, Some(t)) = (advanced, matched) {
-            if now >= t {
-                self.ts.add(now - t);
-            }
-        } else if let Some(t) = matched {
+        let t = matched?;
+        if !advanced {
             // Not advancing: keep the TSval for a later ACK that does.
             self.tsvals.push_front((tsecr, t));
+            return None;
         }
+        if now < t {
+            return None;
+        }
+        self.ts.add(now - t);
+        Some((t, now - t))
     }
 }
 

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::adaptation::ThroughputPoints;
 use super::flow::{Direction, Flow, FlowTable};
+use super::handover::PathChange;
 use super::rtt::RttStats;
 use super::tcp_analysis::Counters;
 use crate::decode::{decode, Skip};
@@ -67,6 +68,13 @@ pub struct DirectionResult {
     pub longest_stall_s: f64,
     /// Per-packet throughput of this direction's data (Cottingham & Vidales §5), for t_a.
     pub throughput: ThroughputPoints,
+    /// Changes of path found in this direction's data (see [`super::handover`]).
+    pub path_changes: Vec<PathChange>,
+    /// The first data segment after the handover: after the given instant, else at the first
+    /// change of path found.
+    pub first_after_handover_s: Option<f64>,
+    /// Adaptation time t_a from that segment (Cottingham & Vidales §5).
+    pub adaptation_time_s: Option<f64>,
 }
 
 /// One conversation.
@@ -105,6 +113,11 @@ fn secs(ns: u64) -> f64 {
 
 fn direction(d: &Direction, duration_ns: u64) -> DirectionResult {
     let acked = d.acked_bytes();
+    let path_changes = d.path.detect();
+    let first_after = d
+        .path
+        .first_after_given_ns()
+        .or(path_changes.first().map(|c| c.at_ns));
     DirectionResult {
         addr: d.src.0.to_string(),
         port: d.src.1,
@@ -125,6 +138,9 @@ fn direction(d: &Direction, duration_ns: u64) -> DirectionResult {
         dsack_blocks: d.sack.dsack_blocks,
         longest_stall_s: secs(d.stall.longest_ns),
         throughput: d.throughput.clone(),
+        first_after_handover_s: first_after.map(secs),
+        adaptation_time_s: first_after.and_then(|t| d.throughput.adaptation_time_s(t)),
+        path_changes,
     }
 }
 
@@ -150,19 +166,41 @@ impl FlowResult {
     }
 }
 
+/// What the caller knows about the capture.
+#[derive(Clone, Debug, Default)]
+pub struct AnalyzeOptions {
+    /// The handover instant in capture time (`--handover-at`); t_a is measured from the first
+    /// data segment at or after it. Without it, from the first change of path found.
+    pub handover_at_ns: Option<u64>,
+}
+
 /// Analyses a capture file: per-conversation TCP analysis and the frames skipped.
 pub fn analyze(path: impl AsRef<Path>) -> Result<Analysis, TraceError> {
+    analyze_with(path, &AnalyzeOptions::default())
+}
+
+/// [`analyze`] with what the caller knows about the capture.
+pub fn analyze_with(path: impl AsRef<Path>, opts: &AnalyzeOptions) -> Result<Analysis, TraceError> {
     let path = path.as_ref();
     let label = path.display().to_string();
     let file =
         File::open(path).map_err(|e| TraceError::at(&label, 0, format!("cannot open: {e}")))?;
-    analyze_reader(BufReader::new(file), &label)
+    analyze_reader_with(BufReader::with_capacity(1 << 16, file), &label, opts)
 }
 
 /// [`analyze`] over any byte stream; `label` names it in errors.
 pub fn analyze_reader<R: Read>(inner: R, label: &str) -> Result<Analysis, TraceError> {
+    analyze_reader_with(inner, label, &AnalyzeOptions::default())
+}
+
+/// [`analyze_with`] over any byte stream; `label` names it in errors.
+pub fn analyze_reader_with<R: Read>(
+    inner: R,
+    label: &str,
+    opts: &AnalyzeOptions,
+) -> Result<Analysis, TraceError> {
     let mut reader = Reader::new(inner, label)?;
-    let mut table = FlowTable::default();
+    let mut table = FlowTable::with_handover_at(opts.handover_at_ns);
     let mut a = Analysis {
         file: label.to_string(),
         packets: 0,

@@ -15,7 +15,12 @@ pub struct Ip<'a> {
     pub src: IpAddr,
     pub dst: IpAddr,
     pub ip_id: u16,
+    /// TTL (IPv4) or hop limit (IPv6) of the innermost header.
+    pub ttl: u8,
     pub tunnels: u8,
+    /// Source and destination of the outermost header when `tunnels > 0` (a Mobile IP home
+    /// agent's tunnel to the care-of address, RFC 6275 §10.4.1, RFC 5944 §4.2).
+    pub outer: Option<(IpAddr, IpAddr)>,
     /// The TCP header and payload as captured (may be cut by the snap length).
     pub payload: &'a [u8],
     /// Length of the TCP header and payload according to the IP header.
@@ -29,6 +34,7 @@ pub fn parse(l3: L3, mut b: &[u8]) -> Result<Ip<'_>, Skip> {
         L3::Ip => b.first().ok_or(Skip::TruncatedHeaders)? >> 4,
     };
     let mut tunnels = 0;
+    let mut outer = None;
     loop {
         let (proto, ip) = match version {
             4 => v4(b)?,
@@ -36,8 +42,17 @@ pub fn parse(l3: L3, mut b: &[u8]) -> Result<Ip<'_>, Skip> {
             _ => return Err(Skip::Malformed),
         };
         match proto {
-            PROTO_TCP => return Ok(Ip { tunnels, ..ip }),
+            PROTO_TCP => {
+                return Ok(Ip {
+                    tunnels,
+                    outer,
+                    ..ip
+                })
+            }
             PROTO_IPIP | PROTO_IPV6 if tunnels < MAX_TUNNELS => {
+                if tunnels == 0 {
+                    outer = Some((ip.src, ip.dst));
+                }
                 tunnels += 1;
                 version = if proto == PROTO_IPIP { 4 } else { 6 };
                 b = ip.payload;
@@ -73,7 +88,9 @@ fn v4(b: &[u8]) -> Result<(u8, Ip<'_>), Skip> {
             src: IpAddr::V4(Ipv4Addr::new(b[12], b[13], b[14], b[15])),
             dst: IpAddr::V4(Ipv4Addr::new(b[16], b[17], b[18], b[19])),
             ip_id: u16::from_be_bytes([b[4], b[5]]),
+            ttl: b[8],
             tunnels: 0,
+            outer: None,
             payload,
             payload_len: (total - ihl) as u32,
         },
@@ -128,7 +145,9 @@ fn v6(b: &[u8]) -> Result<(u8, Ip<'_>), Skip> {
             src: addr(8),
             dst: addr(24),
             ip_id: 0,
+            ttl: b[7],
             tunnels: 0,
+            outer: None,
             payload,
             payload_len: payload_len as u32,
         },

@@ -31,8 +31,12 @@ pub struct Segment {
     pub dst: IpAddr,
     /// IPv4 identification (0 for IPv6).
     pub ip_id: u16,
+    /// TTL (IPv4) or hop limit (IPv6) of the innermost IP header.
+    pub ttl: u8,
     /// Number of IP-in-IP encapsulations removed to reach this header.
     pub tunnels: u8,
+    /// Addresses of the outermost IP header when `tunnels > 0`.
+    pub outer: Option<(IpAddr, IpAddr)>,
     pub tcp: TcpHeader,
     /// Payload length from the IP length fields (not limited by the snap length).
     pub payload_len: u32,
@@ -52,7 +56,9 @@ pub fn decode(ts_ns: u64, linktype: u32, frame: &[u8]) -> Result<Segment, Skip> 
         src: ip.src,
         dst: ip.dst,
         ip_id: ip.ip_id,
+        ttl: ip.ttl,
         tunnels: ip.tunnels,
+        outer: ip.outer,
         tcp,
         payload_len,
     })

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from ._native import __version__
+from .analysis import CaptureAnalysis, analyze
 from .errors import (
     CaptureError,
     OutputError,
@@ -19,6 +20,7 @@ from .errors import (
 from .runner import RunResult, presets, run
 
 __all__ = [
+    "CaptureAnalysis",
     "CaptureError",
     "OutputError",
     "RunResult",
@@ -27,6 +29,7 @@ __all__ = [
     "SweepError",
     "VhoError",
     "__version__",
+    "analyze",
     "presets",
     "run",
 ]

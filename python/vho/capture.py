@@ -16,14 +16,18 @@ SYN = 0x02
 ACK = 0x10
 
 
-def read_tcp(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Every TCP segment of a capture: ``t_s``, ``src``, ``dst``, ``sport``, ``dport``,
-    ``seq``, ``ack``, ``len`` (payload bytes), ``flags``, ``window``, ``ip_id``.
+def read_tcp(
+    path: str | os.PathLike[str], flow: tuple[str, int, str, int] | None = None
+) -> pd.DataFrame:
+    """Every TCP segment of a capture, or of one conversation (``flow``: address, port,
+    address, port; either direction): ``t_s``, ``src``, ``dst``, ``sport``, ``dport``, ``seq``,
+    ``ack``, ``len`` (payload bytes), ``flags``, ``window``, ``ip_id``, ``sack`` (the SACK
+    blocks, ``[left, right]`` pairs).
 
     Frames that are not TCP segments are counted in ``df.attrs["skipped"]``.
     Raises :class:`vho.errors.CaptureError` for a file that is not a readable capture.
     """
-    raw = _native.read_tcp(os.fspath(path))
+    raw = _native.read_tcp(os.fspath(path), flow)
     skipped = raw.pop("skipped")
     df = pd.DataFrame(raw)
     df.insert(0, "t_s", df.pop("t_ns") / 1e9)

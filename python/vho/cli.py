@@ -79,6 +79,53 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _nonneg_seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a time in seconds >= 0, got {text!r}") from None
+    if not (v >= 0 and v != float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a time in seconds >= 0, got {text}")
+    return v
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    from .analysis import analyze
+
+    capture = Path(args.capture)
+    out = Path(args.out) if args.out else Path("out") / f"analyze-{capture.stem}"
+    a = analyze(
+        capture, flow=args.flow, handover_at=args.handover_at, out_dir=out, series=args.series
+    )
+    m = a.metrics
+    print(
+        f"{capture}: {m['packets']} packets, {m['tcp_segments']} TCP segments, "
+        f"{len(m['flows'])} flows"
+    )
+    h = m["handover"]
+    if h["source"] == "given":
+        print(f"  handover at {h['at_s']:.3f} s (given)")
+    elif h["source"] == "detected":
+        print(
+            f"  handover found at {h['at_s']:.3f} s in flow {h['flow']} ({h['signal']}): "
+            f"{h['evidence']}"
+        )
+    else:
+        print("  no handover found")
+    for e in m["flows"]:
+        print(
+            f"  flow {e['index']} {e['id']}: {e['bytes']} B, goodput "
+            f"{_fmt(e['goodput_bps'], ' b/s', 0)}, t_a {_fmt(e['adaptation_time_s'], ' s')}"
+        )
+        print(
+            f"    retransmissions {e['retransmissions']} (fast {e['fast_retransmissions']}, "
+            f"spurious {e['spurious_retransmissions']} by {e['spurious_evidence']}), "
+            f"duplicate ACKs {e['duplicate_acks']}, out of order {e['out_of_order']}"
+        )
+    print(f"-> {out}/metrics.json" + (f" and {len(a.figures)} figure files" if a.figures else ""))
+    return 0
+
+
 def _cmd_presets(args: argparse.Namespace) -> int:
     from .runner import presets
 
@@ -213,6 +260,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="draw a time-sequence graph per capture (sequence_<node>.png/.svg)",
     )
     r.set_defaults(func=_cmd_run)
+
+    an = sub.add_parser("analyze", help="analyse a TCP capture (pcap, pcapng)")
+    an.add_argument("capture", help="capture file")
+    an.add_argument(
+        "--flow",
+        metavar="SPEC",
+        help="flows to report: N, ADDR:PORT, :PORT or ADDR:PORT,ADDR:PORT (default: all)",
+    )
+    an.add_argument(
+        "--handover-at",
+        type=_nonneg_seconds,
+        metavar="SECONDS",
+        help="the handover instant in capture time (default: found in the capture)",
+    )
+    an.add_argument("--out", help="output directory (default: out/analyze-<capture name>)")
+    an.add_argument(
+        "--series",
+        help="vho's series_tcp.parquet for the RTO and cwnd in the figures "
+        "(default: the one beside the capture, for a one-flow run)",
+    )
+    an.set_defaults(func=_cmd_analyze)
 
     pr = sub.add_parser("presets", help="list the link presets, or print one with its sources")
     pr.add_argument("name", nargs="?", help="a preset to print in full")

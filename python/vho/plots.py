@@ -5,6 +5,7 @@
   (with vho's time series) the sender's RTO on a right axis, as in the thesis's Figures 7-2/7-3.
 - :func:`throughput_adaptation`: throughput per interval after a handover with the connection's
   mean and the adaptation time t_a marked (Cottingham & Vidales, Fig. 7).
+- :func:`congestion_window`: the sender's cwnd and ssthresh over time (vho's time series).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def time_sequence(
     acks: pd.DataFrame | None,
     stem: str | Path,
     *,
+    sacks: pd.DataFrame | None = None,
     title: str = "",
     handovers: Iterable[float] = (),
     rto: pd.DataFrame | None = None,
@@ -46,8 +48,9 @@ def time_sequence(
     """Time-sequence graph.
 
     ``data``: one row per data segment with ``t_s``, ``seq`` (relative, bytes), ``len`` and a
-    boolean ``retransmission``. ``acks``: ``t_s`` and ``ack`` (relative). ``rto``: ``t_s`` and
-    ``rto_s``. Sequence numbers are drawn in kilobytes.
+    boolean ``retransmission``. ``acks``: ``t_s`` and ``ack`` (relative). ``sacks``: one row per
+    SACK block, ``t_s``, ``left`` and ``right`` (relative), drawn as tcptrace draws them.
+    ``rto``: ``t_s`` and ``rto_s``. Sequence numbers are drawn in kilobytes.
     """
     fig, ax = plt.subplots(figsize=(8, 4.5))
     if window is not None:
@@ -57,6 +60,8 @@ def time_sequence(
             acks = acks[(acks.t_s >= lo) & (acks.t_s <= hi)]
         if rto is not None:
             rto = rto[(rto.t_s >= lo) & (rto.t_s <= hi)]
+        if sacks is not None:
+            sacks = sacks[(sacks.t_s >= lo) & (sacks.t_s <= hi)]
     new = data[~data.retransmission]
     ret = data[data.retransmission]
     ax.vlines(
@@ -80,6 +85,15 @@ def time_sequence(
             color="tab:green",
             lw=0.9,
             label="cumulative ACK",
+        )
+    if sacks is not None and len(sacks):
+        ax.vlines(
+            sacks.t_s,
+            sacks.left / 1e3,
+            sacks.right / 1e3,
+            color="tab:purple",
+            lw=1.5,
+            label="SACK block",
         )
     for i, h in enumerate(handovers):
         ax.axvline(h, color="black", ls="--", lw=1, label="handover" if i == 0 else None)
@@ -108,10 +122,12 @@ def throughput_adaptation(
     handover_at: float,
     mean_bps: float | None,
     adaptation_time_s: float | None,
+    t_a_from: float | None = None,
     title: str = "",
     formats: Iterable[str] = ("png", "svg"),
 ) -> list[Path]:
-    """Throughput per interval (``t_s``, ``bps``) with the mean and t_a marked."""
+    """Throughput per interval (``t_s``, ``bps``) with the mean and t_a marked; t_a runs from
+    ``t_a_from`` (the first data after the handover; the handover instant if not given)."""
     fig, ax = plt.subplots(figsize=(8, 4))
     ax.step(
         throughput.t_s,
@@ -125,15 +141,60 @@ def throughput_adaptation(
     if mean_bps is not None:
         ax.axhline(mean_bps / 1e3, color="tab:gray", ls=":", label="connection mean")
     if adaptation_time_s is not None:
+        start = handover_at if t_a_from is None else t_a_from
         ax.axvspan(
-            handover_at,
-            handover_at + adaptation_time_s,
+            start,
+            start + adaptation_time_s,
             color="tab:orange",
             alpha=0.15,
             label=f"t_a = {adaptation_time_s:.3f} s",
         )
     ax.set_xlabel("time (s)")
     ax.set_ylabel("throughput (kb/s)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=10)
+    return _save(fig, Path(stem), formats)
+
+
+def congestion_window(
+    series: pd.DataFrame,
+    stem: str | Path,
+    *,
+    handovers: Iterable[float] = (),
+    title: str = "",
+    formats: Iterable[str] = ("png", "svg"),
+) -> list[Path]:
+    """cwnd, ssthresh and the data in flight (``t_s``, ``cwnd``, ``ssthresh``, ``flight``, in
+    bytes) over time, in kilobytes."""
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.step(series.t_s, series.cwnd / 1e3, where="post", color="tab:blue", lw=1, label="cwnd")
+    # ns-2 and RFC 5681 start ssthresh "arbitrarily high": clip it to keep cwnd readable.
+    top = max(float(series.cwnd.max()), 1.0) * 1.5
+    ax.step(
+        series.t_s,
+        series.ssthresh.clip(upper=top) / 1e3,
+        where="post",
+        color="tab:red",
+        lw=1,
+        ls="--",
+        label="ssthresh (clipped)",
+    )
+    if "flight" in series:
+        ax.step(
+            series.t_s,
+            series.flight / 1e3,
+            where="post",
+            color="tab:gray",
+            lw=0.8,
+            alpha=0.7,
+            label="in flight",
+        )
+    for i, h in enumerate(handovers):
+        ax.axvline(h, color="black", ls="--", lw=1, label="handover" if i == 0 else None)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("kB")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     if title:

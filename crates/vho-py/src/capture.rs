@@ -1,4 +1,5 @@
-//! `read_tcp`: the TCP segments of a capture as columns (pcap or pcapng, streamed).
+//! Captures (pcap or pcapng, streamed): `read_tcp`, the TCP segments as columns, and
+//! `analyze`, vho-trace's per-flow analysis.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -6,11 +7,29 @@ use std::fs::File;
 use std::io::BufReader;
 use vho_trace::{decode, Reader, Skip};
 
-/// Reads every TCP segment of a capture. Returns a dict of equal-length lists (`t_ns`,
-/// `src`, `dst`, `sport`, `dport`, `seq`, `ack`, `len`, `flags`, `window`, `ip_id`) and
-/// `skipped`: frames that were not TCP segments, by reason.
+/// Reads the TCP segments of a capture: all of them, or those of one conversation
+/// (`flow = (addr, port, addr, port)`, either direction). Returns a dict of equal-length
+/// lists (`t_ns`, `src`, `dst`, `sport`, `dport`, `seq`, `ack`, `len`, `flags`, `window`,
+/// `ip_id`, `sack`: the SACK blocks as `[left, right]` pairs) and `skipped`: frames that were
+/// not TCP segments, by reason.
 #[pyfunction]
-pub fn read_tcp<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (path, flow=None))]
+pub fn read_tcp<'py>(
+    py: Python<'py>,
+    path: &str,
+    flow: Option<(String, u16, String, u16)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let flow = match flow {
+        None => None,
+        Some((a, ap, b, bp)) => {
+            let ip = |s: &str| {
+                s.parse::<std::net::IpAddr>().map_err(|_| {
+                    crate::errors::capture_error(&format!("{path}: flow: bad address {s:?}"))
+                })
+            };
+            Some(((ip(&a)?, ap), (ip(&b)?, bp)))
+        }
+    };
     let file = File::open(path)
         .map_err(|e| crate::errors::capture_error(&format!("{path}: cannot open: {e}")))?;
     let mut reader = Reader::new(BufReader::with_capacity(1 << 16, file), path)
@@ -20,6 +39,7 @@ pub fn read_tcp<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>
     let (mut sport, mut dport) = (Vec::new(), Vec::new());
     let (mut seq, mut ack, mut len) = (Vec::new(), Vec::new(), Vec::new());
     let (mut flags, mut window, mut ip_id) = (Vec::new(), Vec::new(), Vec::new());
+    let mut sack: Vec<Vec<[u32; 2]>> = Vec::new();
     let mut skipped = [0u64; 5];
     while let Some(rec) = reader
         .next_record()
@@ -27,6 +47,12 @@ pub fn read_tcp<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>
     {
         match decode(rec.ts_ns, rec.linktype, rec.data) {
             Ok(s) => {
+                if let Some((a, b)) = flow {
+                    let (x, y) = ((s.src, s.tcp.sport), (s.dst, s.tcp.dport));
+                    if !((x == a && y == b) || (x == b && y == a)) {
+                        continue;
+                    }
+                }
                 t_ns.push(s.ts_ns);
                 src.push(s.src.to_string());
                 dst.push(s.dst.to_string());
@@ -38,6 +64,7 @@ pub fn read_tcp<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>
                 flags.push(u16::from(s.tcp.flags)); // a Vec<u8> would become bytes
                 window.push(s.tcp.window);
                 ip_id.push(s.ip_id);
+                sack.push(s.tcp.sack.iter().map(|&(l, r)| [l, r]).collect());
             }
             Err(k) => {
                 skipped[match k {
@@ -62,6 +89,7 @@ pub fn read_tcp<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>
     d.set_item("flags", flags)?;
     d.set_item("window", window)?;
     d.set_item("ip_id", ip_id)?;
+    d.set_item("sack", sack)?;
     let s = PyDict::new(py);
     for (name, n) in [
         "unknown_link_type",
@@ -77,4 +105,20 @@ pub fn read_tcp<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>
     }
     d.set_item("skipped", s)?;
     Ok(d)
+}
+
+/// Analyses a capture with vho-trace (per flow: Wireshark's tcp.analysis counts, RTT,
+/// spurious retransmissions with their evidence, changes of path, t_a). `handover_at_s` is
+/// the handover instant in capture time, if known. Returns the analysis as JSON text (the
+/// serde form of `vho_trace::analysis::Analysis`); the GIL is released while it runs.
+#[pyfunction]
+#[pyo3(signature = (path, handover_at_s=None))]
+pub fn analyze(py: Python<'_>, path: &str, handover_at_s: Option<f64>) -> PyResult<String> {
+    let opts = vho_trace::analysis::AnalyzeOptions {
+        handover_at_ns: handover_at_s.map(|s| (s * 1e9).round() as u64),
+    };
+    let a = py
+        .allow_threads(|| vho_trace::analysis::analyze_with(path, &opts))
+        .map_err(|e| crate::errors::capture_error(&e.to_string()))?;
+    serde_json::to_string(&a).map_err(|e| crate::errors::capture_error(&format!("{path}: {e}")))
 }

@@ -44,5 +44,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run::run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(capture::read_tcp, m)?)?;
+    m.add_function(wrap_pyfunction!(capture::analyze, m)?)?;
     Ok(())
 }

@@ -65,6 +65,8 @@ pub struct FlowSummary {
     pub drops: Vec<DropRow>,
     /// Cottingham & Vidales §5, after the flow's first handover; `null` without one.
     pub adaptation_time_s: Option<f64>,
+    /// When t_a starts: the first data packet the receiver got over the new link.
+    pub first_on_new_link_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -168,6 +170,7 @@ impl World {
                 adaptation_time_s: flow
                     .first_on_new_link
                     .and_then(|t| flow.tput.adaptation_time_s(t.as_nanos())),
+                first_on_new_link_s: flow.first_on_new_link.map(|t| t.as_secs_f64()),
             });
         }
         let handovers = spec

@@ -55,7 +55,9 @@ pub const MIN_SIDE_BINS: usize = 3;
 pub struct PathChange {
     /// The first data segment that went the new way, in capture time.
     pub at_s: f64,
-    /// `tunnel-endpoint`, `hop-count`, `rtt` or `data-rate`.
+    /// The last data segment seen the old way: the change happened in (`after_s`, `at_s`].
+    pub after_s: f64,
+    /// `tunnel-endpoint`, `hop-count`, `rtt`, `data-rate` or `rtt+data-rate`.
     pub signal: &'static str,
     /// What was seen, in one sentence.
     pub evidence: String,
@@ -75,14 +77,18 @@ struct Bin {
 #[derive(Clone, Debug)]
 struct Persistent<T> {
     current: Option<T>,
+    /// When `current` was last seen.
+    current_ns: u64,
     candidate: Option<(T, u64, u32)>,
-    changes: Vec<(u64, T, T)>,
+    /// (last seen with the old value, first with the new, old, new).
+    changes: Vec<(u64, u64, T, T)>,
 }
 
 impl<T> Default for Persistent<T> {
     fn default() -> Self {
         Persistent {
             current: None,
+            current_ns: 0,
             candidate: None,
             changes: Vec::new(),
         }
@@ -93,10 +99,12 @@ impl<T: Copy + PartialEq> Persistent<T> {
     fn observe(&mut self, now: u64, v: T) {
         let Some(cur) = self.current else {
             self.current = Some(v);
+            self.current_ns = now;
             return;
         };
         if v == cur {
             self.candidate = None;
+            self.current_ns = now;
             return;
         }
         let (first, n) = match self.candidate {
@@ -105,9 +113,10 @@ impl<T: Copy + PartialEq> Persistent<T> {
         };
         if n >= PERSIST_PACKETS {
             if self.changes.len() < MAX_CHANGES {
-                self.changes.push((first, cur, v));
+                self.changes.push((self.current_ns, first, cur, v));
             }
             self.current = Some(v);
+            self.current_ns = now;
             self.candidate = None;
         } else {
             self.candidate = Some((v, first, n));
@@ -191,17 +200,19 @@ impl PathSeries {
             Some((s, d)) => format!("{s} -> {d}"),
             None => "none".to_string(),
         };
-        for &(t, old, new) in &self.outer.changes {
+        for &(before, t, old, new) in &self.outer.changes {
             out.push(PathChange {
                 at_s: t as f64 / 1e9,
+                after_s: before as f64 / 1e9,
                 signal: "tunnel-endpoint",
                 evidence: format!("tunnel {} became {}", show(&old), show(&new)),
                 at_ns: t,
             });
         }
-        for &(t, old, new) in &self.ttl.changes {
+        for &(before, t, old, new) in &self.ttl.changes {
             out.push(PathChange {
                 at_s: t as f64 / 1e9,
+                after_s: before as f64 / 1e9,
                 signal: "hop-count",
                 evidence: format!("TTL / hop limit {old} became {new}"),
                 at_ns: t,
@@ -227,6 +238,7 @@ impl PathSeries {
             Some(r) if r.at_ns > last_old_ns && r.at_ns <= rtt.at_ns => Some(PathChange {
                 signal: "rtt+data-rate",
                 evidence: format!("{}; {}", rtt.evidence, r.evidence),
+                after_s: r.after_s.max(rtt.after_s),
                 ..r
             }),
             _ => Some(rtt),
@@ -249,6 +261,7 @@ impl PathSeries {
         let (at, last_old) = (self.rtt[k].first_ns, self.rtt[k - 1].last_ns);
         let change = PathChange {
             at_s: at as f64 / 1e9,
+            after_s: last_old as f64 / 1e9,
             signal: "rtt",
             evidence: format!(
                 "minimum RTT per 0.1 s {:.1} ms before, {:.1} ms after (x{ratio:.1}; {} and {} \
@@ -280,10 +293,17 @@ impl PathSeries {
         }
         // The first bin of the new level that holds data.
         let from = first + k as u64;
-        let bin = self.rate.iter().find(|b| b.index >= from)?;
+        let i = self.rate.iter().position(|b| b.index >= from)?;
+        let bin = self.rate[i];
+        let after = if i > 0 {
+            self.rate[i - 1].last_ns
+        } else {
+            bin.first_ns
+        };
         let bps = |v: f64| v * 8.0 / (BIN_NS as f64 / 1e9);
         Some(PathChange {
             at_s: bin.first_ns as f64 / 1e9,
+            after_s: after as f64 / 1e9,
             signal: "data-rate",
             evidence: format!(
                 "data rate {:.0} b/s before, {:.0} b/s after (x{ratio:.1}; {} and {} bins of 0.1 s)",
@@ -399,6 +419,7 @@ mod tests {
         }
         let c = p.detect();
         assert_eq!((c[0].signal, c[0].at_ns), ("rtt+data-rate", 2_050 * MS));
+        assert_eq!(c[0].after_s, 1.999);
     }
 
     #[test]

@@ -1,0 +1,144 @@
+"""From vho-trace's per-conversation analysis to ``metrics.json``: one entry per flow, told
+from the side of the data it carried.
+
+A conversation's *sender* is the side that sent more data (by sequence span); its counts are
+read where Wireshark flags them: retransmissions and out-of-order on the sender's segments,
+duplicate ACKs, zero windows and SACK blocks on the receiver's. ``wireshark`` holds both
+directions' ``tcp.analysis`` counts added, comparable with ``tshark -Y FILTER`` over the same
+conversation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .flowspec import FlowSpec
+
+# What a flow's entry takes from the sender's direction under the same name.
+_FROM_SENDER = (
+    "retransmissions",
+    "fast_retransmissions",
+    "out_of_order",
+    "longest_stall_s",
+    "goodput_bps",
+    "acked_bytes",
+    "path_changes",
+    "first_after_handover_s",
+    "adaptation_time_s",
+)
+
+# The evidence a spurious-retransmission count can rest on; "none" means no count was
+# possible (not that none was found).
+NO_EVIDENCE = "none"
+
+
+def _endpoint(d: dict[str, Any]) -> dict[str, Any]:
+    return {"addr": d["addr"], "port": d["port"]}
+
+
+def _spurious(snd: dict[str, Any]) -> dict[str, Any]:
+    """vho's spurious-retransmission count with the evidence it rests on (vho-trace's
+    ``spurious`` module), and Wireshark's own heuristic beside it."""
+    if "spurious_evidence" not in snd:
+        # vho-trace without evidence-based counting: its flattened counters hold
+        # Wireshark's heuristic under this name.
+        return {
+            "spurious_retransmissions": 0,
+            "spurious_evidence": NO_EVIDENCE,
+            "wireshark_spurious_retransmissions": snd["spurious_retransmissions"],
+        }
+    out = {
+        "spurious_retransmissions": snd["spurious_retransmissions"],
+        "spurious_evidence": snd["spurious_evidence"],
+    }
+    for key in ("spurious_by", "capture_point", "wireshark_spurious_retransmissions"):
+        if key in snd:
+            out[key] = snd[key]
+    return out
+
+
+def sides(flow: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(sender, receiver) directions of a conversation: the sender sent more data."""
+    c, s = flow["client"], flow["server"]
+    return (c, s) if c["unique_bytes"] >= s["unique_bytes"] else (s, c)
+
+
+def flow_entry(flow: dict[str, Any]) -> dict[str, Any]:
+    """The ``metrics.json`` entry of one conversation."""
+    snd, rcv = sides(flow)
+    e: dict[str, Any] = {
+        "index": flow["index"],
+        "id": f"{snd['addr']}:{snd['port']} -> {rcv['addr']}:{rcv['port']}",
+        "sender": _endpoint(snd),
+        "receiver": _endpoint(rcv),
+        "first_s": flow["first_s"],
+        "duration_s": flow["duration_s"],
+        "packets": flow["packets"],
+        "data_segments": snd["data_segments"],
+        "bytes": snd["unique_bytes"],
+        "bytes_sent": snd["bytes"],
+    }
+    e.update({k: snd[k] for k in _FROM_SENDER})
+    e.update(_spurious(snd))
+    e.update(
+        {
+            "duplicate_acks": rcv["duplicate_acks"],
+            "lost_segments": snd["lost_segment"],
+            "zero_windows": rcv["zero_window"],
+            "sack_blocks": rcv["sack_blocks"],
+            "dsack_blocks": rcv["dsack_blocks"],
+            "rtt": snd["rtt"],
+            "rtt_timestamps": snd["rtt_ts"],
+            "handshake_rtt_s": flow["handshake_rtt_s"],
+            "syn_seen": flow["syn_seen"],
+            "fin_seen": flow["fin_seen"],
+            "rst_seen": flow["rst_seen"],
+            "wireshark": flow["total"],
+        }
+    )
+    if rcv["data_segments"]:
+        e["reverse"] = {
+            "bytes": rcv["unique_bytes"],
+            "goodput_bps": rcv["goodput_bps"],
+            "retransmissions": rcv["retransmissions"],
+            "duplicate_acks": snd["duplicate_acks"],
+        }
+    return e
+
+
+def select(raw: dict[str, Any], spec: FlowSpec | None) -> list[dict[str, Any]]:
+    """The conversations of ``raw`` that ``spec`` selects (all without one)."""
+    flows = raw["flows"]
+    if spec is None:
+        return flows
+    out = []
+    for f in flows:
+        a = (f["client"]["addr"], f["client"]["port"])
+        b = (f["server"]["addr"], f["server"]["port"])
+        if spec.matches(f["index"], a, b):
+            out.append(f)
+    return out
+
+
+def handover(entries: list[dict[str, Any]], given_s: float | None) -> dict[str, Any]:
+    """The capture's handover: the given instant, or the first change of path found in the
+    flow that carried the most data, with its evidence."""
+    if given_s is not None:
+        return {"at_s": given_s, "source": "given"}
+    for e in sorted(entries, key=lambda e: (-e["bytes"], e["index"])):
+        if e["path_changes"]:
+            c = e["path_changes"][0]
+            return {
+                "at_s": c["at_s"],
+                "after_s": c["after_s"],
+                "source": "detected",
+                "signal": c["signal"],
+                "evidence": c["evidence"],
+                "flow": e["index"],
+            }
+    return {
+        "at_s": None,
+        "source": "none",
+        "evidence": "no change of path (tunnel endpoint, hop count, RTT or data rate) found "
+        "in the data of any flow",
+    }

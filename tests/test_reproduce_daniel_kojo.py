@@ -99,16 +99,19 @@ def test_hard_handover_loses_the_old_queue(cells: pd.DataFrame) -> None:
     assert (hard["handover_flush_drops"] > 0).sum() >= 4, hard
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known difference (report.md): in vho the hard handover's lost packets are "
-    "repaired by SACK over the new link about as fast as the soft handover's queue drains, so "
-    "the transfer is not longer; the paper measures 1-5 % longer",
-)
 def test_hard_handover_costs_more_than_soft(cells: pd.DataFrame) -> None:
+    # §6.1 (GPRS -> WLAN): hard is "slightly more than the corresponding soft handoff";
+    # §6.2 (WLAN -> GPRS): "a 1-5 % increase in the transfer time". The handover instants are
+    # common to both models (common random numbers), so the difference is the model's. It
+    # holds since the ns2 profile halves ns-2's window() on a loss, not the flight size
+    # (tcp.cc TcpAgent::slowdown; benches/ns2_handover_models.py shows ns-2 itself).
     soft = cells[cells.model == "ideal-soft"].set_index(["table", "size_bytes", "htime_s"])
     hard = cells[cells.model == "ideal-hard"].set_index(["table", "size_bytes", "htime_s"])
-    assert hard["ours_mean_s"].sum() > soft.loc[hard.index, "ours_mean_s"].sum()
+    extra = hard["ours_mean_s"] - soft.loc[hard.index, "ours_mean_s"]
+    assert (extra >= 0).all(), extra[extra < 0]
+    assert extra.sum() > 0
+    share = extra / soft.loc[hard.index, "ours_mean_s"]
+    assert share.max() <= 0.10, share.max()
 
 
 def test_each_second_of_handover_delay_adds_about_a_second_to_short_transfers(

@@ -13,8 +13,11 @@
 # BDP queue limits as vho computes them: rate x (2 x sum of one-way delays of the path
 # through the link), in packets of 1500 bytes, rounded up, at least 1 (world/build.rs).
 #
-# Usage: ns dk_wlan_gprs.tcl [bytes] [handover_s] [speed|trace] [wired_delay_s]
+# Usage: ns dk_wlan_gprs.tcl [bytes] [handover_s] [speed|trace] [wired_delay_s] [soft|hard]
 #   speed  no tracing (the timed run); trace  all packets to out.tr (for counting drops)
+#   soft   vhoideal soft handover (the default); hard  vhoideal hard handover (§5.1: the
+#          queue limit set to 0 and ns-2's DropTail "shrink-queue" drops what is queued,
+#          then the GPRS limit)
 # Prints one line:  ns2 data_packets=N acks=M done_s=T events=E loop_wall_s=W
 # loop_wall_s: wall-clock time from the first event to completion (Tcl's clock), without
 # ns's start-up.
@@ -29,6 +32,8 @@ if {$argc >= 2} { set ho [lindex $argv 1] }
 if {$argc >= 3} { set mode [lindex $argv 2] }
 set wired_delay_arg 0.001
 if {$argc >= 4} { set wired_delay_arg [lindex $argv 3] }
+set model soft
+if {$argc >= 5} { set model [lindex $argv 4] }
 
 set mss 1460
 set pkt_bytes 1500
@@ -71,11 +76,15 @@ $ftp attach-agent $tcp
 set npkts [expr {($bytes + $mss - 1) / $mss}]
 
 proc handover {} {
-    global ns r mh gprs_rate gprs_delay gprs_q
+    global ns r mh gprs_rate gprs_delay gprs_q model
     foreach {a b} [list $r $mh $mh $r] {
         set l [[$ns link $a $b] link]
         $l set bandwidth_ $gprs_rate
         $l set delay_ $gprs_delay
+        if {$model == "hard"} {
+            $ns queue-limit $a $b 0
+            [[$ns link $a $b] queue] shrink-queue
+        }
         $ns queue-limit $a $b $gprs_q
     }
 }

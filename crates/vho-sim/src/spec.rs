@@ -42,6 +42,19 @@ pub struct NodeSpec {
     pub kind: NodeKind,
 }
 
+/// What a queue's packet limit counts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum QueueModel {
+    /// The limit counts packets waiting; the one being serialised has left the queue (Linux
+    /// `pfifo`: `limit` packets in the qdisc).
+    #[default]
+    DropTail,
+    /// ns-2.35 `DropTail::enque` (queue/drop-tail.cc): an arriving packet is dropped when
+    /// `length + 1 >= qlim_` (packets) or `bytes + size >= qlim_ * mean_pktsize_` (bytes), so
+    /// at most limit - 1 packets wait while one is on the air.
+    Ns2DropTail,
+}
+
 /// How many packets a link direction's queue holds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum QueueLimit {
@@ -70,6 +83,7 @@ pub struct DirSpec {
     pub rate_bps: u64,
     pub delay: Dur,
     pub queue: QueueLimit,
+    pub queue_model: QueueModel,
     pub loss: LossSpec,
 }
 

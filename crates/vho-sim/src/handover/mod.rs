@@ -93,6 +93,7 @@ mod tests {
             rate_bps: 1_000_000,
             delay: Dur::from_millis(1),
             queue: QueueLimit::Packets(limit),
+            queue_model: Default::default(),
             loss: LossSpec::None,
         };
         LinkDir::new(0, 1, &spec, Limit::Packets(limit), LossModel::None)

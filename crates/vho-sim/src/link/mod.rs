@@ -104,7 +104,7 @@ impl LinkDir {
             to,
             rate_bps: spec.rate_bps,
             delay: spec.delay,
-            queue: DropTail::new(limit),
+            queue: DropTail::new(limit, spec.queue_model),
             loss,
             in_tx: None,
             pipe: VecDeque::new(),
@@ -212,6 +212,7 @@ mod tests {
             rate_bps,
             delay: Dur::from_millis(delay_ms),
             queue: QueueLimit::Packets(limit),
+            queue_model: Default::default(),
             loss: LossSpec::None,
         };
         LinkDir::new(0, 1, &spec, Limit::Packets(limit), LossModel::None)
@@ -233,7 +234,8 @@ mod tests {
 
     #[test]
     fn queue_limit_excludes_the_packet_on_the_air() {
-        // ns-2 DropTail: limit 1 holds one waiting packet while another is transmitted.
+        // QueueModel::DropTail: limit 1 holds one waiting packet while another is transmitted
+        // (ns-2's rule would hold none: see queue.rs).
         let mut l = dir(1_000_000, 1, 1);
         assert!(l.offer(Time::ZERO, 1, 1000).is_ok());
         assert!(l.offer(Time::ZERO, 2, 1000).is_ok());

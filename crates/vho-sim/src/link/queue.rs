@@ -1,10 +1,13 @@
 //! Drop-tail FIFO queue with a limit in packets or bytes.
 //!
-//! The limit counts packets *waiting*, not the one being serialised, as ns-2's
-//! `Queue/DropTail` does (the link holds the packet in transmission; the queue is blocked
-//! meanwhile). An arriving packet that would exceed the limit is dropped.
+//! What the limit counts is the [`QueueModel`]: packets *waiting* (the one being serialised
+//! has left the queue, as in Linux's `pfifo`), or ns-2's rule, where an arrival is dropped
+//! once `waiting + 1` reaches the limit, so that the packet on the air counts (queue/
+//! drop-tail.cc, `DropTail::enque`). Every arrival passes the queue, even to an idle link,
+//! in both. An arriving packet that would exceed the limit is dropped.
 
 use crate::packet::PktIdx;
+pub use crate::spec::QueueModel;
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -18,14 +21,16 @@ pub struct DropTail {
     items: VecDeque<(PktIdx, u32)>,
     bytes: u64,
     limit: Limit,
+    model: QueueModel,
 }
 
 impl DropTail {
-    pub fn new(limit: Limit) -> Self {
+    pub fn new(limit: Limit, model: QueueModel) -> Self {
         DropTail {
             items: VecDeque::new(),
             bytes: 0,
             limit,
+            model,
         }
     }
     pub fn limit(&self) -> Limit {
@@ -45,9 +50,12 @@ impl DropTail {
     }
     /// Whether a packet of `size` bytes fits.
     pub fn has_room(&self, size: u32) -> bool {
-        match self.limit {
-            Limit::Packets(n) => (self.items.len() as u64) < n as u64,
-            Limit::Bytes(b) => self.bytes + size as u64 <= b,
+        let (len, bytes) = (self.items.len() as u64, self.bytes + size as u64);
+        match (self.limit, self.model) {
+            (Limit::Packets(n), QueueModel::DropTail) => len < n as u64,
+            (Limit::Bytes(b), QueueModel::DropTail) => bytes <= b,
+            (Limit::Packets(n), QueueModel::Ns2DropTail) => len + 1 < n as u64,
+            (Limit::Bytes(b), QueueModel::Ns2DropTail) => bytes < b,
         }
     }
     /// Appends the packet; `false` (and nothing stored) when it does not fit.
@@ -82,7 +90,7 @@ mod tests {
 
     #[test]
     fn packet_limit_drops_the_arrival_that_overflows() {
-        let mut q = DropTail::new(Limit::Packets(2));
+        let mut q = DropTail::new(Limit::Packets(2), QueueModel::DropTail);
         assert!(q.offer(1, 1500));
         assert!(q.offer(2, 40));
         assert!(!q.offer(3, 40));
@@ -93,9 +101,24 @@ mod tests {
 
     #[test]
     fn byte_limit_counts_bytes_not_packets() {
-        let mut q = DropTail::new(Limit::Bytes(3000));
+        let mut q = DropTail::new(Limit::Bytes(3000), QueueModel::DropTail);
         assert!(q.offer(1, 1500));
         assert!(q.offer(2, 1500));
         assert!(!q.offer(3, 1));
+    }
+
+    #[test]
+    fn ns2_drops_when_waiting_plus_one_reaches_the_limit() {
+        // ns-2.35 queue/drop-tail.cc DropTail::enque: drop if length + 1 >= qlim_; the
+        // packet being transmitted was dequeued, so qlim_ 3 holds 2 waiting + 1 on the air.
+        let mut q = DropTail::new(Limit::Packets(3), QueueModel::Ns2DropTail);
+        assert!(q.offer(1, 1500));
+        assert!(q.offer(2, 1500));
+        assert!(!q.offer(3, 1500));
+        // Bytes: byteLength + size >= qlim_ * mean_pktsize_ drops.
+        let mut b = DropTail::new(Limit::Bytes(3000), QueueModel::Ns2DropTail);
+        assert!(b.offer(1, 1500));
+        assert!(!b.offer(2, 1500));
+        assert!(b.offer(2, 1499));
     }
 }

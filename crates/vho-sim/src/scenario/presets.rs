@@ -12,6 +12,9 @@ pub struct Preset {
     pub rate: String,
     pub delay: String,
     pub queue: String,
+    /// What the queue limit counts (`droptail` when absent).
+    #[serde(default)]
+    pub queue_model: Option<String>,
     #[serde(default)]
     pub loss: f64,
     /// The preset file's text, comments (the sources) included.

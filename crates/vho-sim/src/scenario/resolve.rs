@@ -258,6 +258,7 @@ impl Ctx<'_> {
                 rate: l.rate.clone(),
                 delay: l.delay.clone(),
                 queue: l.queue.clone(),
+                queue_model: l.queue_model.clone(),
                 loss: l.loss.clone(),
                 mtu: l.mtu.clone(),
                 down: None,
@@ -358,12 +359,16 @@ impl Ctx<'_> {
             base.rate = Some(units::rate_bps(&p.rate).map_err(at)?);
             base.delay = Some(units::duration(&p.delay).map_err(at)?);
             base.queue = Some(parse_queue(&p.queue, mtu).map_err(at)?);
+            if let Some(m) = &p.queue_model {
+                base.queue_model = Some(parse_queue_model(m).map_err(at)?);
+            }
             base.loss = Some(p.loss);
         }
         let own = DirT {
             rate: l.rate.clone(),
             delay: l.delay.clone(),
             queue: l.queue.clone(),
+            queue_model: l.queue_model.clone(),
             loss: l.loss.clone(),
         };
         self.apply(&mut base, &own, field, mtu)?;
@@ -389,6 +394,10 @@ impl Ctx<'_> {
         }
         if let Some(q) = &d.queue {
             p.queue = Some(self.with(q, &format!("{field}.queue"), |s| parse_queue(s, mtu))?);
+        }
+        if let Some(m) = &d.queue_model {
+            p.queue_model =
+                Some(self.with(m, &format!("{field}.queue_model"), parse_queue_model)?);
         }
         if let Some(l) = &d.loss {
             let v = *l.get_ref();
@@ -418,6 +427,7 @@ impl Ctx<'_> {
             rate_bps: p.rate.ok_or_else(|| missing("rate"))?,
             delay: p.delay.ok_or_else(|| missing("delay"))?,
             queue: p.queue.unwrap_or(QueueLimit::Bdp { mtu_bytes: mtu }),
+            queue_model: p.queue_model.unwrap_or_default(),
             loss: match p.loss {
                 Some(x) if x > 0.0 => LossSpec::Bernoulli { p: x },
                 _ => LossSpec::None,
@@ -730,11 +740,20 @@ fn parse_queue(s: &str, mtu: u32) -> Result<QueueLimit, String> {
     })
 }
 
+fn parse_queue_model(s: &str) -> Result<QueueModel, String> {
+    match s.trim() {
+        "droptail" => Ok(QueueModel::DropTail),
+        "ns2-droptail" => Ok(QueueModel::Ns2DropTail),
+        _ => Err("a queue model: \"droptail\" or \"ns2-droptail\"".into()),
+    }
+}
+
 #[derive(Clone, Default)]
 struct PartialDir {
     rate: Option<u64>,
     delay: Option<Dur>,
     queue: Option<QueueLimit>,
+    queue_model: Option<QueueModel>,
     loss: Option<f64>,
 }
 

@@ -44,6 +44,7 @@ pub struct DirT {
     pub rate: Option<S>,
     pub delay: Option<S>,
     pub queue: Option<S>,
+    pub queue_model: Option<S>,
     pub loss: Option<Spanned<f64>>,
 }
 
@@ -56,6 +57,8 @@ pub struct LinkT {
     pub rate: Option<S>,
     pub delay: Option<S>,
     pub queue: Option<S>,
+    /// `droptail` (the limit counts waiting packets) or `ns2-droptail` (ns-2's rule).
+    pub queue_model: Option<S>,
     pub loss: Option<Spanned<f64>>,
     /// Packet size the `bdp` queue rule counts in (bytes); default 1500.
     pub mtu: Option<Spanned<i64>>,
@@ -72,6 +75,7 @@ pub struct GeneralLinkT {
     pub rate: Option<S>,
     pub delay: Option<S>,
     pub queue: Option<S>,
+    pub queue_model: Option<S>,
     pub loss: Option<Spanned<f64>>,
     pub mtu: Option<Spanned<i64>>,
     /// Direction from the first named node to the second.

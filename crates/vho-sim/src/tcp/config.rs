@@ -13,6 +13,18 @@ pub enum CcAlgorithm {
     NewReno,
 }
 
+/// What a loss halves into the new ssthresh.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LossBasis {
+    /// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS), FlightSize being the data
+    /// outstanding (SND.NXT - SND.UNA) when the loss is detected.
+    FlightSize,
+    /// ns-2.35 `TcpAgent::slowdown` (tcp.cc): ssthresh_ = int(window() / 2) packets with
+    /// window() = min(int(cwnd_), window_), at least 2. After a timeout and go-back-N the
+    /// outstanding data can far exceed cwnd; ns-2 halves the window, not what is in flight.
+    Ns2Window,
+}
+
 /// How the retransmission timer is computed.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum RtoAlgorithm {
@@ -66,6 +78,11 @@ pub struct DelAckConfig {
     /// ACK a segment shorter than the MSS at once (it ends a burst: waiting for a second
     /// would only add the timer). ns-2's DelAck sink does not look at sizes.
     pub short_segment_acks_at_once: bool,
+    /// A duplicate of the last in-order segment is handled as an in-order arrival (its ACK
+    /// may wait) instead of being acknowledged at once (RFC 9293 §3.10.7.4). ns-2's
+    /// `DelAckSink::recv` (tcp-sink.cc) delays whenever the packet's seqno equals the highest
+    /// in-order seqno after the update, which a duplicate of that packet also satisfies.
+    pub duplicate_of_last_is_in_order: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -101,6 +118,8 @@ pub struct TcpConfig {
     pub receive_window: u32,
     /// Sender-side cap on the window, bytes (ns-2's `window_`; a socket send buffer).
     pub send_window_cap: u32,
+    /// What a loss (fast retransmit or timeout) halves into ssthresh.
+    pub loss_basis: LossBasis,
     pub rto: RtoConfig,
     pub delack: DelAckConfig,
     /// Bytes on the wire per segment.

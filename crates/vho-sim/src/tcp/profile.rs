@@ -12,7 +12,9 @@
 //!   same for a bulk transfer. ns-2's Sack1 recovery is Reno-like with a `pipe_` count; vho
 //!   runs RFC 6675 (the algorithm Sack1 approximates).
 
-use super::config::{CcAlgorithm, DelAckConfig, HeaderModel, RtoAlgorithm, RtoConfig, TcpConfig};
+use super::config::{
+    CcAlgorithm, DelAckConfig, HeaderModel, LossBasis, RtoAlgorithm, RtoConfig, TcpConfig,
+};
 use crate::time::Dur;
 
 pub const PROFILES: &[&str] = &["rfc", "linux", "ns2"];
@@ -55,6 +57,7 @@ fn rfc() -> TcpConfig {
         dupthresh: 3,                                         // RFC 5681 §3.2
         receive_window: 65_535, // the largest window without scaling (RFC 9293 §3.1)
         send_window_cap: u32::MAX,
+        loss_basis: LossBasis::FlightSize, // RFC 5681 eq. (4)
         rto: RtoConfig {
             algorithm: RtoAlgorithm::Rfc6298,
             initial: Dur::from_secs(1),       // RFC 6298 (2.1)
@@ -70,6 +73,7 @@ fn rfc() -> TcpConfig {
             every: 2, // RFC 5681 §4.2: at least every second full-sized segment
             quickack_segments: 0,
             short_segment_acks_at_once: true, // vho's choice: RFC 5681 §4.2 leaves it open
+            duplicate_of_last_is_in_order: false, // RFC 9293 §3.10.7.4: ACK duplicates at once
         },
         header_model: HeaderModel::Real,
     }
@@ -92,6 +96,7 @@ fn linux() -> TcpConfig {
         dupthresh: 3,             // net.ipv4.tcp_reordering = 3
         receive_window: 131_072,  // net.ipv4.tcp_rmem default (second value)
         send_window_cap: u32::MAX,
+        loss_basis: LossBasis::FlightSize, // RFC 5681 eq. (4)
         rto: RtoConfig {
             algorithm: RtoAlgorithm::Rfc6298,
             initial: Dur::from_secs(1), // TCP_TIMEOUT_INIT = 1 s (include/net/tcp.h)
@@ -111,6 +116,7 @@ fn linux() -> TcpConfig {
             // __tcp_ack_snd_check (net/ipv4/tcp_input.c): a short segment with nothing more
             // queued to read is ACKed at once (tcp_in_quickack_mode / rcv_mss estimate)
             short_segment_acks_at_once: true,
+            duplicate_of_last_is_in_order: false, // tcp_data_queue: out of window -> dup ACK
         },
         header_model: HeaderModel::Real,
     }
@@ -137,6 +143,9 @@ fn ns2() -> TcpConfig {
         dupthresh: 3,               // Agent/TCP numdupacks_ 3 (ns-default.tcl:924)
         receive_window: 1 << 30,
         send_window_cap: window * packet_size, // window_ (ns-default.tcl:934)
+        // tcp.cc TcpAgent::slowdown: ssthresh_ = int(min(int(cwnd_), window_) / 2), >= 2;
+        // the same for Sack1's fast retransmit and for timeouts (tcp-sack1.cc).
+        loss_basis: LossBasis::Ns2Window,
         rto: RtoConfig {
             algorithm: RtoAlgorithm::Ns2Ticks,
             initial: Dur::from_secs(3), // rtxcur_init_ 3.0 (ns-default.tcl:976)
@@ -153,6 +162,9 @@ fn ns2() -> TcpConfig {
             quickack_segments: 0,
             // tcp-sink.cc:429-452 (DelAckSink::recv): delay any in-order packet if no timer runs
             short_segment_acks_at_once: false,
+            // tcp-sink.cc DelAckSink::recv: `th->seqno() == acker_->Seqno()` holds for a
+            // duplicate of the highest in-order packet too, so its ACK is delayed like one.
+            duplicate_of_last_is_in_order: true,
         },
         header_model: HeaderModel::Fixed(40), // tcpip_base_hdr_size_ 40 (ns-default.tcl:952)
     }

@@ -130,8 +130,16 @@ impl TcpReceiver {
         self.arrivals += 1;
         let (start, end) = (seg.seq, seg.seq + seg.len);
         if end <= self.rcv_nxt && !(fin && end == self.rcv_nxt) {
-            // RFC 9293 §3.10.7.4: an old duplicate is acknowledged at once.
             self.stats.duplicate_segments += 1;
+            if self.cfg.delack.duplicate_of_last_is_in_order
+                && end == self.rcv_nxt
+                && self.ooo.is_empty()
+            {
+                // ns-2's DelAck sink: like an in-order arrival (see DelAckConfig).
+                self.on_in_order(now, seg.len);
+                return;
+            }
+            // RFC 9293 §3.10.7.4: an old duplicate is acknowledged at once.
             self.ack_now = true;
             return;
         }

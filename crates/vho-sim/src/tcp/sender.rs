@@ -10,7 +10,7 @@
 //! resending from SND.UNA go-back-N style as BSD, Linux without SACK and ns-2 do).
 
 use super::cc::{AnyController, CongestionControl, RecoveryStyle, Window};
-use super::config::TcpConfig;
+use super::config::{LossBasis, TcpConfig};
 use super::options::{negotiate, Negotiated};
 use super::rtt::RttEstimator;
 use super::sack::{NextSeg, Scoreboard};
@@ -379,10 +379,24 @@ impl TcpSender {
             recover: self.snd_max,
             partial_acks: 0,
         };
-        let flight = self.snd_max - self.snd_una;
-        self.cc.on_fast_retransmit(now, flight, self.style());
+        let basis = self.loss_basis();
+        self.cc.on_fast_retransmit(now, basis, self.style());
         self.sb.high_rxt = self.snd_una;
         self.pending_rtx = Some((self.snd_una, TxKind::RetransmitFast));
+    }
+
+    /// What a loss halves into ssthresh (see [`LossBasis`]).
+    fn loss_basis(&self) -> u32 {
+        match self.cfg.loss_basis {
+            LossBasis::FlightSize => self.snd_max - self.snd_una,
+            LossBasis::Ns2Window => {
+                // ns-2 counts whole packets: int(cwnd_) capped by window_, halved in whole
+                // packets (tcp.cc slowdown); the controller halves what it is given.
+                let mss = self.cfg.mss.max(1);
+                let window = (self.cc.cwnd() / mss).min(self.cfg.send_window_cap / mss);
+                window / 2 * 2 * mss
+            }
+        }
     }
 
     pub fn handle_timeout(&mut self, now: Time) {
@@ -413,7 +427,8 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
-        self.cc.on_rto(now, self.snd_max - self.snd_una);
+        let basis = self.loss_basis();
+        self.cc.on_rto(now, basis);
         self.recover = self.snd_max;
         self.recovery = Recovery::Timeout {
             recover: self.snd_max,

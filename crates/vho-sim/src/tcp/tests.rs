@@ -507,3 +507,31 @@ fn ns2_halves_the_window_not_the_flight_on_a_second_timeout() {
     s.handle_timeout(second);
     assert_eq!((s.probe().cwnd, s.probe().ssthresh), (1000, 2000));
 }
+
+#[test]
+fn a_duplicate_of_the_last_segment_is_acked_at_once_except_by_ns2s_delack_sink() {
+    // RFC 9293 §3.10.7.4: a duplicate is acknowledged at once. ns-2.35's DelAckSink::recv
+    // (tcp-sink.cc) delays when the packet's seqno equals the highest in-order seqno, which
+    // a duplicate of that packet also satisfies; a second in-order packet then ACKs at once.
+    for (ns2, acked_at_once) in [(false, true), (true, false)] {
+        let mut c = plain(2, true, config::CcAlgorithm::NewReno);
+        c.delack.timeout = Dur::from_millis(100);
+        c.delack.duplicate_of_last_is_in_order = ns2;
+        let mut r = TcpReceiver::new(&c, 2, 1, SeqNum(0));
+        r.handle_segment(Time::ZERO, &data(1, 1000));
+        r.handle_segment(Time::ZERO, &data(1001, 1000));
+        assert!(
+            r.poll_transmit(Time::ZERO).is_some(),
+            "second segment ACKed"
+        );
+        let t = Time::from_millis(10);
+        r.handle_segment(t, &data(1001, 1000));
+        assert_eq!(r.poll_transmit(t).is_some(), acked_at_once, "ns2 = {ns2}");
+        if ns2 {
+            assert_eq!(r.poll_timeout(), Some(t + Dur::from_millis(100)));
+            r.handle_segment(t, &data(2001, 1000));
+            let a = r.poll_transmit(t).expect("the pair completes");
+            assert_eq!(a.segment.ack, SeqNum(3001));
+        }
+    }
+}

@@ -3,12 +3,14 @@ instants (no randomisation), to see where "hard costs more than soft" (§6.2: "a
 increase in the transfer time compared to that of soft handoff") comes from.
 
     python3 benches/ns2_handover_models.py [--sizes 200000 2000000] [--at 0.3 0.6 1.0 ...]
+        [--delays 4 7 12]
 
 Both run the study's parameter set (scenarios/studies/daniel-kojo.toml: wired 22 ms, ns-2's
 Sack1 with window 20, BDP queues): ns-2 through benches/ns2/dk_wlan_gprs.tcl (hard = queue
 limit 0 and DropTail's shrink-queue, §5.1), vho through its run_timed example. Prints, per
 size and instant, the time the sender saw the last byte acknowledged (what ns-2 reports) for
-soft and hard in each simulator, and hard - soft.
+soft and hard in each simulator, and hard - soft; then, for the vhodelay models (§5.2, ns-2's
+Delayer blocked for D seconds; vho's handover delay), what each added second of delay adds.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ def _field(out: str, name: str) -> float:
 
 
 def ns2(size: int, at: float, model: str) -> float:
+    """`model`: soft, hard or delayD."""
     out = subprocess.run(
         ["ns", str(TCL), str(size), str(at), "speed", WIRED_DELAY_S, model],
         capture_output=True,
@@ -44,12 +47,15 @@ def ns2(size: int, at: float, model: str) -> float:
 
 
 def vho(size: int, at: float, model: str) -> float:
-    kind = "soft-reconfigure" if model == "soft" else "hard"
+    """`model`: soft, hard or delayD."""
+    kind = "hard" if model == "hard" else "soft-reconfigure"
+    delay = model[len("delay") :] if model.startswith("delay") else "0"
     sets = [
         f'flow.0.size="{size} B"',
         f'handover.0.at="{at} s"',
         'handover.0.window="0 s"',
         f'handover.0.kind="{kind}"',
+        f'handover.0.delay="{delay} s"',
     ]
     cmd = [str(RUN_TIMED), str(STUDY), "1"]
     for s in sets:
@@ -62,6 +68,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[200_000, 2_000_000])
     ap.add_argument("--at", type=float, nargs="+", default=[0.3, 0.6, 0.8, 1.0, 1.5, 2.0, 2.5, 3.0])
+    ap.add_argument("--delays", type=float, nargs="+", default=[4, 7, 12])
     a = ap.parse_args()
     subprocess.run(
         ["cargo", "build", "--release", "-q", "-p", "vho-sim", "--example", "run_timed"],
@@ -83,7 +90,20 @@ def main() -> None:
                 f"{v_h:.3f} | {v_h - v_s:+.3f} |"
             )
     n = len(a.sizes) * len(a.at)
-    print(f"\nmean hard - soft: ns-2 {sums['ns2'] / n:+.3f} s, vho {sums['vho'] / n:+.3f} s")
+    print(f"\nmean hard - soft: ns-2 {sums['ns2'] / n:+.3f} s, vho {sums['vho'] / n:+.3f} s\n")
+    heads = ["size", "at (s)", "delay (s)", "ns-2", "ns-2 - soft", "vho", "vho - soft"]
+    print("| " + " | ".join(heads) + " |")
+    print("|" + "---|" * len(heads))
+    for size in a.sizes:
+        for at in a.at:
+            n_s, v_s = ns2(size, at, "soft"), vho(size, at, "soft")
+            for d in a.delays:
+                m = f"delay{d:g}"
+                n_d, v_d = ns2(size, at, m), vho(size, at, m)
+                print(
+                    f"| {size} | {at} | {d:g} | {n_d:.3f} | {n_d - n_s:+.3f} | {v_d:.3f} | "
+                    f"{v_d - v_s:+.3f} |"
+                )
 
 
 if __name__ == "__main__":

@@ -17,7 +17,10 @@
 #   speed  no tracing (the timed run); trace  all packets to out.tr (for counting drops)
 #   soft   vhoideal soft handover (the default); hard  vhoideal hard handover (§5.1: the
 #          queue limit set to 0 and ns-2's DropTail "shrink-queue" drops what is queued,
-#          then the GPRS limit)
+#          then the GPRS limit); delayD  vhodelay soft handover with a delay of D seconds
+#          (§5.2: "the delayer in ns-2", blocked at the handover and unblocked D s later:
+#          ns-2's Delayer (ICSI, mobile links) inserted on both directions of the access
+#          link with "insert-delayer", "block" and "unblock")
 # Prints one line:  ns2 data_packets=N acks=M done_s=T events=E loop_wall_s=W
 # loop_wall_s: wall-clock time from the first event to completion (Tcl's clock), without
 # ns's start-up.
@@ -65,6 +68,15 @@ $ns queue-limit $r $eh 100
 $ns queue-limit $r $mh $wlan_q
 $ns queue-limit $mh $r $wlan_q
 
+set delayers {}
+if {[string match "delay*" $model]} {
+    foreach {a b} [list $r $mh $mh $r] {
+        set dl [new Delayer]
+        $ns insert-delayer $a $b $dl
+        lappend delayers $dl
+    }
+}
+
 set tcp [new Agent/TCP/Sack1]
 $tcp set packetSize_ $mss
 set sink [new Agent/TCPSink/Sack1/DelAck]
@@ -76,7 +88,14 @@ $ftp attach-agent $tcp
 set npkts [expr {($bytes + $mss - 1) / $mss}]
 
 proc handover {} {
-    global ns r mh gprs_rate gprs_delay gprs_q model
+    global ns r mh gprs_rate gprs_delay gprs_q model delayers
+    if {[string match "delay*" $model]} {
+        set d [string range $model 5 end]
+        foreach dl $delayers {
+            $dl block
+            $ns at [expr {[$ns now] + $d}] "$dl unblock"
+        }
+    }
     foreach {a b} [list $r $mh $mh $r] {
         set l [[$ns link $a $b] link]
         $l set bandwidth_ $gprs_rate

@@ -23,6 +23,9 @@ pub enum LossBasis {
     /// window() = min(int(cwnd_), window_), at least 2. After a timeout and go-back-N the
     /// outstanding data can far exceed cwnd; ns-2 halves the window, not what is in flight.
     Ns2Window,
+    /// Linux `tcp_reno_ssthresh` (net/ipv4/tcp_cong.c): max(snd_cwnd >> 1, 2) packets, on a
+    /// fast retransmit (tcp_enter_recovery) and on a timeout (tcp_enter_loss) alike.
+    LinuxCwnd,
 }
 
 /// How the retransmission timer is computed.

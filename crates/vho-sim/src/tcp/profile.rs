@@ -96,7 +96,7 @@ fn linux() -> TcpConfig {
         dupthresh: 3,             // net.ipv4.tcp_reordering = 3
         receive_window: 131_072,  // net.ipv4.tcp_rmem default (second value)
         send_window_cap: u32::MAX,
-        loss_basis: LossBasis::FlightSize, // RFC 5681 eq. (4)
+        loss_basis: LossBasis::LinuxCwnd, // tcp_reno_ssthresh (net/ipv4/tcp_cong.c)
         rto: RtoConfig {
             algorithm: RtoAlgorithm::Rfc6298,
             initial: Dur::from_secs(1), // TCP_TIMEOUT_INIT = 1 s (include/net/tcp.h)

@@ -396,6 +396,11 @@ impl TcpSender {
                 let window = (self.cc.cwnd() / mss).min(self.cfg.send_window_cap / mss);
                 window / 2 * 2 * mss
             }
+            LossBasis::LinuxCwnd => {
+                // snd_cwnd >> 1 in packets; the controller halves what it is given.
+                let mss = self.cfg.mss.max(1);
+                self.cc.cwnd() / mss / 2 * 2 * mss
+            }
         }
     }
 

@@ -535,3 +535,31 @@ fn a_duplicate_of_the_last_segment_is_acked_at_once_except_by_ns2s_delack_sink()
         }
     }
 }
+
+#[test]
+fn the_loss_basis_decides_what_a_second_timeout_halves() {
+    // After a timeout and one ACK, cwnd is 2 segments while 9 are outstanding. RFC 5681
+    // eq. (4) halves FlightSize (4.5 segments); Linux's tcp_reno_ssthresh halves snd_cwnd in
+    // packets, at least 2 (net/ipv4/tcp_cong.c).
+    use config::LossBasis;
+    for (basis, expected) in [(LossBasis::FlightSize, 4500), (LossBasis::LinuxCwnd, 2000)] {
+        let mut c = plain(10, false, config::CcAlgorithm::NewReno);
+        c.loss_basis = basis;
+        let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 20_000);
+        assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 10);
+        let first = s.poll_timeout().expect("armed");
+        s.handle_timeout(first);
+        assert_eq!(
+            s.probe().ssthresh,
+            5000,
+            "{basis:?}: cwnd and flight agree at first"
+        );
+        drain_sender(&mut s, first);
+        s.handle_segment(first + Dur::from_millis(50), &ack(1001, &[]));
+        drain_sender(&mut s, first + Dur::from_millis(50));
+        assert_eq!(s.probe().cwnd, 2000);
+        let second = s.poll_timeout().expect("armed");
+        s.handle_timeout(second);
+        assert_eq!(s.probe().ssthresh, expected, "{basis:?}");
+    }
+}

@@ -35,38 +35,67 @@ def read_tcp(
     return df
 
 
-def sequence(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The data and ACK sides of the capture's largest flow, for a time-sequence graph.
+MOD = 1 << 32
 
-    Returns ``(data, acks)``: ``data`` has ``t_s``, ``seq`` (relative to the first data byte),
-    ``len`` and ``retransmission`` (the segment starts below the highest byte sent before
-    it); ``acks`` has ``t_s`` and ``ack`` (relative, cumulative) of the reverse direction.
+
+def flow_sequence(
+    segs: pd.DataFrame, sender: tuple[str, int], receiver: tuple[str, int] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The data, ACK and SACK sides of one conversation seen from ``sender`` (address, port),
+    for a time-sequence graph; sequence numbers relative to its first data byte. Without
+    ``receiver``, ``segs`` must hold one conversation (``read_tcp`` with a flow).
+
+    Returns ``(data, acks, sacks)``: ``data`` has ``t_s``, ``seq``, ``len`` and
+    ``retransmission`` (the segment starts below the highest byte sent before it); ``acks``
+    has ``t_s`` and ``ack`` (cumulative) of the reverse direction; ``sacks`` one row per SACK
+    block it carried, ``t_s``, ``left``, ``right``.
     """
-    if df.empty:
-        raise ValueError("the capture holds no TCP segment")
-    key = ["src", "sport", "dst", "dport"]
-    payload = df.groupby(key, sort=True)["len"].sum()
-    src, sport, dst, dport = payload.idxmax()
-    fwd = df[(df.src == src) & (df.sport == sport) & (df.dst == dst) & (df.dport == dport)]
-    rev = df[(df.src == dst) & (df.sport == dport) & (df.dst == src) & (df.dport == sport)]
+    fwd = (segs.src == sender[0]) & (segs.sport == sender[1])
+    rev = (segs.dst == sender[0]) & (segs.dport == sender[1])
+    if receiver is not None:
+        fwd &= (segs.dst == receiver[0]) & (segs.dport == receiver[1])
+        rev &= (segs.src == receiver[0]) & (segs.sport == receiver[1])
+    fwd, rev = segs[fwd], segs[rev]
     syn = fwd[(fwd["flags"] & SYN) != 0]
-    base = int(syn.seq.iloc[0]) + 1 if len(syn) else int(fwd[fwd.len > 0].seq.iloc[0])
+    with_data = fwd[fwd.len > 0]
+    if len(syn):
+        base = int(syn.seq.iloc[0]) + 1
+    elif len(with_data):
+        base = int(with_data.seq.iloc[0])
+    else:
+        base = 0
 
     def rel(v: pd.Series) -> pd.Series:
-        return (v.astype("int64") - base) % (1 << 32)
+        return (v.astype("int64") - base) % MOD
 
-    data = fwd[fwd.len > 0]
-    seq = rel(data.seq)
-    end = seq + data.len
+    seq = rel(with_data.seq)
+    end = seq + with_data.len
     highest = end.cummax().shift(1, fill_value=0)
     data = pd.DataFrame(
         {
-            "t_s": data.t_s.to_numpy(),
+            "t_s": with_data.t_s.to_numpy(),
             "seq": seq.to_numpy(),
-            "len": data.len.to_numpy(),
+            "len": with_data.len.to_numpy(),
             "retransmission": (seq < highest).to_numpy(),
         }
     )
     a = rev[(rev["flags"] & ACK) != 0]
     acks = pd.DataFrame({"t_s": a.t_s.to_numpy(), "ack": rel(a.ack).to_numpy()})
+    rows = [(t, lo, hi) for t, blocks in zip(a.t_s, a.sack, strict=True) for lo, hi in blocks]
+    sacks = pd.DataFrame(rows, columns=["t_s", "left", "right"])
+    if len(sacks):
+        sacks["left"] = rel(sacks.left)
+        sacks["right"] = rel(sacks.right)
+    return data, acks, sacks
+
+
+def sequence(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The data and ACK sides (see :func:`flow_sequence`) of the capture's largest flow: the
+    direction that carried the most payload."""
+    if df.empty:
+        raise ValueError("the capture holds no TCP segment")
+    key = ["src", "sport", "dst", "dport"]
+    payload = df.groupby(key, sort=True)["len"].sum()
+    src, sport, dst, dport = payload.idxmax()
+    data, acks, _ = flow_sequence(df, (src, sport), (dst, dport))
     return data, acks

@@ -33,6 +33,17 @@ def _save(fig: plt.Figure, stem: Path, formats: Iterable[str]) -> list[Path]:
     return paths
 
 
+def _axes(ax: plt.Axes, ylabel: str, handovers: Iterable[float], title: str) -> None:
+    """What every time plot has: the handover instants, the axis labels, a grid, the title."""
+    for i, h in enumerate(handovers):
+        ax.axvline(h, color="black", ls="--", lw=1, label="handover" if i == 0 else None)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    if title:
+        ax.set_title(title, fontsize=10)
+
+
 def time_sequence(
     data: pd.DataFrame,
     acks: pd.DataFrame | None,
@@ -95,11 +106,7 @@ def time_sequence(
             lw=1.5,
             label="SACK block",
         )
-    for i, h in enumerate(handovers):
-        ax.axvline(h, color="black", ls="--", lw=1, label="handover" if i == 0 else None)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("sequence number (kB)")
-    ax.grid(alpha=0.3)
+    _axes(ax, "sequence number (kB)", handovers, title)
     if rto is not None and len(rto):
         ax2 = ax.twinx()
         ax2.step(rto.t_s, rto.rto_s, where="post", color="tab:orange", lw=1, label="RTO")
@@ -110,8 +117,6 @@ def time_sequence(
         ax.legend(h1 + h2, l1 + l2, loc="lower right", fontsize=8)
     else:
         ax.legend(loc="upper left", fontsize=8)
-    if title:
-        ax.set_title(title, fontsize=10)
     return _save(fig, Path(stem), formats)
 
 
@@ -137,7 +142,7 @@ def throughput_adaptation(
         lw=1,
         label="throughput",
     )
-    ax.axvline(handover_at, color="black", ls="--", lw=1, label="handover")
+    _axes(ax, "throughput (kb/s)", [handover_at], title)
     if mean_bps is not None:
         ax.axhline(mean_bps / 1e3, color="tab:gray", ls=":", label="connection mean")
     if adaptation_time_s is not None:
@@ -149,12 +154,7 @@ def throughput_adaptation(
             alpha=0.15,
             label=f"t_a = {adaptation_time_s:.3f} s",
         )
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("throughput (kb/s)")
-    ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    if title:
-        ax.set_title(title, fontsize=10)
     return _save(fig, Path(stem), formats)
 
 
@@ -191,12 +191,6 @@ def congestion_window(
             alpha=0.7,
             label="in flight",
         )
-    for i, h in enumerate(handovers):
-        ax.axvline(h, color="black", ls="--", lw=1, label="handover" if i == 0 else None)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("kB")
-    ax.grid(alpha=0.3)
+    _axes(ax, "kB", handovers, title)
     ax.legend(fontsize=8)
-    if title:
-        ax.set_title(title, fontsize=10)
     return _save(fig, Path(stem), formats)

@@ -11,49 +11,7 @@ from typing import Any
 import pandas as pd
 
 from .. import plots
-from ..capture import ACK, SYN
-
-MOD = 1 << 32
-
-
-def sequence_frames(
-    segs: pd.DataFrame, sender: tuple[str, int]
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """``(data, acks, sacks)`` of one conversation's segments (``vho.capture.read_tcp`` with a
-    flow) seen from ``sender``: sequence numbers relative to its first data byte."""
-    fwd = segs[(segs.src == sender[0]) & (segs.sport == sender[1])]
-    rev = segs[(segs.dst == sender[0]) & (segs.dport == sender[1])]
-    syn = fwd[(fwd["flags"] & SYN) != 0]
-    with_data = fwd[fwd.len > 0]
-    if len(syn):
-        base = int(syn.seq.iloc[0]) + 1
-    elif len(with_data):
-        base = int(with_data.seq.iloc[0])
-    else:
-        base = 0
-
-    def rel(v: pd.Series) -> pd.Series:
-        return (v.astype("int64") - base) % MOD
-
-    seq = rel(with_data.seq)
-    end = seq + with_data.len
-    highest = end.cummax().shift(1, fill_value=0)
-    data = pd.DataFrame(
-        {
-            "t_s": with_data.t_s.to_numpy(),
-            "seq": seq.to_numpy(),
-            "len": with_data.len.to_numpy(),
-            "retransmission": (seq < highest).to_numpy(),
-        }
-    )
-    a = rev[(rev["flags"] & ACK) != 0]
-    acks = pd.DataFrame({"t_s": a.t_s.to_numpy(), "ack": rel(a.ack).to_numpy()})
-    rows = [(t, lo, hi) for t, blocks in zip(a.t_s, a.sack, strict=True) for lo, hi in blocks]
-    sacks = pd.DataFrame(rows, columns=["t_s", "left", "right"])
-    if len(sacks):
-        sacks["left"] = rel(sacks.left)
-        sacks["right"] = rel(sacks.right)
-    return data, acks, sacks
+from ..capture import flow_sequence
 
 
 def throughput_frame(points: list[list[float]]) -> pd.DataFrame:
@@ -75,7 +33,7 @@ def draw(
     sender = (entry["sender"]["addr"], entry["sender"]["port"])
     handovers = [handover_at] if handover_at is not None else []
     paths: list[Path] = []
-    data, acks, sacks = sequence_frames(segs, sender)
+    data, acks, sacks = flow_sequence(segs, sender)
     rto = series[["t_s", "rto_s"]] if series is not None else None
     if len(data):
         paths += plots.time_sequence(

@@ -479,36 +479,6 @@ fn a_lost_ns2_syn_is_resent_after_the_initial_rto() {
 }
 
 #[test]
-fn ns2_halves_the_window_not_the_flight_on_a_second_timeout() {
-    // ns-2.35 tcp.cc TcpAgent::slowdown: ssthresh_ = int(min(int(cwnd_), window_) / 2), at
-    // least 2 packets; RFC 5681 eq. (4) would halve FlightSize instead. After a timeout and
-    // one ACK, cwnd is 2 while 9 segments are still outstanding: a second timeout gives
-    // ssthresh 2 packets in ns-2 (RFC 5681: 4.5).
-    let mut c = cfg("ns2");
-    c.mss = 1000;
-    c.send_window_cap = 20 * 1000;
-    c.initial_window_segments = 10;
-    c.initial_ssthresh = 20 * 1000;
-    let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 20_000);
-    let syn = drain_sender(&mut s, Time::ZERO);
-    assert_eq!(syn.len(), 1, "ns-2's one-way SYN");
-    s.handle_segment(Time::from_millis(10), &ack(1, &[]));
-    let now = Time::from_millis(10);
-    assert_eq!(drain_sender(&mut s, now).len(), 10);
-    let first = s.poll_timeout().expect("armed");
-    s.handle_timeout(first);
-    // First timeout: window() = min(10, 20) = 10 packets -> ssthresh 5.
-    assert_eq!((s.probe().cwnd, s.probe().ssthresh), (1000, 5000));
-    drain_sender(&mut s, first);
-    s.handle_segment(first + Dur::from_millis(50), &ack(1001, &[]));
-    drain_sender(&mut s, first + Dur::from_millis(50));
-    assert_eq!(s.probe().cwnd, 2000);
-    let second = s.poll_timeout().expect("armed");
-    s.handle_timeout(second);
-    assert_eq!((s.probe().cwnd, s.probe().ssthresh), (1000, 2000));
-}
-
-#[test]
 fn a_duplicate_of_the_last_segment_is_acked_at_once_except_by_ns2s_delack_sink() {
     // RFC 9293 §3.10.7.4: a duplicate is acknowledged at once. ns-2.35's DelAckSink::recv
     // (tcp-sink.cc) delays when the packet's seqno equals the highest in-order seqno, which
@@ -539,20 +509,27 @@ fn a_duplicate_of_the_last_segment_is_acked_at_once_except_by_ns2s_delack_sink()
 #[test]
 fn the_loss_basis_decides_what_a_second_timeout_halves() {
     // After a timeout and one ACK, cwnd is 2 segments while 9 are outstanding. RFC 5681
-    // eq. (4) halves FlightSize (4.5 segments); Linux's tcp_reno_ssthresh halves snd_cwnd in
-    // packets, at least 2 (net/ipv4/tcp_cong.c).
+    // eq. (4) halves FlightSize (4.5 segments); Linux's tcp_reno_ssthresh halves snd_cwnd
+    // in packets, at least 2 (net/ipv4/tcp_cong.c); ns-2.35's TcpAgent::slowdown halves
+    // int(min(cwnd_, window_)), at least 2 (tcp.cc). The first timeout, with cwnd = flight =
+    // 10 segments, gives 5 in all three.
     use config::LossBasis;
-    for (basis, expected) in [(LossBasis::FlightSize, 4500), (LossBasis::LinuxCwnd, 2000)] {
+    for (basis, expected) in [
+        (LossBasis::FlightSize, 4500),
+        (LossBasis::LinuxCwnd, 2000),
+        (LossBasis::Ns2Window, 2000),
+    ] {
         let mut c = plain(10, false, config::CcAlgorithm::NewReno);
         c.loss_basis = basis;
+        c.send_window_cap = 20 * 1000;
         let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 20_000);
         assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 10);
         let first = s.poll_timeout().expect("armed");
         s.handle_timeout(first);
         assert_eq!(
-            s.probe().ssthresh,
-            5000,
-            "{basis:?}: cwnd and flight agree at first"
+            (s.probe().cwnd, s.probe().ssthresh),
+            (1000, 5000),
+            "{basis:?}"
         );
         drain_sender(&mut s, first);
         s.handle_segment(first + Dur::from_millis(50), &ack(1001, &[]));

@@ -95,7 +95,12 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     capture = Path(args.capture)
     out = Path(args.out) if args.out else Path("out") / f"analyze-{capture.stem}"
     a = analyze(
-        capture, flow=args.flow, handover_at=args.handover_at, out_dir=out, series=args.series
+        capture,
+        flow=args.flow,
+        handover_at=args.handover_at,
+        capture_point=args.capture_point,
+        out_dir=out,
+        series=args.series,
     )
     m = a.metrics
     print(
@@ -273,6 +278,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=_nonneg_seconds,
         metavar="SECONDS",
         help="the handover instant in capture time (default: found in the capture)",
+    )
+    an.add_argument(
+        "--capture-point",
+        choices=["receiver", "sender"],
+        help="where the capture was taken, relative to the data (default: found per flow)",
     )
     an.add_argument("--out", help="output directory (default: out/analyze-<capture name>)")
     an.add_argument(

@@ -109,13 +109,32 @@ pub fn read_tcp<'py>(
 
 /// Analyses a capture with vho-trace (per flow: Wireshark's tcp.analysis counts, RTT,
 /// spurious retransmissions with their evidence, changes of path, t_a). `handover_at_s` is
-/// the handover instant in capture time, if known. Returns the analysis as JSON text (the
-/// serde form of `vho_trace::analysis::Analysis`); the GIL is released while it runs.
+/// the handover instant in capture time, if known; `capture_point` ("receiver" or "sender")
+/// where the capture was taken relative to the data, if known. Returns the analysis as JSON
+/// text (the serde form of `vho_trace::analysis::Analysis`); the GIL is released while it
+/// runs.
 #[pyfunction]
-#[pyo3(signature = (path, handover_at_s=None))]
-pub fn analyze(py: Python<'_>, path: &str, handover_at_s: Option<f64>) -> PyResult<String> {
+#[pyo3(signature = (path, handover_at_s=None, capture_point=None))]
+pub fn analyze(
+    py: Python<'_>,
+    path: &str,
+    handover_at_s: Option<f64>,
+    capture_point: Option<&str>,
+) -> PyResult<String> {
+    use vho_trace::analysis::CapturePoint;
+    let capture_point = match capture_point {
+        None => None,
+        Some("receiver") => Some(CapturePoint::Receiver),
+        Some("sender") => Some(CapturePoint::Sender),
+        Some(other) => {
+            return Err(crate::errors::capture_error(&format!(
+                "{path}: capture point: expected \"receiver\" or \"sender\", got {other:?}"
+            )))
+        }
+    };
     let opts = vho_trace::analysis::AnalyzeOptions {
         handover_at_ns: handover_at_s.map(|s| (s * 1e9).round() as u64),
+        capture_point,
     };
     let a = py
         .allow_threads(|| vho_trace::analysis::analyze_with(path, &opts))

@@ -105,6 +105,7 @@ def analyze(
     *,
     flow: str | FlowSpec | None = None,
     handover_at: float | None = None,
+    capture_point: str | None = None,
     out_dir: str | os.PathLike[str] | None = None,
     series: str | os.PathLike[str] | pd.DataFrame | None = None,
 ) -> CaptureAnalysis:
@@ -112,7 +113,11 @@ def analyze(
 
     ``flow``: a ``--flow`` SPEC (see :mod:`vho.analysis.flowspec`) selecting the flows to
     report. ``handover_at``: the handover instant in capture time; without it the handover is
-    searched for in the capture. ``out_dir``: where ``metrics.json`` and the figures go
+    searched for in the capture. ``capture_point``: ``"receiver"`` or ``"sender"``, where the
+    capture was taken relative to the data; found per flow (handshake, then data/ACK timing)
+    when not given. A spurious-retransmission count rests on the receiver's capture when the
+    capture is there, else on D-SACK and timestamp evidence (``spurious_evidence``).
+    ``out_dir``: where ``metrics.json`` and the figures go
     (written whole or not at all). ``series``: vho's time series of the sender (a
     ``series_tcp.parquet`` or its frame) for the RTO and cwnd in the figures.
 
@@ -122,8 +127,12 @@ def analyze(
     path = Path(capture)
     if handover_at is not None and not (math.isfinite(handover_at) and handover_at >= 0):
         raise VhoError(f"vho analyze: --handover-at {handover_at}: expected a time in seconds >= 0")
+    if capture_point not in (None, "receiver", "sender"):
+        raise VhoError(
+            f"vho analyze: --capture-point {capture_point!r}: expected receiver or sender"
+        )
     spec = parse(flow) if isinstance(flow, str) else flow
-    raw = json.loads(_native.analyze(os.fspath(path), handover_at))
+    raw = json.loads(_native.analyze(os.fspath(path), handover_at, capture_point))
     chosen = metrics.select(raw, spec)
     if spec is not None and not chosen:
         have = ", ".join(

@@ -27,10 +27,6 @@ _FROM_SENDER = (
     "adaptation_time_s",
 )
 
-# The evidence a spurious-retransmission count can rest on; "none" means no count was
-# possible (not that none was found).
-NO_EVIDENCE = "none"
-
 
 def _endpoint(d: dict[str, Any]) -> dict[str, Any]:
     return {"addr": d["addr"], "port": d["port"]}
@@ -39,22 +35,18 @@ def _endpoint(d: dict[str, Any]) -> dict[str, Any]:
 def _spurious(snd: dict[str, Any]) -> dict[str, Any]:
     """vho's spurious-retransmission count with the evidence it rests on (vho-trace's
     ``spurious`` module), and Wireshark's own heuristic beside it."""
-    if "spurious_evidence" not in snd:
-        # vho-trace without evidence-based counting: its flattened counters hold
-        # Wireshark's heuristic under this name.
-        return {
-            "spurious_retransmissions": 0,
-            "spurious_evidence": NO_EVIDENCE,
-            "wireshark_spurious_retransmissions": snd["spurious_retransmissions"],
-        }
-    out = {
-        "spurious_retransmissions": snd["spurious_retransmissions"],
-        "spurious_evidence": snd["spurious_evidence"],
+    s = snd["spurious"]
+    return {
+        "spurious_retransmissions": s["count"],
+        "spurious_evidence": s["evidence"],
+        "spurious_by": {
+            "receiver_capture": s["by_receiver_capture"],
+            "dsack": s["by_dsack"],
+            "timestamps": s["by_timestamps"],
+        },
+        "capture_point": s["capture_point"],
+        "wireshark_spurious_retransmissions": snd["spurious_retransmissions"],
     }
-    for key in ("spurious_by", "capture_point", "wireshark_spurious_retransmissions"):
-        if key in snd:
-            out[key] = snd[key]
-    return out
 
 
 def sides(flow: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

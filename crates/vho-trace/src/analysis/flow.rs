@@ -19,7 +19,8 @@ use std::net::IpAddr;
 use super::adaptation::ThroughputPoints;
 use super::handover::PathSeries;
 use super::rtt::RttSampler;
-use super::sack::SackCount;
+use super::sack::{first_is_dsack, SackCount};
+use super::spurious::SpuriousTracker;
 use super::stall::Stall;
 use super::tcp_analysis::{self, seq_gt, seq_lt, Counters, Flags, Handshake, SegInfo, SeqState};
 use crate::decode::tcp::{ACK, FIN, RST, SYN};
@@ -68,6 +69,8 @@ pub struct Direction {
     pub throughput: ThroughputPoints,
     /// Path signals for finding a handover.
     pub path: PathSeries,
+    /// Evidence of unneeded retransmissions.
+    pub spurious: SpuriousTracker,
 }
 
 impl Direction {
@@ -87,6 +90,7 @@ impl Direction {
             stall: Stall::default(),
             throughput: ThroughputPoints::default(),
             path: PathSeries::with_given(handover_at_ns),
+            spurious: SpuriousTracker::default(),
         }
     }
 
@@ -142,6 +146,9 @@ impl Direction {
         }
         self.data_segments += 1;
         self.bytes += u64::from(s.payload_len);
+        let tsval = h.timestamps.map(|t| t.0);
+        self.spurious
+            .on_data(s.ts_ns, start, start.wrapping_add(s.payload_len), tsval);
         self.throughput.push(s.ts_ns, u64::from(s.payload_len));
         self.path
             .on_data(s.ts_ns, u64::from(s.payload_len), s.ttl, s.outer);
@@ -156,8 +163,10 @@ impl Direction {
         self.stall.on_send(s.ts_ns);
     }
 
-    /// The other side's ACK `ack` at `now` (with its TSecr, if any).
-    fn on_ack(&mut self, now: u64, ack: u32, tsecr: Option<u32>) {
+    /// The other side's ACK `ack` at `now` (with its TSecr and SACK blocks).
+    fn on_ack(&mut self, now: u64, ack: u32, tsecr: Option<u32>, sack: &[(u32, u32)]) {
+        let dsack = sack.first().copied().filter(|_| first_is_dsack(ack, sack));
+        self.spurious.on_ack(now, ack, tsecr, dsack);
         let advanced = self.acked.is_none() || self.acked.is_some_and(|a| seq_gt(ack, a));
         if advanced {
             self.acked = Some(ack);
@@ -193,6 +202,8 @@ pub struct Flow {
     pub syn_seen: bool,
     pub fin_seen: bool,
     pub rst_seen: bool,
+    /// First SYN, first SYN/ACK, and the client's first ACK after it (capture time).
+    pub handshake_ns: [Option<u64>; 3],
 }
 
 impl Flow {
@@ -213,6 +224,7 @@ impl Flow {
             syn_seen: false,
             fin_seen: false,
             rst_seen: false,
+            handshake_ns: [None; 3],
         }
     }
 
@@ -249,6 +261,15 @@ impl Flow {
                 _ => None,
             };
         }
+        let hs = &mut self.handshake_ns;
+        match h.flags & (SYN | ACK) {
+            SYN if hs[0].is_none() => hs[0] = Some(s.ts_ns),
+            f if f == SYN | ACK && hs[1].is_none() => hs[1] = Some(s.ts_ns),
+            ACK if hs[1].is_some() && hs[2].is_none() && Some(d) == self.client => {
+                hs[2] = Some(s.ts_ns)
+            }
+            _ => {}
+        }
         let info = SegInfo {
             ts_ns: s.ts_ns,
             seq: h.seq,
@@ -266,7 +287,7 @@ impl Flow {
         fwd.counters.count(flags);
         fwd.on_send(s);
         if h.flags & ACK != 0 {
-            rev.on_ack(s.ts_ns, h.ack, h.timestamps.map(|t| t.1));
+            rev.on_ack(s.ts_ns, h.ack, h.timestamps.map(|t| t.1), &h.sack);
             fwd.sack.on_ack(h.ack, &h.sack);
         }
         flags

@@ -3,6 +3,7 @@
 //! - [`adaptation`]: throughput points and the adaptation time t_a;
 //! - [`tcp_analysis`]: Wireshark's per-segment flags (retransmission, duplicate ACK, ...);
 //! - [`rtt`], [`sack`], [`stall`]: RTT samples, SACK/D-SACK blocks, the longest stall;
+//! - [`spurious`]: spurious retransmissions with their evidence, and the capture point;
 //! - [`handover`]: finding a change of path (a handover) with its evidence;
 //! - [`flow`]: conversations and the flow table that connects the mechanisms;
 //! - [`summary`]: the [`analyze`] entry point and its serializable result.
@@ -12,10 +13,12 @@ pub mod flow;
 pub mod handover;
 pub mod rtt;
 pub mod sack;
+pub mod spurious;
 pub mod stall;
 pub mod summary;
 pub mod tcp_analysis;
 
+pub use spurious::CapturePoint;
 pub use summary::{
     analyze, analyze_reader, analyze_reader_with, analyze_with, Analysis, AnalyzeOptions,
     DirectionResult, FlowResult, SkipCounts,

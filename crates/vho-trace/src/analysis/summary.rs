@@ -8,9 +8,10 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::adaptation::ThroughputPoints;
-use super::flow::{Direction, Flow, FlowTable};
+use super::flow::{Flow, FlowTable};
 use super::handover::PathChange;
 use super::rtt::RttStats;
+use super::spurious::{point_from_handshake, CapturePoint, SpuriousResult};
 use super::tcp_analysis::Counters;
 use crate::decode::{decode, Skip};
 use crate::error::TraceError;
@@ -75,6 +76,9 @@ pub struct DirectionResult {
     pub first_after_handover_s: Option<f64>,
     /// Adaptation time t_a from that segment (Cottingham & Vidales §5).
     pub adaptation_time_s: Option<f64>,
+    /// vho's spurious-retransmission count with its evidence (see [`super::spurious`]);
+    /// Wireshark's own count is `spurious_retransmissions` among the counters.
+    pub spurious: SpuriousResult,
 }
 
 /// One conversation.
@@ -111,8 +115,16 @@ fn secs(ns: u64) -> f64 {
     ns as f64 / 1e9
 }
 
-fn direction(d: &Direction, duration_ns: u64) -> DirectionResult {
+fn direction(f: &Flow, k: usize, opts: &AnalyzeOptions) -> DirectionResult {
+    let d = &f.dirs[k];
+    let duration_ns = f.last_ns.saturating_sub(f.first_ns);
     let acked = d.acked_bytes();
+    let handshake = match f.handshake_ns {
+        [Some(syn), Some(synack), Some(ack)] if synack >= syn && ack >= synack => Some(
+            point_from_handshake(synack - syn, ack - synack, k == f.client()),
+        ),
+        _ => None,
+    };
     let path_changes = d.path.detect();
     let first_after = d
         .path
@@ -141,15 +153,16 @@ fn direction(d: &Direction, duration_ns: u64) -> DirectionResult {
         first_after_handover_s: first_after.map(secs),
         adaptation_time_s: first_after.and_then(|t| d.throughput.adaptation_time_s(t)),
         path_changes,
+        spurious: d.spurious.finish(opts.capture_point, handshake),
     }
 }
 
 impl FlowResult {
-    fn of(f: &Flow) -> Self {
+    fn of(f: &Flow, opts: &AnalyzeOptions) -> Self {
         let dur = f.last_ns.saturating_sub(f.first_ns);
         let c = f.client();
-        let client = direction(&f.dirs[c], dur);
-        let server = direction(&f.dirs[1 - c], dur);
+        let client = direction(f, c, opts);
+        let server = direction(f, 1 - c, opts);
         FlowResult {
             index: f.index,
             first_s: secs(f.first_ns),
@@ -172,6 +185,9 @@ pub struct AnalyzeOptions {
     /// The handover instant in capture time (`--handover-at`); t_a is measured from the first
     /// data segment at or after it. Without it, from the first change of path found.
     pub handover_at_ns: Option<u64>,
+    /// Where the capture was taken, relative to every direction's data; found per direction
+    /// from the handshake or the timing when not given.
+    pub capture_point: Option<CapturePoint>,
 }
 
 /// Analyses a capture file: per-conversation TCP analysis and the frames skipped.
@@ -218,6 +234,10 @@ pub fn analyze_reader_with<R: Read>(
             Err(s) => a.skipped.add(s),
         }
     }
-    a.flows = table.finish().iter().map(FlowResult::of).collect();
+    a.flows = table
+        .finish()
+        .iter()
+        .map(|f| FlowResult::of(f, opts))
+        .collect();
     Ok(a)
 }

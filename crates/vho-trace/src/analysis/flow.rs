@@ -11,7 +11,13 @@
 //!
 //! Memory: per open flow, its counters and the data in flight (see [`super::rtt`]); the
 //! throughput points grow with the capture's duration (one per 0.1 s of data at most), not
-//! with its size.
+//! with its size. A conversation that has closed (an RST, or both FINs acknowledged) and
+//! stayed quiet for [`CLOSED_LINGER_NS`] leaves the table through [`FlowTable::take_done`],
+//! so the table holds the conversations open at a time, not all the capture's.
+//!
+//! A segment on the same ports after that linger starts a new conversation, where Wireshark
+//! would continue the old `tcp.stream` (it splits only on a new SYN); a peer that sends
+//! after TIME_WAIT has ended is not TCP as RFC 9293 §3.6 describes it.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -25,6 +31,13 @@ use super::stall::Stall;
 use super::tcp_analysis::{self, seq_gt, seq_lt, Counters, Flags, Handshake, SegInfo, SeqState};
 use crate::decode::tcp::{ACK, FIN, RST, SYN};
 use crate::decode::Segment;
+
+/// How long a closed conversation stays in the table for late segments (retransmitted FINs,
+/// a last ACK): Linux's TIME_WAIT, TCP_TIMEWAIT_LEN = 60 s (include/net/tcp.h), within
+/// RFC 9293 §3.6.1's 2 MSL.
+pub const CLOSED_LINGER_NS: u64 = 60_000_000_000;
+/// The table looks for conversations to let go every this many segments.
+pub const SWEEP_EVERY: u64 = 4096;
 
 /// One end of a connection.
 pub type Endpoint = (IpAddr, u16);
@@ -204,6 +217,10 @@ pub struct Flow {
     pub rst_seen: bool,
     /// First SYN, first SYN/ACK, and the client's first ACK after it (capture time).
     pub handshake_ns: [Option<u64>; 3],
+    /// Per `dirs` index: the sequence number after its FIN, and whether the other side
+    /// acknowledged it.
+    fin_end: [Option<u32>; 2],
+    fin_acked: [bool; 2],
 }
 
 impl Flow {
@@ -225,7 +242,14 @@ impl Flow {
             fin_seen: false,
             rst_seen: false,
             handshake_ns: [None; 3],
+            fin_end: [None; 2],
+            fin_acked: [false; 2],
         }
+    }
+
+    /// True once the conversation has ended: an RST, or both FINs acknowledged.
+    pub fn is_closed(&self) -> bool {
+        self.rst_seen || self.fin_acked == [true, true]
     }
 
     /// Index into `dirs` of the client side (the first sender if never decided).
@@ -260,6 +284,15 @@ impl Flow {
                 _ if s.payload_len > 0 => Some(d),
                 _ => None,
             };
+        }
+        if h.flags & FIN != 0 {
+            let syn = u32::from(h.flags & SYN != 0);
+            self.fin_end[d] = Some(h.seq.wrapping_add(syn + s.payload_len + 1));
+        }
+        if h.flags & ACK != 0 {
+            if let Some(end) = self.fin_end[1 - d] {
+                self.fin_acked[1 - d] |= !seq_lt(h.ack, end);
+            }
         }
         let hs = &mut self.handshake_ns;
         match h.flags & (SYN | ACK) {
@@ -307,6 +340,9 @@ pub struct FlowTable {
     open: HashMap<FlowKey, Flow>,
     finished: Vec<Flow>,
     next_index: usize,
+    segments: u64,
+    /// The most conversations open at once.
+    pub max_open: usize,
     /// A handover instant given in advance (capture time).
     handover_at_ns: Option<u64>,
 }
@@ -335,7 +371,31 @@ impl FlowTable {
             *next += 1;
             Flow::new(*next - 1, s, given)
         });
-        flow.push(s)
+        let flags = flow.push(s);
+        self.max_open = self.max_open.max(self.open.len());
+        self.segments += 1;
+        if self.segments.is_multiple_of(SWEEP_EVERY) {
+            let now = s.ts_ns;
+            let done: Vec<FlowKey> = self
+                .open
+                .iter()
+                .filter(|(_, f)| f.is_closed() && now.saturating_sub(f.last_ns) > CLOSED_LINGER_NS)
+                .map(|(k, _)| *k)
+                .collect();
+            for k in done {
+                if let Some(mut f) = self.open.remove(&k) {
+                    f.finish();
+                    self.finished.push(f);
+                }
+            }
+        }
+        flags
+    }
+
+    /// The conversations that have left the table since the last call (closed and quiet,
+    /// or replaced by a new one on the same ports), finished.
+    pub fn take_done(&mut self) -> Vec<Flow> {
+        std::mem::take(&mut self.finished)
     }
 
     /// All conversations, in the order their first packet appeared.

@@ -108,6 +108,9 @@ pub struct Analysis {
     pub packets: u64,
     pub tcp_segments: u64,
     pub skipped: SkipCounts,
+    /// The most conversations the flow table held at once (its memory is bounded by this,
+    /// not by the capture's size).
+    pub max_open_flows: usize,
     pub flows: Vec<FlowResult>,
 }
 
@@ -222,6 +225,7 @@ pub fn analyze_reader_with<R: Read>(
         packets: 0,
         tcp_segments: 0,
         skipped: SkipCounts::default(),
+        max_open_flows: 0,
         flows: Vec::new(),
     };
     while let Some(rec) = reader.next_record()? {
@@ -230,14 +234,17 @@ pub fn analyze_reader_with<R: Read>(
             Ok(seg) => {
                 a.tcp_segments += 1;
                 table.push(&seg);
+                // Conversations that have ended leave their state here as a summary.
+                for f in table.take_done() {
+                    a.flows.push(FlowResult::of(&f, opts));
+                }
             }
             Err(s) => a.skipped.add(s),
         }
     }
-    a.flows = table
-        .finish()
-        .iter()
-        .map(|f| FlowResult::of(f, opts))
-        .collect();
+    a.max_open_flows = table.max_open;
+    a.flows
+        .extend(table.finish().iter().map(|f| FlowResult::of(f, opts)));
+    a.flows.sort_by_key(|f| f.index);
     Ok(a)
 }

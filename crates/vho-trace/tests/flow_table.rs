@@ -1,0 +1,118 @@
+//! The flow table holds the conversations open at a time, not the capture's: closed ones
+//! leave it once quiet for TIME_WAIT (flow.rs, CLOSED_LINGER_NS).
+
+use vho_trace::analysis::analyze_reader;
+
+const LINKTYPE_RAW: u32 = 101;
+
+/// A nanosecond pcap of raw IPv4/TCP frames (checksums left 0: the analysis does not read
+/// them).
+struct Pcap(Vec<u8>);
+
+impl Pcap {
+    fn new() -> Self {
+        let mut b = Vec::new();
+        b.extend(0xa1b2_3c4du32.to_le_bytes());
+        b.extend(2u16.to_le_bytes());
+        b.extend(4u16.to_le_bytes());
+        b.extend([0u8; 8]);
+        b.extend(65535u32.to_le_bytes());
+        b.extend(LINKTYPE_RAW.to_le_bytes());
+        Pcap(b)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn seg(&mut self, t_ns: u64, client: bool, port: u16, seq: u32, ack: u32, flags: u8, len: u16) {
+        let (src, dst, sport, dport) = if client {
+            ([10, 1, 0, 1], [10, 2, 0, 1], port, 80u16)
+        } else {
+            ([10, 2, 0, 1], [10, 1, 0, 1], 80, port)
+        };
+        let total = 40 + len;
+        let mut f = vec![
+            0x45,
+            0,
+            (total >> 8) as u8,
+            total as u8,
+            0,
+            0,
+            0x40,
+            0,
+            64,
+            6,
+            0,
+            0,
+        ];
+        f.extend(src);
+        f.extend(dst);
+        f.extend(sport.to_be_bytes());
+        f.extend(dport.to_be_bytes());
+        f.extend(seq.to_be_bytes());
+        f.extend(ack.to_be_bytes());
+        f.extend([5 << 4, flags, 0xff, 0xff, 0, 0, 0, 0]);
+        f.extend(vec![0u8; len as usize]);
+        self.0.extend(((t_ns / 1_000_000_000) as u32).to_le_bytes());
+        self.0.extend(((t_ns % 1_000_000_000) as u32).to_le_bytes());
+        self.0.extend((f.len() as u32).to_le_bytes());
+        self.0.extend((f.len() as u32).to_le_bytes());
+        self.0.extend(f);
+    }
+
+    /// A whole short connection from `port` at `t0`: handshake, 1000 bytes, both FINs.
+    fn connection(&mut self, t0: u64, port: u16) {
+        const SYN: u8 = 0x02;
+        const ACK: u8 = 0x10;
+        const FIN: u8 = 0x01;
+        let ms = 1_000_000;
+        let (c, s) = (1000u32, 9000u32);
+        self.seg(t0, true, port, c, 0, SYN, 0);
+        self.seg(t0 + ms, false, port, s, c + 1, SYN | ACK, 0);
+        self.seg(t0 + 2 * ms, true, port, c + 1, s + 1, ACK, 0);
+        self.seg(t0 + 3 * ms, false, port, s + 1, c + 1, ACK, 1000);
+        self.seg(t0 + 4 * ms, true, port, c + 1, s + 1001, ACK, 0);
+        self.seg(t0 + 5 * ms, false, port, s + 1001, c + 1, FIN | ACK, 0);
+        self.seg(t0 + 6 * ms, true, port, c + 1, s + 1002, FIN | ACK, 0);
+        self.seg(t0 + 7 * ms, false, port, s + 1002, c + 2, ACK, 0);
+    }
+}
+
+#[test]
+fn closed_conversations_leave_the_table_and_their_results_stay() {
+    // 20,000 connections, one a second, each on its own port: with a 60 s TIME_WAIT, 61 wait
+    // in the table, plus the 512 connections (8 segments each) that arrive between two
+    // sweeps of SWEEP_EVERY = 4096 segments: at most 573, never thousands.
+    let mut p = Pcap::new();
+    let n = 20_000u64;
+    for i in 0..n {
+        p.connection(i * 1_000_000_000, 1024 + (i % 60_000) as u16);
+    }
+    let a = analyze_reader(&p.0[..], "mem").expect("valid");
+    assert_eq!(a.flows.len(), n as usize);
+    assert!(a.max_open_flows <= 61 + 4096 / 8, "{}", a.max_open_flows);
+    for (i, f) in a.flows.iter().enumerate() {
+        assert_eq!(f.index, i);
+        assert_eq!(f.server.unique_bytes, 1000);
+        assert!(f.fin_seen && f.syn_seen);
+    }
+}
+
+#[test]
+fn an_open_conversation_is_never_let_go() {
+    // One connection that never closes, and quiet for longer than TIME_WAIT: still one.
+    let mut p = Pcap::new();
+    let s = 60 * 1_000_000_000u64;
+    p.seg(0, true, 5000, 1, 0, 0x02, 0);
+    p.seg(1, false, 5000, 100, 2, 0x12, 0);
+    for k in 1..5000u64 {
+        // Data from the client every 100 ms, then a 3-minute pause, then more.
+        let t = if k < 2500 {
+            k * 100_000_000
+        } else {
+            3 * s + k * 100_000_000
+        };
+        p.seg(t, true, 5000, 2 + (k as u32 - 1) * 100, 101, 0x10, 100);
+    }
+    let a = analyze_reader(&p.0[..], "mem").expect("valid");
+    assert_eq!(a.flows.len(), 1);
+    assert_eq!(a.flows[0].client.data_segments, 4999);
+}

@@ -23,6 +23,27 @@ impl Pcap {
 
     #[allow(clippy::too_many_arguments)]
     fn seg(&mut self, t_ns: u64, client: bool, port: u16, seq: u32, ack: u32, flags: u8, len: u16) {
+        self.seg_opts(t_ns, client, port, seq, ack, flags, len, &[]);
+    }
+
+    /// A segment with TCP option bytes `opts` (padded to a multiple of 4 with NOPs).
+    #[allow(clippy::too_many_arguments)]
+    fn seg_opts(
+        &mut self,
+        t_ns: u64,
+        client: bool,
+        port: u16,
+        seq: u32,
+        ack: u32,
+        flags: u8,
+        len: u16,
+        opts: &[u8],
+    ) {
+        let mut opts = opts.to_vec();
+        opts.truncate(40);
+        while opts.len() % 4 != 0 {
+            opts.push(1);
+        }
         let (src, dst, sport, dport) = if client {
             ([10, 1, 0, 1], [10, 2, 0, 1], port, 80u16)
         } else {
@@ -49,7 +70,17 @@ impl Pcap {
         f.extend(dport.to_be_bytes());
         f.extend(seq.to_be_bytes());
         f.extend(ack.to_be_bytes());
-        f.extend([5 << 4, flags, 0xff, 0xff, 0, 0, 0, 0]);
+        f.extend([
+            ((20 + opts.len()) / 4 << 4) as u8,
+            flags,
+            0xff,
+            0xff,
+            0,
+            0,
+            0,
+            0,
+        ]);
+        f.extend(&opts);
         f.extend(vec![0u8; len as usize]);
         self.0.extend(((t_ns / 1_000_000_000) as u32).to_le_bytes());
         self.0.extend(((t_ns % 1_000_000_000) as u32).to_le_bytes());
@@ -115,4 +146,66 @@ fn an_open_conversation_is_never_let_go() {
     let a = analyze_reader(&p.0[..], "mem").expect("valid");
     assert_eq!(a.flows.len(), 1);
     assert_eq!(a.flows[0].client.data_segments, 4999);
+}
+
+mod fuzz {
+    //! Random conversations through the whole analysis (decode, flow table, every
+    //! mechanism): no input may panic. Sequence and ACK numbers are drawn near each other
+    //! (and across the 2^32 wrap) so that retransmissions, overlaps, D-SACKs and stale ACKs
+    //! happen; options are random bytes, so malformed SACK and timestamp options too.
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The CI count, or PROPTEST_CASES for a long local run (`with_cases` would ignore it).
+    fn cases(ci: u32) -> u32 {
+        std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(ci)
+    }
+
+    fn segment() -> impl Strategy<Value = (u64, bool, u16, u32, u32, u8, u16, Vec<u8>)> {
+        (
+            0u64..2_000_000_000,
+            any::<bool>(),
+            prop_oneof![Just(5000u16), Just(5001u16), any::<u16>()],
+            prop_oneof![0u32..20_000, (u32::MAX - 10_000)..=u32::MAX, any::<u32>()],
+            prop_oneof![0u32..20_000, (u32::MAX - 10_000)..=u32::MAX, any::<u32>()],
+            any::<u8>(),
+            prop_oneof![Just(0u16), Just(1000u16), 0u16..1500],
+            proptest::collection::vec(any::<u8>(), 0..40),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(cases(300)))]
+        #[test]
+        fn random_conversations_never_panic(segs in proptest::collection::vec(segment(), 1..120)) {
+            let mut p = Pcap::new();
+            let mut t = 0u64;
+            for (dt, client, port, seq, ack, flags, len, opts) in segs {
+                t += dt;
+                p.seg_opts(t, client, port, seq, ack, flags, len, &opts);
+            }
+            let _ = analyze_reader(&p.0[..], "fuzz");
+        }
+
+        #[test]
+        fn damaged_captures_never_panic(
+            edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..16),
+            cut in any::<usize>(),
+        ) {
+            let mut p = Pcap::new();
+            for i in 0..3u64 {
+                p.connection(i * 500_000_000, 4000 + i as u16);
+            }
+            let mut b = p.0.clone();
+            for (at, v) in edits {
+                let n = b.len();
+                b[at % n] = v;
+            }
+            b.truncate(cut % (b.len() + 1));
+            let _ = analyze_reader(&b[..], "fuzz");
+        }
+    }
 }

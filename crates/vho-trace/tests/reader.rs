@@ -428,6 +428,14 @@ mod fuzz {
     use super::*;
     use proptest::prelude::*;
 
+    /// The CI count, or PROPTEST_CASES for a long local run (`with_cases` would ignore it).
+    fn cases(ci: u32) -> u32 {
+        std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(ci)
+    }
+
     fn drain(bytes: &[u8]) {
         if let Ok(mut r) = Reader::new(bytes, "f") {
             // Each call either consumes bytes or ends: no hang.
@@ -443,7 +451,7 @@ mod fuzz {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #![proptest_config(ProptestConfig::with_cases(cases(2000)))]
         #[test]
         fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
             drain(&bytes);

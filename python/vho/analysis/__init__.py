@@ -154,6 +154,7 @@ def analyze(
         "packets": raw["packets"],
         "tcp_segments": raw["tcp_segments"],
         "skipped": raw["skipped"],
+        "max_open_flows": raw["max_open_flows"],
         "handover": metrics.handover(entries, handover_at),
         "flows": entries,
     }

@@ -148,6 +148,45 @@ fn an_open_conversation_is_never_let_go() {
     assert_eq!(a.flows[0].client.data_segments, 4999);
 }
 
+/// Found by `damaged_captures_never_panic` (a damaged timestamp): two segments 31 years
+/// apart made the data-rate series ask for 300 GB; it is now binned coarser (MAX_RATE_BINS).
+#[test]
+fn regression_a_damaged_timestamp_spanning_decades_is_analysed_in_bounded_memory() {
+    let mut p = Pcap::new();
+    p.connection(0, 4000);
+    p.seg(
+        1_000_000_000 * 1_000_000_000,
+        true,
+        4000,
+        1001,
+        9001,
+        0x10,
+        100,
+    );
+    p.seg(8 * 1_000_000, true, 4000, 1101, 9001, 0x10, 100);
+    let a = analyze_reader(&p.0[..], "mem").expect("valid");
+    assert_eq!(a.flows.len(), 1);
+}
+
+/// A capture that steps back in time (merged files, a damaged record): no underflow.
+#[test]
+fn regression_time_going_backwards_is_not_an_underflow() {
+    let mut p = Pcap::new();
+    for k in 0..50u64 {
+        let t = if k % 2 == 0 {
+            5_000_000_000 - k * 90_000_000
+        } else {
+            k * 90_000_000
+        };
+        p.seg(t, false, 4000, 9001 + k as u32 * 1000, 1001, 0x10, 1000);
+    }
+    let a = analyze_reader(&p.0[..], "mem").expect("valid");
+    assert_eq!(
+        a.flows[0].client.data_segments + a.flows[0].server.data_segments,
+        50
+    );
+}
+
 mod fuzz {
     //! Random conversations through the whole analysis (decode, flow table, every
     //! mechanism): no input may panic. Sequence and ACK numbers are drawn near each other

@@ -33,8 +33,10 @@ impl ThroughputPoints {
         match &mut self.open {
             None => self.open = Some((t_ns, bytes)),
             Some((start, acc)) => {
-                if t_ns - *start > INTERVAL_NS {
-                    let bps = *acc as f64 * 8.0 / ((t_ns - *start) as f64 / 1e9);
+                // A capture that steps back in time keeps the packet in the open interval.
+                let elapsed = t_ns.saturating_sub(*start);
+                if elapsed > INTERVAL_NS {
+                    let bps = *acc as f64 * 8.0 / (elapsed as f64 / 1e9);
                     self.points.push((t_ns, bps));
                     self.open = Some((t_ns, bytes));
                 } else {

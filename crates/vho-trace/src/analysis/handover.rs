@@ -49,6 +49,10 @@ pub const RATE_RATIO: f64 = 4.0;
 pub const MIN_PATH_RTT_NS: u64 = 1_000_000;
 /// Bins each side of a timing change must have.
 pub const MIN_SIDE_BINS: usize = 3;
+/// The data-rate series is at most this long (29 hours of 0.1 s bins); a longer capture is
+/// binned coarser, so that memory follows the bound, not a capture's (or a damaged
+/// timestamp's) span.
+pub const MAX_RATE_BINS: u64 = 1 << 20;
 
 /// A change of path found in one direction's data.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -151,9 +155,10 @@ impl PathSeries {
         self.ttl.observe(now, ttl);
         let index = now / BIN_NS;
         match self.rate.last_mut() {
-            Some(b) if b.index == index => {
+            // A capture that steps back in time adds to the newest bin: bins stay in order.
+            Some(b) if b.index >= index => {
                 b.value += bytes;
-                b.last_ns = now;
+                b.last_ns = b.last_ns.max(now);
             }
             _ => self.rate.push(Bin {
                 index,
@@ -281,10 +286,12 @@ impl PathSeries {
         // Dense bins from the first to the last data bin, the last one excluded: it ends
         // with the capture, not with the path (as §5 drops the last throughput value).
         let (first, last) = (self.rate.first()?.index, self.rate.last()?.index);
-        let n = usize::try_from(last - first).ok()?;
+        let span = last - first;
+        let per = span.div_ceil(MAX_RATE_BINS).max(1);
+        let n = usize::try_from(span.div_ceil(per)).ok()?;
         let mut y = vec![0.0; n];
         for b in &self.rate[..self.rate.len() - 1] {
-            y[(b.index - first) as usize] = b.value as f64;
+            y[((b.index - first) / per) as usize] += b.value as f64;
         }
         let (k, lo, hi) = change_point(&y, MIN_SIDE_BINS)?;
         let ratio = (hi / lo.max(1e-9)).max(lo / hi.max(1e-9));
@@ -292,7 +299,7 @@ impl PathSeries {
             return None;
         }
         // The first bin of the new level that holds data.
-        let from = first + k as u64;
+        let from = first + k as u64 * per;
         let i = self.rate.iter().position(|b| b.index >= from)?;
         let bin = self.rate[i];
         let after = if i > 0 {
@@ -306,11 +313,12 @@ impl PathSeries {
             after_s: after as f64 / 1e9,
             signal: "data-rate",
             evidence: format!(
-                "data rate {:.0} b/s before, {:.0} b/s after (x{ratio:.1}; {} and {} bins of 0.1 s)",
-                bps(lo),
-                bps(hi),
+                "data rate {:.0} b/s before, {:.0} b/s after (x{ratio:.1}; {} and {} bins of {} s)",
+                bps(lo) / per as f64,
+                bps(hi) / per as f64,
                 k,
-                n - k
+                n - k,
+                per as f64 * BIN_NS as f64 / 1e9
             ),
             at_ns: bin.first_ns,
         })

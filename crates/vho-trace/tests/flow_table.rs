@@ -71,7 +71,7 @@ impl Pcap {
         f.extend(seq.to_be_bytes());
         f.extend(ack.to_be_bytes());
         f.extend([
-            ((20 + opts.len()) / 4 << 4) as u8,
+            (((20 + opts.len()) / 4) << 4) as u8,
             flags,
             0xff,
             0xff,

@@ -41,7 +41,7 @@ impl Pcap {
     ) {
         let mut opts = opts.to_vec();
         opts.truncate(40);
-        while opts.len() % 4 != 0 {
+        while !opts.len().is_multiple_of(4) {
             opts.push(1);
         }
         let (src, dst, sport, dport) = if client {

@@ -231,16 +231,19 @@ impl PathSeries {
     }
 
     /// The RTT change, placed by the data-rate change when that falls between the last
-    /// segment timed at the old level and the first timed at the new one (after a handover,
-    /// Karn's rule leaves the retransmitted segments untimed, so the RTT alone can be late);
-    /// else the data-rate change alone.
+    /// segment timed at the old level and one new round trip after the first timed at the new
+    /// one: after a handover, Karn's rule leaves the retransmitted segments untimed, so the
+    /// RTT alone can be late; and a segment sent up to a round trip before the handover
+    /// already sees the new path on its way back, so it can be early. Else the data-rate
+    /// change alone.
     fn timing_change(&self) -> Option<PathChange> {
         let rate = self.rate_change();
-        let Some((rtt, last_old_ns)) = self.rtt_change() else {
+        let Some((rtt, last_old_ns, new_rtt_ns)) = self.rtt_change() else {
             return rate;
         };
+        let until = rtt.at_ns.saturating_add(new_rtt_ns);
         match rate {
-            Some(r) if r.at_ns > last_old_ns && r.at_ns <= rtt.at_ns => Some(PathChange {
+            Some(r) if r.at_ns > last_old_ns && r.at_ns <= until => Some(PathChange {
                 signal: "rtt+data-rate",
                 evidence: format!("{}; {}", rtt.evidence, r.evidence),
                 after_s: r.after_s.max(rtt.after_s),
@@ -250,8 +253,9 @@ impl PathSeries {
         }
     }
 
-    /// The RTT change and the send time of the last segment timed at the old level.
-    fn rtt_change(&self) -> Option<(PathChange, u64)> {
+    /// The RTT change, the send time of the last segment timed at the old level, and the
+    /// new level's RTT.
+    fn rtt_change(&self) -> Option<(PathChange, u64, u64)> {
         let y: Vec<f64> = self
             .rtt
             .iter()
@@ -279,7 +283,7 @@ impl PathSeries {
             ),
             at_ns: at,
         };
-        Some((change, last_old))
+        Some((change, last_old, after as u64))
     }
 
     fn rate_change(&self) -> Option<PathChange> {

@@ -13,7 +13,7 @@
 //! delivered and none of its copies is still in the network.
 
 use crate::tcp::TxKind;
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, Default)]
 struct SegTruth {
@@ -58,9 +58,43 @@ pub struct TruthCounts {
     pub data_packets_dropped: u64,
 }
 
+/// Segment records by offset, sorted: new data arrives at the back and settled records leave
+/// at the front, so a deque with binary search does what an ordered map would, without its
+/// node allocations on the hot path (measured: BTreeMap operations were ~10 % of a run).
+#[derive(Default)]
+struct Records(VecDeque<(u32, SegTruth)>);
+
+impl Records {
+    fn find(&self, offset: u32) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&offset, |r| r.0)
+    }
+    fn contains_key(&self, offset: u32) -> bool {
+        self.find(offset).is_ok()
+    }
+    fn get(&self, offset: u32) -> Option<&SegTruth> {
+        self.find(offset).ok().map(|i| &self.0[i].1)
+    }
+    fn get_mut(&mut self, offset: u32) -> Option<&mut SegTruth> {
+        self.find(offset).ok().map(|i| &mut self.0[i].1)
+    }
+    fn get_or_insert(&mut self, offset: u32, new: SegTruth) -> &mut SegTruth {
+        let i = match self.find(offset) {
+            Ok(i) => i,
+            Err(i) => {
+                self.0.insert(i, (offset, new));
+                i
+            }
+        };
+        &mut self.0[i].1
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
 #[derive(Default)]
 pub struct FlowTruth {
-    segs: BTreeMap<u32, SegTruth>,
+    segs: Records,
     /// Every byte below this offset (from the first data byte) has been delivered.
     delivered_upto: u32,
     counts: TruthCounts,
@@ -77,7 +111,7 @@ impl FlowTruth {
         if kind == TxKind::RetransmitTimeout {
             self.counts.timeouts += 1;
         }
-        if offset.wrapping_add(len) <= self.delivered_upto && !self.segs.contains_key(&offset) {
+        if offset.wrapping_add(len) <= self.delivered_upto && !self.segs.contains_key(offset) {
             // Already delivered and settled: this copy is needless by definition.
             if kind.is_retransmission() {
                 self.counts.spurious_retransmissions += 1;
@@ -87,10 +121,13 @@ impl FlowTruth {
             }
             return u16::MAX;
         }
-        let s = self.segs.entry(offset).or_insert(SegTruth {
-            len,
-            ..SegTruth::default()
-        });
+        let s = self.segs.get_or_insert(
+            offset,
+            SegTruth {
+                len,
+                ..SegTruth::default()
+            },
+        );
         let copy = s.copies;
         s.copies = s.copies.saturating_add(1);
         s.in_flight += 1;
@@ -102,7 +139,7 @@ impl FlowTruth {
 
     /// The copy reached the receiver.
     pub fn on_deliver(&mut self, offset: u32, copy: u16) {
-        let Some(s) = self.segs.get_mut(&offset) else {
+        let Some(s) = self.segs.get_mut(offset) else {
             if copy == u16::MAX {
                 self.counts.duplicate_deliveries += 1;
             }
@@ -119,7 +156,7 @@ impl FlowTruth {
     /// The copy was dropped in the network.
     pub fn on_drop(&mut self, offset: u32, _copy: u16) {
         self.counts.data_packets_dropped += 1;
-        if let Some(s) = self.segs.get_mut(&offset) {
+        if let Some(s) = self.segs.get_mut(offset) {
             s.in_flight = s.in_flight.saturating_sub(1);
         }
         self.settle();
@@ -127,20 +164,20 @@ impl FlowTruth {
 
     /// Advances the delivered point and settles the records below it.
     fn settle(&mut self) {
-        while let Some(s) = self.segs.get(&self.delivered_upto) {
+        while let Some(s) = self.segs.get(self.delivered_upto) {
             if s.min_delivered.is_none() {
                 break;
             }
             self.delivered_upto = self.delivered_upto.wrapping_add(s.len);
         }
-        while let Some((&off, s)) = self.segs.first_key_value() {
+        while let Some(&(off, s)) = self.segs.0.front() {
             if off >= self.delivered_upto || s.in_flight > 0 {
                 break;
             }
             let (r, t) = s.spurious();
             self.counts.spurious_retransmissions += r;
             self.counts.spurious_timeouts += t;
-            self.segs.pop_first();
+            self.segs.0.pop_front();
         }
     }
 
@@ -148,7 +185,7 @@ impl FlowTruth {
     /// still in flight count as not delivered).
     pub fn counts(&self) -> TruthCounts {
         let mut c = self.counts;
-        for s in self.segs.values() {
+        for (_, s) in &self.segs.0 {
             let (r, t) = s.spurious();
             c.spurious_retransmissions += r;
             c.spurious_timeouts += t;

@@ -111,6 +111,10 @@ impl Dur {
         if rate_bps == 0 {
             return Dur::MAX;
         }
+        if bytes < 1 << 31 {
+            // bytes * 8e9 < 2^31 * 8e9 < 2^64: no need for the (slow) 128-bit division.
+            return Dur((bytes as u64 * 8 * NANOS_PER_SEC).div_ceil(rate_bps));
+        }
         let bits = bytes as u128 * 8 * NANOS_PER_SEC as u128;
         Dur(bits.div_ceil(rate_bps as u128) as u64)
     }

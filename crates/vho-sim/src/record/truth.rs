@@ -65,7 +65,21 @@ pub struct TruthCounts {
 struct Records(VecDeque<(u32, SegTruth)>);
 
 impl Records {
+    /// Position of `offset`, or where it would go. Most look-ups are at an end (new data is
+    /// appended, deliveries come in order), so both ends are tried before a binary search.
     fn find(&self, offset: u32) -> Result<usize, usize> {
+        let n = self.0.len();
+        match self.0.back() {
+            None => return Err(0),
+            Some(&(last, _)) if offset > last => return Err(n),
+            Some(&(last, _)) if offset == last => return Ok(n - 1),
+            _ => {}
+        }
+        match self.0.front() {
+            Some(&(first, _)) if offset < first => return Err(0),
+            Some(&(first, _)) if offset == first => return Ok(0),
+            _ => {}
+        }
         self.0.binary_search_by_key(&offset, |r| r.0)
     }
     fn contains_key(&self, offset: u32) -> bool {

@@ -31,43 +31,72 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+/// Up to this many pending events are kept in a sorted vector, beyond it in a binary heap.
+/// A handover cell has about five pending (mean 4.6, at most 8 in the 20 MB benchmark cell:
+/// one arrival per busy link direction and a timer per endpoint), where a sorted vector's
+/// insertion by a short scan beats a heap's sifting (measured: pops were 12 % of the loop
+/// with `BinaryHeap`); a topology with many flows and links gets the heap's O(log n).
+const SMALL: usize = 32;
+
 pub struct EventQueue<E> {
+    /// Sorted latest first, so that the earliest is popped from the end; unused once `heap`
+    /// has taken over.
+    small: Vec<Entry<E>>,
     heap: BinaryHeap<Entry<E>>,
     next_seq: u64,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue {
-            heap: BinaryHeap::new(),
-            next_seq: 0,
-        }
+        Self::with_capacity(SMALL)
     }
 }
 
 impl<E> EventQueue<E> {
     pub fn with_capacity(n: usize) -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(n),
+            small: Vec::with_capacity(n.min(SMALL)),
+            heap: BinaryHeap::new(),
             next_seq: 0,
         }
     }
     pub fn schedule(&mut self, at: Time, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { at, seq, event });
+        let e = Entry { at, seq, event };
+        if !self.heap.is_empty() || self.small.len() == SMALL {
+            self.heap.extend(self.small.drain(..));
+            self.heap.push(e);
+            return;
+        }
+        // The new entry has the largest seq: it goes after (towards the end) every entry
+        // that is later in time, before every entry at the same time or earlier. Scanning
+        // from the end: skip the entries that are earlier or at the same time.
+        let mut i = self.small.len();
+        while i > 0 && self.small[i - 1].at <= at {
+            i -= 1;
+        }
+        self.small.insert(i, e);
     }
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.heap.pop().map(|e| (e.at, e.event))
+        if self.heap.is_empty() {
+            self.small.pop().map(|e| (e.at, e.event))
+        } else {
+            self.heap.pop().map(|e| (e.at, e.event))
+        }
     }
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.at)
+        if self.heap.is_empty() {
+            self.small.last().map(|e| e.at)
+        } else {
+            self.heap.peek().map(|e| e.at)
+        }
     }
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.small.len() + self.heap.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -84,5 +113,36 @@ mod tests {
         q.schedule(Time(1), "b");
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
         assert_eq!(order, ["a", "b", "c", "d"]);
+    }
+
+    #[test]
+    fn the_small_vector_and_the_heap_agree() {
+        // Past SMALL pending entries the queue moves to a heap and back when it empties; the
+        // order must not change. Random schedules and pops against a sorted reference, with
+        // many ties (times drawn from a few values).
+        let mut rng = crate::rng::Rng::from_u64(7);
+        for round in 0..200u64 {
+            let mut q = EventQueue::default();
+            let mut reference = std::collections::BTreeSet::new();
+            let (mut seq, mut now) = (0u64, 0u64);
+            let n_ops = 50 + rng.below(400);
+            let push_bias = 1 + round % 3; // some rounds grow past SMALL, some stay small
+            for _ in 0..n_ops {
+                if rng.below(push_bias + 1) > 0 || reference.is_empty() {
+                    let t = Time(now + rng.below(5));
+                    q.schedule(t, seq);
+                    reference.insert((t, seq));
+                    seq += 1;
+                } else {
+                    let want = reference.pop_first();
+                    let got = q.pop();
+                    assert_eq!(got, want, "round {round}");
+                    now = got.map_or(now, |(t, _)| t.0);
+                }
+                assert_eq!(q.len(), reference.len());
+            }
+            let rest: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+            assert_eq!(rest, reference.into_iter().collect::<Vec<_>>());
+        }
     }
 }

@@ -75,10 +75,14 @@ impl Records {
             Some(&(last, _)) if offset == last => return Ok(n - 1),
             _ => {}
         }
-        match self.0.front() {
-            Some(&(first, _)) if offset < first => return Err(0),
-            Some(&(first, _)) if offset == first => return Ok(0),
-            _ => {}
+        let (first, s) = self.0[0];
+        if offset <= first {
+            return if offset == first { Ok(0) } else { Err(0) };
+        }
+        // Full-sized segments back to back: the record is usually where the arithmetic says.
+        let guess = ((offset - first) / s.len.max(1)) as usize;
+        if guess < n && self.0[guess].0 == offset {
+            return Ok(guess);
         }
         self.0.binary_search_by_key(&offset, |r| r.0)
     }
@@ -94,6 +98,10 @@ impl Records {
     fn get_or_insert(&mut self, offset: u32, new: SegTruth) -> &mut SegTruth {
         let i = match self.find(offset) {
             Ok(i) => i,
+            Err(i) if i == self.0.len() => {
+                self.0.push_back((offset, new));
+                i
+            }
             Err(i) => {
                 self.0.insert(i, (offset, new));
                 i

@@ -1,7 +1,7 @@
 //! Building the world from a resolved spec: link directions with their queue limits (the
 //! `bdp` rule resolved over the paths that cross each link), routes, endpoints, handovers.
 
-use super::{Flow, HandoverState, MobileState, SimError, World};
+use super::{DirEvents, Flow, HandoverState, MobileState, SimError, World};
 use crate::link::loss::LossModel;
 use crate::link::queue::Limit;
 use crate::link::LinkDir;
@@ -44,7 +44,11 @@ impl World {
                     spec.seed,
                     &format!("link:{}:{side}:loss", link.name),
                 );
-                dirs.push(LinkDir::new(from, to, ds, limit, loss));
+                let mut dir = LinkDir::new(from, to, ds, limit, loss);
+                if spec.record.series {
+                    dir.starts = Some(Vec::new());
+                }
+                dirs.push(dir);
             }
         }
         let routes = Routes::compute(n, &ends, &up);
@@ -120,6 +124,7 @@ impl World {
             now: Time::ZERO,
             queue: EventQueue::with_capacity(64),
             slab: Default::default(),
+            pending: vec![DirEvents::default(); dirs.len()],
             dirs,
             ends,
             up,

@@ -92,20 +92,23 @@ impl World {
             let base = *flow.data_base.get_or_insert(seg.seq);
             copy = flow.truth.on_send(seg.seq - base, seg.len, tx.kind);
         }
-        let pkt = Packet {
-            seg,
-            flow: f as u32,
-            to_receiver: side == SENDER,
-            src: src as u32,
-            dst: dst as u32,
-            wire_bytes,
-            ip_id,
-            kind: tx.kind,
-            copy,
-            sent_at: self.now,
-        };
-        self.tap(src, &pkt);
-        let idx = self.slab.insert(pkt);
+        let now = self.now;
+        let idx = self.slab.insert_with(|p| {
+            p.seg = seg;
+            p.flow = f as u32;
+            p.to_receiver = side == SENDER;
+            p.src = src as u32;
+            p.dst = dst as u32;
+            p.wire_bytes = wire_bytes;
+            p.ip_id = ip_id;
+            p.kind = tx.kind;
+            p.copy = copy;
+            p.sent_at = now;
+        });
+        if self.capture[src] {
+            let pkt = *self.slab.get(idx);
+            self.tap(src, &pkt);
+        }
         self.forward(src, idx);
     }
 
@@ -132,55 +135,34 @@ impl World {
             self.free_dropped(idx, None, DropCause::QueueOverflow);
             return;
         };
-        match self.dirs[d as usize].offer(now, idx, size) {
-            Ok(Some(done)) => self.queue.schedule(done, Event::TxDone(d)),
-            Ok(None) => {
-                let dir = &self.dirs[d as usize];
-                if dir.busy_until().is_none() && dir.ready_at() > now && dir.queue.len() == 1 {
-                    self.queue.schedule(dir.ready_at(), Event::Unblock(d));
-                }
-            }
-            Err(cause) => self.free_dropped(idx, Some(d), cause),
+        if let Err(cause) = self.dirs[d as usize].offer(now, idx, size) {
+            self.free_dropped(idx, Some(d), cause);
         }
-        self.sample_queue(d);
-    }
-
-    pub(super) fn on_tx_done(&mut self, d: DirIdx) {
-        let (lost, wake) = self.dirs[d as usize].on_tx_done(self.now);
-        if let Some(t) = wake.arrival {
-            self.queue.schedule(t, Event::Arrive(d));
-        }
-        if let Some(t) = wake.tx_done {
-            self.queue.schedule(t, Event::TxDone(d));
-        } else {
-            let dir = &self.dirs[d as usize];
-            if !dir.queue.is_empty() && dir.ready_at() > self.now {
-                self.queue.schedule(dir.ready_at(), Event::Unblock(d));
-            }
-        }
-        if let Some(idx) = lost {
-            self.free_dropped(idx, Some(d), DropCause::RandomLoss);
-        }
+        self.took_effect(d);
         self.sample_queue(d);
     }
 
     pub(super) fn on_arrive(&mut self, d: DirIdx) {
-        let node = self.dirs[d as usize].to;
-        while let Some(idx) = self.dirs[d as usize].pop_arrived(self.now) {
+        let (i, now) = (d as usize, self.now);
+        if self.pending[i].arrive == Some(now) {
+            self.pending[i].arrive = None;
+        }
+        self.dirs[i].advance(now);
+        self.book(d);
+        let node = self.dirs[i].to;
+        while let Some(idx) = self.dirs[i].pop_arrived(now) {
             self.arrive(node, d, idx);
         }
-        if let Some(t) = self.dirs[d as usize].next_arrival() {
-            self.queue.schedule(t, Event::Arrive(d));
-        }
+        self.arm(d);
     }
 
     fn arrive(&mut self, node: NodeIdx, via: DirIdx, idx: PktIdx) {
-        let pkt = *self.slab.get(idx);
         self.note_mobile_arrival(node, via);
-        if pkt.dst as NodeIdx != node {
+        if self.slab.get(idx).dst as NodeIdx != node {
             self.forward(node, idx);
             return;
         }
+        let pkt = *self.slab.get(idx);
         self.tap(node, &pkt);
         self.slab.remove(idx);
         let now = self.now;
@@ -206,12 +188,12 @@ impl World {
             if flow.completed_at.is_none() && after >= self.spec.flows[f].bytes {
                 flow.completed_at = Some(now);
             }
+            // Only the endpoint that received can have something new to say (the two are
+            // separate machines).
             self.pump(f, 1);
-            self.pump(f, 0);
         } else {
             flow.sender.handle_segment(now, &pkt.seg);
             self.pump(f, 0);
-            self.pump(f, 1);
         }
     }
 

@@ -19,6 +19,8 @@ impl World {
         for towards_mobile in [true, false] {
             let old = self.dir_of(spec.from, mobile_node, towards_mobile);
             let new = self.dir_of(spec.to, mobile_node, towards_mobile);
+            self.advance(old);
+            self.advance(new);
             let (o, n) = (old as usize, new as usize);
             let (a, b) = if o < n {
                 let (lo, hi) = self.dirs.split_at_mut(n);
@@ -42,6 +44,7 @@ impl World {
                 self.free_dropped(idx, Some(at), DropCause::HandoverFlush);
             }
             self.kick(new);
+            self.took_effect(old);
             self.sample_queue(old);
         }
         self.up[spec.from] = false;

@@ -6,8 +6,10 @@
 //! owns them all and turns what they say into events ([`Event`]), run in (time, insertion)
 //! order by `sched::EventQueue`.
 //!
-//! Per link direction at most two events are pending (serialisation done, pipe head
-//! arrival); per endpoint at most one live wake-up (a stale one is ignored).
+//! Per link direction at most one live arrival event is pending (the pipe's head, or the
+//! packet on the air once through: serialisers are lazy, see `link`) and, while a handover
+//! delay blocks it, one retry; per endpoint at most one live wake-up. A stale event (one
+//! superseded by an earlier one) runs harmlessly: everything it does first checks the state.
 
 mod build;
 mod forward;
@@ -51,11 +53,9 @@ pub trait PacketTap: Send {
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
-    /// A link direction finished serialising its head packet.
-    TxDone(DirIdx),
-    /// The head of a link direction's pipe reaches the far node.
+    /// A packet of a link direction may reach the far node.
     Arrive(DirIdx),
-    /// A blocked or waiting direction may start serialising.
+    /// A blocked direction holding packets may start serialising.
     Unblock(DirIdx),
     /// An endpoint's timer may have expired (`side` 0 = sender, 1 = receiver).
     Wake {
@@ -125,11 +125,19 @@ struct HandoverState {
     interruption: Option<Dur>,
 }
 
+/// The events a link direction has pending (the earliest of each kind).
+#[derive(Clone, Copy, Default)]
+struct DirEvents {
+    arrive: Option<Time>,
+    unblock: Option<Time>,
+}
+
 pub struct World {
     now: Time,
     queue: EventQueue<Event>,
     slab: Slab,
     dirs: Vec<LinkDir>,
+    pending: Vec<DirEvents>,
     ends: Vec<(NodeIdx, NodeIdx)>,
     up: Vec<bool>,
     routes: Routes,
@@ -179,9 +187,14 @@ impl World {
             self.now = t;
             self.events += 1;
             match ev {
-                Event::TxDone(d) => self.on_tx_done(d),
                 Event::Arrive(d) => self.on_arrive(d),
-                Event::Unblock(d) => self.kick(d),
+                Event::Unblock(d) => {
+                    let p = &mut self.pending[d as usize];
+                    if p.unblock == Some(t) {
+                        p.unblock = None;
+                    }
+                    self.kick(d);
+                }
                 Event::Wake { flow, side } => self.on_wake(flow as usize, side as usize),
                 Event::FlowStart(f) => {
                     self.flows[f as usize].started = true;
@@ -219,17 +232,66 @@ impl World {
         self.pump(f, side);
     }
 
-    /// Starts serialisation on an idle direction, or schedules a retry when it is held.
+    /// After packets joined direction `d`'s queue other than by an offer (a handover moved
+    /// them, a block ended): an idle serialiser starts on them as soon as it may.
     fn kick(&mut self, d: DirIdx) {
-        let now = self.now;
-        let dir = &mut self.dirs[d as usize];
-        if let Some(done) = dir.try_start(now) {
-            self.queue.schedule(done, Event::TxDone(d));
-        } else if !dir.queue.is_empty() && dir.busy_until().is_none() && dir.ready_at() > now {
-            let at = dir.ready_at();
-            self.queue.schedule(at, Event::Unblock(d));
-        }
+        self.dirs[d as usize].wake_idle(self.now);
+        self.took_effect(d);
         self.sample_queue(d);
+    }
+
+    /// Brings direction `d` up to now (packets its serialiser finished meanwhile enter the
+    /// pipe or are lost) and books what happened.
+    fn advance(&mut self, d: DirIdx) {
+        self.dirs[d as usize].advance(self.now);
+        self.took_effect(d);
+    }
+
+    /// Books what direction `d` did since it was last looked at (lost packets freed, queue
+    /// changes recorded), and makes sure the events it needs are pending: the next arrival,
+    /// and a retry while it holds packets it may not start yet.
+    fn took_effect(&mut self, d: DirIdx) {
+        self.book(d);
+        self.arm(d);
+    }
+
+    /// Frees what direction `d`'s loss model took and records its queue's changes.
+    fn book(&mut self, d: DirIdx) {
+        let i = d as usize;
+        if !self.dirs[i].lost.is_empty() {
+            let mut lost = std::mem::take(&mut self.dirs[i].lost);
+            for &idx in &lost {
+                self.free_dropped(idx, Some(d), crate::link::DropCause::RandomLoss);
+            }
+            lost.clear();
+            self.dirs[i].lost = lost;
+        }
+        let dir = &mut self.dirs[i];
+        if let (Some(qs), Some(starts)) = (&mut self.queue_series, &mut dir.starts) {
+            for (t, packets, bytes) in starts.drain(..) {
+                qs.push(t, d, packets, bytes);
+            }
+        }
+    }
+
+    /// Makes sure direction `d`'s next arrival, and a retry while it is blocked, are pending.
+    fn arm(&mut self, d: DirIdx) {
+        let i = d as usize;
+        let dir = &self.dirs[i];
+        let pending = &mut self.pending[i];
+        if let Some(t) = dir.next_arrival() {
+            if pending.arrive.is_none_or(|p| t < p) {
+                pending.arrive = Some(t);
+                self.queue.schedule(t, Event::Arrive(d));
+            }
+        }
+        if let Some(t) = dir.retry_at() {
+            let t = t.max(self.now);
+            if pending.unblock.is_none_or(|p| t < p) {
+                pending.unblock = Some(t);
+                self.queue.schedule(t, Event::Unblock(d));
+            }
+        }
     }
 
     fn sample_queue(&mut self, d: DirIdx) {

@@ -109,6 +109,11 @@ pub fn kind_name(k: HandoverKind) -> &'static str {
 
 impl World {
     pub(super) fn finish(mut self) -> RunOutput {
+        // Serialisers are lazy: bring every direction up to the end of the run.
+        for d in 0..self.dirs.len() {
+            self.dirs[d].advance(self.now);
+            self.book(d as crate::net::routes::DirIdx);
+        }
         let spec = &self.spec;
         let node = |i: usize| spec.nodes[i].name.clone();
         let dir_names = |d: usize| {

@@ -127,7 +127,18 @@ impl LinkDir {
     /// enters the pipe (or is lost, into [`LinkDir::lost`]), and the next waiting packet
     /// starts at the later of that instant and [`LinkDir::ready_at`], if that is not after
     /// `now`.
+    #[inline]
     pub fn advance(&mut self, now: Time) {
+        // Most calls find nothing to do: the packet on the air is not through yet, or the
+        // direction is idle and empty.
+        match self.in_tx {
+            Some((_, _, done)) if done > now => {}
+            None if self.queue.is_empty() => {}
+            _ => self.replay(now),
+        }
+    }
+
+    fn replay(&mut self, now: Time) {
         loop {
             let free = match self.in_tx {
                 Some((idx, size, done)) => {
@@ -173,7 +184,9 @@ impl LinkDir {
             self.counters.dropped[0] += 1;
             return Err(DropCause::QueueOverflow);
         }
-        self.advance(now);
+        if self.in_tx.is_none() {
+            self.replay(now);
+        }
         Ok(())
     }
 

@@ -14,6 +14,7 @@
 # through the link), in packets of 1500 bytes, rounded up, at least 1 (world/build.rs).
 #
 # Usage: ns dk_wlan_gprs.tcl [bytes] [handover_s] [speed|trace] [wired_delay_s] [soft|hard]
+#        [wlan-gprs|gprs-wlan]
 #   speed  no tracing (the timed run); trace  all packets to out.tr (for counting drops)
 #   soft   vhoideal soft handover (the default); hard  vhoideal hard handover (§5.1: the
 #          queue limit set to 0 and ns-2's DropTail "shrink-queue" drops what is queued,
@@ -21,6 +22,8 @@
 #          (§5.2: "the delayer in ns-2", blocked at the handover and unblocked D s later:
 #          ns-2's Delayer (ICSI, mobile links) inserted on both directions of the access
 #          link with "insert-delayer", "block" and "unblock")
+#   wlan-gprs  the access link starts as WLAN and becomes GPRS (the default); gprs-wlan  the
+#          reverse (Tables 3 and 4)
 # Prints one line:  ns2 data_packets=N acks=M done_s=T events=E loop_wall_s=W
 # loop_wall_s: wall-clock time from the first event to completion (Tcl's clock), without
 # ns's start-up.
@@ -37,6 +40,8 @@ set wired_delay_arg 0.001
 if {$argc >= 4} { set wired_delay_arg [lindex $argv 3] }
 set model soft
 if {$argc >= 5} { set model [lindex $argv 4] }
+set direction wlan-gprs
+if {$argc >= 6} { set direction [lindex $argv 5] }
 
 set mss 1460
 set pkt_bytes 1500
@@ -62,11 +67,19 @@ set eh [$ns node]
 set r  [$ns node]
 set mh [$ns node]
 $ns duplex-link $eh $r ${wired_rate} ${wired_delay} DropTail
-$ns duplex-link $r $mh ${wlan_rate} ${wlan_delay} DropTail
+# The access link starts with the old link's parameters; the handover sets the new one's.
+if {$direction == "gprs-wlan"} {
+    set old [list $gprs_rate $gprs_delay $gprs_q]
+    set new [list $wlan_rate $wlan_delay $wlan_q]
+} else {
+    set old [list $wlan_rate $wlan_delay $wlan_q]
+    set new [list $gprs_rate $gprs_delay $gprs_q]
+}
+$ns duplex-link $r $mh [lindex $old 0] [lindex $old 1] DropTail
 $ns queue-limit $eh $r 100
 $ns queue-limit $r $eh 100
-$ns queue-limit $r $mh $wlan_q
-$ns queue-limit $mh $r $wlan_q
+$ns queue-limit $r $mh [lindex $old 2]
+$ns queue-limit $mh $r [lindex $old 2]
 
 set delayers {}
 if {[string match "delay*" $model]} {
@@ -88,7 +101,7 @@ $ftp attach-agent $tcp
 set npkts [expr {($bytes + $mss - 1) / $mss}]
 
 proc handover {} {
-    global ns r mh gprs_rate gprs_delay gprs_q model delayers
+    global ns r mh new model delayers
     if {[string match "delay*" $model]} {
         set d [string range $model 5 end]
         foreach dl $delayers {
@@ -98,13 +111,13 @@ proc handover {} {
     }
     foreach {a b} [list $r $mh $mh $r] {
         set l [[$ns link $a $b] link]
-        $l set bandwidth_ $gprs_rate
-        $l set delay_ $gprs_delay
+        $l set bandwidth_ [lindex $new 0]
+        $l set delay_ [lindex $new 1]
         if {$model == "hard"} {
             $ns queue-limit $a $b 0
             [[$ns link $a $b] queue] shrink-queue
         }
-        $ns queue-limit $a $b $gprs_q
+        $ns queue-limit $a $b [lindex $new 2]
     }
 }
 

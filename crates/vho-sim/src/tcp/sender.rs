@@ -101,6 +101,9 @@ pub struct TcpSender {
     send_synack: bool,
     /// ns-2's one-way SYN is due (first packet, or its retransmission).
     send_syn: bool,
+    /// The SYN-ACK (or ns-2's one-way SYN) had to be retransmitted: the connection starts
+    /// with a window of one segment (RFC 5681 §3.1).
+    syn_lost: bool,
     /// Retransmissions decided by an input, emitted by the next `poll_transmit`.
     pending_rtx: Option<(SeqNum, TxKind)>,
     stats: SenderStats,
@@ -151,6 +154,7 @@ impl TcpSender {
             ts_recent: 0,
             send_synack: false,
             send_syn: !cfg.handshake && cfg.one_way_syn,
+            syn_lost: false,
             pending_rtx: None,
             stats: SenderStats::default(),
         }
@@ -213,6 +217,14 @@ impl TcpSender {
             (State::SynReceived, false, true) if seg.ack == self.iss + 1 => {
                 self.state = State::Established;
                 self.timers.stop(Timer::Retransmit);
+                if self.syn_lost {
+                    // RFC 5681 §3.1: "if the SYN or SYN/ACK is lost, the initial window used
+                    // by a sender after a correctly transmitted SYN MUST be one segment"
+                    // (also RFC 6928 §2; Linux's tcp_init_transfer).
+                    let mss = self.neg.mss;
+                    let w = Window::new(mss, mss, self.cc.ssthresh());
+                    self.cc = AnyController::new(self.cfg.cc, w);
+                }
                 self.on_ack(now, seg);
             }
             (State::OneWaySyn, false, true) if seg.ack == self.iss + 1 => {
@@ -413,9 +425,17 @@ impl TcpSender {
             State::Listen => self.timers.stop(Timer::Retransmit),
             State::SynReceived => {
                 self.send_synack = true;
+                self.syn_lost = true;
                 self.timers.set(Timer::Retransmit, now + self.rtt.rto());
             }
             State::OneWaySyn => {
+                // ns-2.35 TcpAgent::timeout: the SYN is timed out like data, so slowdown(
+                // CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) with cwnd_ 1 (set_initial_window:
+                // syn_ and delay_growth_) gives ssthresh_ 2 and cwnd_ 1; and with bugfix_ss_
+                // ("first packet dropped, so don't use larger initial windows", tcp.cc) the
+                // window once the SYN is acknowledged, initial_window(), is 1 (RFC 5681 §3.1).
+                self.syn_lost = true;
+                self.cc.on_rto(now, self.neg.mss);
                 self.send_syn = true;
                 self.timed = None; // Karn
                 self.timers.set(Timer::Retransmit, now + self.rtt.rto());

@@ -476,6 +476,42 @@ fn a_lost_ns2_syn_is_resent_after_the_initial_rto() {
         0,
         "Karn: no sample from a retransmitted SYN"
     );
+    // RFC 5681 §3.1 as ns-2 does it (tcp.cc timeout -> slowdown with cwnd_ 1, bugfix_ss_):
+    // one segment once the SYN is through, and ssthresh_ 2, so that growth is linear from 2
+    // (benches/ns2_daniel_kojo.py: a 3 s handover delay in the first half second).
+    assert_eq!((s.probe().cwnd, s.probe().ssthresh), (1000, 2000));
+    assert_eq!(drain_sender(&mut s, Time::from_millis(3100)).len(), 1);
+}
+
+#[test]
+fn after_a_lost_syn_ack_the_initial_window_is_one_segment() {
+    // RFC 5681 §3.1: "if the SYN or SYN/ACK is lost, the initial window used by a sender
+    // after a correctly transmitted SYN MUST be one segment". The data sender is the passive
+    // opener here: its SYN-ACK times out once.
+    let c = cfg("rfc");
+    let mss = c.mss;
+    let mut lost = TcpSender::new(&c, 1, 2, SeqNum(0), 100_000);
+    let mut fine = TcpSender::new(&c, 1, 2, SeqNum(0), 100_000);
+    let mut syn = data(7, 0);
+    syn.flags = Flags::SYN;
+    syn.ack = SeqNum(0);
+    syn.options.mss = Some(mss as u16);
+    let mut ack_of_synack = ack(1, &[]);
+    ack_of_synack.seq = SeqNum(8);
+    for s in [&mut lost, &mut fine] {
+        s.handle_segment(Time::ZERO, &syn);
+        assert_eq!(drain_sender(s, Time::ZERO).len(), 1, "SYN-ACK");
+    }
+    let rto = lost.poll_timeout().expect("SYN-ACK timer");
+    lost.handle_timeout(rto);
+    assert_eq!(drain_sender(&mut lost, rto).len(), 1, "SYN-ACK again");
+    let t = rto + Dur::from_millis(100);
+    lost.handle_segment(t, &ack_of_synack);
+    fine.handle_segment(Time::from_millis(100), &ack_of_synack);
+    assert_eq!(drain_sender(&mut lost, t).len(), 1);
+    let iw = drain_sender(&mut fine, Time::from_millis(100)).len();
+    assert_eq!(iw as u32 * mss, c.initial_window_segments * mss);
+    assert!(iw > 1);
 }
 
 #[test]

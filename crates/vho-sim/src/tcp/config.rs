@@ -117,6 +117,9 @@ pub struct TcpConfig {
     pub initial_ssthresh: u32,
     /// Duplicate-ACK threshold (RFC 5681 §3.2: 3).
     pub dupthresh: u32,
+    /// Limited Transmit (RFC 3042; RFC 5681 §3.2 step 1): one segment of new data on each of
+    /// the first DupThresh - 1 duplicate ACKs, beyond cwnd, cwnd unchanged.
+    pub limited_transmit: bool,
     /// Receive window the receiver advertises, bytes.
     pub receive_window: u32,
     /// Sender-side cap on the window, bytes (ns-2's `window_`; a socket send buffer).

@@ -55,6 +55,7 @@ fn rfc() -> TcpConfig {
         initial_window_segments: rfc5681_initial_window(mss), // RFC 5681 §3.1
         initial_ssthresh: u32::MAX,                           // RFC 5681 §3.1: "arbitrarily high"
         dupthresh: 3,                                         // RFC 5681 §3.2
+        limited_transmit: true, // RFC 5681 §3.2 step 1: "SHOULD" (RFC 3042)
         receive_window: 65_535, // the largest window without scaling (RFC 9293 §3.1)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::FlightSize, // RFC 5681 eq. (4)
@@ -94,7 +95,10 @@ fn linux() -> TcpConfig {
         initial_window_segments: 10, // TCP_INIT_CWND (include/net/tcp.h), RFC 6928
         initial_ssthresh: 0x7fff_ffff, // TCP_INFINITE_SSTHRESH (include/net/tcp.h)
         dupthresh: 3,             // net.ipv4.tcp_reordering = 3
-        receive_window: 131_072,  // net.ipv4.tcp_rmem default (second value)
+        // Linux counts SACKed (or, without SACK, duplicate-ACKed) segments out of
+        // tcp_packets_in_flight, so each early duplicate ACK lets a new segment out.
+        limited_transmit: true,
+        receive_window: 131_072, // net.ipv4.tcp_rmem default (second value)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::LinuxCwnd, // tcp_reno_ssthresh (net/ipv4/tcp_cong.c)
         rto: RtoConfig {
@@ -141,6 +145,9 @@ fn ns2() -> TcpConfig {
         initial_window_segments: 2, // Agent/TCP windowInit_ 2 (ns-default.tcl:935)
         initial_ssthresh: window * packet_size, // ssthresh_ = int(wnd_) at reset (tcp.cc:473)
         dupthresh: 3,               // Agent/TCP numdupacks_ 3 (ns-default.tcl:924)
+        // Agent/TCP singledup_ 1 (ns-default.tcl; `ns` prints it): send_one() on the first
+        // and second duplicate ACK, t_seqno_ <= highest_ack_ + cwnd_ + dupacks_ (tcp.cc).
+        limited_transmit: true,
         receive_window: 1 << 30,
         send_window_cap: window * packet_size, // window_ (ns-default.tcl:934)
         // tcp.cc TcpAgent::slowdown: ssthresh_ = int(min(int(cwnd_), window_) / 2), >= 2;

@@ -29,7 +29,10 @@ impl Scoreboard {
     }
 
     /// RFC 6675 §4 Update(): records the SACK blocks of an ACK; forgets what is below `una`.
-    pub fn update(&mut self, una: SeqNum, sack: &[(SeqNum, SeqNum)]) {
+    /// Adds the ACK's SACK blocks above `una` and forgets what `una` covers; returns whether
+    /// the ACK SACKed bytes not SACKed before (RFC 6675 §2's condition for a duplicate ACK).
+    pub fn update(&mut self, una: SeqNum, sack: &[(SeqNum, SeqNum)]) -> bool {
+        let before = self.sacked_above(una);
         for &(l, r) in sack {
             let l = l.max(una);
             if r <= l {
@@ -41,6 +44,16 @@ impl Scoreboard {
             b.0 = b.0.max(una);
             b.1 > b.0
         });
+        self.sacked_above(una) > before
+    }
+
+    /// Bytes SACKed above `una`.
+    fn sacked_above(&self, una: SeqNum) -> u64 {
+        self.blocks
+            .iter()
+            .filter(|b| b.1 > una)
+            .map(|b| (b.1 - b.0.max(una)) as u64)
+            .sum()
     }
 
     fn insert(&mut self, mut l: SeqNum, mut r: SeqNum) {

@@ -274,10 +274,10 @@ impl TcpSender {
                 self.ts_recent = tsval; // RFC 7323 §4.3
             }
         }
-        if self.neg.sack {
-            self.sb
+        let newly_sacked = self.neg.sack
+            && self
+                .sb
                 .update(seg.ack.max(self.snd_una), seg.options.sack.as_slice());
-        }
         if seg.ack > self.snd_una {
             self.on_new_ack(now, seg);
         } else if seg.ack == self.snd_una
@@ -285,8 +285,13 @@ impl TcpSender {
             && self.snd_max > self.snd_una
             && !window_changed
         {
-            // RFC 5681 §2: a duplicate ACK.
-            self.on_dupack(now);
+            // RFC 5681 §2: a duplicate ACK. With SACK it drives loss recovery only if it SACKs
+            // new data (RFC 6675 §2; ns-2's Sack1 counts it only if scb_->CheckUpdate(); Linux
+            // counts SACKed segments): the ACK of a duplicate segment does not count.
+            self.stats.dupacks_received += 1;
+            if newly_sacked || !self.neg.sack {
+                self.on_dupack(now);
+            }
         }
     }
 
@@ -362,7 +367,6 @@ impl TcpSender {
     }
 
     fn on_dupack(&mut self, now: Time) {
-        self.stats.dupacks_received += 1;
         match self.recovery {
             Recovery::Open => {
                 self.dupacks += 1;
@@ -517,7 +521,18 @@ impl TcpSender {
     /// Window-limited sending outside SACK recovery (RFC 5681: min(cwnd, rwnd)).
     fn poll_window(&mut self, now: Time) -> Option<Transmit> {
         let seq = self.snd_nxt;
-        let win = self.cc.cwnd().min(self.rwnd).min(self.cfg.send_window_cap);
+        let mut cwnd = self.cc.cwnd();
+        if self.cfg.limited_transmit
+            && self.recovery == Recovery::Open
+            && self.dupacks > 0
+            && self.dupacks < self.cfg.dupthresh
+            && seq >= self.snd_max
+        {
+            // RFC 3042 §2: new data only, FlightSize <= cwnd + 2 SMSS (one segment per early
+            // duplicate ACK), within the receiver's window; cwnd itself is not changed.
+            cwnd = cwnd.saturating_add(self.dupacks * self.neg.mss);
+        }
+        let win = cwnd.min(self.rwnd).min(self.cfg.send_window_cap);
         if seq < self.data_end {
             let len = self.neg.mss.min(self.data_end - seq);
             if (seq + len) - self.snd_una > win.max(len.min(self.neg.mss)) && seq > self.snd_una {

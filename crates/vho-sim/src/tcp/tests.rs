@@ -60,16 +60,44 @@ fn data(seq: u32, len: u32) -> Segment {
 // ---- Tests for fast retransmit and fast recovery ----
 
 #[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicate_acks() {
+    // RFC 3042 §2 (RFC 5681 §3.2 step 1): on the first and second duplicate ACK a segment
+    // of previously unsent data goes out if FlightSize stays <= cwnd + 2 SMSS; cwnd is not
+    // changed; the third duplicate ACK still triggers fast retransmit.
+    let c = plain(4, false, config::CcAlgorithm::NewReno);
+    assert!(
+        c.limited_transmit,
+        "the rfc profile uses it (RFC 5681 SHOULD)"
+    );
+    let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 20_000);
+    assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 4);
+    let t = Time::from_millis(100);
+    let cwnd = s.probe().cwnd;
+    for k in 1..=2u32 {
+        s.handle_segment(t, &ack(1, &[]));
+        let out = drain_sender(&mut s, t);
+        assert_eq!(out.len(), 1, "dupack {k}: one segment");
+        assert_eq!(out[0].kind, TxKind::New);
+        assert_eq!(out[0].segment.seq, SeqNum(1 + (3 + k) * 1000));
+        assert_eq!(s.probe().cwnd, cwnd, "cwnd unchanged");
+    }
+    s.handle_segment(t, &ack(1, &[]));
+    let out = drain_sender(&mut s, t);
+    assert_eq!(out[0].kind, TxKind::RetransmitFast);
+    assert_eq!(out[0].segment.seq, SeqNum(1));
+    // RFC 5681 §3.2 step 2: ssthresh = FlightSize / 2, the limited-transmit segments
+    // included (6 segments in flight).
+    assert_eq!(s.probe().ssthresh, 3000);
+}
+
+#[test]
 fn fast_retransmit_on_the_third_duplicate_ack() {
     // RFC 5681 §3.2 step 2: the third duplicate ACK triggers the retransmission of the
-    // first unacknowledged segment; the first two only count.
-    let mut s = TcpSender::new(
-        &plain(4, false, config::CcAlgorithm::NewReno),
-        1,
-        2,
-        SeqNum(0),
-        10_000,
-    );
+    // first unacknowledged segment; the first two only count (Limited Transmit off here:
+    // see the next test).
+    let mut c = plain(4, false, config::CcAlgorithm::NewReno);
+    c.limited_transmit = false;
+    let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 10_000);
     let t0 = Time::ZERO;
     assert_eq!(drain_sender(&mut s, t0).len(), 4);
     let t = Time::from_millis(100);

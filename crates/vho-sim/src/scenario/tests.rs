@@ -120,6 +120,10 @@ fn overrides_reach_into_inline_tables() {
     // GOOD's flow has `tcp = { profile = "ns2", mss = 1460, send_window = "100 pkt" }`.
     let s = load_str(GOOD, &["flow.0.tcp.send_window=\"12 packets\""]).expect("valid");
     assert_eq!(s.flows[0].tcp.send_window_cap, 12 * 1460);
+    // Limited Transmit is on in every profile and can be switched off.
+    assert!(s.flows[0].tcp.limited_transmit);
+    let s = load_str(GOOD, &["flow.0.tcp.limited_transmit=false"]).expect("valid");
+    assert!(!s.flows[0].tcp.limited_transmit);
 }
 
 #[test]

@@ -1,7 +1,11 @@
-//! The event clock: a priority queue of events ordered by (time, insertion order).
+//! The event clock: a priority queue of events ordered by (time, cause, insertion order).
 //!
-//! Ties break on insertion order, so two events at the same nanosecond always run in the order
-//! they were scheduled, whatever the heap's internal layout: runs are deterministic.
+//! Two events at the same nanosecond run in the order of their *causes*: the instant at
+//! which what they stand for was decided (a packet's arrival when it went on the air, a
+//! timer when it was set), then in insertion order. That is the order ns-2 gives them (an
+//! event's uid is taken when it is scheduled, and ns-2 schedules a packet's arrival when it
+//! starts transmission), although vho's lazy links schedule an arrival only when the
+//! previous one has happened. Whatever the internal layout, runs are deterministic.
 
 use crate::time::Time;
 use std::cmp::Ordering;
@@ -9,13 +13,20 @@ use std::collections::BinaryHeap;
 
 struct Entry<E> {
     at: Time,
+    cause: Time,
     seq: u64,
     event: E,
 }
 
+impl<E> Entry<E> {
+    fn key(&self) -> (Time, Time, u64) {
+        (self.at, self.cause, self.seq)
+    }
+}
+
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.at == o.at && self.seq == o.seq
+        self.key() == o.key()
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -27,7 +38,7 @@ impl<E> PartialOrd for Entry<E> {
 /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest entry first.
 impl<E> Ord for Entry<E> {
     fn cmp(&self, o: &Self) -> Ordering {
-        o.at.cmp(&self.at).then(o.seq.cmp(&self.seq))
+        o.key().cmp(&self.key())
     }
 }
 
@@ -60,20 +71,26 @@ impl<E> EventQueue<E> {
             next_seq: 0,
         }
     }
-    pub fn schedule(&mut self, at: Time, event: E) {
+    /// Schedules `event` at `at`; `cause` is when what it stands for was decided (see the
+    /// module), at most `at`.
+    pub fn schedule(&mut self, at: Time, cause: Time, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let e = Entry { at, seq, event };
+        let e = Entry {
+            at,
+            cause,
+            seq,
+            event,
+        };
         if !self.heap.is_empty() || self.small.len() == SMALL {
             self.heap.extend(self.small.drain(..));
             self.heap.push(e);
             return;
         }
-        // The new entry has the largest seq: it goes after (towards the end) every entry
-        // that is later in time, before every entry at the same time or earlier. Scanning
-        // from the end: skip the entries that are earlier or at the same time.
+        // Sorted latest first: scanning from the end, skip the entries that run earlier.
+        let key = e.key();
         let mut i = self.small.len();
-        while i > 0 && self.small[i - 1].at <= at {
+        while i > 0 && self.small[i - 1].key() < key {
             i -= 1;
         }
         self.small.insert(i, e);
@@ -107,12 +124,23 @@ mod tests {
     #[test]
     fn pops_in_time_order_then_insertion_order() {
         let mut q = EventQueue::default();
-        q.schedule(Time(5), "c");
-        q.schedule(Time(1), "a");
-        q.schedule(Time(5), "d");
-        q.schedule(Time(1), "b");
+        q.schedule(Time(5), Time(0), "c");
+        q.schedule(Time(1), Time(0), "a");
+        q.schedule(Time(5), Time(0), "d");
+        q.schedule(Time(1), Time(0), "b");
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
         assert_eq!(order, ["a", "b", "c", "d"]);
+    }
+
+    #[test]
+    fn at_the_same_instant_the_earlier_cause_runs_first() {
+        // A delayed-ACK timer set at 10.48 s for 10.58 s, and a packet that went on the air at
+        // 10.22 s arriving at 10.58 s, scheduled after the timer: ns-2 runs the arrival first.
+        let mut q = EventQueue::default();
+        q.schedule(Time(1058), Time(1048), "timer");
+        q.schedule(Time(1058), Time(1022), "arrival");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(order, ["arrival", "timer"]);
     }
 
     #[test]
@@ -130,11 +158,12 @@ mod tests {
             for _ in 0..n_ops {
                 if rng.below(push_bias + 1) > 0 || reference.is_empty() {
                     let t = Time(now + rng.below(5));
-                    q.schedule(t, seq);
-                    reference.insert((t, seq));
+                    let cause = Time(now.saturating_sub(rng.below(3)));
+                    q.schedule(t, cause, seq);
+                    reference.insert((t, cause, seq));
                     seq += 1;
                 } else {
-                    let want = reference.pop_first();
+                    let want = reference.pop_first().map(|(t, _, e)| (t, e));
                     let got = q.pop();
                     assert_eq!(got, want, "round {round}");
                     now = got.map_or(now, |(t, _)| t.0);
@@ -142,7 +171,8 @@ mod tests {
                 assert_eq!(q.len(), reference.len());
             }
             let rest: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-            assert_eq!(rest, reference.into_iter().collect::<Vec<_>>());
+            let want: Vec<_> = reference.into_iter().map(|(t, _, e)| (t, e)).collect();
+            assert_eq!(rest, want);
         }
     }
 }

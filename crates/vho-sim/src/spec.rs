@@ -53,6 +53,11 @@ pub enum QueueModel {
     /// `length + 1 >= qlim_` (packets) or `bytes + size >= qlim_ * mean_pktsize_` (bytes), so
     /// at most limit - 1 packets wait while one is on the air.
     Ns2DropTail,
+    /// ns-2's DropTail followed by its Delayer (ICSI, `delayer.cc`), as a vhodelay run inserts
+    /// it ("insert-delayer", Daniel & Kojo §5.2): the Delayer holds one packet of its own
+    /// between queue and link (`pkt_`), so the ns-2 rule applies to the queue without its
+    /// head, one packet more in all.
+    Ns2DropTailDelayer,
 }
 
 /// How many packets a link direction's queue holds.

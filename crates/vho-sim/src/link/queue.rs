@@ -56,6 +56,11 @@ impl DropTail {
             (Limit::Bytes(b), QueueModel::DropTail) => bytes <= b,
             (Limit::Packets(n), QueueModel::Ns2DropTail) => len + 1 < n as u64,
             (Limit::Bytes(b), QueueModel::Ns2DropTail) => bytes < b,
+            // The head is the packet ns-2's Delayer would hold, outside its queue.
+            (Limit::Packets(n), QueueModel::Ns2DropTailDelayer) => len < n as u64,
+            (Limit::Bytes(b), QueueModel::Ns2DropTailDelayer) => {
+                bytes - self.items.front().map_or(0, |h| h.1 as u64) < b
+            }
         }
     }
     /// Appends the packet; `false` (and nothing stored) when it does not fit.
@@ -120,5 +125,20 @@ mod tests {
         assert!(b.offer(1, 1500));
         assert!(!b.offer(2, 1500));
         assert!(b.offer(2, 1499));
+    }
+
+    #[test]
+    fn ns2s_delayer_holds_one_packet_more() {
+        // delayer.cc: the Delayer between queue and link holds one packet (`pkt_`) that the
+        // DropTail queue no longer counts: with qlim_ 3, 3 wait here (one of them in the
+        // Delayer) where plain ns2-droptail lets 2 wait.
+        let mut q = DropTail::new(Limit::Packets(3), QueueModel::Ns2DropTailDelayer);
+        assert!(q.offer(1, 1500) && q.offer(2, 1500) && q.offer(3, 1500));
+        assert!(!q.offer(4, 1500));
+        // Bytes: the head is not counted; 1500 more waiting + 1500 arriving reach 3000.
+        let mut b = DropTail::new(Limit::Bytes(3000), QueueModel::Ns2DropTailDelayer);
+        assert!(b.offer(1, 1500) && b.offer(2, 1500));
+        assert!(!b.offer(3, 1500));
+        assert!(b.offer(3, 1499));
     }
 }

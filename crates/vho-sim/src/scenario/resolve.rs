@@ -745,7 +745,10 @@ fn parse_queue_model(s: &str) -> Result<QueueModel, String> {
     match s.trim() {
         "droptail" => Ok(QueueModel::DropTail),
         "ns2-droptail" => Ok(QueueModel::Ns2DropTail),
-        _ => Err("a queue model: \"droptail\" or \"ns2-droptail\"".into()),
+        "ns2-droptail-delayer" => Ok(QueueModel::Ns2DropTailDelayer),
+        _ => {
+            Err("a queue model: \"droptail\", \"ns2-droptail\" or \"ns2-droptail-delayer\"".into())
+        }
     }
 }
 

@@ -150,7 +150,7 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
         ("loss out of range", "[access.w]\npreset = \"dk-wlan\"\nloss = 1.5\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
             "s.toml:3: access.w.loss: expected a probability from 0 to 1, got 1.5"),
         ("unknown queue model", "[access.w]\npreset = \"dk-wlan\"\nqueue_model = \"red\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
-            "s.toml:3: access.w.queue_model: expected a queue model: \"droptail\" or \"ns2-droptail\", got \"red\""),
+            "s.toml:3: access.w.queue_model: expected a queue model: \"droptail\", \"ns2-droptail\" or \"ns2-droptail-delayer\", got \"red\""),
     ];
     for (what, text, sets, expected) in cases {
         let got = message(text, sets);

@@ -57,6 +57,10 @@ def vho(size: int, at: float, model: str) -> float:
         f'handover.0.kind="{kind}"',
         f'handover.0.delay="{delay} s"',
     ]
+    if model.startswith("delay"):
+        # ns-2's Delayer holds a packet of its own between the access queue and the link, as
+        # `vho reproduce daniel-kojo` models it in its delay cells.
+        sets += [f'access.{a}.queue_model="ns2-droptail-delayer"' for a in ("wlan", "gprs")]
     cmd = [str(RUN_TIMED), str(STUDY), "1"]
     for s in sets:
         cmd += ["--set", s]

@@ -164,8 +164,10 @@ def overrides(c: Cell, how: str = "centred") -> dict[str, Any]:
         delay = int(c.model.split("-")[1])
         # "the delayer in ns-2" sits between the access link's queue and the link for the
         # whole run and holds one packet of its own (delayer.cc): one packet more of buffer.
-        # benches/ns2_daniel_kojo.py: with it the 2 MB delay cells at fixed instants end
-        # within 9 ms of ns-2, without it 0.50 s later.
+        # benches/ns2_handover_models.py, 2 MB delay cells at fixed instants: without it vho
+        # ends 0.50 s after ns-2 where the queue fills during the block; with it 8 ms before
+        # (0.8, 1.0, 3.0 s) or 0.21 s before (a delayed-ACK timer tied with a packet; see
+        # sched.rs).
         queue_model = "ns2-droptail-delayer"
     at, window = instant(c.htime_s, how)
     return {

@@ -84,13 +84,11 @@ pub struct LinkDir {
     pub queue: DropTail,
     pub loss: LossModel,
     /// The packet being serialised and when it finishes.
-    /// (packet, size, end of serialisation, start of serialisation).
-    in_tx: Option<(PktIdx, u32, Time, Time)>,
+    in_tx: Option<(PktIdx, u32, Time)>,
     /// When the serialiser last fell idle (meaningful while `in_tx` is `None`).
     idle_since: Time,
     /// Packets propagating, with their arrival times (FIFO: the delay is fixed).
-    /// (arrival, packet, size, start of serialisation).
-    pipe: VecDeque<(Time, PktIdx, u32, Time)>,
+    pipe: VecDeque<(Time, PktIdx, u32)>,
     /// Nothing starts serialising before this instant.
     pub blocked_until: Time,
     /// Nothing starts serialising before this instant either: set when this direction takes
@@ -134,7 +132,7 @@ impl LinkDir {
         // Most calls find nothing to do: the packet on the air is not through yet, or the
         // direction is idle and empty.
         match self.in_tx {
-            Some((_, _, done, _)) if done > now => {}
+            Some((_, _, done)) if done > now => {}
             None if self.queue.is_empty() => {}
             _ => self.replay(now),
         }
@@ -143,7 +141,7 @@ impl LinkDir {
     fn replay(&mut self, now: Time) {
         loop {
             let free = match self.in_tx {
-                Some((idx, size, done, start)) => {
+                Some((idx, size, done)) => {
                     if done > now {
                         return;
                     }
@@ -152,7 +150,7 @@ impl LinkDir {
                         self.counters.dropped[2] += 1;
                         self.lost.push(idx);
                     } else {
-                        self.pipe.push_back((done + self.delay, idx, size, start));
+                        self.pipe.push_back((done + self.delay, idx, size));
                     }
                     done
                 }
@@ -166,8 +164,7 @@ impl LinkDir {
             let Some((idx, size)) = self.queue.pop() else {
                 return;
             };
-            let done = start + Dur::serialization(size, self.rate_bps);
-            self.in_tx = Some((idx, size, done, start));
+            self.in_tx = Some((idx, size, start + Dur::serialization(size, self.rate_bps)));
             if let Some(starts) = &mut self.starts {
                 starts.push((start, self.queue.len(), self.queue.bytes()));
             }
@@ -220,13 +217,13 @@ impl LinkDir {
 
     /// When the packet now on the air finishes, if any (as of the last `advance`).
     pub fn busy_until(&self) -> Option<Time> {
-        self.in_tx.map(|(_, _, t, _)| t)
+        self.in_tx.map(|(_, _, t)| t)
     }
 
     /// Pops the pipe's head if it has arrived by `now` (call [`LinkDir::advance`] first).
     pub fn pop_arrived(&mut self, now: Time) -> Option<PktIdx> {
         match self.pipe.front() {
-            Some(&(at, idx, size, _)) if at <= now => {
+            Some(&(at, idx, size)) if at <= now => {
                 self.pipe.pop_front();
                 self.counters.delivered += 1;
                 self.counters.delivered_bytes += size as u64;
@@ -236,14 +233,13 @@ impl LinkDir {
         }
     }
 
-    /// When the next packet reaches the far node, and when it went on the air (the cause of
-    /// its arrival, for ordering ties: see `sched`): the pipe's head, or the packet on the
-    /// air once it is through (unless the loss model takes it: then nothing arrives then,
-    /// and the next arrival is known after `advance`).
-    pub fn next_arrival(&self) -> Option<(Time, Time)> {
+    /// When the next packet reaches the far node: the pipe's head, or the packet on the air
+    /// once it is through (unless the loss model takes it: then nothing arrives then, and
+    /// the next arrival is known after `advance`).
+    pub fn next_arrival(&self) -> Option<Time> {
         match (self.pipe.front(), self.in_tx) {
-            (Some(&(at, _, _, start)), _) => Some((at, start)),
-            (None, Some((_, _, done, start))) => Some((done + self.delay, start)),
+            (Some(&(at, _, _)), _) => Some(at),
+            (None, Some((_, _, done))) => Some(done + self.delay),
             (None, None) => None,
         }
     }
@@ -283,7 +279,7 @@ mod tests {
         let mut l = dir(5_000_000, 2, 10);
         l.offer(Time::ZERO, 7, 1500).unwrap();
         assert_eq!(l.busy_until(), Some(Time(2_400_000)));
-        assert_eq!(l.next_arrival(), Some((Time(4_400_000), Time::ZERO)));
+        assert_eq!(l.next_arrival(), Some(Time(4_400_000)));
         l.advance(Time(4_399_999));
         assert_eq!(l.pop_arrived(Time(4_399_999)), None);
         l.advance(Time(4_400_000));
@@ -335,10 +331,7 @@ mod tests {
         assert_eq!(l.pop_arrived(Time::from_millis(20)), Some(0));
         assert_eq!(l.pop_arrived(Time::from_millis(20)), Some(1));
         assert_eq!(l.pop_arrived(Time::from_millis(20)), None);
-        assert_eq!(
-            l.next_arrival(),
-            Some((Time::from_millis(25), Time::from_millis(16)))
-        );
+        assert_eq!(l.next_arrival(), Some(Time::from_millis(25)));
         let starts: Vec<_> = l
             .starts
             .take()

@@ -41,7 +41,6 @@ impl World {
                 flow.wake[side] = Some(t);
                 self.queue.schedule(
                     t,
-                    now,
                     Event::Wake {
                         flow: f as u32,
                         side: side as u8,

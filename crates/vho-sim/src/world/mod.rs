@@ -174,12 +174,10 @@ pub fn run(spec: &Spec, taps: Vec<(NodeIdx, Box<dyn PacketTap>)>) -> Result<RunO
 impl World {
     fn run_loop(&mut self) {
         for (f, fs) in self.spec.flows.iter().enumerate() {
-            self.queue
-                .schedule(fs.start, Time::ZERO, Event::FlowStart(f as u32));
+            self.queue.schedule(fs.start, Event::FlowStart(f as u32));
         }
         for (h, st) in self.handovers.iter().enumerate() {
-            self.queue
-                .schedule(st.at, Time::ZERO, Event::Handover(h as u32));
+            self.queue.schedule(st.at, Event::Handover(h as u32));
         }
         let stop_at = self.spec.stop_at;
         while let Some((t, ev)) = self.queue.pop() {
@@ -281,17 +279,17 @@ impl World {
         let i = d as usize;
         let dir = &self.dirs[i];
         let pending = &mut self.pending[i];
-        if let Some((t, cause)) = dir.next_arrival() {
+        if let Some(t) = dir.next_arrival() {
             if pending.arrive.is_none_or(|p| t < p) {
                 pending.arrive = Some(t);
-                self.queue.schedule(t, cause, Event::Arrive(d));
+                self.queue.schedule(t, Event::Arrive(d));
             }
         }
         if let Some(t) = dir.retry_at() {
             let t = t.max(self.now);
             if pending.unblock.is_none_or(|p| t < p) {
                 pending.unblock = Some(t);
-                self.queue.schedule(t, self.now, Event::Unblock(d));
+                self.queue.schedule(t, Event::Unblock(d));
             }
         }
     }

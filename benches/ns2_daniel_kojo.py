@@ -20,6 +20,7 @@ and how far vho's cell means are from ns-2's; writes per-cell and per-run CSVs t
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shutil
 import subprocess
 import sys
@@ -97,12 +98,7 @@ def main() -> None:
         c = cells[int(point)]
         rows.append(
             {
-                "table": c.table,
-                "direction": c.direction,
-                "model": c.model,
-                "size_bytes": c.size_bytes,
-                "htime_s": c.htime_s,
-                "paper_s": c.paper_s,
+                **dataclasses.asdict(c),  # table, direction, model, size, HTime, paper_s
                 "ns2_done_s": g["ns2_done_s"].mean(),
                 "vho_done_s": pd.to_numeric(g["simulated_s"]).mean(),
                 "vho_transfer_s": pd.to_numeric(g["transfer_time_s"]).mean(),

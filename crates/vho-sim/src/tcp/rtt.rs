@@ -119,6 +119,17 @@ impl RttEstimator {
         }
     }
 
+    /// RFC 6298 §5.7: the SYN (or SYN-ACK) timed out and the handshake gave no RTT sample, so
+    /// when data transmission begins an RTO below 3 s goes back to 3 s (Linux:
+    /// TCP_TIMEOUT_FALLBACK in tcp_init_transfer).
+    pub fn on_data_start_after_syn_timeout(&mut self) {
+        const FALLBACK: Dur = Dur::from_secs(3);
+        if !self.has_sample && self.rto() < FALLBACK {
+            self.base_rto = FALLBACK;
+            self.backoff_shift = 0;
+        }
+    }
+
     /// The current RTO: at least the minimum (RFC 6298 (2.4)), doubled per backoff (5.5), at
     /// most the maximum (2.5).
     pub fn rto(&self) -> Dur {

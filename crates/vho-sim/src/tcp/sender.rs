@@ -224,6 +224,7 @@ impl TcpSender {
                     let mss = self.neg.mss;
                     let w = Window::new(mss, mss, self.cc.ssthresh());
                     self.cc = AnyController::new(self.cfg.cc, w);
+                    self.rtt.on_data_start_after_syn_timeout();
                 }
                 self.on_ack(now, seg);
             }

@@ -512,7 +512,7 @@ fn a_lost_ns2_syn_is_resent_after_the_initial_rto() {
 }
 
 #[test]
-fn after_a_lost_syn_ack_the_initial_window_is_one_segment() {
+fn after_a_lost_syn_ack_the_initial_window_is_one_segment_and_the_rto_3_s() {
     // RFC 5681 §3.1: "if the SYN or SYN/ACK is lost, the initial window used by a sender
     // after a correctly transmitted SYN MUST be one segment". The data sender is the passive
     // opener here: its SYN-ACK times out once.
@@ -537,6 +537,9 @@ fn after_a_lost_syn_ack_the_initial_window_is_one_segment() {
     lost.handle_segment(t, &ack_of_synack);
     fine.handle_segment(Time::from_millis(100), &ack_of_synack);
     assert_eq!(drain_sender(&mut lost, t).len(), 1);
+    // RFC 6298 §5.7: no RTT sample from the handshake, so the RTO for the data is 3 s (the
+    // rfc profile's 1 s initial RTO, backed off once, would give 2 s).
+    assert_eq!(lost.poll_timeout(), Some(t + Dur::from_secs(3)));
     let iw = drain_sender(&mut fine, Time::from_millis(100)).len();
     assert_eq!(iw as u32 * mss, c.initial_window_segments * mss);
     assert!(iw > 1);

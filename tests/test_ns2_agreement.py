@@ -1,0 +1,79 @@
+"""vho's `ns2` profile against ns-2.35 itself (Debian's `ns`, installed by .ci/run), run for
+run on Daniel & Kojo cells at fixed instants: the time the sender saw the last byte
+acknowledged must agree to a few milliseconds. Each case guards a rule that comparing the two
+found (benches/ns2_daniel_kojo.py runs the whole study this way):
+
+- the soft handover of Figure 1 (ns-2's DropTail rule, loss halving in whole packets);
+- a hard handover (shrink-queue) that costs 3 s more than the soft one at the same instant;
+- a handover delay that holds the ACK of ns-2's SYN: after the SYN times out ns-2 starts with
+  one segment and ssthresh 2 (RFC 5681 §3.1, tcp.cc with bugfix_ss_);
+- a hard GPRS -> WLAN handover recovered by Limited Transmit (RFC 3042, singledup_ 1) and SACK
+  duplicate ACKs that count only with new SACK data (RFC 6675 §2, Sack1's CheckUpdate);
+- a 4 s delay whose Delayer holds one packet of its own (delayer.cc; queue model
+  ns2-droptail-delayer).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import vho
+
+ROOT = Path(__file__).resolve().parent.parent
+TCL = ROOT / "benches" / "ns2" / "dk_wlan_gprs.tcl"
+STUDY = ROOT / "scenarios" / "studies" / "daniel-kojo.toml"
+
+pytestmark = pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (Debian ns2) missing")
+
+# (size bytes, handover instant s, model, direction, ns-2 and vho within this many seconds)
+CASES = [
+    (200_000, 0.6, "soft", "wlan-gprs", 0.005),
+    (2_000_000, 1.0, "hard", "wlan-gprs", 0.010),
+    (200_000, 0.2, "delay3", "gprs-wlan", 0.001),
+    (200_000, 0.680744, "hard", "gprs-wlan", 0.005),
+    (2_000_000, 0.8, "delay4", "wlan-gprs", 0.010),
+]
+
+
+def ns2_done(size: int, at: float, model: str, direction: str, cwd: Path) -> float:
+    out = subprocess.run(
+        ["ns", str(TCL), str(size), repr(at), "speed", "0.022", model, direction],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=cwd,
+    ).stdout
+    m = re.search(r"done_s=([0-9.]+)", out)
+    assert m, out
+    return float(m.group(1))
+
+
+def vho_done(size: int, at: float, model: str, direction: str) -> float:
+    a, b = direction.split("-")
+    sets = [
+        f'flow.0.size="{size} B"',
+        f'handover.0.at="{at} s"',
+        'handover.0.window="0 s"',
+        f'mobile.start="{a}"',
+        f'handover.0.from="{a}"',
+        f'handover.0.to="{b}"',
+        f'handover.0.kind="{"hard" if model == "hard" else "soft-reconfigure"}"',
+    ]
+    if model.startswith("delay"):
+        sets.append(f'handover.0.delay="{model[len("delay") :]} s"')
+        sets += [f'access.{x}.queue_model="ns2-droptail-delayer"' for x in ("wlan", "gprs")]
+    return vho.run(STUDY, overrides=sets).summary["run"]["simulated_s"]
+
+
+@pytest.mark.parametrize(("size", "at", "model", "direction", "tol"), CASES)
+def test_vho_ends_where_ns2_ends(
+    size: int, at: float, model: str, direction: str, tol: float, tmp_path: Path
+) -> None:
+    ns2 = ns2_done(size, at, model, direction, tmp_path)
+    ours = vho_done(size, at, model, direction)
+    assert ours == pytest.approx(ns2, abs=tol), (ours, ns2)

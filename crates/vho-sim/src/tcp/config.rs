@@ -120,6 +120,9 @@ pub struct TcpConfig {
     /// Limited Transmit (RFC 3042; RFC 5681 §3.2 step 1): one segment of new data on each of
     /// the first DupThresh - 1 duplicate ACKs, beyond cwnd, cwnd unchanged.
     pub limited_transmit: bool,
+    /// With SACK, also enter loss recovery when RFC 6675's IsLost(HighACK + 1) holds (DupThresh
+    /// segments SACKed above it, RFC 6675 §5), not only on the DupThresh-th duplicate ACK.
+    pub sack_is_lost_trigger: bool,
     /// Receive window the receiver advertises, bytes.
     pub receive_window: u32,
     /// Sender-side cap on the window, bytes (ns-2's `window_`; a socket send buffer).

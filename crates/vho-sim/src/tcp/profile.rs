@@ -56,6 +56,7 @@ fn rfc() -> TcpConfig {
         initial_ssthresh: u32::MAX,                           // RFC 5681 §3.1: "arbitrarily high"
         dupthresh: 3,                                         // RFC 5681 §3.2
         limited_transmit: true, // RFC 5681 §3.2 step 1: "SHOULD" (RFC 3042)
+        sack_is_lost_trigger: true, // RFC 6675 §5: "or ... IsLost (HighACK + 1)"
         receive_window: 65_535, // the largest window without scaling (RFC 9293 §3.1)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::FlightSize, // RFC 5681 eq. (4)
@@ -98,6 +99,8 @@ fn linux() -> TcpConfig {
         // Linux counts SACKed (or, without SACK, duplicate-ACKed) segments out of
         // tcp_packets_in_flight, so each early duplicate ACK lets a new segment out.
         limited_transmit: true,
+        // tcp_time_to_recover: recovery once sacked_out + 1 > tp->reordering (3).
+        sack_is_lost_trigger: true,
         receive_window: 131_072, // net.ipv4.tcp_rmem default (second value)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::LinuxCwnd, // tcp_reno_ssthresh (net/ipv4/tcp_cong.c)
@@ -148,6 +151,9 @@ fn ns2() -> TcpConfig {
         // Agent/TCP singledup_ 1 (ns-default.tcl; `ns` prints it): send_one() on the first
         // and second duplicate ACK, t_seqno_ <= highest_ack_ + cwnd_ + dupacks_ (tcp.cc).
         limited_transmit: true,
+        // Sack1TcpAgent::recv: dupack_action() only when ++dupacks_ == numdupacks_; what the
+        // scoreboard holds does not start recovery.
+        sack_is_lost_trigger: false,
         receive_window: 1 << 30,
         send_window_cap: window * packet_size, // window_ (ns-default.tcl:934)
         // tcp.cc TcpAgent::slowdown: ssthresh_ = int(min(int(cwnd_), window_) / 2), >= 2;

@@ -372,6 +372,7 @@ impl TcpSender {
             Recovery::Open => {
                 self.dupacks += 1;
                 let sack_says_lost = self.neg.sack
+                    && self.cfg.sack_is_lost_trigger
                     && self
                         .sb
                         .is_lost(self.snd_una, self.neg.mss, self.cfg.dupthresh);

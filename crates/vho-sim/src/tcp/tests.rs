@@ -60,6 +60,33 @@ fn data(seq: u32, len: u32) -> Segment {
 // ---- Tests for fast retransmit and fast recovery ----
 
 #[test]
+fn sack_starts_recovery_once_dupthresh_segments_are_sacked_unless_ns2() {
+    // RFC 6675 §5: recovery on the DupThresh-th duplicate ACK "or" when IsLost(HighACK + 1),
+    // i.e. DupThresh segments SACKed above it. The first duplicate ACK here already SACKs
+    // three segments (an ACK was lost), so the rfc profile retransmits at once; ns-2's Sack1
+    // (sack_is_lost_trigger off) waits for its third duplicate ACK (numdupacks_).
+    for (is_lost_trigger, dupacks_needed) in [(true, 1), (false, 3)] {
+        let mut c = plain(8, true, config::CcAlgorithm::NewReno);
+        c.sack_is_lost_trigger = is_lost_trigger;
+        c.limited_transmit = false;
+        let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 20_000);
+        assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 8);
+        let t = Time::from_millis(100);
+        for k in 1..=3u32 {
+            // Segment 1 (seq 1) lost; each duplicate ACK SACKs one more segment above it.
+            s.handle_segment(t, &ack(1, &[(1001, 3001 + k * 1000)]));
+            let out = drain_sender(&mut s, t);
+            let retransmitted = out.iter().any(|x| x.kind == TxKind::RetransmitFast);
+            assert_eq!(
+                retransmitted,
+                k == dupacks_needed,
+                "trigger {is_lost_trigger}, dupack {k}"
+            );
+        }
+    }
+}
+
+#[test]
 fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicate_acks() {
     // RFC 3042 §2 (RFC 5681 §3.2 step 1): on the first and second duplicate ACK a segment
     // of previously unsent data goes out if FlightSize stays <= cwnd + 2 SMSS; cwnd is not

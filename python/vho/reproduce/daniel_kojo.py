@@ -118,7 +118,7 @@ class Cell:
     direction: str
     model: str
     size_bytes: int
-    htime_s: int
+    htime_s: float
     paper_s: float
 
 

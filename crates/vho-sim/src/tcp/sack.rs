@@ -28,9 +28,9 @@ impl Scoreboard {
         self.blocks.clear();
     }
 
-    /// RFC 6675 §4 Update(): records the SACK blocks of an ACK; forgets what is below `una`.
-    /// Adds the ACK's SACK blocks above `una` and forgets what `una` covers; returns whether
-    /// the ACK SACKed bytes not SACKed before (RFC 6675 §2's condition for a duplicate ACK).
+    /// RFC 6675 §4 Update(): records the SACK blocks of an ACK and forgets what is below
+    /// `una`; returns whether the ACK SACKed bytes not SACKed before (RFC 6675 §2's
+    /// condition for a duplicate ACK).
     pub fn update(&mut self, una: SeqNum, sack: &[(SeqNum, SeqNum)]) -> bool {
         let before = self.sacked_above(una);
         for &(l, r) in sack {

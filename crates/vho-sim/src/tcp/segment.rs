@@ -131,7 +131,7 @@ impl TcpOptions {
 }
 
 /// One TCP segment.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Segment {
     pub src_port: u16,
     pub dst_port: u16,

@@ -101,8 +101,9 @@ pub struct TcpSender {
     send_synack: bool,
     /// ns-2's one-way SYN is due (first packet, or its retransmission).
     send_syn: bool,
-    /// The SYN-ACK (or ns-2's one-way SYN) had to be retransmitted: the connection starts
-    /// with a window of one segment (RFC 5681 §3.1).
+    /// The SYN-ACK had to be retransmitted: the connection starts with a window of one
+    /// segment (RFC 5681 §3.1). (ns-2's one-way SYN gets the same from its timeout's
+    /// `cc.on_rto`.)
     syn_lost: bool,
     /// Retransmissions decided by an input, emitted by the next `poll_transmit`.
     pending_rtx: Option<(SeqNum, TxKind)>,
@@ -440,7 +441,6 @@ impl TcpSender {
                 // syn_ and delay_growth_) gives ssthresh_ 2 and cwnd_ 1; and with bugfix_ss_
                 // ("first packet dropped, so don't use larger initial windows", tcp.cc) the
                 // window once the SYN is acknowledged, initial_window(), is 1 (RFC 5681 §3.1).
-                self.syn_lost = true;
                 self.cc.on_rto(now, self.neg.mss);
                 self.send_syn = true;
                 self.timed = None; // Karn

@@ -92,23 +92,20 @@ impl World {
             let base = *flow.data_base.get_or_insert(seg.seq);
             copy = flow.truth.on_send(seg.seq - base, seg.len, tx.kind);
         }
-        let now = self.now;
-        let idx = self.slab.insert_with(|p| {
-            p.seg = seg;
-            p.flow = f as u32;
-            p.to_receiver = side == SENDER;
-            p.src = src as u32;
-            p.dst = dst as u32;
-            p.wire_bytes = wire_bytes;
-            p.ip_id = ip_id;
-            p.kind = tx.kind;
-            p.copy = copy;
-            p.sent_at = now;
-        });
-        if self.capture[src] {
-            let pkt = *self.slab.get(idx);
-            self.tap(src, &pkt);
-        }
+        let pkt = Packet {
+            seg,
+            flow: f as u32,
+            to_receiver: side == SENDER,
+            src: src as u32,
+            dst: dst as u32,
+            wire_bytes,
+            ip_id,
+            kind: tx.kind,
+            copy,
+            sent_at: self.now,
+        };
+        self.tap(src, &pkt);
+        let idx = self.slab.insert(pkt);
         self.forward(src, idx);
     }
 

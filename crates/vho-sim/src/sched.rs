@@ -80,11 +80,37 @@ impl<E> EventQueue<E> {
         // The new entry has the largest seq: it goes after (towards the end) every entry
         // that is later in time, before every entry at the same time or earlier. Scanning
         // from the end: skip the entries that are earlier or at the same time.
-        let mut i = self.small.len();
-        while i > 0 && self.small[i - 1].at <= at {
+        // Appended, then moved down past those entries by swaps: for the few entries pending
+        // this is cheaper than `Vec::insert`'s shift by `memmove`.
+        self.small.push(e);
+        let v = self.small.as_mut_slice();
+        let mut i = v.len() - 1;
+        while i > 0 && v[i - 1].at <= at {
+            v.swap(i - 1, i);
             i -= 1;
         }
-        self.small.insert(i, e);
+    }
+    /// Removes the pending `event` due at `at`, if the queue can do so cheaply (while it is a
+    /// small vector); `false` if it is still pending. Removing changes nothing else: the
+    /// others keep their order.
+    pub fn cancel(&mut self, at: Time, event: &E) -> bool
+    where
+        E: PartialEq,
+    {
+        if !self.heap.is_empty() {
+            return false;
+        }
+        match self
+            .small
+            .iter()
+            .rposition(|e| e.at == at && e.event == *event)
+        {
+            Some(i) => {
+                self.small.remove(i);
+                true
+            }
+            None => false,
+        }
     }
     pub fn pop(&mut self) -> Option<(Time, E)> {
         if self.heap.is_empty() {
@@ -121,6 +147,25 @@ mod tests {
         q.schedule(Time(1), "b");
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
         assert_eq!(order, ["a", "b", "c", "d"]);
+    }
+
+    #[test]
+    fn cancel_removes_one_event_and_keeps_the_order_of_the_rest() {
+        let mut q = EventQueue::default();
+        for (t, e) in [(3, "c"), (1, "a"), (3, "x"), (3, "d"), (2, "b")] {
+            q.schedule(Time(t), e);
+        }
+        assert!(!q.cancel(Time(2), &"x"), "wrong time: nothing removed");
+        assert!(q.cancel(Time(3), &"x"));
+        assert!(!q.cancel(Time(3), &"x"), "already gone");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(order, ["a", "b", "c", "d"]);
+        // Once the heap has taken over, cancelling is declined: the event stays pending.
+        for i in 0..=SMALL as u64 {
+            q.schedule(Time(i), "h");
+        }
+        assert!(!q.cancel(Time(0), &"h"));
+        assert_eq!(q.len(), SMALL + 1);
     }
 
     #[test]

@@ -35,6 +35,21 @@ impl World {
         } else {
             flow.receiver.poll_timeout()
         };
+        match (next, flow.wake[side]) {
+            // The timer was stopped (a delayed ACK went out before its timer): its wake-up
+            // would find nothing due. Unscheduled while that is cheap; otherwise it stays and
+            // finds nothing (a wake-up is always allowed to be early).
+            (None, Some(w)) if w > now => {
+                let ev = Event::Wake {
+                    flow: f as u32,
+                    side: side as u8,
+                };
+                if self.queue.cancel(w, &ev) {
+                    flow.wake[side] = None;
+                }
+            }
+            _ => {}
+        }
         if let Some(t) = next {
             let t = t.max(now);
             if flow.wake[side].is_none_or(|w| t < w || w < now) {
@@ -159,9 +174,8 @@ impl World {
             self.forward(node, idx);
             return;
         }
-        let pkt = *self.slab.get(idx);
+        let pkt = self.slab.remove(idx);
         self.tap(node, &pkt);
-        self.slab.remove(idx);
         let now = self.now;
         let f = pkt.flow as usize;
         let flow = &mut self.flows[f];

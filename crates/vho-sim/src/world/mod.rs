@@ -51,7 +51,7 @@ pub trait PacketTap: Send {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Event {
     /// A packet of a link direction may reach the far node.
     Arrive(DirIdx),
@@ -255,8 +255,18 @@ impl World {
         self.arm(d);
     }
 
-    /// Frees what direction `d`'s loss model took and records its queue's changes.
+    /// Frees what direction `d`'s loss model took and records its queue's changes. Usually
+    /// there is neither (no loss, no queue recording): that check is inlined, the work not.
+    #[inline]
     fn book(&mut self, d: DirIdx) {
+        if !self.dirs[d as usize].lost.is_empty() || self.queue_series.is_some() {
+            self.book_slow(d);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn book_slow(&mut self, d: DirIdx) {
         let i = d as usize;
         if !self.dirs[i].lost.is_empty() {
             let mut lost = std::mem::take(&mut self.dirs[i].lost);

@@ -89,9 +89,6 @@ impl Records {
     fn contains_key(&self, offset: u32) -> bool {
         self.find(offset).is_ok()
     }
-    fn get(&self, offset: u32) -> Option<&SegTruth> {
-        self.find(offset).ok().map(|i| &self.0[i].1)
-    }
     fn get_mut(&mut self, offset: u32) -> Option<&mut SegTruth> {
         self.find(offset).ok().map(|i| &mut self.0[i].1)
     }
@@ -186,11 +183,20 @@ impl FlowTruth {
 
     /// Advances the delivered point and settles the records below it.
     fn settle(&mut self) {
-        while let Some(s) = self.segs.get(self.delivered_upto) {
-            if s.min_delivered.is_none() {
-                break;
+        // The record at the delivered point is looked up once; the next one, if any, is at or
+        // just after it in the sorted records.
+        let recs = &self.segs.0;
+        if let Ok(mut i) = self.segs.find(self.delivered_upto) {
+            while let Some(len) = recs[i].1.min_delivered.map(|_| recs[i].1.len) {
+                self.delivered_upto = self.delivered_upto.wrapping_add(len);
+                i += 1;
+                while i < recs.len() && recs[i].0 < self.delivered_upto {
+                    i += 1;
+                }
+                if i == recs.len() || recs[i].0 != self.delivered_upto {
+                    break;
+                }
             }
-            self.delivered_upto = self.delivered_upto.wrapping_add(s.len);
         }
         while let Some(&(off, s)) = self.segs.0.front() {
             if off >= self.delivered_upto || s.in_flight > 0 {

@@ -33,7 +33,7 @@ import itertools
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -68,7 +68,7 @@ class Combo:
     wlan_ms: int
     window_pkts: int
     delayed_ack: bool
-    how: str
+    htime: str  # how HTime is read: make_sweep's ``how``
     queue: str
 
     def overrides(self) -> list[str]:
@@ -87,7 +87,7 @@ class Combo:
     def label(self) -> str:
         return (
             f"wired {self.wired_ms} ms, WLAN {self.wlan_ms} ms, window {self.window_pkts}, "
-            f"delack {'on' if self.delayed_ack else 'off'}, {self.how}, queue {self.queue}"
+            f"delack {'on' if self.delayed_ack else 'off'}, {self.htime}, queue {self.queue}"
         )
 
 
@@ -99,16 +99,8 @@ def measure(
 ) -> tuple[dict[str, object], pd.DataFrame | None]:
     """Runs the 160 cells under ``combo``: the grid row and the per-cell table."""
     t0 = time.perf_counter()
-    row: dict[str, object] = {
-        "wired_ms": combo.wired_ms,
-        "wlan_ms": combo.wlan_ms,
-        "window_pkts": combo.window_pkts,
-        "delayed_ack": combo.delayed_ack,
-        "htime": combo.how,
-        "queue": combo.queue,
-        "replications": reps,
-    }
-    sw = make_sweep(cs, reps, 1, combo.overrides(), combo.how)
+    row: dict[str, object] = {**asdict(combo), "replications": reps}
+    sw = make_sweep(cs, reps, 1, combo.overrides(), combo.htime)
     try:
         t = per_cell(run_sweep(sw, runs, workers, True), cs)
     except VhoError as e:  # some runs failed: keep the row, say so
@@ -223,20 +215,16 @@ def main() -> None:
         )
     grid = pd.DataFrame(rows)
     grid["chosen"] = [c == CHOSEN for c in combos]
+    grid["combo"] = combos  # dropped from the CSV
     grid = grid.sort_values(
         ["within_10pct", "median_abs_rel_diff"], ascending=[False, True], kind="stable"
     ).reset_index(drop=True)
-    grid.to_csv(OUT / "grid.csv", index=False, float_format="%.6f", lineterminator="\n")
+    grid.drop(columns="combo").to_csv(
+        OUT / "grid.csv", index=False, float_format="%.6f", lineterminator="\n"
+    )
     wall_grid = time.perf_counter() - t_start
     pd.concat(
-        t[[*CELL_KEYS, "paper_s", "ours_mean_s", "rel_diff", "incomplete"]].assign(
-            wired_ms=c.wired_ms,
-            wlan_ms=c.wlan_ms,
-            window_pkts=c.window_pkts,
-            delayed_ack=c.delayed_ack,
-            htime=c.how,
-            queue=c.queue,
-        )
+        t[[*CELL_KEYS, "paper_s", "ours_mean_s", "rel_diff", "incomplete"]].assign(**asdict(c))
         for c, t in tables.items()
     ).to_csv(OUT / "grid_cells.csv", index=False, float_format="%.6f", lineterminator="\n")
     reach = reachability(tables)
@@ -248,9 +236,9 @@ def main() -> None:
             f"\nGrid: {len(grid)} combinations x 160 cells x {args.reps} replications, "
             f"{wall_grid / 60:.1f} min. Top 15:"
         )
-        print(grid.drop(columns=["error"]).head(15).to_string())
+        print(grid.drop(columns=["error", "combo"]).head(15).to_string())
         print("\nChosen set:")
-        print(grid[grid["chosen"]].drop(columns=["error"]).to_string())
+        print(grid[grid["chosen"]].drop(columns=["error", "combo"]).to_string())
         print(
             f"\nIncomplete runs over the grid: {int(grid['incomplete'].sum())}; "
             f"combinations with failed runs: {int((grid['error'] != '').sum())}"
@@ -272,11 +260,7 @@ def main() -> None:
 
     # The best --top at full replications, and the chosen set for reference.
     ok = grid[grid["error"] == ""]
-    best = [
-        Combo(int(r.wired_ms), int(r.wlan_ms), int(r.window_pkts), bool(r.delayed_ack),
-              str(r.htime), str(r.queue))
-        for r in ok.head(args.top).itertuples()
-    ]  # fmt: skip
+    best: list[Combo] = list(ok["combo"].head(args.top))
     full_rows = []
     full_cells = []
     for rank, combo in enumerate([*best, CHOSEN]):

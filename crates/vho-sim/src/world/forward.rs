@@ -35,33 +35,27 @@ impl World {
         } else {
             flow.receiver.poll_timeout()
         };
+        let ev = Event::Wake {
+            flow: f as u32,
+            side: side as u8,
+        };
         match (next, flow.wake[side]) {
+            (Some(t), w) => {
+                let t = t.max(now);
+                if w.is_none_or(|w| t < w || w < now) {
+                    flow.wake[side] = Some(t);
+                    self.queue.schedule(t, ev);
+                }
+            }
             // The timer was stopped (a delayed ACK went out before its timer): its wake-up
             // would find nothing due. Unscheduled while that is cheap; otherwise it stays and
             // finds nothing (a wake-up is always allowed to be early).
             (None, Some(w)) if w > now => {
-                let ev = Event::Wake {
-                    flow: f as u32,
-                    side: side as u8,
-                };
                 if self.queue.cancel(w, &ev) {
                     flow.wake[side] = None;
                 }
             }
-            _ => {}
-        }
-        if let Some(t) = next {
-            let t = t.max(now);
-            if flow.wake[side].is_none_or(|w| t < w || w < now) {
-                flow.wake[side] = Some(t);
-                self.queue.schedule(
-                    t,
-                    Event::Wake {
-                        flow: f as u32,
-                        side: side as u8,
-                    },
-                );
-            }
+            (None, _) => {}
         }
         if side == SENDER {
             self.sample_tcp(f);

@@ -33,7 +33,6 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 TCL = ROOT / "benches" / "ns2" / "dk_wlan_gprs.tcl"
-WIRED_DELAY_S = "0.022"  # the study's wired link (scenarios/studies/daniel-kojo.toml)
 
 
 def ns2_model(model: str) -> str:
@@ -46,8 +45,11 @@ def ns2_model(model: str) -> str:
 
 
 def run_ns2(size: int, at: float, model: str, direction: str, cwd: str) -> float:
+    from vho.reproduce.daniel_kojo import ns2_tcl_args
+
+    wired_delay_s, window = ns2_tcl_args()
     out = subprocess.run(
-        ["ns", str(TCL), str(size), repr(at), "speed", WIRED_DELAY_S, model, direction],
+        ["ns", str(TCL), str(size), repr(at), "speed", wired_delay_s, model, direction, window],
         capture_output=True,
         text=True,
         check=True,

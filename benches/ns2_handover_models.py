@@ -6,7 +6,7 @@ increase in the transfer time compared to that of soft handoff") comes from.
         [--delays 4 7 12]
 
 Both run the study's parameter set (scenarios/studies/daniel-kojo.toml: wired 22 ms, ns-2's
-Sack1 with window 20, BDP queues): ns-2 through benches/ns2/dk_wlan_gprs.tcl (hard = queue
+Sack1 with window 40, BDP queues): ns-2 through benches/ns2/dk_wlan_gprs.tcl (hard = queue
 limit 0 and DropTail's shrink-queue, §5.1), vho through its run_timed example. Prints, per
 size and instant, the time the sender saw the last byte acknowledged (what ns-2 reports) for
 soft and hard in each simulator, and hard - soft; then, for the vhodelay models (§5.2, ns-2's
@@ -20,11 +20,12 @@ import re
 import subprocess
 from pathlib import Path
 
+from vho.reproduce.daniel_kojo import ns2_tcl_args
+
 ROOT = Path(__file__).resolve().parent.parent
 TCL = ROOT / "benches" / "ns2" / "dk_wlan_gprs.tcl"
 STUDY = ROOT / "scenarios" / "studies" / "daniel-kojo.toml"
 RUN_TIMED = ROOT / "target" / "release" / "examples" / "run_timed"
-WIRED_DELAY_S = "0.022"  # the study's wired link (scenarios/studies/daniel-kojo.toml)
 
 
 def _field(out: str, name: str) -> float:
@@ -36,8 +37,9 @@ def _field(out: str, name: str) -> float:
 
 def ns2(size: int, at: float, model: str) -> float:
     """`model`: soft, hard or delayD."""
+    wired_delay_s, window = ns2_tcl_args()
     out = subprocess.run(
-        ["ns", str(TCL), str(size), str(at), "speed", WIRED_DELAY_S, model],
+        ["ns", str(TCL), str(size), str(at), "speed", wired_delay_s, model, "wlan-gprs", window],
         capture_output=True,
         text=True,
         check=True,

@@ -8,13 +8,14 @@
 #   WLAN      5 Mb/s, 2 ms, queue = BDP in packets (Table 1; vho preset dk-wlan)
 #   GPRS      200 kb/s, 300 ms, queue = BDP        (§4.1, Table 1; vho preset dk-gprs)
 #   TCP       Agent/TCP/Sack1 -> Agent/TCPSink/Sack1/DelAck, packetSize_ 1460 (§4.1: MTU
-#             1460 bytes for TCP traffic), ns-2 defaults otherwise (window_ 20, tcpTick_ 0.01,
-#             minrto_ 0.2, windowInit_ 2)
+#             1460 bytes for TCP traffic), window_ from the command line (ns-2's default
+#             20 when not given), ns-2 defaults otherwise (tcpTick_ 0.01, minrto_ 0.2,
+#             windowInit_ 2)
 # BDP queue limits as vho computes them: rate x (2 x sum of one-way delays of the path
 # through the link), in packets of 1500 bytes, rounded up, at least 1 (world/build.rs).
 #
 # Usage: ns dk_wlan_gprs.tcl [bytes] [handover_s] [speed|trace] [wired_delay_s] [soft|hard]
-#        [wlan-gprs|gprs-wlan]
+#        [wlan-gprs|gprs-wlan] [window_packets]
 #   speed  no tracing (the timed run); trace  all packets to out.tr (for counting drops)
 #   soft   vhoideal soft handover (the default); hard  vhoideal hard handover (§5.1: the
 #          queue limit set to 0 and ns-2's DropTail "shrink-queue" drops what is queued,
@@ -24,6 +25,7 @@
 #          link with "insert-delayer", "block" and "unblock")
 #   wlan-gprs  the access link starts as WLAN and becomes GPRS (the default); gprs-wlan  the
 #          reverse (Tables 3 and 4)
+#   window_packets  the sender's window_ (the study's send_window; 20 = ns-2's default)
 # Prints one line:  ns2 data_packets=N acks=M done_s=T events=E loop_wall_s=W
 # loop_wall_s: wall-clock time from the first event to completion (Tcl's clock), without
 # ns's start-up.
@@ -42,6 +44,8 @@ set model soft
 if {$argc >= 5} { set model [lindex $argv 4] }
 set direction wlan-gprs
 if {$argc >= 6} { set direction [lindex $argv 5] }
+set window 20
+if {$argc >= 7} { set window [lindex $argv 6] }
 
 set mss 1460
 set pkt_bytes 1500
@@ -92,6 +96,7 @@ if {[string match "delay*" $model]} {
 
 set tcp [new Agent/TCP/Sack1]
 $tcp set packetSize_ $mss
+$tcp set window_ $window
 set sink [new Agent/TCPSink/Sack1/DelAck]
 $ns attach-agent $eh $tcp
 $ns attach-agent $mh $sink

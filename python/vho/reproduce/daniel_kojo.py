@@ -112,6 +112,20 @@ OPEN_VALUES: list[tuple[str, str, list[Alternative]]] = [
 ]  # fmt: skip
 
 
+def ns2_tcl_args() -> tuple[str, str]:
+    """The study's wired delay (seconds) and window (packets) as benches/ns2/dk_wlan_gprs.tcl
+    takes them, read from the study's TOML so that the ns-2 side follows it."""
+    import tomllib
+
+    study = tomllib.loads((ROOT / STUDY).read_text(encoding="utf-8"))
+    delay, unit = study["wired"]["delay"].split()
+    # No send_window: ns-2's window_ default, as the ns2 profile's.
+    window, wunit = study["flow"][0]["tcp"].get("send_window", "20 packets").split()
+    if unit != "ms" or wunit != "packets":
+        raise VhoError(f"{STUDY}: expected wired.delay in ms and send_window in packets")
+    return f"{float(delay) / 1000:g}", window
+
+
 @dataclass(frozen=True)
 class Cell:
     table: int

@@ -711,7 +711,8 @@ impl Ctx<'_> {
                 c.cc = match v.as_str() {
                     Some("reno") => CcAlgorithm::Reno,
                     Some("newreno") => CcAlgorithm::NewReno,
-                    _ => return Err("one of reno, newreno".into()),
+                    Some("ns2-sack1") => CcAlgorithm::Ns2Sack1,
+                    _ => return Err("one of reno, newreno, ns2-sack1".into()),
                 }
             }
             _ => {

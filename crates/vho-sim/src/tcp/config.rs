@@ -11,6 +11,8 @@ pub enum CcAlgorithm {
     Reno,
     /// RFC 6582 NewReno fast recovery.
     NewReno,
+    /// ns-2.35's Agent/TCP/Sack1 window arithmetic (`cc/ns2_sack1.rs`).
+    Ns2Sack1,
 }
 
 /// What a loss halves into the new ssthresh.
@@ -19,9 +21,10 @@ pub enum LossBasis {
     /// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS), FlightSize being the data
     /// outstanding (SND.NXT - SND.UNA) when the loss is detected.
     FlightSize,
-    /// ns-2.35 `TcpAgent::slowdown` (tcp.cc): ssthresh_ = int(window() / 2) packets with
-    /// window() = min(int(cwnd_), window_), at least 2. After a timeout and go-back-N the
-    /// outstanding data can far exceed cwnd; ns-2 halves the window, not what is in flight.
+    /// ns-2.35 `TcpAgent::slowdown` (tcp.cc) halves windowd() = min(cwnd_, window_), not
+    /// what is in flight (after a timeout and go-back-N the outstanding data can far exceed
+    /// cwnd). The basis is that minimum, in bytes; the `ns2-sack1` controller rounds the new
+    /// ssthresh down to whole packets as ns-2 does (the others halve the bytes).
     Ns2Window,
     /// Linux `tcp_reno_ssthresh` (net/ipv4/tcp_cong.c): max(snd_cwnd >> 1, 2) packets, on a
     /// fast retransmit (tcp_enter_recovery) and on a timeout (tcp_enter_loss) alike.
@@ -44,8 +47,10 @@ pub enum RtoAlgorithm {
 pub enum HeaderModel {
     /// IPv4 20 bytes + TCP 20 bytes + the options actually carried.
     Real,
-    /// A fixed header size whatever the options (ns-2's `tcpip_base_hdr_size_`).
-    Fixed(u32),
+    /// ns-2's sizes: a fixed header whatever the options (`tcpip_base_hdr_size_`) plus 8
+    /// bytes per SACK block, as Sack1's sink grows its ACKs (tcp-sink.cc, Sacker::append_ack:
+    /// `ch->size() += sack_index * 8`).
+    Ns2(u32),
 }
 
 /// Retransmission timer parameters (RFC 6298).

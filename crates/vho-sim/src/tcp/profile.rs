@@ -138,7 +138,9 @@ fn ns2() -> TcpConfig {
         handshake: false,  // one-way Agent/TCP: no SYN exchange with options...
         one_way_syn: true, // ...but a modelled SYN first: syn_ true (ns-default.tcl:937)
         fin: false,
-        cc: CcAlgorithm::NewReno, // Sack1 leaves recovery at the recovery point (tcp-sack1.cc)
+        // Sack1 leaves recovery at the recovery point (tcp-sack1.cc) and halves with
+        // precisionReduce_ 1 (tcp.cc slowdown; `ns` prints 1): cc/ns2_sack1.rs
+        cc: CcAlgorithm::Ns2Sack1,
         sack: true,
         timestamps: false, // Agent/TCP timestamps_ false (ns-default.tcl:961)
         // No window-scale option exists in ns-2; the sink advertises no window. vho lets its
@@ -156,8 +158,8 @@ fn ns2() -> TcpConfig {
         sack_is_lost_trigger: false,
         receive_window: 1 << 30,
         send_window_cap: window * packet_size, // window_ (ns-default.tcl:934)
-        // tcp.cc TcpAgent::slowdown: ssthresh_ = int(min(int(cwnd_), window_) / 2), >= 2;
-        // the same for Sack1's fast retransmit and for timeouts (tcp-sack1.cc).
+        // tcp.cc TcpAgent::slowdown halves min(cwnd_, window_), for Sack1's fast
+        // retransmit and for timeouts alike (tcp-sack1.cc).
         loss_basis: LossBasis::Ns2Window,
         rto: RtoConfig {
             algorithm: RtoAlgorithm::Ns2Ticks,
@@ -179,7 +181,8 @@ fn ns2() -> TcpConfig {
             // duplicate of the highest in-order packet too, so its ACK is delayed like one.
             duplicate_of_last_is_in_order: true,
         },
-        header_model: HeaderModel::Fixed(40), // tcpip_base_hdr_size_ 40 (ns-default.tcl:952)
+        // tcpip_base_hdr_size_ 40 (ns-default.tcl:952), + 8 per SACK block (tcp-sink.cc)
+        header_model: HeaderModel::Ns2(40),
     }
 }
 

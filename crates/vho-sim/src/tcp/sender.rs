@@ -408,13 +408,8 @@ impl TcpSender {
     fn loss_basis(&self) -> u32 {
         match self.cfg.loss_basis {
             LossBasis::FlightSize => self.snd_max - self.snd_una,
-            LossBasis::Ns2Window => {
-                // ns-2 counts whole packets: int(cwnd_) capped by window_, halved in whole
-                // packets (tcp.cc slowdown); the controller halves what it is given.
-                let mss = self.cfg.mss.max(1);
-                let window = (self.cc.cwnd() / mss).min(self.cfg.send_window_cap / mss);
-                window / 2 * 2 * mss
-            }
+            // min(cwnd_, window_) (tcp.cc slowdown, windowd()); the controller halves it.
+            LossBasis::Ns2Window => self.cc.cwnd().min(self.cfg.send_window_cap),
             LossBasis::LinuxCwnd => {
                 // snd_cwnd >> 1 in packets; the controller halves what it is given.
                 let mss = self.cfg.mss.max(1);

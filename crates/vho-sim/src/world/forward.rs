@@ -91,7 +91,7 @@ impl World {
         let seg = tx.segment;
         let wire_bytes = match spec.tcp.header_model {
             HeaderModel::Real => 20 + seg.header_len() + seg.len,
-            HeaderModel::Fixed(h) => h + seg.len,
+            HeaderModel::Ns2(h) => h + 8 * seg.options.sack.len() as u32 + seg.len,
         };
         let flow = &mut self.flows[f];
         let ip_id = flow.ip_id[side];

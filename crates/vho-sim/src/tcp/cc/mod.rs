@@ -7,6 +7,7 @@
 //! value.
 
 pub mod newreno;
+pub mod ns2_sack1;
 pub mod reno;
 
 use super::config::CcAlgorithm;
@@ -45,12 +46,19 @@ pub trait CongestionControl {
     fn waits_for_recovery_point(&self) -> bool;
 }
 
+/// Fraction bits of the byte kept between congestion-avoidance increments (see `grow`).
+const CA_FRACTION_BITS: u32 = 16;
+
 /// Shared state of the RFC 5681 family.
 #[derive(Clone, Copy, Debug)]
 pub struct Window {
     pub mss: u32,
     pub cwnd: u32,
     pub ssthresh: u32,
+    /// What eq. (3)'s division left over, in 2^-16 bytes, and the cwnd it belongs to: a
+    /// cwnd set by anything but `grow` (a halving, a timeout) starts with no fraction.
+    ca_fraction: u64,
+    ca_fraction_of: u32,
 }
 
 impl Window {
@@ -59,19 +67,36 @@ impl Window {
             mss,
             cwnd: initial_cwnd,
             ssthresh,
+            ca_fraction: 0,
+            ca_fraction_of: initial_cwnd,
         }
     }
 
     /// RFC 5681 §3.1: slow start adds at most SMSS per ACK; congestion avoidance about SMSS
     /// per RTT (cwnd += SMSS*SMSS/cwnd per ACK, eq. 3).
+    ///
+    /// Eq. (3)'s division keeps its remainder: truncating it to whole bytes loses up to one
+    /// byte per ACK (SMSS/cwnd-in-segments: 69.52 -> 69 at 21 segments), so cwnd reached the
+    /// next segment an ACK or more after ns-2.35 (`cwnd_ += increase_num_ / cwnd_` in
+    /// doubles, tcp.cc opencwnd) and Linux (`snd_cwnd_cnt`, a whole segment after cwnd ACKs)
+    /// both do. benches/ns2_daniel_kojo.py found it with a 40-packet window: a segment sent
+    /// one GPRS ACK interval (120 ms) late in congestion avoidance.
     pub fn grow(&mut self, acked: u32) {
+        if self.cwnd != self.ca_fraction_of {
+            self.ca_fraction = 0;
+        }
         if self.cwnd < self.ssthresh {
             self.cwnd = self.cwnd.saturating_add(acked.min(self.mss));
         } else {
-            // RFC 5681 eq. (3), at least one byte.
-            let inc = (self.mss as u64 * self.mss as u64 / self.cwnd.max(1) as u64).max(1);
-            self.cwnd = self.cwnd.saturating_add(inc as u32);
+            let scaled = ((self.mss as u64 * self.mss as u64) << CA_FRACTION_BITS)
+                / self.cwnd.max(1) as u64
+                + self.ca_fraction;
+            // RFC 5681 eq. (3)'s "at least one byte" is met over ACKs: the fraction carries.
+            let inc = (scaled >> CA_FRACTION_BITS).min(u32::MAX as u64) as u32;
+            self.ca_fraction = scaled & ((1 << CA_FRACTION_BITS) - 1);
+            self.cwnd = self.cwnd.saturating_add(inc);
         }
+        self.ca_fraction_of = self.cwnd;
     }
 
     /// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS).
@@ -84,6 +109,7 @@ impl Window {
 pub enum AnyController {
     Reno(reno::Reno),
     NewReno(newreno::NewReno),
+    Ns2Sack1(ns2_sack1::Ns2Sack1),
 }
 
 impl AnyController {
@@ -91,18 +117,21 @@ impl AnyController {
         match algo {
             CcAlgorithm::Reno => AnyController::Reno(reno::Reno { w }),
             CcAlgorithm::NewReno => AnyController::NewReno(newreno::NewReno { w }),
+            CcAlgorithm::Ns2Sack1 => AnyController::Ns2Sack1(ns2_sack1::Ns2Sack1 { w }),
         }
     }
     fn inner(&mut self) -> &mut dyn CongestionControl {
         match self {
             AnyController::Reno(c) => c,
             AnyController::NewReno(c) => c,
+            AnyController::Ns2Sack1(c) => c,
         }
     }
     fn inner_ref(&self) -> &dyn CongestionControl {
         match self {
             AnyController::Reno(c) => c,
             AnyController::NewReno(c) => c,
+            AnyController::Ns2Sack1(c) => c,
         }
     }
 }

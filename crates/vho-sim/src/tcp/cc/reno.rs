@@ -75,9 +75,27 @@ mod tests {
         for _ in 0..4 {
             r.on_ack(Time::ZERO, 1000, 0);
         }
-        // Four ACKs in congestion avoidance, by hand with integer bytes:
-        // 4000 + 10^6/4000 = 4250; + 10^6/4250 = 4485; + 10^6/4485 = 4707; + 10^6/4707 = 4919.
-        assert_eq!(r.cwnd(), 4919);
+        // Four ACKs in congestion avoidance, by hand, the fraction carried:
+        // 4000 + 250 = 4250; + 235.294 = 4485.294; + 222.965 = 4708.259; + 212.404 = 4920.663.
+        assert_eq!(r.cwnd(), 4920);
+    }
+
+    #[test]
+    fn congestion_avoidance_opens_whole_segments_when_ns2_does() {
+        // RFC 5681 eq. (3), cwnd += SMSS*SMSS/cwnd per ACK, is ns-2.35's opencwnd
+        // (`cwnd_ += increase_num_ / cwnd_`, segments in a double; tcp.cc) in bytes. The
+        // number of whole segments the window allows must be ns-2's after every ACK, over
+        // 2,000 ACKs from 20 segments (truncating the division fell behind from 21 on).
+        let mss = 1460;
+        let mut r = Reno {
+            w: Window::new(mss, 20 * mss, 2 * mss),
+        };
+        let mut ns2 = 20.0f64;
+        for ack in 0..2000 {
+            r.on_ack(Time::ZERO, mss, 0);
+            ns2 += 1.0 / ns2;
+            assert_eq!(r.cwnd() / mss, ns2 as u32, "after ACK {ack}");
+        }
     }
 
     #[test]

@@ -84,8 +84,10 @@ OPEN_VALUES: list[tuple[str, str, list[Alternative]]] = [
         alt("10 ms", 'access.wlan.delay="10 ms"'),
     ]),
     ("sender/receiver window", "\"adjusted to the delay-bandwidth product\" (§4.1)", [
-        alt("20 packets, ns-2's window_ (chosen)"),
-        alt("12 packets", 'flow.0.tcp.send_window="12 packets"'),
+        alt("40 packets, WLAN's BDP + queue (chosen)"),
+        alt("20 packets, ns-2's default window_", 'flow.0.tcp.send_window="20 packets"'),
+        # Above GPRS's 22 packets, below where the window stops binding over GPRS (34).
+        alt("24 packets", 'flow.0.tcp.send_window="24 packets"'),
         alt("64 packets", 'flow.0.tcp.send_window="64 packets"'),
     ]),
     ("router queues", "Bandwidth*RTT (Table 1), in packets or bytes not said", [
@@ -178,8 +180,8 @@ def overrides(c: Cell, how: str = "centred") -> dict[str, Any]:
         delay = int(c.model.split("-")[1])
         # "the delayer in ns-2" sits between the access link's queue and the link for the
         # whole run and holds one packet of its own (delayer.cc): one packet more of buffer.
-        # benches/ns2_handover_models.py, 2 MB delay cells at fixed instants: without it vho
-        # ends 0.50 s after ns-2 where the queue fills during the block; with it 8 ms before
+        # benches/ns2_handover_models.py, 2 MB delay cells at fixed instants, window 20: without
+        # it vho ends 0.50 s after ns-2 where the queue fills during the block; with it 8 ms before
         # (0.8, 1.0, 3.0 s) or 0.21 s before (a delayed-ACK timer tied with a packet; see
         # sched.rs).
         queue_model = "ns2-droptail-delayer"

@@ -3,14 +3,15 @@ instants (no randomisation), to see where "hard costs more than soft" (§6.2: "a
 increase in the transfer time compared to that of soft handoff") comes from.
 
     python3 benches/ns2_handover_models.py [--sizes 200000 2000000] [--at 0.3 0.6 1.0 ...]
-        [--delays 4 7 12]
+        [--delays 4 7 12] [--window PACKETS]
 
 Both run the study's parameter set (scenarios/studies/daniel-kojo.toml: wired 22 ms, ns-2's
-Sack1 with window 40, BDP queues): ns-2 through benches/ns2/dk_wlan_gprs.tcl (hard = queue
-limit 0 and DropTail's shrink-queue, §5.1), vho through its run_timed example. Prints, per
-size and instant, the time the sender saw the last byte acknowledged (what ns-2 reports) for
-soft and hard in each simulator, and hard - soft; then, for the vhodelay models (§5.2, ns-2's
-Delayer blocked for D seconds; vho's handover delay), what each added second of delay adds.
+Sack1 with window 40 unless --window, BDP queues): ns-2 through benches/ns2/dk_wlan_gprs.tcl
+(hard = queue limit 0 and DropTail's shrink-queue, §5.1), vho through its run_timed example.
+Prints, per size and instant, the time the sender saw the last byte acknowledged (what ns-2
+reports) for soft and hard in each simulator, and hard - soft; then, for the vhodelay models
+(§5.2, ns-2's Delayer blocked for D seconds; vho's handover delay), what each added second of
+delay adds.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ def _field(out: str, name: str) -> float:
     return float(m.group(1))
 
 
-def ns2(size: int, at: float, model: str) -> float:
-    """`model`: soft, hard or delayD."""
-    wired_delay_s, window = ns2_tcl_args()
+def ns2(size: int, at: float, model: str, window: str) -> float:
+    """`model`: soft, hard or delayD; `window`: window_ in packets."""
+    wired_delay_s, _ = ns2_tcl_args()
     out = subprocess.run(
         ["ns", str(TCL), str(size), str(at), "speed", wired_delay_s, model, "wlan-gprs", window],
         capture_output=True,
@@ -48,8 +49,8 @@ def ns2(size: int, at: float, model: str) -> float:
     return _field(out, "done_s")
 
 
-def vho(size: int, at: float, model: str) -> float:
-    """`model`: soft, hard or delayD."""
+def vho(size: int, at: float, model: str, window: str) -> float:
+    """`model`: soft, hard or delayD; `window`: send_window in packets."""
     kind = "hard" if model == "hard" else "soft-reconfigure"
     delay = model[len("delay") :] if model.startswith("delay") else "0"
     sets = [
@@ -58,6 +59,7 @@ def vho(size: int, at: float, model: str) -> float:
         'handover.0.window="0 s"',
         f'handover.0.kind="{kind}"',
         f'handover.0.delay="{delay} s"',
+        f'flow.0.tcp.send_window="{window} packets"',
     ]
     if model.startswith("delay"):
         # ns-2's Delayer holds a packet of its own between the access queue and the link, as
@@ -75,7 +77,11 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[200_000, 2_000_000])
     ap.add_argument("--at", type=float, nargs="+", default=[0.3, 0.6, 0.8, 1.0, 1.5, 2.0, 2.5, 3.0])
     ap.add_argument("--delays", type=float, nargs="+", default=[4, 7, 12])
+    ap.add_argument(
+        "--window", help="window in packets (default: the study's send_window)", default=None
+    )
     a = ap.parse_args()
+    w = a.window or ns2_tcl_args()[1]
     subprocess.run(
         ["cargo", "build", "--release", "-q", "-p", "vho-sim", "--example", "run_timed"],
         cwd=ROOT,
@@ -87,8 +93,8 @@ def main() -> None:
     sums = {"ns2": 0.0, "vho": 0.0}
     for size in a.sizes:
         for at in a.at:
-            n_s, n_h = ns2(size, at, "soft"), ns2(size, at, "hard")
-            v_s, v_h = vho(size, at, "soft"), vho(size, at, "hard")
+            n_s, n_h = ns2(size, at, "soft", w), ns2(size, at, "hard", w)
+            v_s, v_h = vho(size, at, "soft", w), vho(size, at, "hard", w)
             sums["ns2"] += n_h - n_s
             sums["vho"] += v_h - v_s
             print(
@@ -102,10 +108,10 @@ def main() -> None:
     print("|" + "---|" * len(heads))
     for size in a.sizes:
         for at in a.at:
-            n_s, v_s = ns2(size, at, "soft"), vho(size, at, "soft")
+            n_s, v_s = ns2(size, at, "soft", w), vho(size, at, "soft", w)
             for d in a.delays:
                 m = f"delay{d:g}"
-                n_d, v_d = ns2(size, at, m), vho(size, at, m)
+                n_d, v_d = ns2(size, at, m, w), vho(size, at, m, w)
                 print(
                     f"| {size} | {at} | {d:g} | {n_d:.3f} | {n_d - n_s:+.3f} | {v_d:.3f} | "
                     f"{v_d - v_s:+.3f} |"

@@ -15,6 +15,7 @@ Writes, in the output directory:
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import shutil
@@ -114,6 +115,7 @@ OPEN_VALUES: list[tuple[str, str, list[Alternative]]] = [
 ]  # fmt: skip
 
 
+@functools.cache
 def ns2_tcl_args() -> tuple[str, str]:
     """The study's wired delay (seconds) and window (packets) as benches/ns2/dk_wlan_gprs.tcl
     takes them, read from the study's TOML so that the ns-2 side follows it."""

@@ -68,14 +68,13 @@ impl<E> EventQueue<E> {
             next_seq: 0,
         }
     }
+    #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
         let e = Entry { at, seq, event };
         if !self.heap.is_empty() || self.small.len() == SMALL {
-            self.heap.extend(self.small.drain(..));
-            self.heap.push(e);
-            return;
+            return self.schedule_in_heap(e);
         }
         // The new entry has the largest seq: it goes after (towards the end) every entry
         // that is later in time, before every entry at the same time or earlier. Scanning
@@ -89,6 +88,14 @@ impl<E> EventQueue<E> {
             v.swap(i - 1, i);
             i -= 1;
         }
+    }
+
+    /// Beyond `SMALL` pending events: everything moves to the heap, for good.
+    #[cold]
+    #[inline(never)]
+    fn schedule_in_heap(&mut self, e: Entry<E>) {
+        self.heap.extend(self.small.drain(..));
+        self.heap.push(e);
     }
     /// Removes the pending `event` due at `at`, if the queue can do so cheaply (while it is a
     /// small vector); `false` if it is still pending. Removing changes nothing else: the

@@ -250,6 +250,7 @@ impl World {
     /// Books what direction `d` did since it was last looked at (lost packets freed, queue
     /// changes recorded), and makes sure the events it needs are pending: the next arrival,
     /// and a retry while it holds packets it may not start yet.
+    #[inline(always)]
     fn took_effect(&mut self, d: DirIdx) {
         self.book(d);
         self.arm(d);
@@ -285,6 +286,7 @@ impl World {
     }
 
     /// Makes sure direction `d`'s next arrival, and a retry while it is blocked, are pending.
+    #[inline(always)]
     fn arm(&mut self, d: DirIdx) {
         let i = d as usize;
         let dir = &self.dirs[i];
@@ -304,6 +306,9 @@ impl World {
         }
     }
 
+    /// Records direction `d`'s queue now, when recording (the check is inlined: recording is
+    /// usually off).
+    #[inline(always)]
     fn sample_queue(&mut self, d: DirIdx) {
         if let Some(qs) = &mut self.queue_series {
             let q = &self.dirs[d as usize].queue;

@@ -158,6 +158,34 @@ impl FlowTruth {
 
     /// The copy reached the receiver.
     pub fn on_deliver(&mut self, offset: u32, copy: u16) {
+        // The usual case, in order: the oldest record, at the delivered point, its one copy
+        // in flight arriving. It settles at once; what follows it only if it was delivered
+        // already (out of order).
+        if offset == self.delivered_upto {
+            if let Some(&(off, s)) = self.segs.0.front() {
+                if off == offset && s.in_flight == 1 && s.min_delivered.is_none() {
+                    let s = SegTruth {
+                        in_flight: 0,
+                        min_delivered: Some(copy),
+                        ..s
+                    };
+                    let (r, t) = s.spurious();
+                    self.counts.spurious_retransmissions += r;
+                    self.counts.spurious_timeouts += t;
+                    self.delivered_upto = self.delivered_upto.wrapping_add(s.len);
+                    self.segs.0.pop_front();
+                    if self
+                        .segs
+                        .0
+                        .front()
+                        .is_some_and(|f| f.1.min_delivered.is_some())
+                    {
+                        self.settle();
+                    }
+                    return;
+                }
+            }
+        }
         let Some(s) = self.segs.get_mut(offset) else {
             if copy == u16::MAX {
                 self.counts.duplicate_deliveries += 1;

@@ -36,6 +36,7 @@ pub struct Slab {
 }
 
 impl Slab {
+    #[inline(always)]
     pub fn insert(&mut self, p: Packet) -> PktIdx {
         if let Some(i) = self.free.pop() {
             self.slots[i as usize] = p;
@@ -47,6 +48,10 @@ impl Slab {
     }
     pub fn get(&self, i: PktIdx) -> &Packet {
         &self.slots[i as usize]
+    }
+    /// Frees a slot whose packet has been read in place.
+    pub fn release(&mut self, i: PktIdx) {
+        self.free.push(i);
     }
     pub fn remove(&mut self, i: PktIdx) -> Packet {
         self.free.push(i);

@@ -101,7 +101,9 @@ impl World {
             let base = *flow.data_base.get_or_insert(seg.seq);
             copy = flow.truth.on_send(seg.seq - base, seg.len, tx.kind);
         }
-        let pkt = Packet {
+        // Written straight into its slot: a packet built on the stack and then copied in
+        // stalled the copy (`perf annotate`: a fifth of `pump`'s cycles on that store).
+        let idx = self.slab.insert(Packet {
             seg,
             flow: f as u32,
             to_receiver: side == SENDER,
@@ -112,9 +114,11 @@ impl World {
             kind: tx.kind,
             copy,
             sent_at: self.now,
-        };
-        self.tap(src, &pkt);
-        let idx = self.slab.insert(pkt);
+        });
+        if self.capture[src] {
+            let pkt = *self.slab.get(idx);
+            self.tap(src, &pkt);
+        }
         self.forward(src, idx);
     }
 
@@ -168,8 +172,13 @@ impl World {
             self.forward(node, idx);
             return;
         }
-        let pkt = self.slab.remove(idx);
-        self.tap(node, &pkt);
+        if self.capture[node] {
+            let pkt = *self.slab.get(idx);
+            self.tap(node, &pkt);
+        }
+        // Read in its slot, freed once handed over (copying it out stalls as its copy in did,
+        // see `emit`).
+        let pkt = self.slab.get(idx);
         let now = self.now;
         let f = pkt.flow as usize;
         let flow = &mut self.flows[f];
@@ -186,6 +195,7 @@ impl World {
             }
             let before = flow.receiver.delivered_bytes();
             flow.receiver.handle_segment(now, &pkt.seg);
+            self.slab.release(idx);
             let after = flow.receiver.delivered_bytes();
             if after > before {
                 flow.rx_bins.add(now, after - before);
@@ -198,6 +208,7 @@ impl World {
             self.pump(f, 1);
         } else {
             flow.sender.handle_segment(now, &pkt.seg);
+            self.slab.release(idx);
             self.pump(f, 0);
         }
     }

@@ -684,6 +684,8 @@ impl Ctx<'_> {
             "dupthresh" => c.dupthresh = int(1, 1000)?,
             "limited_transmit" => c.limited_transmit = flag()?,
             "sack_is_lost_trigger" => c.sack_is_lost_trigger = flag()?,
+            "dupacks_after_timeout_new_ack" => c.dupacks_after_timeout_new_ack = flag()?,
+            "sack_forget_on_new_ack" => c.sack_forget_on_new_ack = flag()?,
             "receive_window" => c.receive_window = size()?.min(1 << 30) as u32,
             "send_window" => {
                 let w = match v.as_str().and_then(units::packets) {
@@ -716,7 +718,7 @@ impl Ctx<'_> {
                 }
             }
             _ => {
-                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
             }
         }
         Ok(())

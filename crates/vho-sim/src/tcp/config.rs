@@ -128,6 +128,16 @@ pub struct TcpConfig {
     /// With SACK, also enter loss recovery when RFC 6675's IsLost(HighACK + 1) holds (DupThresh
     /// segments SACKed above it, RFC 6675 §5), not only on the DupThresh-th duplicate ACK.
     pub sack_is_lost_trigger: bool,
+    /// After a retransmission timeout, go back to counting duplicate ACKs (and to Limited
+    /// Transmit) at the first ACK of new data, as ns-2's `timeout_` flag (tcp-sack1.cc:
+    /// cleared by the first new ACK), instead of once all that was outstanding at the timeout
+    /// is acknowledged. Fast retransmit stays barred until then either way (`recover`,
+    /// RFC 6582 §3.2 step 1; ns-2's `bug_fix_`).
+    pub dupacks_after_timeout_new_ack: bool,
+    /// Forget the SACK scoreboard at every ACK of new data except a partial ACK in fast
+    /// recovery, as ns-2's Sack1 (`scb_->ClearScoreBoard()` in recv()); RFC 6675 keeps it. A
+    /// duplicate ACK that repeats SACK blocks after a new ACK then counts again.
+    pub sack_forget_on_new_ack: bool,
     /// Receive window the receiver advertises, bytes.
     pub receive_window: u32,
     /// Sender-side cap on the window, bytes (ns-2's `window_`; a socket send buffer).

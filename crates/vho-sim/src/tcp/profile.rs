@@ -57,7 +57,11 @@ fn rfc() -> TcpConfig {
         dupthresh: 3,                                         // RFC 5681 §3.2
         limited_transmit: true, // RFC 5681 §3.2 step 1: "SHOULD" (RFC 3042)
         sack_is_lost_trigger: true, // RFC 6675 §5: "or ... IsLost (HighACK + 1)"
-        receive_window: 65_535, // the largest window without scaling (RFC 9293 §3.1)
+        // RFC 6582 §3.2: after a timeout, `recover` bars fast retransmit; duplicate ACKs are
+        // not counted until all outstanding at the timeout is acknowledged.
+        dupacks_after_timeout_new_ack: false,
+        sack_forget_on_new_ack: false, // RFC 6675 §5: the scoreboard lives across ACKs
+        receive_window: 65_535,        // the largest window without scaling (RFC 9293 §3.1)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::FlightSize, // RFC 5681 eq. (4)
         rto: RtoConfig {
@@ -101,6 +105,8 @@ fn linux() -> TcpConfig {
         limited_transmit: true,
         // tcp_time_to_recover: recovery once sacked_out + 1 > tp->reordering (3).
         sack_is_lost_trigger: true,
+        dupacks_after_timeout_new_ack: false,
+        sack_forget_on_new_ack: false,
         receive_window: 131_072, // net.ipv4.tcp_rmem default (second value)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::LinuxCwnd, // tcp_reno_ssthresh (net/ipv4/tcp_cong.c)
@@ -156,6 +162,13 @@ fn ns2() -> TcpConfig {
         // Sack1TcpAgent::recv: dupack_action() only when ++dupacks_ == numdupacks_; what the
         // scoreboard holds does not start recovery.
         sack_is_lost_trigger: false,
+        // tcp-sack1.cc recv(): duplicate ACKs count (and send_one() sends) again once an ACK
+        // of new data has cleared timeout_; dupack_action() still refuses fast retransmit
+        // while highest_ack_ <= recover_ (bug_fix_ true, ns-default.tcl).
+        dupacks_after_timeout_new_ack: true,
+        // tcp-sack1.cc recv(): ClearScoreBoard() on every new ACK outside fast recovery and
+        // when recovery ends; only the SACK blocks since then make a duplicate ACK count.
+        sack_forget_on_new_ack: true,
         receive_window: 1 << 30,
         send_window_cap: window * packet_size, // window_ (ns-default.tcl:934)
         // tcp.cc TcpAgent::slowdown halves min(cwnd_, window_), for Sack1's fast

@@ -282,6 +282,9 @@ impl TcpSender {
                 .update(seg.ack.max(self.snd_una), seg.options.sack.as_slice());
         if seg.ack > self.snd_una {
             self.on_new_ack(now, seg);
+            if self.cfg.sack_forget_on_new_ack && !matches!(self.recovery, Recovery::Fast { .. }) {
+                self.sb.clear();
+            }
         } else if seg.ack == self.snd_una
             && seg.len == 0
             && self.snd_max > self.snd_una
@@ -310,7 +313,7 @@ impl TcpSender {
             Recovery::Open => self.cc.on_ack(now, acked, self.snd_max - self.snd_una),
             Recovery::Timeout { recover } => {
                 self.cc.on_ack(now, acked, self.snd_max - self.snd_una);
-                if self.snd_una >= recover {
+                if self.snd_una >= recover || self.cfg.dupacks_after_timeout_new_ack {
                     self.recovery = Recovery::Open;
                 }
             }
@@ -523,7 +526,7 @@ impl TcpSender {
             && self.recovery == Recovery::Open
             && self.dupacks > 0
             && self.dupacks < self.cfg.dupthresh
-            && seq >= self.snd_max
+            && (seq >= self.snd_max || self.cfg.dupacks_after_timeout_new_ack)
         {
             // RFC 3042 §2: new data only, FlightSize <= cwnd + 2 SMSS (one segment per early
             // duplicate ACK), within the receiver's window; cwnd itself is not changed.

@@ -634,3 +634,60 @@ fn the_loss_basis_decides_what_a_second_timeout_halves() {
         assert_eq!(s.probe().ssthresh, expected, "{basis:?}");
     }
 }
+
+// ---- ns-2's Sack1 duplicate-ACK rules (tcp-sack1.cc recv()) ----
+
+#[test]
+fn after_a_timeout_ns2_counts_duplicate_acks_again_from_the_first_new_ack() {
+    // tcp-sack1.cc: the first ACK of new data after a timeout clears timeout_, and the next
+    // duplicate ACK counts and send_one() sends t_seqno_, which the timeout set back
+    // (Limited Transmit on go-back-N data). RFC 6582 §3.2 counts none until everything
+    // outstanding at the timeout is acknowledged.
+    for ns2 in [false, true] {
+        let mut c = plain(4, true, config::CcAlgorithm::NewReno);
+        c.dupacks_after_timeout_new_ack = ns2;
+        let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 20_000);
+        assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 4);
+        let rto = s.poll_timeout().expect("retransmission timer");
+        s.handle_timeout(rto);
+        let out = drain_sender(&mut s, rto);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].kind, TxKind::RetransmitTimeout);
+        let t = rto + Dur::from_millis(100);
+        s.handle_segment(t, &ack(1001, &[]));
+        let out = drain_sender(&mut s, t);
+        assert_eq!(out.len(), 2, "cwnd 2 after the new ACK");
+        assert_eq!(out[1].segment.seq, SeqNum(2001));
+        // The original of segment 4 arrives late: a duplicate ACK SACKing it.
+        s.handle_segment(t, &ack(1001, &[(3001, 4001)]));
+        let out = drain_sender(&mut s, t);
+        if ns2 {
+            assert_eq!(out.len(), 1, "send_one()");
+            assert_eq!(out[0].segment.seq, SeqNum(3001));
+        } else {
+            assert!(out.is_empty(), "RFC 6582: not counted before recover");
+        }
+    }
+}
+
+#[test]
+fn ns2_forgets_the_sack_scoreboard_at_a_new_ack_so_a_repeated_block_counts_again() {
+    // tcp-sack1.cc recv(): ClearScoreBoard() on an ACK of new data outside fast recovery, so
+    // a duplicate ACK repeating a SACK block seen before it is new to the scoreboard and
+    // counts (here: Limited Transmit sends). RFC 6675 §2 keeps the scoreboard: no new SACK
+    // information, no duplicate ACK.
+    for forget in [false, true] {
+        let mut c = plain(4, true, config::CcAlgorithm::NewReno);
+        c.sack_forget_on_new_ack = forget;
+        let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 40_000);
+        assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 4);
+        let t = Time::from_millis(100);
+        s.handle_segment(t, &ack(1, &[(2001, 3001)]));
+        assert_eq!(drain_sender(&mut s, t).len(), 1, "Limited Transmit");
+        s.handle_segment(t, &ack(1001, &[(2001, 3001)]));
+        drain_sender(&mut s, t);
+        s.handle_segment(t, &ack(1001, &[(2001, 3001)]));
+        let out = drain_sender(&mut s, t);
+        assert_eq!(out.len(), usize::from(forget), "forget {forget}");
+    }
+}

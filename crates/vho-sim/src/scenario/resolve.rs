@@ -6,7 +6,7 @@ use super::presets::PresetSet;
 use super::schema::*;
 use super::units;
 use crate::spec::*;
-use crate::tcp::config::CcAlgorithm;
+use crate::tcp::config::{CcAlgorithm, SackRecovery};
 use crate::tcp::profile::{profile, PROFILES};
 use crate::tcp::TcpConfig;
 use crate::time::{Dur, Time};
@@ -709,6 +709,13 @@ impl Ctx<'_> {
             "fin" => c.fin = flag()?,
             "delayed_ack" => c.delack.enabled = flag()?,
             "delayed_ack_timeout" => c.delack.timeout = time()?,
+            "sack_recovery" => {
+                c.sack_recovery = match v.as_str() {
+                    Some("rfc6675") => SackRecovery::Rfc6675,
+                    Some("ns2-sack1") => SackRecovery::Ns2Sack1,
+                    _ => return Err("one of rfc6675, ns2-sack1".into()),
+                }
+            }
             "cc" => {
                 c.cc = match v.as_str() {
                     Some("reno") => CcAlgorithm::Reno,
@@ -718,7 +725,7 @@ impl Ctx<'_> {
                 }
             }
             _ => {
-                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
             }
         }
         Ok(())

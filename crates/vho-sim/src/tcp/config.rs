@@ -15,6 +15,20 @@ pub enum CcAlgorithm {
     Ns2Sack1,
 }
 
+/// How a SACK sender decides, in fast recovery, whether and what to send.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SackRecovery {
+    /// RFC 6675 §5: pipe from the scoreboard (SetPipe), NextSeg's rules (a hole is
+    /// retransmitted once IsLost holds).
+    Rfc6675,
+    /// ns-2.35's Sack1 (tcp-sack1.cc): its own pipe estimate, set at the fast retransmit to
+    /// the packets outstanding less numdupacks_, one less per ACK (two per partial ACK), one
+    /// more per packet sent after the fast retransmit; a packet goes out while it is below
+    /// int(cwnd_): the next hole above the last retransmitted one with SACKed data above it
+    /// (ScoreBoardRQ::GetNextRetran), else the next new packet.
+    Ns2Sack1,
+}
+
 /// What a loss halves into the new ssthresh.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum LossBasis {
@@ -138,6 +152,8 @@ pub struct TcpConfig {
     /// recovery, as ns-2's Sack1 (`scb_->ClearScoreBoard()` in recv()); RFC 6675 keeps it. A
     /// duplicate ACK that repeats SACK blocks after a new ACK then counts again.
     pub sack_forget_on_new_ack: bool,
+    /// Loss recovery with SACK: what is sent while in fast recovery.
+    pub sack_recovery: SackRecovery,
     /// Receive window the receiver advertises, bytes.
     pub receive_window: u32,
     /// Sender-side cap on the window, bytes (ns-2's `window_`; a socket send buffer).

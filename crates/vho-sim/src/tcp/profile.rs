@@ -13,7 +13,8 @@
 //!   runs RFC 6675 (the algorithm Sack1 approximates).
 
 use super::config::{
-    CcAlgorithm, DelAckConfig, HeaderModel, LossBasis, RtoAlgorithm, RtoConfig, TcpConfig,
+    CcAlgorithm, DelAckConfig, HeaderModel, LossBasis, RtoAlgorithm, RtoConfig, SackRecovery,
+    TcpConfig,
 };
 use crate::time::Dur;
 
@@ -61,6 +62,7 @@ fn rfc() -> TcpConfig {
         // not counted until all outstanding at the timeout is acknowledged.
         dupacks_after_timeout_new_ack: false,
         sack_forget_on_new_ack: false, // RFC 6675 §5: the scoreboard lives across ACKs
+        sack_recovery: SackRecovery::Rfc6675, // RFC 6675 §5
         receive_window: 65_535,        // the largest window without scaling (RFC 9293 §3.1)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::FlightSize, // RFC 5681 eq. (4)
@@ -107,6 +109,7 @@ fn linux() -> TcpConfig {
         sack_is_lost_trigger: true,
         dupacks_after_timeout_new_ack: false,
         sack_forget_on_new_ack: false,
+        sack_recovery: SackRecovery::Rfc6675,
         receive_window: 131_072, // net.ipv4.tcp_rmem default (second value)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::LinuxCwnd, // tcp_reno_ssthresh (net/ipv4/tcp_cong.c)
@@ -169,6 +172,9 @@ fn ns2() -> TcpConfig {
         // tcp-sack1.cc recv(): ClearScoreBoard() on every new ACK outside fast recovery and
         // when recovery ends; only the SACK blocks since then make a duplicate ACK count.
         sack_forget_on_new_ack: true,
+        // tcp-sack1.cc dupack_action(), recv() and send_much() with partial_ack_ 0 (`ns`
+        // prints it): pipe_ and ScoreBoardRQ::GetNextRetran.
+        sack_recovery: SackRecovery::Ns2Sack1,
         receive_window: 1 << 30,
         send_window_cap: window * packet_size, // window_ (ns-default.tcl:934)
         // tcp.cc TcpAgent::slowdown halves min(cwnd_, window_), for Sack1's fast

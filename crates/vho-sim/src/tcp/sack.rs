@@ -128,6 +128,20 @@ impl Scoreboard {
         pipe
     }
 
+    /// ns-2's ScoreBoardRQ::GetNextRetran: the first segment at or above `from` that is not
+    /// SACKed and has SACKed data above it.
+    pub fn next_hole(&self, from: SeqNum, max: SeqNum, mss: u32) -> Option<SeqNum> {
+        let high_sacked = self.high_sacked()?;
+        let mut s = from;
+        while s < high_sacked && s < max {
+            if !self.is_sacked(s) {
+                return Some(s);
+            }
+            s = s + mss.min(max - s);
+        }
+        None
+    }
+
     /// RFC 6675 §4 NextSeg(). `can_send_new` says whether rule 2 applies (new data is
     /// available and the receive window allows it).
     pub fn next_seg(

@@ -10,7 +10,7 @@
 //! resending from SND.UNA go-back-N style as BSD, Linux without SACK and ns-2 do).
 
 use super::cc::{AnyController, CongestionControl, RecoveryStyle, Window};
-use super::config::{LossBasis, TcpConfig};
+use super::config::{LossBasis, SackRecovery, TcpConfig};
 use super::options::{negotiate, Negotiated};
 use super::rtt::RttEstimator;
 use super::sack::{NextSeg, Scoreboard};
@@ -95,6 +95,8 @@ pub struct TcpSender {
     recover: SeqNum,
     dupacks: u32,
     sb: Scoreboard,
+    /// ns-2's Sack1 pipe_ in packets (SackRecovery::Ns2Sack1; meaningful in fast recovery).
+    ns2_pipe: i64,
     /// The segment being timed for an RTT sample (Karn: never a retransmitted one).
     timed: Option<(SeqNum, Time)>,
     ts_recent: u32,
@@ -151,6 +153,7 @@ impl TcpSender {
             recover: iss,
             dupacks: 0,
             sb: Scoreboard::default(),
+            ns2_pipe: 0,
             timed: None,
             ts_recent: 0,
             send_synack: false,
@@ -276,6 +279,9 @@ impl TcpSender {
                 self.ts_recent = tsval; // RFC 7323 §4.3
             }
         }
+        if self.ns2_sack1() && matches!(self.recovery, Recovery::Fast { .. }) {
+            self.ns2_pipe -= 1; // tcp-sack1.cc recv(): --pipe_ for every ACK in recovery
+        }
         let newly_sacked = self.neg.sack
             && self
                 .sb
@@ -328,6 +334,9 @@ impl TcpSender {
                     // RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment,
                     // deflate, and reset the timer on the first partial ACK only.
                     self.cc.on_partial_ack(acked, self.style());
+                    if self.ns2_sack1() {
+                        self.ns2_pipe -= 1; // partial_ack_ 0: --pipe_ once more
+                    }
                     if !self.neg.sack {
                         self.pending_rtx = Some((self.snd_una, TxKind::RetransmitRecovery));
                     }
@@ -405,6 +414,15 @@ impl TcpSender {
         self.cc.on_fast_retransmit(now, basis, self.style());
         self.sb.high_rxt = self.snd_una;
         self.pending_rtx = Some((self.snd_una, TxKind::RetransmitFast));
+        // tcp-sack1.cc dupack_action(): pipe_ = maxseq_ - highest_ack_ - numdupacks_ (the
+        // packets outstanding less those the duplicate ACKs say have left).
+        let mss = self.neg.mss.max(1);
+        self.ns2_pipe =
+            (self.snd_max - self.snd_una).div_ceil(mss) as i64 - self.cfg.dupthresh as i64;
+    }
+
+    fn ns2_sack1(&self) -> bool {
+        self.neg.sack && self.cfg.sack_recovery == SackRecovery::Ns2Sack1
     }
 
     /// What a loss halves into ssthresh (see [`LossBasis`]).
@@ -502,8 +520,11 @@ impl TcpSender {
         self.poll_window(now)
     }
 
-    /// RFC 6675 §5 step (C): while pipe < cwnd, send what NextSeg says.
+    /// RFC 6675 §5 step (C): while pipe < cwnd, send what NextSeg says (or ns-2's Sack1).
     fn poll_sack_recovery(&mut self, now: Time) -> Option<Transmit> {
+        if self.ns2_sack1() {
+            return self.poll_ns2_sack1_recovery(now);
+        }
         let (mss, dt) = (self.neg.mss, self.cfg.dupthresh);
         if self.sb.pipe(self.snd_una, self.snd_max, mss, dt) + mss > self.cc.cwnd() {
             return None;
@@ -516,6 +537,37 @@ impl TcpSender {
             NextSeg::Retransmit(seq) => Some(self.send_at(now, seq, TxKind::RetransmitRecovery)),
             NextSeg::New => Some(self.send_at(now, self.snd_nxt, TxKind::New)),
         }
+    }
+
+    /// tcp-sack1.cc send_much() in fast recovery: while pipe_ < int(cwnd_), the next hole
+    /// (GetNextRetran, from above the last retransmission), else the next packet in sequence,
+    /// each within window_ of the cumulative ACK; pipe_ one more per packet.
+    fn poll_ns2_sack1_recovery(&mut self, now: Time) -> Option<Transmit> {
+        let mss = self.neg.mss.max(1);
+        if self.ns2_pipe >= (self.cc.cwnd() / mss) as i64 {
+            return None;
+        }
+        let from = self.snd_una.max(self.sb.high_rxt);
+        let tx = match self.sb.next_hole(from, self.snd_max, mss) {
+            Some(seq) if self.rwnd_allows(seq) => {
+                self.send_at(now, seq, TxKind::RetransmitRecovery)
+            }
+            Some(_) => return None,
+            None => {
+                let seq = self.snd_nxt;
+                if seq >= self.data_end || !self.rwnd_allows(seq) {
+                    return None;
+                }
+                let kind = if seq < self.snd_max {
+                    TxKind::RetransmitRecovery
+                } else {
+                    TxKind::New
+                };
+                self.send_at(now, seq, kind)
+            }
+        };
+        self.ns2_pipe += 1;
+        Some(tx)
     }
 
     /// Window-limited sending outside SACK recovery (RFC 5681: min(cwnd, rwnd)).

@@ -691,3 +691,51 @@ fn ns2_forgets_the_sack_scoreboard_at_a_new_ack_so_a_repeated_block_counts_again
         assert_eq!(out.len(), usize::from(forget), "forget {forget}");
     }
 }
+
+#[test]
+fn ns2_sack1_recovery_sends_once_its_pipe_estimate_falls_below_cwnd() {
+    // tcp-sack1.cc: at the fast retransmit pipe_ = maxseq_ - highest_ack_ - numdupacks_
+    // (10 out, less 3: 7) and cwnd_ halves (10 -> 5); every further ACK takes one off pipe_
+    // and send_much() sends while pipe_ < int(cwnd_), one more per packet: the next hole
+    // with SACKed data above it (GetNextRetran), else new data. Segments 1 and 3 are lost:
+    // the 6th duplicate ACK (pipe 4) retransmits segment 3, the 7th and 8th send new data.
+    // RFC 6675's pipe (from the scoreboard) lets the 5th retransmit already.
+    let run = |recovery| {
+        let mut c = plain(10, true, config::CcAlgorithm::Ns2Sack1);
+        c.sack_recovery = recovery;
+        c.limited_transmit = false;
+        c.sack_is_lost_trigger = false;
+        c.loss_basis = config::LossBasis::Ns2Window;
+        c.send_window_cap = 20_000;
+        let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 40_000);
+        assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 10);
+        let t = Time::from_millis(100);
+        let mut sent = Vec::new();
+        for k in 1..=8u32 {
+            // Duplicate ACK k: segment 2, then 2 and 4..=k+2, SACKed.
+            let blocks: Vec<(u32, u32)> = if k == 1 {
+                vec![(1001, 2001)]
+            } else {
+                vec![(1001, 2001), (3001, 3001 + (k - 1) * 1000)]
+            };
+            s.handle_segment(t, &ack(1, &blocks));
+            for tx in drain_sender(&mut s, t) {
+                sent.push((k, tx.kind, tx.segment.seq.0));
+            }
+        }
+        sent
+    };
+    assert_eq!(
+        run(config::SackRecovery::Ns2Sack1),
+        [
+            (3, TxKind::RetransmitFast, 1),
+            (6, TxKind::RetransmitRecovery, 2001),
+            (7, TxKind::New, 10_001),
+            (8, TxKind::New, 11_001),
+        ]
+    );
+    assert_ne!(
+        run(config::SackRecovery::Rfc6675),
+        run(config::SackRecovery::Ns2Sack1)
+    );
+}

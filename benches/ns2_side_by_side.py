@@ -8,7 +8,8 @@ and root) and vho's `run_timed` example (cargo, release) on
 benches/scenarios/dk-wlan-gprs-20mb.toml, each several times, and prints for each the median
 wall time of the event loop alone (no start-up), simulated data packets and events per
 wall-second, the ratio, the whole-process wall time and peak memory (max RSS), and the
-completion time each simulator computed (they should agree: same model).
+completion time each simulator computed (they should agree: same model). The two programs'
+runs alternate.
 """
 
 from __future__ import annotations
@@ -69,20 +70,27 @@ def main() -> None:
     size = a.size_mb * 1_000_000
     stop = max(3600, size * 8 // 200_000 * 2)  # twice the GPRS-only transfer time
     sets = ["--set", f'flow.0.size="{size} B"', "--set", f'run.stop="{stop} s"']
-    rows = {}
+    cmds = {
+        "ns-2.35": ["ns", str(TCL), str(size), "0.5", "speed"],
+        "vho": [str(RUN_TIMED), str(SCENARIO), "1", *sets],
+    }
+    samples: dict[str, list[tuple[dict[str, float], float, int]]] = {k: [] for k in cmds}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, cmd in [
-            ("ns-2.35", ["ns", str(TCL), str(size), "0.5", "speed"]),
-            ("vho", [str(RUN_TIMED), str(SCENARIO), "1", *sets]),
-        ]:
-            loops, walls, rss, f = [], [], [], {}
-            for _ in range(a.runs):
+        # Alternated run by run, so that both see the same spells of a busy host (on this
+        # machine a neighbour can slow one whole series by half).
+        for _ in range(a.runs):
+            for name, cmd in cmds.items():
                 out, wall, kib = timed(cmd, Path(tmp))
-                f = fields(out.strip().splitlines()[-1])
-                loops.append(f["loop_wall_s"])
-                walls.append(wall)
-                rss.append(kib)
-            rows[name] = (f, statistics.median(loops), statistics.median(walls), max(rss))
+                samples[name].append((fields(out.strip().splitlines()[-1]), wall, kib))
+    rows = {
+        name: (
+            runs[-1][0],
+            statistics.median(f["loop_wall_s"] for f, _, _ in runs),
+            statistics.median(w for _, w, _ in runs),
+            max(k for _, _, k in runs),
+        )
+        for name, runs in samples.items()
+    }
     print(
         f"cell: {a.size_mb} MB WLAN -> GPRS soft handover at 0.5 s, recording off; "
         f"median of {a.runs} runs"

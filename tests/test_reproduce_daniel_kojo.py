@@ -103,15 +103,18 @@ def test_hard_handover_costs_more_than_soft(cells: pd.DataFrame) -> None:
     # §6.1 (GPRS -> WLAN): hard is "slightly more than the corresponding soft handoff";
     # §6.2 (WLAN -> GPRS): "a 1-5 % increase in the transfer time". The handover instants are
     # common to both models (common random numbers), so the difference is the model's. On
-    # the whole hard costs more; a single cell may come out a hair cheaper, as in ns-2 itself
-    # (benches/ns2_daniel_kojo.py --quick: GPRS -> WLAN 2 MB at HTime 3, hard 13.6 ms = 0.2 %
-    # faster than soft in ns-2.35, a dropped packet starting recovery a little earlier).
+    # the whole hard costs more; a single cell may come out a little cheaper, as in ns-2
+    # itself: on quick mode's instants (benches/ns2_daniel_kojo.py --quick) ns-2.35's hard
+    # handover is 0.2 % faster than its soft one for GPRS -> WLAN 2 MB at HTime 3 and 1.4 %
+    # for WLAN -> GPRS 2 MB at HTime 3 (vho 0.2 % and 1.1 %, sender's last ACK). A flush and
+    # its timeout can recover sooner than the soft handover's overflow of the GPRS queue:
+    # benches/ns2_handover_models.py, 2 MB at 1.0 s, hard ends 3.7 s before soft in both.
     soft = cells[cells.model == "ideal-soft"].set_index(["table", "size_bytes", "htime_s"])
     hard = cells[cells.model == "ideal-hard"].set_index(["table", "size_bytes", "htime_s"])
     extra = hard["ours_mean_s"] - soft.loc[hard.index, "ours_mean_s"]
     share = extra / soft.loc[hard.index, "ours_mean_s"]
     assert extra.sum() > 0
-    assert (share >= -0.01).all(), share[share < -0.01]
+    assert (share >= -0.02).all(), share[share < -0.02]
     assert share.max() <= 0.10, share.max()
 
 

@@ -26,6 +26,11 @@ FIGURE_CASES = [
 ]  # fmt: skip
 
 
+def _n(n: int, word: str) -> str:
+    """``n`` and ``word``, plural unless ``n`` is 1 ("1 timeout", "0 timeouts")."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _f(v: float, d: int = 2) -> str:
     return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{d}f}"
 
@@ -79,12 +84,13 @@ def _figure_cases(out: Path, seed: int) -> tuple[str, list[str]]:
         data, acks = capture.sequence(df)
         first_rtx = data[data["retransmission"] & (data["t_s"] >= at)]["t_s"].min()
         dup = acks[(acks["ack"].diff() == 0) & (acks["t_s"] >= at)]["t_s"].min()
+        dup_at = "no duplicate ACK" if math.isnan(dup) else f"first duplicate ACK at {_f(dup)} s"
         ours = (
-            f"{sum(d['packets'] for d in f['drops'])} packets dropped; first retransmission "
-            f"at {_f(first_rtx)} s; {f['retransmissions']} retransmissions of which "
-            f"{f['spurious_retransmissions']} spurious (ground truth); {f['timeouts']} timeouts "
-            f"({f['spurious_timeouts']} spurious); first duplicate ACK at {_f(dup)} s; "
-            f"{f['fast_retransmits']} fast retransmits; complete at "
+            f"{_n(sum(d['packets'] for d in f['drops']), 'packet')} dropped; first "
+            f"retransmission at {_f(first_rtx)} s; {_n(f['retransmissions'], 'retransmission')}"
+            f" of which {f['spurious_retransmissions']} spurious (ground truth); "
+            f"{_n(f['timeouts'], 'timeout')} ({f['spurious_timeouts']} spurious); {dup_at}; "
+            f"{_n(f['fast_retransmits'], 'fast retransmit')}; complete at "
             f"{_f(f['transfer_time_s'])} s"
         )
         rows.append(f"| {name} ({direction}, {at:g} s) | {paper} | {ours} |")

@@ -174,12 +174,11 @@ impl FlowTruth {
                     self.counts.spurious_timeouts += t;
                     self.delivered_upto = self.delivered_upto.wrapping_add(s.len);
                     self.segs.0.pop_front();
-                    if self
-                        .segs
-                        .0
-                        .front()
-                        .is_some_and(|f| f.1.min_delivered.is_some())
-                    {
+                    // What follows settles too if it was delivered already, or if it does not
+                    // start at the new delivered point (records overlap when segments are not
+                    // aligned): the general walk handles both.
+                    let (next, upto) = (self.segs.0.front(), self.delivered_upto);
+                    if next.is_some_and(|f| f.1.min_delivered.is_some() || f.0 != upto) {
                         self.settle();
                     }
                     return;

@@ -124,6 +124,13 @@ fn overrides_reach_into_inline_tables() {
     assert!(s.flows[0].tcp.limited_transmit);
     let s = load_str(GOOD, &["flow.0.tcp.limited_transmit=false"]).expect("valid");
     assert!(!s.flows[0].tcp.limited_transmit);
+    // The ns2 profile recovers as ns-2's Sack1; RFC 6675's recovery is one key away.
+    use crate::tcp::config::SackRecovery;
+    assert_eq!(s.flows[0].tcp.sack_recovery, SackRecovery::Ns2Sack1);
+    let s = load_str(GOOD, &["flow.0.tcp.sack_recovery=\"rfc6675\""]).expect("valid");
+    assert_eq!(s.flows[0].tcp.sack_recovery, SackRecovery::Rfc6675);
+    let e = message(GOOD, &["flow.0.tcp.sack_recovery=\"fack\""]);
+    assert!(e.contains("expected one of rfc6675, ns2-sack1"), "{e}");
 }
 
 #[test]

@@ -97,6 +97,9 @@ pub struct TcpSender {
     sb: Scoreboard,
     /// ns-2's Sack1 pipe_ in packets (SackRecovery::Ns2Sack1; meaningful in fast recovery).
     ns2_pipe: i64,
+    /// SackRecovery::Ns2Sack1: the ACK that started fast recovery sends nothing but the fast
+    /// retransmission (tcp-sack1.cc recv(): send_much() only `if (dupacks_ == 0)`).
+    ns2_hold: bool,
     /// The segment being timed for an RTT sample (Karn: never a retransmitted one).
     timed: Option<(SeqNum, Time)>,
     ts_recent: u32,
@@ -154,6 +157,7 @@ impl TcpSender {
             dupacks: 0,
             sb: Scoreboard::default(),
             ns2_pipe: 0,
+            ns2_hold: false,
             timed: None,
             ts_recent: 0,
             send_synack: false,
@@ -279,6 +283,7 @@ impl TcpSender {
                 self.ts_recent = tsval; // RFC 7323 §4.3
             }
         }
+        self.ns2_hold = false;
         if self.ns2_sack1() && matches!(self.recovery, Recovery::Fast { .. }) {
             self.ns2_pipe -= 1; // tcp-sack1.cc recv(): --pipe_ for every ACK in recovery
         }
@@ -330,6 +335,12 @@ impl TcpSender {
                 if self.snd_una >= recover || !self.cc.waits_for_recovery_point() {
                     self.cc.on_recovery_exit(self.snd_max - self.snd_una);
                     self.recovery = Recovery::Open;
+                    if self.ns2_sack1() {
+                        // tcp-sack1.cc: recover_ = 0 when recovery ends, so the next third
+                        // duplicate ACK may start recovery again even at the old recovery
+                        // point (RFC 6582 §3.2 step 1 would wait for an ACK beyond it).
+                        self.recover = self.snd_una - 1;
+                    }
                 } else {
                     // RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment,
                     // deflate, and reset the timer on the first partial ACK only.
@@ -340,7 +351,8 @@ impl TcpSender {
                     if !self.neg.sack {
                         self.pending_rtx = Some((self.snd_una, TxKind::RetransmitRecovery));
                     }
-                    restart_timer = partial_acks == 0;
+                    // ns-2's Sack1 (partial_ack_ 0) restarts it on every partial ACK.
+                    restart_timer = partial_acks == 0 || self.ns2_sack1();
                     self.recovery = Recovery::Fast {
                         recover,
                         partial_acks: partial_acks + 1,
@@ -416,6 +428,7 @@ impl TcpSender {
         self.pending_rtx = Some((self.snd_una, TxKind::RetransmitFast));
         // tcp-sack1.cc dupack_action(): pipe_ = maxseq_ - highest_ack_ - numdupacks_ (the
         // packets outstanding less those the duplicate ACKs say have left).
+        self.ns2_hold = self.ns2_sack1();
         let mss = self.neg.mss.max(1);
         self.ns2_pipe =
             (self.snd_max - self.snd_una).div_ceil(mss) as i64 - self.cfg.dupthresh as i64;
@@ -544,7 +557,7 @@ impl TcpSender {
     /// each within window_ of the cumulative ACK; pipe_ one more per packet.
     fn poll_ns2_sack1_recovery(&mut self, now: Time) -> Option<Transmit> {
         let mss = self.neg.mss.max(1);
-        if self.ns2_pipe >= (self.cc.cwnd() / mss) as i64 {
+        if self.ns2_hold || self.ns2_pipe >= (self.cc.cwnd() / mss) as i64 {
             return None;
         }
         let from = self.snd_una.max(self.sb.high_rxt);

@@ -711,14 +711,14 @@ fn ns2_sack1_recovery_sends_once_its_pipe_estimate_falls_below_cwnd() {
         assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 10);
         let t = Time::from_millis(100);
         let mut sent = Vec::new();
-        for k in 1..=8u32 {
-            // Duplicate ACK k: segment 2, then 2 and 4..=k+2, SACKed.
-            let blocks: Vec<(u32, u32)> = if k == 1 {
-                vec![(1001, 2001)]
-            } else {
-                vec![(1001, 2001), (3001, 3001 + (k - 1) * 1000)]
+        for k in 1..=9u32 {
+            // Duplicate ACK k: segment 2, then 2 and 4..=k+2, SACKed; ACK 9 is partial.
+            let a = match k {
+                1 => ack(1, &[(1001, 2001)]),
+                9 => ack(2001, &[(3001, 10_001)]),
+                _ => ack(1, &[(1001, 2001), (3001, 3001 + (k - 1) * 1000)]),
             };
-            s.handle_segment(t, &ack(1, &blocks));
+            s.handle_segment(t, &a);
             for tx in drain_sender(&mut s, t) {
                 sent.push((k, tx.kind, tx.segment.seq.0));
             }
@@ -732,10 +732,86 @@ fn ns2_sack1_recovery_sends_once_its_pipe_estimate_falls_below_cwnd() {
             (6, TxKind::RetransmitRecovery, 2001),
             (7, TxKind::New, 10_001),
             (8, TxKind::New, 11_001),
+            // A partial ACK (segment 1's retransmission arrived): with partial_ack_ 0 pipe_
+            // loses two (5 -> 3), so two new packets go out.
+            (9, TxKind::New, 12_001),
+            (9, TxKind::New, 13_001),
         ]
     );
     assert_ne!(
         run(config::SackRecovery::Rfc6675),
         run(config::SackRecovery::Ns2Sack1)
     );
+}
+
+#[test]
+fn ns2_sack1_starting_recovery_sends_only_the_retransmission_and_keeps_sack_on_partial_acks() {
+    // tcp-sack1.cc recv(): the ACK that calls dupack_action() sends nothing more (send_much
+    // only `if (dupacks_ == 0)`), even with pipe_ (8 - 3) below the halved cwnd_ (10); and a
+    // partial ACK keeps the scoreboard (ClearScoreBoard() only outside recovery), so the hole
+    // at segment 3 is retransmitted at once. The transfer is 8 segments: no new data.
+    let mut c = plain(20, true, config::CcAlgorithm::Ns2Sack1);
+    c.sack_recovery = config::SackRecovery::Ns2Sack1;
+    c.sack_forget_on_new_ack = true;
+    c.limited_transmit = false;
+    c.sack_is_lost_trigger = false;
+    c.loss_basis = config::LossBasis::Ns2Window;
+    c.send_window_cap = 40_000;
+    let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 8_000);
+    assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 8);
+    let t = Time::from_millis(100);
+    let mut sent = Vec::new();
+    let acks = [
+        ack(1, &[(1001, 2001)]),
+        ack(1, &[(1001, 2001), (3001, 4001)]),
+        ack(1, &[(1001, 2001), (3001, 5001)]),
+        ack(2001, &[(3001, 5001)]),
+    ];
+    for (k, a) in acks.iter().enumerate() {
+        s.handle_segment(t, a);
+        for tx in drain_sender(&mut s, t) {
+            sent.push((k + 1, tx.kind, tx.segment.seq.0));
+        }
+    }
+    assert_eq!(
+        sent,
+        [
+            (3, TxKind::RetransmitFast, 1),
+            (4, TxKind::RetransmitRecovery, 2001)
+        ]
+    );
+}
+
+#[test]
+fn ns2_sack1_may_start_recovery_again_at_the_old_recovery_point() {
+    // tcp-sack1.cc sets recover_ = 0 when fast recovery ends, so a loss of the first packet
+    // sent after the fast retransmit (at the old recovery point, 10001) is fast-retransmitted
+    // on its third duplicate ACK; RFC 6582 §3.2 step 1 would wait for an ACK beyond it.
+    let mut c = plain(10, true, config::CcAlgorithm::Ns2Sack1);
+    c.sack_recovery = config::SackRecovery::Ns2Sack1;
+    c.sack_forget_on_new_ack = true;
+    c.limited_transmit = false;
+    c.sack_is_lost_trigger = false;
+    c.loss_basis = config::LossBasis::Ns2Window;
+    c.send_window_cap = 40_000;
+    let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 40_000);
+    assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 10);
+    let t = Time::from_millis(100);
+    for k in 1..=9u32 {
+        s.handle_segment(t, &ack(1, &[(1001, 1001 + k * 1000)]));
+        drain_sender(&mut s, t);
+    }
+    // Segment 1's retransmission arrives: everything below the recovery point is in.
+    s.handle_segment(t, &ack(10_001, &[]));
+    drain_sender(&mut s, t);
+    let mut fast = Vec::new();
+    for k in 1..=3u32 {
+        s.handle_segment(t, &ack(10_001, &[(11_001, 11_001 + k * 1000)]));
+        for tx in drain_sender(&mut s, t) {
+            if tx.kind == TxKind::RetransmitFast {
+                fast.push((k, tx.segment.seq.0));
+            }
+        }
+    }
+    assert_eq!(fast, [(3, 10_001)]);
 }

@@ -571,16 +571,21 @@ impl TcpSender {
                 if seq >= self.data_end || !self.rwnd_allows(seq) {
                     return None;
                 }
-                let kind = if seq < self.snd_max {
-                    TxKind::RetransmitRecovery
-                } else {
-                    TxKind::New
-                };
-                self.send_at(now, seq, kind)
+                self.send_at(now, seq, self.kind_at(seq))
             }
         };
         self.ns2_pipe += 1;
         Some(tx)
+    }
+
+    /// What sending at `seq` is: new below the highest sequence sent, else a resend (after a
+    /// timeout's go-back-N).
+    fn kind_at(&self, seq: SeqNum) -> TxKind {
+        if seq < self.snd_max {
+            TxKind::RetransmitRecovery
+        } else {
+            TxKind::New
+        }
     }
 
     /// Window-limited sending outside SACK recovery (RFC 5681: min(cwnd, rwnd)).
@@ -603,12 +608,7 @@ impl TcpSender {
             if (seq + len) - self.snd_una > win.max(len.min(self.neg.mss)) && seq > self.snd_una {
                 return None;
             }
-            let kind = if seq < self.snd_max {
-                TxKind::RetransmitRecovery
-            } else {
-                TxKind::New
-            };
-            return Some(self.send_at(now, seq, kind));
+            return Some(self.send_at(now, seq, self.kind_at(seq)));
         }
         if self.cfg.fin
             && seq == self.data_end
@@ -618,12 +618,7 @@ impl TcpSender {
             if seq - self.snd_una >= win.max(1) {
                 return None;
             }
-            let kind = if self.snd_max > self.data_end {
-                TxKind::RetransmitRecovery
-            } else {
-                TxKind::New
-            };
-            return Some(self.send_fin(now, kind));
+            return Some(self.send_fin(now, self.kind_at(seq)));
         }
         None
     }

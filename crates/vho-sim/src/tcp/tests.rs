@@ -637,6 +637,20 @@ fn the_loss_basis_decides_what_a_second_timeout_halves() {
 
 // ---- ns-2's Sack1 duplicate-ACK rules (tcp-sack1.cc recv()) ----
 
+/// A SACK sender as ns-2's Sack1 runs (its controller, window_ of 40 segments, recovery on
+/// the third duplicate ACK only, the scoreboard forgotten at new ACKs), Limited Transmit off so
+/// that only recovery sends, initial window `iw`, recovering by `recovery`.
+fn ns2_recovery(iw: u32, recovery: config::SackRecovery) -> TcpConfig {
+    let mut c = plain(iw, true, config::CcAlgorithm::Ns2Sack1);
+    c.sack_recovery = recovery;
+    c.sack_forget_on_new_ack = true;
+    c.limited_transmit = false;
+    c.sack_is_lost_trigger = false;
+    c.loss_basis = config::LossBasis::Ns2Window;
+    c.send_window_cap = 40_000;
+    c
+}
+
 #[test]
 fn after_a_timeout_ns2_counts_duplicate_acks_again_from_the_first_new_ack() {
     // tcp-sack1.cc: the first ACK of new data after a timeout clears timeout_, and the next
@@ -701,12 +715,7 @@ fn ns2_sack1_recovery_sends_once_its_pipe_estimate_falls_below_cwnd() {
     // the 6th duplicate ACK (pipe 4) retransmits segment 3, the 7th and 8th send new data.
     // RFC 6675's pipe (from the scoreboard) lets the 5th retransmit already.
     let run = |recovery| {
-        let mut c = plain(10, true, config::CcAlgorithm::Ns2Sack1);
-        c.sack_recovery = recovery;
-        c.limited_transmit = false;
-        c.sack_is_lost_trigger = false;
-        c.loss_basis = config::LossBasis::Ns2Window;
-        c.send_window_cap = 20_000;
+        let c = ns2_recovery(10, recovery);
         let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 40_000);
         assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 10);
         let t = Time::from_millis(100);
@@ -750,13 +759,7 @@ fn ns2_sack1_starting_recovery_sends_only_the_retransmission_and_keeps_sack_on_p
     // only `if (dupacks_ == 0)`), even with pipe_ (8 - 3) below the halved cwnd_ (10); and a
     // partial ACK keeps the scoreboard (ClearScoreBoard() only outside recovery), so the hole
     // at segment 3 is retransmitted at once. The transfer is 8 segments: no new data.
-    let mut c = plain(20, true, config::CcAlgorithm::Ns2Sack1);
-    c.sack_recovery = config::SackRecovery::Ns2Sack1;
-    c.sack_forget_on_new_ack = true;
-    c.limited_transmit = false;
-    c.sack_is_lost_trigger = false;
-    c.loss_basis = config::LossBasis::Ns2Window;
-    c.send_window_cap = 40_000;
+    let c = ns2_recovery(20, config::SackRecovery::Ns2Sack1);
     let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 8_000);
     assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 8);
     let t = Time::from_millis(100);
@@ -787,13 +790,7 @@ fn ns2_sack1_may_start_recovery_again_at_the_old_recovery_point() {
     // tcp-sack1.cc sets recover_ = 0 when fast recovery ends, so a loss of the first packet
     // sent after the fast retransmit (at the old recovery point, 10001) is fast-retransmitted
     // on its third duplicate ACK; RFC 6582 §3.2 step 1 would wait for an ACK beyond it.
-    let mut c = plain(10, true, config::CcAlgorithm::Ns2Sack1);
-    c.sack_recovery = config::SackRecovery::Ns2Sack1;
-    c.sack_forget_on_new_ack = true;
-    c.limited_transmit = false;
-    c.sack_is_lost_trigger = false;
-    c.loss_basis = config::LossBasis::Ns2Window;
-    c.send_window_cap = 40_000;
+    let c = ns2_recovery(10, config::SackRecovery::Ns2Sack1);
     let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 40_000);
     assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 10);
     let t = Time::from_millis(100);

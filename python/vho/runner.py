@@ -42,7 +42,7 @@ class RunResult:
     tcp: dict[str, pd.DataFrame] = field(default_factory=dict)
     #: Queue length over time of every link direction (``t_s``, link, from, to, packets, bytes).
     queues: pd.DataFrame | None = None
-    #: Per flow name, bytes delivered in order per 0.1 s.
+    #: Per flow name, bytes delivered in order per 0.1 s (when the scenario records series).
     throughput: dict[str, pd.DataFrame] = field(default_factory=dict)
     wall_s: float = 0.0
     out_dir: Path | None = None
@@ -92,6 +92,8 @@ def _frames(raw: dict, summary: dict) -> tuple[dict, pd.DataFrame | None, dict]:
         queues = q
     thr: dict[str, pd.DataFrame] = {}
     for name, b in zip(names, raw["rx_bins"], strict=True):
+        if b is None:
+            continue
         n = len(b["bytes"])
         thr[name] = pd.DataFrame(
             {"t_s": [i * b["interval_s"] for i in range(n)], "bytes": b["bytes"]}

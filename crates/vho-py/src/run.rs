@@ -68,7 +68,8 @@ fn u64s<T: Copy + Into<u64>>(v: &[T]) -> Vec<f64> {
 /// Runs a scenario. `pcap_paths` maps a capture node's name to the file to write.
 /// Returns a dict: `summary_json` (str), `scenario_hash`, `capture_nodes` (list of names),
 /// `tcp_series` (per flow: dict of columns or None), `queue_series` (dict or None),
-/// `rx_bins` (per flow: interval_s and list of bytes per interval).
+/// `rx_bins` (per flow: interval_s and list of bytes per interval, or None when the scenario
+/// records no series).
 #[pyfunction]
 #[pyo3(signature = (label, text, overrides, seed=None, pcap_dir=None))]
 pub fn run_scenario<'py>(
@@ -160,6 +161,10 @@ pub fn run_scenario<'py>(
     }
     let bins = PyList::empty(py);
     for b in &out.rx_bins {
+        let Some(b) = b else {
+            bins.append(py.None())?;
+            continue;
+        };
         let e = PyDict::new(py);
         e.set_item("interval_s", b.interval.as_secs_f64())?;
         e.set_item("bytes", PyList::new(py, &b.bytes)?)?;

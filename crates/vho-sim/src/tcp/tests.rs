@@ -812,3 +812,42 @@ fn ns2_sack1_may_start_recovery_again_at_the_old_recovery_point() {
     }
     assert_eq!(fast, [(3, 10_001)]);
 }
+
+#[test]
+fn ns2_sack1_restarts_the_timer_on_every_partial_ack() {
+    // tcp-sack1.cc recv() with partial_ack_ 0: every partial ACK calls newtimer(), so the
+    // retransmission timer runs from the latest one; RFC 6582 §3.2 step 5 resets it "for the
+    // first partial ACK" only, so a second partial ACK leaves it where the first one set it.
+    let timer_after_partials = |recovery| {
+        let c = ns2_recovery(10, recovery);
+        let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 10_000);
+        assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 10);
+        // Segments 1, 3 and 5 lost: three duplicate ACKs start recovery.
+        let t = Time::from_millis(100);
+        for a in [
+            ack(1, &[(1001, 2001)]),
+            ack(1, &[(1001, 2001), (3001, 4001)]),
+            ack(1, &[(1001, 2001), (3001, 4001), (5001, 6001)]),
+        ] {
+            s.handle_segment(t, &a);
+            drain_sender(&mut s, t);
+        }
+        let t1 = Time::from_millis(200);
+        s.handle_segment(t1, &ack(2001, &[(3001, 4001), (5001, 10_001)]));
+        drain_sender(&mut s, t1);
+        let after_first = s.poll_timeout().expect("timer running");
+        let t2 = Time::from_millis(300);
+        s.handle_segment(t2, &ack(4001, &[(5001, 10_001)]));
+        drain_sender(&mut s, t2);
+        assert!(s.probe().in_recovery, "both ACKs are partial");
+        (
+            after_first,
+            s.poll_timeout().expect("timer running"),
+            t2 + s.probe().rto,
+        )
+    };
+    let (_, after_second, t2_plus_rto) = timer_after_partials(config::SackRecovery::Ns2Sack1);
+    assert_eq!(after_second, t2_plus_rto);
+    let (after_first, after_second, _) = timer_after_partials(config::SackRecovery::Rfc6675);
+    assert_eq!(after_second, after_first);
+}

@@ -96,7 +96,7 @@ impl World {
                 },
                 drops: vec![[0; 3]; dirs.len()],
                 ip_id: [0, 0],
-                rx_bins: vho_bins(),
+                rx_bins: spec.record.series.then(vho_bins),
             });
         }
         let mobiles = spec

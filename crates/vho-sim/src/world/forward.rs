@@ -191,14 +191,17 @@ impl World {
                 if flow.await_new_link == Some(dir_link(via)) {
                     flow.await_new_link = None;
                     flow.first_on_new_link = Some(now);
+                    flow.tput.set_first_new(now.as_nanos());
                 }
             }
             let before = flow.receiver.delivered_bytes();
             flow.receiver.handle_segment(now, &pkt.seg);
             self.slab.release(idx);
             let after = flow.receiver.delivered_bytes();
-            if after > before {
-                flow.rx_bins.add(now, after - before);
+            if let Some(bins) = &mut flow.rx_bins {
+                if after > before {
+                    bins.add(now, after - before);
+                }
             }
             if flow.completed_at.is_none() && after >= self.spec.flows[f].bytes {
                 flow.completed_at = Some(now);

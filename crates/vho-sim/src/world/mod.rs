@@ -104,10 +104,11 @@ struct Flow {
     drops: Vec<[u64; 3]>,
     /// IPv4 identification counters of the two ends.
     ip_id: [u16; 2],
-    rx_bins: RxBins,
-    /// Throughput points of data arriving at the receiver, for t_a (vho-trace, the same
-    /// referee as `vho analyze`).
-    tput: vho_trace::analysis::adaptation::ThroughputPoints,
+    /// When recording series: bytes delivered in order per `ADAPTATION_INTERVAL`.
+    rx_bins: Option<RxBins>,
+    /// t_a from the data arriving at the receiver (vho-trace, the same referee as
+    /// `vho analyze`, in memory that does not grow with the run).
+    tput: vho_trace::analysis::adaptation::AdaptationTracker,
     /// After the receiver's first handover: the new link, until its first data packet.
     await_new_link: Option<LinkIdx>,
     /// When the first data packet arrived over the new link.
@@ -157,8 +158,8 @@ pub struct RunOutput {
     /// Per flow (in scenario order) the sender's state over time, if recorded.
     pub tcp_series: Vec<Option<TcpSeries>>,
     pub queue_series: Option<QueueSeries>,
-    /// Per flow, bytes delivered in order per `ADAPTATION_INTERVAL`.
-    pub rx_bins: Vec<RxBins>,
+    /// Per flow, bytes delivered in order per `ADAPTATION_INTERVAL`, if recorded (series).
+    pub rx_bins: Vec<Option<RxBins>>,
     /// The taps the run was given, handed back to be finished.
     pub taps: Vec<(NodeIdx, Box<dyn PacketTap>)>,
 }

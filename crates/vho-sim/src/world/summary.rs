@@ -172,9 +172,7 @@ impl World {
                 duplicate_acks: st.dupacks_received,
                 drops,
                 // Cottingham & Vidales §5, over the data the receiver got (vho-trace's method).
-                adaptation_time_s: flow
-                    .first_on_new_link
-                    .and_then(|t| flow.tput.adaptation_time_s(t.as_nanos())),
+                adaptation_time_s: flow.tput.adaptation_time_s(),
                 first_on_new_link_s: flow.first_on_new_link.map(|t| t.as_secs_f64()),
             });
         }

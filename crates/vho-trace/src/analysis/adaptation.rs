@@ -28,21 +28,44 @@ pub struct ThroughputPoints {
     pub points: Vec<(u64, f64)>,
 }
 
+/// Adds a packet to the open interval (`(start, bytes)`); returns the point it closes, if any.
+#[inline]
+fn close_interval(open: &mut Option<(u64, u64)>, t_ns: u64, bytes: u64) -> Option<(u64, f64)> {
+    match open {
+        None => {
+            *open = Some((t_ns, bytes));
+            None
+        }
+        Some((start, acc)) => {
+            // A capture that steps back in time keeps the packet in the open interval.
+            let elapsed = t_ns.saturating_sub(*start);
+            if elapsed > INTERVAL_NS {
+                let bps = *acc as f64 * 8.0 / (elapsed as f64 / 1e9);
+                *open = Some((t_ns, bytes));
+                Some((t_ns, bps))
+            } else {
+                *acc += bytes;
+                None
+            }
+        }
+    }
+}
+
+/// Linear interpolation of the instant the throughput reaches `mean` at point `(t, v)`, from
+/// the point before it when that one is below the mean (§5); else the point's own time.
+fn crossing(prev: Option<(u64, f64)>, (t, v): (u64, f64), mean: f64) -> f64 {
+    match prev {
+        Some((t0, v0)) if v > v0 && v0 < mean => {
+            t0 as f64 + (mean - v0) / (v - v0) * (t - t0) as f64
+        }
+        _ => t as f64,
+    }
+}
+
 impl ThroughputPoints {
     pub fn push(&mut self, t_ns: u64, bytes: u64) {
-        match &mut self.open {
-            None => self.open = Some((t_ns, bytes)),
-            Some((start, acc)) => {
-                // A capture that steps back in time keeps the packet in the open interval.
-                let elapsed = t_ns.saturating_sub(*start);
-                if elapsed > INTERVAL_NS {
-                    let bps = *acc as f64 * 8.0 / (elapsed as f64 / 1e9);
-                    self.points.push((t_ns, bps));
-                    self.open = Some((t_ns, bytes));
-                } else {
-                    *acc += bytes;
-                }
-            }
+        if let Some(p) = close_interval(&mut self.open, t_ns, bytes) {
+            self.points.push(p);
         }
     }
 
@@ -59,17 +82,78 @@ impl ThroughputPoints {
         let mut prev: Option<(u64, f64)> = None;
         for &(t, v) in &self.points {
             if t > first_new_ns && v >= mean {
-                let cross = match prev {
-                    Some((t0, v0)) if v > v0 && v0 < mean => {
-                        t0 as f64 + (mean - v0) / (v - v0) * (t - t0) as f64
-                    }
-                    _ => t as f64,
-                };
+                let cross = crossing(prev, (t, v), mean);
                 return Some((cross.max(first_new_ns as f64) - first_new_ns as f64) / 1e9);
             }
             prev = Some((t, v));
         }
         None
+    }
+}
+
+/// t_a as [`ThroughputPoints::adaptation_time_s`] gives it, found while the packets stream by
+/// in memory that does not grow with the connection (a simulated 20 MB download over GPRS
+/// makes some 7,000 points; keeping them was most of a run's page faults).
+///
+/// Why the points need not be kept: the point t_a is taken at is the first after the new
+/// interface's first packet that reaches the mean; every point between that packet and it
+/// is below the mean, so it is larger than all of them: a strict running maximum of the
+/// points after that packet. Only those maxima are kept, each with the point before it (for
+/// the interpolation); the mean is a running sum, added in the order `mean_bps` adds.
+#[derive(Clone, Debug, Default)]
+pub struct AdaptationTracker {
+    open: Option<(u64, u64)>,
+    points: u64,
+    /// Sum of every point but the last.
+    sum_before_last: f64,
+    last: Option<(u64, f64)>,
+    first_new_ns: Option<u64>,
+    /// Running maxima of the points after `first_new_ns`, with the point before each.
+    maxima: Vec<RunningMax>,
+}
+
+/// A point (time in ns, b/s) larger than every point before it after the new interface's
+/// first packet, and the point just before it.
+type RunningMax = ((u64, f64), Option<(u64, f64)>);
+
+impl AdaptationTracker {
+    /// A data packet of `bytes` payload at `t_ns` (in time order).
+    #[inline]
+    pub fn push(&mut self, t_ns: u64, bytes: u64) {
+        if let Some(p) = close_interval(&mut self.open, t_ns, bytes) {
+            self.add_point(p);
+        }
+    }
+
+    fn add_point(&mut self, p: (u64, f64)) {
+        if let Some(first) = self.first_new_ns {
+            let max = self.maxima.last().map(|m| m.0 .1);
+            if p.0 > first && max.is_none_or(|m| p.1 > m) {
+                self.maxima.push((p, self.last));
+            }
+        }
+        if let Some(last) = self.last {
+            self.sum_before_last += last.1;
+        }
+        self.points += 1;
+        self.last = Some(p);
+    }
+
+    /// The first data packet on the new interface arrived at `t_ns` (no packet pushed so
+    /// far is later). Only the first call counts.
+    pub fn set_first_new(&mut self, t_ns: u64) {
+        self.first_new_ns.get_or_insert(t_ns);
+    }
+
+    /// t_a in seconds from the instant given to [`AdaptationTracker::set_first_new`]; `None`
+    /// if none was given, with fewer than two points, or if the mean is never reached.
+    pub fn adaptation_time_s(&self) -> Option<f64> {
+        let first = self.first_new_ns?;
+        let n = self.points.checked_sub(1).filter(|&n| n > 0)?;
+        let mean = self.sum_before_last / n as f64;
+        let &(p, prev) = self.maxima.iter().find(|(p, _)| p.1 >= mean)?;
+        let cross = crossing(prev, p, mean);
+        Some((cross.max(first as f64) - first as f64) / 1e9)
     }
 }
 
@@ -122,5 +206,56 @@ mod tests {
         // Never reached after 5 s.
         assert_eq!(p.adaptation_time_s(5000 * MS), None);
         assert_eq!(ThroughputPoints::default().mean_bps(), None);
+    }
+
+    /// Feeds the same packets to both and, at a few instants of the new interface's first
+    /// packet, compares t_a.
+    fn both(packets: &[(u64, u64)], first_new_at: usize) -> (Option<f64>, Option<f64>) {
+        let (mut all, mut streamed) = (ThroughputPoints::default(), AdaptationTracker::default());
+        let mut first = None;
+        for (i, &(t, b)) in packets.iter().enumerate() {
+            all.push(t, b);
+            streamed.push(t, b);
+            if i == first_new_at {
+                first = Some(t);
+                streamed.set_first_new(t);
+            }
+        }
+        (
+            first.and_then(|f| all.adaptation_time_s(f)),
+            streamed.adaptation_time_s(),
+        )
+    }
+
+    #[test]
+    fn the_streamed_t_a_is_the_one_the_points_give() {
+        // Hand-made: the known answer above as packets (1 packet per point).
+        let mut packets = vec![(0, 0)];
+        for (i, kb) in [400u64, 400, 100, 300, 500, 0].iter().enumerate() {
+            packets.push(((i as u64 + 1) * 1000 * MS - 1, kb * 125));
+            packets.push(((i as u64 + 1) * 1000 * MS, 0));
+        }
+        let (a, b) = both(&packets, 5);
+        assert!(a.is_some());
+        assert_eq!(a, b);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn streamed_and_kept_points_agree(
+            steps in proptest::collection::vec((0u64..400, 0u64..3000), 2..300),
+            at in 0usize..300,
+        ) {
+            let mut t = 0;
+            let packets: Vec<(u64, u64)> = steps
+                .iter()
+                .map(|&(dt, b)| {
+                    t += dt * MS / 4;
+                    (t, b)
+                })
+                .collect();
+            let (a, b) = both(&packets, at.min(packets.len() - 1));
+            proptest::prop_assert_eq!(a, b);
+        }
     }
 }

@@ -170,13 +170,19 @@ impl LinkDir {
             let Some((idx, size)) = self.queue.pop() else {
                 return;
             };
-            if self.ser_last.0 != size {
-                self.ser_last = (size, Dur::serialization(size, self.rate_bps));
-            }
-            self.in_tx = Some((idx, size, start + self.ser_last.1));
-            if let Some(starts) = &mut self.starts {
-                starts.push((start, self.queue.len(), self.queue.bytes()));
-            }
+            self.start(start, idx, size);
+        }
+    }
+
+    /// Puts a packet on the air at `start`.
+    #[inline(always)]
+    fn start(&mut self, start: Time, idx: PktIdx, size: u32) {
+        if self.ser_last.0 != size {
+            self.ser_last = (size, Dur::serialization(size, self.rate_bps));
+        }
+        self.in_tx = Some((idx, size, start + self.ser_last.1));
+        if let Some(starts) = &mut self.starts {
+            starts.push((start, self.queue.len(), self.queue.bytes()));
         }
     }
 
@@ -188,6 +194,19 @@ impl LinkDir {
         if self.in_tx.is_none() {
             // Idle until now: the packet cannot start before it arrives.
             self.idle_since = self.idle_since.max(now);
+            if self.queue.is_empty() && self.ready_at() <= now {
+                // Idle, empty and free to send: the packet passes the queue (its limit still
+                // applies) and goes on the air at once, as `replay` would put it.
+                if !self.queue.has_room(size) {
+                    self.counters.dropped[0] += 1;
+                    return Err(DropCause::QueueOverflow);
+                }
+                self.start(now, idx, size);
+                if self.ser_last.1 == Dur::ZERO {
+                    self.replay(now);
+                }
+                return Ok(());
+            }
         }
         if !self.queue.offer(idx, size) {
             self.counters.dropped[0] += 1;

@@ -22,6 +22,9 @@ pub struct DropTail {
     bytes: u64,
     limit: Limit,
     model: QueueModel,
+    /// With a packet limit, the number of waiting packets an arrival must find fewer than
+    /// (worked out once: `has_room` runs for every packet).
+    below: Option<u64>,
 }
 
 impl DropTail {
@@ -31,6 +34,18 @@ impl DropTail {
             bytes: 0,
             limit,
             model,
+            below: Self::below(limit, model),
+        }
+    }
+    fn below(limit: Limit, model: QueueModel) -> Option<u64> {
+        match (limit, model) {
+            (Limit::Packets(n), QueueModel::DropTail) => Some(n as u64),
+            // ns-2: waiting + 1 must stay below the limit.
+            (Limit::Packets(n), QueueModel::Ns2DropTail) => Some((n as u64).saturating_sub(1)),
+            // The head is the packet ns-2's Delayer would hold, outside its queue: as many
+            // wait as the limit.
+            (Limit::Packets(n), QueueModel::Ns2DropTailDelayer) => Some(n as u64),
+            (Limit::Bytes(_), _) => None,
         }
     }
     pub fn limit(&self) -> Limit {
@@ -38,6 +53,7 @@ impl DropTail {
     }
     pub fn set_limit(&mut self, limit: Limit) {
         self.limit = limit;
+        self.below = Self::below(limit, self.model);
     }
     pub fn len(&self) -> usize {
         self.items.len()
@@ -49,18 +65,18 @@ impl DropTail {
         self.bytes
     }
     /// Whether a packet of `size` bytes fits.
+    #[inline]
     pub fn has_room(&self, size: u32) -> bool {
-        let (len, bytes) = (self.items.len() as u64, self.bytes + size as u64);
-        match (self.limit, self.model) {
-            (Limit::Packets(n), QueueModel::DropTail) => len < n as u64,
-            (Limit::Bytes(b), QueueModel::DropTail) => bytes <= b,
-            (Limit::Packets(n), QueueModel::Ns2DropTail) => len + 1 < n as u64,
-            (Limit::Bytes(b), QueueModel::Ns2DropTail) => bytes < b,
-            // The head is the packet ns-2's Delayer would hold, outside its queue.
-            (Limit::Packets(n), QueueModel::Ns2DropTailDelayer) => len < n as u64,
-            (Limit::Bytes(b), QueueModel::Ns2DropTailDelayer) => {
+        let bytes = self.bytes + size as u64;
+        match (self.below, self.limit, self.model) {
+            (Some(below), _, _) => (self.items.len() as u64) < below,
+            (None, Limit::Bytes(b), QueueModel::DropTail) => bytes <= b,
+            (None, Limit::Bytes(b), QueueModel::Ns2DropTail) => bytes < b,
+            (None, Limit::Bytes(b), QueueModel::Ns2DropTailDelayer) => {
                 bytes - self.items.front().map_or(0, |h| h.1 as u64) < b
             }
+            // A packet limit always has `below`.
+            (None, Limit::Packets(_), _) => false,
         }
     }
     /// Appends the packet; `false` (and nothing stored) when it does not fit.

@@ -130,6 +130,8 @@ impl World {
             up,
             routes,
             mobiles,
+            interruptions_pending: 0,
+            maybe_done: spec.flows.is_empty(),
             handovers,
             flows,
             capture,

@@ -205,6 +205,7 @@ impl World {
             }
             if flow.completed_at.is_none() && after >= self.spec.flows[f].bytes {
                 flow.completed_at = Some(now);
+                self.maybe_done |= flow.sender.is_complete();
             }
             // Only the endpoint that received can have something new to say (the two are
             // separate machines).
@@ -212,6 +213,7 @@ impl World {
         } else {
             flow.sender.handle_segment(now, &pkt.seg);
             self.slab.release(idx);
+            self.maybe_done |= flow.completed_at.is_some() && flow.sender.is_complete();
             self.pump(f, 0);
         }
     }

@@ -50,7 +50,11 @@ impl World {
         self.up[spec.from] = false;
         self.up[spec.to] = true;
         self.mobiles[spec.mobile].active = spec.to;
-        self.mobiles[spec.mobile].pending_interruption = Some((h, spec.to));
+        let mobile = &mut self.mobiles[spec.mobile];
+        if mobile.pending_interruption.is_none() {
+            self.interruptions_pending += 1;
+        }
+        mobile.pending_interruption = Some((h, spec.to));
         // t_a counts from the receiver's first handover only (Cottingham & Vidales §5).
         for (f, fs) in self.spec.flows.iter().enumerate() {
             let flow = &mut self.flows[f];
@@ -69,7 +73,16 @@ impl World {
     }
 
     /// The first packet to reach a mobile host over its new link ends the interruption.
+    #[inline]
     pub(super) fn note_mobile_arrival(&mut self, node: NodeIdx, via: DirIdx) {
+        // Most arrivals come when no handover waits for its first packet.
+        if self.interruptions_pending > 0 {
+            self.note_interruption_end(node, via);
+        }
+    }
+
+    #[cold]
+    fn note_interruption_end(&mut self, node: NodeIdx, via: DirIdx) {
         for m in 0..self.mobiles.len() {
             if self.spec.mobiles[m].node != node {
                 continue;
@@ -79,6 +92,7 @@ impl World {
                     let st = &mut self.handovers[h];
                     st.interruption = Some(self.now.saturating_since(st.at));
                     self.mobiles[m].pending_interruption = None;
+                    self.interruptions_pending -= 1;
                 }
             }
         }

@@ -143,6 +143,10 @@ pub struct World {
     up: Vec<bool>,
     routes: Routes,
     mobiles: Vec<MobileState>,
+    /// Set once some flow has completed both ways: from then on the loop checks them all.
+    maybe_done: bool,
+    /// Mobiles whose handover awaits its first packet over the new link.
+    interruptions_pending: usize,
     handovers: Vec<HandoverState>,
     flows: Vec<Flow>,
     capture: Vec<bool>,
@@ -204,7 +208,8 @@ impl World {
                 }
                 Event::Handover(h) => self.apply_handover(h as usize),
             }
-            if self.all_done() {
+            // Only an endpoint receiving can complete a flow (`arrive` raises the flag).
+            if self.maybe_done && self.all_done() {
                 break;
             }
         }

@@ -120,6 +120,10 @@ impl World {
         for &node in &spec.record.pcap_at {
             capture[node] = true;
         }
+        let booking = spec.record.series
+            || dirs
+                .iter()
+                .any(|d| !matches!(d.loss, crate::link::loss::LossModel::None));
         Ok(World {
             now: Time::ZERO,
             queue: EventQueue::with_capacity(64),
@@ -141,6 +145,7 @@ impl World {
             } else {
                 None
             },
+            booking,
             events: 0,
             spec: spec.clone(),
         })

@@ -152,6 +152,9 @@ pub struct World {
     capture: Vec<bool>,
     taps: Vec<(NodeIdx, Box<dyn PacketTap>)>,
     queue_series: Option<QueueSeries>,
+    /// Whether `book` has anything to do: some direction has a loss model, or queues are
+    /// recorded.
+    booking: bool,
     events: u64,
     spec: Spec,
 }
@@ -263,10 +266,11 @@ impl World {
     }
 
     /// Frees what direction `d`'s loss model took and records its queue's changes. Usually
-    /// there is neither (no loss, no queue recording): that check is inlined, the work not.
+    /// there is neither (no loss model, no queue recording): that check is inlined, the work
+    /// not.
     #[inline]
     fn book(&mut self, d: DirIdx) {
-        if !self.dirs[d as usize].lost.is_empty() || self.queue_series.is_some() {
+        if self.booking {
             self.book_slow(d);
         }
     }

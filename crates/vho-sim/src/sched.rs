@@ -46,11 +46,19 @@ impl<E> Ord for Entry<E> {
 /// with `BinaryHeap`); a topology with many flows and links gets the heap's O(log n).
 const SMALL: usize = 32;
 
+/// An entry of the small vector: its place there is its insertion order.
+#[derive(Clone, Copy)]
+struct Slot<E> {
+    at: Time,
+    event: E,
+}
+
 pub struct EventQueue<E> {
     /// Sorted latest first, so that the earliest is popped from the end; unused once `heap`
     /// has taken over.
-    small: Vec<Entry<E>>,
+    small: Vec<Slot<E>>,
     heap: BinaryHeap<Entry<E>>,
+    /// Insertion order within the heap (the small vector needs none).
     next_seq: u64,
 }
 
@@ -70,9 +78,7 @@ impl<E> EventQueue<E> {
     }
     #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: E) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        let e = Entry { at, seq, event };
+        let e = Slot { at, event };
         if !self.heap.is_empty() || self.small.len() == SMALL {
             return self.schedule_in_heap(e);
         }
@@ -93,9 +99,15 @@ impl<E> EventQueue<E> {
     /// Beyond `SMALL` pending events: everything moves to the heap, for good.
     #[cold]
     #[inline(never)]
-    fn schedule_in_heap(&mut self, e: Entry<E>) {
-        self.heap.extend(self.small.drain(..));
-        self.heap.push(e);
+    fn schedule_in_heap(&mut self, e: Slot<E>) {
+        // The small vector's entries, earliest first (its pop order), then the new one: their
+        // sequence numbers keep the insertion order of entries at the same time.
+        let pending: Vec<Slot<E>> = self.small.drain(..).rev().collect();
+        for Slot { at, event } in pending.into_iter().chain(std::iter::once(e)) {
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            self.heap.push(Entry { at, seq, event });
+        }
     }
     /// Removes the pending `event` due at `at`, if the queue can do so cheaply (while it is a
     /// small vector); `false` if it is still pending. Removing changes nothing else: the

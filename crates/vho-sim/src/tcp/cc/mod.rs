@@ -140,9 +140,11 @@ impl CongestionControl for AnyController {
     fn cwnd(&self) -> u32 {
         each!(self, c => c.cwnd())
     }
+    #[inline]
     fn ssthresh(&self) -> u32 {
         each!(self, c => c.ssthresh())
     }
+    #[inline]
     fn on_ack(&mut self, now: Time, acked: u32, flight: u32) {
         each!(self, c => c.on_ack(now, acked, flight))
     }

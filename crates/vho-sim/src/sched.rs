@@ -96,14 +96,14 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// Beyond `SMALL` pending events: everything moves to the heap, for good.
+    /// Beyond `SMALL` pending events: everything moves to the heap, until it empties.
     #[cold]
     #[inline(never)]
     fn schedule_in_heap(&mut self, e: Slot<E>) {
         // The small vector's entries, earliest first (its pop order), then the new one: their
         // sequence numbers keep the insertion order of entries at the same time.
-        let pending: Vec<Slot<E>> = self.small.drain(..).rev().collect();
-        for Slot { at, event } in pending.into_iter().chain(std::iter::once(e)) {
+        let small = std::mem::take(&mut self.small);
+        for Slot { at, event } in small.into_iter().rev().chain(std::iter::once(e)) {
             let seq = self.next_seq;
             self.next_seq += 1;
             self.heap.push(Entry { at, seq, event });

@@ -191,28 +191,24 @@ impl LinkDir {
     pub fn offer(&mut self, now: Time, idx: PktIdx, size: u32) -> Result<(), DropCause> {
         self.advance(now);
         self.counters.offered += 1;
-        if self.in_tx.is_none() {
+        let idle = self.in_tx.is_none();
+        if idle {
             // Idle until now: the packet cannot start before it arrives.
             self.idle_since = self.idle_since.max(now);
-            if self.queue.is_empty() && self.ready_at() <= now {
-                // Idle, empty and free to send: the packet passes the queue (its limit still
-                // applies) and goes on the air at once, as `replay` would put it.
-                if !self.queue.has_room(size) {
-                    self.counters.dropped[0] += 1;
-                    return Err(DropCause::QueueOverflow);
-                }
-                self.start(now, idx, size);
-                if self.ser_last.1 == Dur::ZERO {
-                    self.replay(now);
-                }
-                return Ok(());
-            }
         }
-        if !self.queue.offer(idx, size) {
+        if !self.queue.has_room(size) {
             self.counters.dropped[0] += 1;
             return Err(DropCause::QueueOverflow);
         }
-        if self.in_tx.is_none() {
+        if idle && self.queue.is_empty() && self.ready_at() <= now {
+            // Idle, empty and free to send: on the air at once, as `replay` would put it,
+            // without passing through the queue's ring.
+            self.start(now, idx, size);
+            self.advance(now); // through already if its time on the air is zero
+            return Ok(());
+        }
+        self.queue.push_unchecked(idx, size);
+        if idle {
             self.replay(now);
         }
         Ok(())

@@ -22,9 +22,6 @@ pub struct DropTail {
     bytes: u64,
     limit: Limit,
     model: QueueModel,
-    /// With a packet limit, the number of waiting packets an arrival must find fewer than
-    /// (worked out once: `has_room` runs for every packet).
-    below: Option<u64>,
 }
 
 impl DropTail {
@@ -34,18 +31,6 @@ impl DropTail {
             bytes: 0,
             limit,
             model,
-            below: Self::below(limit, model),
-        }
-    }
-    fn below(limit: Limit, model: QueueModel) -> Option<u64> {
-        match (limit, model) {
-            (Limit::Packets(n), QueueModel::DropTail) => Some(n as u64),
-            // ns-2: waiting + 1 must stay below the limit.
-            (Limit::Packets(n), QueueModel::Ns2DropTail) => Some((n as u64).saturating_sub(1)),
-            // The head is the packet ns-2's Delayer would hold, outside its queue: as many
-            // wait as the limit.
-            (Limit::Packets(n), QueueModel::Ns2DropTailDelayer) => Some(n as u64),
-            (Limit::Bytes(_), _) => None,
         }
     }
     pub fn limit(&self) -> Limit {
@@ -53,7 +38,6 @@ impl DropTail {
     }
     pub fn set_limit(&mut self, limit: Limit) {
         self.limit = limit;
-        self.below = Self::below(limit, self.model);
     }
     pub fn len(&self) -> usize {
         self.items.len()
@@ -67,16 +51,16 @@ impl DropTail {
     /// Whether a packet of `size` bytes fits.
     #[inline]
     pub fn has_room(&self, size: u32) -> bool {
-        let bytes = self.bytes + size as u64;
-        match (self.below, self.limit, self.model) {
-            (Some(below), _, _) => (self.items.len() as u64) < below,
-            (None, Limit::Bytes(b), QueueModel::DropTail) => bytes <= b,
-            (None, Limit::Bytes(b), QueueModel::Ns2DropTail) => bytes < b,
-            (None, Limit::Bytes(b), QueueModel::Ns2DropTailDelayer) => {
+        let (len, bytes) = (self.items.len() as u64, self.bytes + size as u64);
+        match (self.limit, self.model) {
+            // ns-2 drops once waiting + 1 reaches the limit; with its Delayer the head waits
+            // outside the queue, so as many wait as with the plain rule.
+            (Limit::Packets(n), m) => len + u64::from(m == QueueModel::Ns2DropTail) < n as u64,
+            (Limit::Bytes(b), QueueModel::DropTail) => bytes <= b,
+            (Limit::Bytes(b), QueueModel::Ns2DropTail) => bytes < b,
+            (Limit::Bytes(b), QueueModel::Ns2DropTailDelayer) => {
                 bytes - self.items.front().map_or(0, |h| h.1 as u64) < b
             }
-            // A packet limit always has `below`.
-            (None, Limit::Packets(_), _) => false,
         }
     }
     /// Appends the packet; `false` (and nothing stored) when it does not fit.

@@ -49,8 +49,8 @@ impl World {
         }
         self.up[spec.from] = false;
         self.up[spec.to] = true;
-        self.mobiles[spec.mobile].active = spec.to;
         let mobile = &mut self.mobiles[spec.mobile];
+        mobile.active = spec.to;
         if mobile.pending_interruption.is_none() {
             self.interruptions_pending += 1;
         }

@@ -73,23 +73,42 @@ pub enum QueueLimit {
     },
 }
 
-#[derive(Clone, Copy, PartialEq, Debug)]
+#[derive(Clone, PartialEq, Debug)]
 pub enum LossSpec {
     None,
     /// Each packet lost independently with probability `p`.
     Bernoulli {
         p: f64,
     },
+    /// The packets with these indices (0 for the first packet the loss model sees, sorted,
+    /// distinct) are lost: ns-2's `ErrorModel/List` with `unit pkt` (errmodel.cc
+    /// ListErrorModel::corrupt, `droplist`), for patterns fixed in advance.
+    List(std::sync::Arc<[u64]>),
+}
+
+/// Where on a link direction the loss model takes its packets.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum LossAt {
+    /// After serialisation: a lost packet used its time on the air (a frame corrupted on a
+    /// radio link), as ns-2's `$ns link-lossmodel`, whose error module follows the link's
+    /// delay element (ns-link.tcl `insert-linkloss`).
+    #[default]
+    Air,
+    /// On entry, before the queue: a lost packet takes neither a queue slot nor time on the
+    /// air, as ns-2's `$ns lossmodel`, whose error module is put at the link's head
+    /// (ns-link.tcl `errormodule`: `add-to-head`; errmodel.cc drops before the queue sees it).
+    Entry,
 }
 
 /// One direction of a link.
-#[derive(Clone, Copy, PartialEq, Debug)]
+#[derive(Clone, PartialEq, Debug)]
 pub struct DirSpec {
     pub rate_bps: u64,
     pub delay: Dur,
     pub queue: QueueLimit,
     pub queue_model: QueueModel,
     pub loss: LossSpec,
+    pub loss_at: LossAt,
 }
 
 #[derive(Clone, Debug)]

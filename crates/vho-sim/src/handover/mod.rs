@@ -95,6 +95,7 @@ mod tests {
             queue: QueueLimit::Packets(limit),
             queue_model: Default::default(),
             loss: LossSpec::None,
+            loss_at: Default::default(),
         };
         LinkDir::new(0, 1, &spec, Limit::Packets(limit), LossModel::None)
     }

@@ -12,6 +12,12 @@ pub enum LossModel {
         p: f64,
         rng: Rng,
     },
+    /// The packets at the listed indices (see [`LossSpec::List`]).
+    List {
+        drops: std::sync::Arc<[u64]>,
+        next: usize,
+        seen: u64,
+    },
 }
 
 impl LossModel {
@@ -23,6 +29,12 @@ impl LossModel {
                 p,
                 rng: Rng::stream(seed, stream_name),
             },
+            LossSpec::List(drops) if drops.is_empty() => LossModel::None,
+            LossSpec::List(drops) => LossModel::List {
+                drops,
+                next: 0,
+                seen: 0,
+            },
         }
     }
     /// Draws whether the packet that just finished serialisation is lost.
@@ -30,6 +42,12 @@ impl LossModel {
         match self {
             LossModel::None => false,
             LossModel::Bernoulli { p, rng } => rng.bernoulli(*p),
+            LossModel::List { drops, next, seen } => {
+                let hit = drops.get(*next) == Some(seen);
+                *next += hit as usize;
+                *seen += 1;
+                hit
+            }
         }
     }
 }
@@ -48,5 +66,14 @@ mod tests {
         let rate = da.iter().filter(|&&x| x).count() as f64 / 20_000.0;
         // 20000 draws, sd = sqrt(.1*.9/20000) = 0.0021; 5 sd.
         assert!((rate - 0.1).abs() < 0.011, "rate {rate}");
+    }
+
+    #[test]
+    fn a_drop_list_takes_exactly_the_listed_packets() {
+        // ns-2 ListErrorModel::corrupt (unit pkt): packet cnt_ is dropped when it is the next
+        // listed index; cnt_ counts from 0.
+        let mut m = LossModel::new(LossSpec::List(vec![0, 3, 4].into()), 1, "x");
+        let got: Vec<bool> = (0..7).map(|_| m.lose()).collect();
+        assert_eq!(got, [true, false, false, true, true, false, false]);
     }
 }

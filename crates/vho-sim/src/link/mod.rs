@@ -20,7 +20,7 @@ pub mod loss;
 pub mod queue;
 
 use crate::packet::PktIdx;
-use crate::spec::{DirSpec, NodeIdx};
+use crate::spec::{DirSpec, LossAt, NodeIdx};
 use crate::time::{Dur, Time};
 use loss::LossModel;
 use queue::{DropTail, Limit};
@@ -85,6 +85,8 @@ pub struct LinkDir {
     pub delay: Dur,
     pub queue: DropTail,
     pub loss: LossModel,
+    /// Where the loss model takes its packets: after serialisation, or on entry.
+    loss_at: LossAt,
     /// The packet being serialised and when it finishes.
     in_tx: Option<(PktIdx, u32, Time)>,
     /// When the serialiser last fell idle (meaningful while `in_tx` is `None`).
@@ -117,6 +119,7 @@ impl LinkDir {
             delay: spec.delay,
             queue: DropTail::new(limit, spec.queue_model),
             loss,
+            loss_at: spec.loss_at,
             in_tx: None,
             idle_since: Time::ZERO,
             pipe: VecDeque::new(),
@@ -152,7 +155,7 @@ impl LinkDir {
                         return;
                     }
                     self.in_tx = None;
-                    if self.loss.lose() {
+                    if self.loss_at == LossAt::Air && self.loss.lose() {
                         self.counters.dropped[2] += 1;
                         self.lost.push(idx);
                     } else {
@@ -195,6 +198,10 @@ impl LinkDir {
         if idle {
             // Idle until now: the packet cannot start before it arrives.
             self.idle_since = self.idle_since.max(now);
+        }
+        if self.loss_at == LossAt::Entry && self.loss.lose() {
+            self.counters.dropped[2] += 1;
+            return Err(DropCause::RandomLoss);
         }
         if !self.queue.has_room(size) {
             self.counters.dropped[0] += 1;
@@ -293,6 +300,7 @@ mod tests {
             queue: QueueLimit::Packets(limit),
             queue_model: Default::default(),
             loss: LossSpec::None,
+            loss_at: Default::default(),
         };
         LinkDir::new(0, 1, &spec, Limit::Packets(limit), LossModel::None)
     }

@@ -260,6 +260,8 @@ impl Ctx<'_> {
                 queue: l.queue.clone(),
                 queue_model: l.queue_model.clone(),
                 loss: l.loss.clone(),
+                loss_at: l.loss_at.clone(),
+                drop_packets: l.drop_packets.clone(),
                 mtu: l.mtu.clone(),
                 down: None,
                 up: None,
@@ -370,6 +372,8 @@ impl Ctx<'_> {
             queue: l.queue.clone(),
             queue_model: l.queue_model.clone(),
             loss: l.loss.clone(),
+            loss_at: l.loss_at.clone(),
+            drop_packets: l.drop_packets.clone(),
         };
         self.apply(&mut base, &own, field, mtu)?;
         let mut out = [base.clone(), base];
@@ -411,6 +415,21 @@ impl Ctx<'_> {
             }
             p.loss = Some(v);
         }
+        if let Some(list) = &d.drop_packets {
+            let v = list.get_ref();
+            let field = format!("{field}.drop_packets");
+            let bad = |what: &str| self.err(list.span(), &field, what, None);
+            if v.iter().any(|&i| i < 0) {
+                return Err(bad("packet indices from 0 up"));
+            }
+            if v.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(bad("packet indices in increasing order, each once"));
+            }
+            p.drop_packets = Some(v.iter().map(|&i| i as u64).collect());
+        }
+        if let Some(a) = &d.loss_at {
+            p.loss_at = Some(self.with(a, &format!("{field}.loss_at"), parse_loss_at)?);
+        }
         Ok(())
     }
 
@@ -428,10 +447,20 @@ impl Ctx<'_> {
             delay: p.delay.ok_or_else(|| missing("delay"))?,
             queue: p.queue.unwrap_or(QueueLimit::Bdp { mtu_bytes: mtu }),
             queue_model: p.queue_model.unwrap_or_default(),
-            loss: match p.loss {
-                Some(x) if x > 0.0 => LossSpec::Bernoulli { p: x },
+            loss: match (p.loss, p.drop_packets) {
+                (Some(x), Some(_)) if x > 0.0 => {
+                    return Err(self.err(
+                        0..0,
+                        &format!("{field}.drop_packets"),
+                        "either a loss rate or a drop list, not both",
+                        None,
+                    ))
+                }
+                (_, Some(list)) => LossSpec::List(list.into()),
+                (Some(x), None) if x > 0.0 => LossSpec::Bernoulli { p: x },
                 _ => LossSpec::None,
             },
+            loss_at: p.loss_at.unwrap_or_default(),
         })
     }
 
@@ -763,6 +792,14 @@ fn parse_queue_model(s: &str) -> Result<QueueModel, String> {
     }
 }
 
+fn parse_loss_at(s: &str) -> Result<LossAt, String> {
+    match s {
+        "air" => Ok(LossAt::Air),
+        "entry" => Ok(LossAt::Entry),
+        _ => Err("where the loss model takes packets: \"air\" or \"entry\"".into()),
+    }
+}
+
 #[derive(Clone, Default)]
 struct PartialDir {
     rate: Option<u64>,
@@ -770,6 +807,8 @@ struct PartialDir {
     queue: Option<QueueLimit>,
     queue_model: Option<QueueModel>,
     loss: Option<f64>,
+    loss_at: Option<LossAt>,
+    drop_packets: Option<Vec<u64>>,
 }
 
 #[derive(Default)]

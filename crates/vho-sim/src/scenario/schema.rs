@@ -46,6 +46,8 @@ pub struct DirT {
     pub queue: Option<S>,
     pub queue_model: Option<S>,
     pub loss: Option<Spanned<f64>>,
+    pub loss_at: Option<S>,
+    pub drop_packets: Option<Spanned<Vec<i64>>>,
 }
 
 /// A link of the common form: a preset and/or fields, applying to both directions, with
@@ -60,6 +62,10 @@ pub struct LinkT {
     /// `droptail` (the limit counts waiting packets) or `ns2-droptail` (ns-2's rule).
     pub queue_model: Option<S>,
     pub loss: Option<Spanned<f64>>,
+    /// `air` (after serialisation, the default) or `entry` (before the queue).
+    pub loss_at: Option<S>,
+    /// Indices of the packets to lose (0 = the first the loss model sees), instead of `loss`.
+    pub drop_packets: Option<Spanned<Vec<i64>>>,
     /// Packet size the `bdp` queue rule counts in (bytes); default 1500.
     pub mtu: Option<Spanned<i64>>,
     pub down: Option<DirT>,
@@ -77,6 +83,8 @@ pub struct GeneralLinkT {
     pub queue: Option<S>,
     pub queue_model: Option<S>,
     pub loss: Option<Spanned<f64>>,
+    pub loss_at: Option<S>,
+    pub drop_packets: Option<Spanned<Vec<i64>>>,
     pub mtu: Option<Spanned<i64>>,
     /// Direction from the first named node to the second.
     pub forward: Option<DirT>,

@@ -40,7 +40,7 @@ impl World {
                 let limit = resolve_limit(spec, &ends, l, ds);
                 let side = if a_to_b { "ab" } else { "ba" };
                 let loss = LossModel::new(
-                    ds.loss,
+                    ds.loss.clone(),
                     spec.seed,
                     &format!("link:{}:{side}:loss", link.name),
                 );

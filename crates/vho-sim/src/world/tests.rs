@@ -12,6 +12,7 @@ fn dir(rate_bps: u64, delay_ms: u64, queue: QueueLimit) -> DirSpec {
         queue,
         queue_model: Default::default(),
         loss: LossSpec::None,
+        loss_at: Default::default(),
     }
 }
 
@@ -51,7 +52,7 @@ fn chain(bytes: u64, handover: Option<(f64, HandoverKind, u64)>, wlan_first: boo
                 preset: None,
                 a: 0,
                 b: 1,
-                ab: wired,
+                ab: wired.clone(),
                 ba: wired,
             },
             LinkSpec {
@@ -59,7 +60,7 @@ fn chain(bytes: u64, handover: Option<(f64, HandoverKind, u64)>, wlan_first: boo
                 preset: None,
                 a: 1,
                 b: 2,
-                ab: wlan,
+                ab: wlan.clone(),
                 ba: wlan,
             },
             LinkSpec {
@@ -67,7 +68,7 @@ fn chain(bytes: u64, handover: Option<(f64, HandoverKind, u64)>, wlan_first: boo
                 preset: None,
                 a: 1,
                 b: 2,
-                ab: gprs,
+                ab: gprs.clone(),
                 ba: gprs,
             },
         ],

@@ -62,12 +62,12 @@ pub struct TruthCounts {
 /// at the front, so a deque with binary search does what an ordered map would, without its
 /// node allocations on the hot path (`perf record` on `run_timed`: BTreeMap operations were ~10 % of a run).
 #[derive(Default)]
-struct Records(VecDeque<(u32, SegTruth)>);
+struct Records(VecDeque<(u64, SegTruth)>);
 
 impl Records {
     /// Position of `offset`, or where it would go. Most look-ups are at an end (new data is
     /// appended, deliveries come in order), so both ends are tried before a binary search.
-    fn find(&self, offset: u32) -> Result<usize, usize> {
+    fn find(&self, offset: u64) -> Result<usize, usize> {
         let n = self.0.len();
         match self.0.back() {
             None => return Err(0),
@@ -80,19 +80,19 @@ impl Records {
             return if offset == first { Ok(0) } else { Err(0) };
         }
         // Full-sized segments back to back: the record is usually where the arithmetic says.
-        let guess = ((offset - first) / s.len.max(1)) as usize;
+        let guess = ((offset - first) / s.len.max(1) as u64) as usize;
         if guess < n && self.0[guess].0 == offset {
             return Ok(guess);
         }
         self.0.binary_search_by_key(&offset, |r| r.0)
     }
-    fn contains_key(&self, offset: u32) -> bool {
+    fn contains_key(&self, offset: u64) -> bool {
         self.find(offset).is_ok()
     }
-    fn get_mut(&mut self, offset: u32) -> Option<&mut SegTruth> {
+    fn get_mut(&mut self, offset: u64) -> Option<&mut SegTruth> {
         self.find(offset).ok().map(|i| &mut self.0[i].1)
     }
-    fn get_or_insert(&mut self, offset: u32, new: SegTruth) -> &mut SegTruth {
+    fn get_or_insert(&mut self, offset: u64, new: SegTruth) -> &mut SegTruth {
         let i = match self.find(offset) {
             Ok(i) => i,
             Err(i) if i == self.0.len() => {
@@ -115,22 +115,44 @@ impl Records {
 pub struct FlowTruth {
     segs: Records,
     /// Every byte below this offset (from the first data byte) has been delivered.
-    delivered_upto: u32,
+    delivered_upto: u64,
     counts: TruthCounts,
 }
 
 impl FlowTruth {
-    /// A data copy of `len` bytes at `offset` (bytes from the first data byte) leaves the
-    /// sender; returns its copy index, to be carried by the packet.
-    pub fn on_send(&mut self, offset: u32, len: u32, kind: TxKind) -> u16 {
-        self.counts.data_packets_sent += 1;
+    /// The 64-bit offset of a 32-bit one (a sequence number less the first data byte's,
+    /// modulo 2^32): the one nearest the delivered point. Every copy in the network lies
+    /// within a window (at most 2^30 bytes, RFC 7323 §2.3) of it, so the choice is exact and
+    /// transfers past 4 GiB are followed across the wrap.
+    fn unwrap(&self, off: u32) -> u64 {
+        const WRAP: u64 = 1 << 32;
+        let base = self.delivered_upto;
+        let cand = (base & !(WRAP - 1)) | off as u64;
+        if cand + WRAP / 2 < base {
+            cand + WRAP
+        } else if cand > base + WRAP / 2 && cand >= WRAP {
+            cand - WRAP
+        } else {
+            cand
+        }
+    }
+
+    /// A copy of `len` sequence numbers at `offset` (from the first data byte, modulo 2^32)
+    /// leaves the sender; returns its copy index, to be carried by the packet. `data` is false
+    /// for a bare FIN (one sequence number, counted in retransmissions and timeouts but not
+    /// as a data packet).
+    pub fn on_send(&mut self, offset: u32, len: u32, kind: TxKind, data: bool) -> u16 {
+        let offset = self.unwrap(offset);
+        if data {
+            self.counts.data_packets_sent += 1;
+        }
         if kind.is_retransmission() {
             self.counts.retransmissions += 1;
         }
         if kind == TxKind::RetransmitTimeout {
             self.counts.timeouts += 1;
         }
-        if offset.wrapping_add(len) <= self.delivered_upto && !self.segs.contains_key(offset) {
+        if offset + len as u64 <= self.delivered_upto && !self.segs.contains_key(offset) {
             // Already delivered and settled: this copy is needless by definition.
             if kind.is_retransmission() {
                 self.counts.spurious_retransmissions += 1;
@@ -158,6 +180,7 @@ impl FlowTruth {
 
     /// The copy reached the receiver.
     pub fn on_deliver(&mut self, offset: u32, copy: u16) {
+        let offset = self.unwrap(offset);
         // The usual case, in order: the oldest record, at the delivered point, its one copy
         // in flight arriving. It settles at once; what follows it only if it was delivered
         // already (out of order).
@@ -172,7 +195,7 @@ impl FlowTruth {
                     let (r, t) = s.spurious();
                     self.counts.spurious_retransmissions += r;
                     self.counts.spurious_timeouts += t;
-                    self.delivered_upto = self.delivered_upto.wrapping_add(s.len);
+                    self.delivered_upto += s.len as u64;
                     self.segs.0.pop_front();
                     // What follows settles too if it was delivered already, or if it does not
                     // start at the new delivered point (records overlap when segments are not
@@ -199,9 +222,12 @@ impl FlowTruth {
         self.settle();
     }
 
-    /// The copy was dropped in the network.
-    pub fn on_drop(&mut self, offset: u32, _copy: u16) {
-        self.counts.data_packets_dropped += 1;
+    /// The copy was dropped in the network (`data` as for [`FlowTruth::on_send`]).
+    pub fn on_drop(&mut self, offset: u32, _copy: u16, data: bool) {
+        let offset = self.unwrap(offset);
+        if data {
+            self.counts.data_packets_dropped += 1;
+        }
         if let Some(s) = self.segs.get_mut(offset) {
             s.in_flight = s.in_flight.saturating_sub(1);
         }
@@ -215,7 +241,7 @@ impl FlowTruth {
         let recs = &self.segs.0;
         if let Ok(mut i) = self.segs.find(self.delivered_upto) {
             while let Some(len) = recs[i].1.min_delivered.map(|_| recs[i].1.len) {
-                self.delivered_upto = self.delivered_upto.wrapping_add(len);
+                self.delivered_upto += len as u64;
                 i += 1;
                 while i < recs.len() && recs[i].0 < self.delivered_upto {
                     i += 1;
@@ -261,8 +287,8 @@ mod tests {
     #[test]
     fn a_retransmission_of_a_delivered_original_is_spurious() {
         let mut t = FlowTruth::default();
-        let c0 = t.on_send(0, 1000, TxKind::New);
-        let c1 = t.on_send(0, 1000, TxKind::RetransmitTimeout);
+        let c0 = t.on_send(0, 1000, TxKind::New, true);
+        let c1 = t.on_send(0, 1000, TxKind::RetransmitTimeout, true);
         t.on_deliver(0, c0);
         t.on_deliver(0, c1);
         let c = t.counts();
@@ -275,9 +301,9 @@ mod tests {
     #[test]
     fn a_retransmission_of_a_lost_original_is_not_spurious() {
         let mut t = FlowTruth::default();
-        let c0 = t.on_send(0, 1000, TxKind::New);
-        t.on_drop(0, c0);
-        let c1 = t.on_send(0, 1000, TxKind::RetransmitFast);
+        let c0 = t.on_send(0, 1000, TxKind::New, true);
+        t.on_drop(0, c0, true);
+        let c1 = t.on_send(0, 1000, TxKind::RetransmitFast, true);
         t.on_deliver(0, c1);
         let c = t.counts();
         assert_eq!(
@@ -294,8 +320,8 @@ mod tests {
     fn late_original_overtaken_by_its_retransmission_still_makes_it_spurious() {
         // The retransmission arrives first (reordering), the original later: still needless.
         let mut t = FlowTruth::default();
-        let c0 = t.on_send(0, 1000, TxKind::New);
-        let c1 = t.on_send(0, 1000, TxKind::RetransmitTimeout);
+        let c0 = t.on_send(0, 1000, TxKind::New, true);
+        let c1 = t.on_send(0, 1000, TxKind::RetransmitTimeout, true);
         t.on_deliver(0, c1);
         t.on_deliver(0, c0);
         assert_eq!(t.counts().spurious_retransmissions, 1);
@@ -305,12 +331,12 @@ mod tests {
     fn go_back_n_after_settling_counts_each_needless_copy() {
         let mut t = FlowTruth::default();
         for k in 0..3 {
-            let c = t.on_send(k * 1000, 1000, TxKind::New);
+            let c = t.on_send(k * 1000, 1000, TxKind::New, true);
             t.on_deliver(k * 1000, c);
         }
         assert_eq!(t.open_records(), 0);
-        t.on_send(0, 1000, TxKind::RetransmitTimeout);
-        t.on_send(1000, 1000, TxKind::RetransmitRecovery);
+        t.on_send(0, 1000, TxKind::RetransmitTimeout, true);
+        t.on_send(1000, 1000, TxKind::RetransmitRecovery, true);
         let c = t.counts();
         assert_eq!((c.spurious_retransmissions, c.spurious_timeouts), (2, 1));
     }
@@ -319,10 +345,37 @@ mod tests {
     fn records_are_released_behind_the_delivered_point() {
         let mut t = FlowTruth::default();
         for k in 0..1000u32 {
-            let c = t.on_send(k * 100, 100, TxKind::New);
+            let c = t.on_send(k * 100, 100, TxKind::New, true);
             t.on_deliver(k * 100, c);
         }
         assert_eq!(t.open_records(), 0);
         assert_eq!(t.counts().data_packets_sent, 1000);
+    }
+
+    #[test]
+    fn offsets_are_followed_across_the_32_bit_wrap() {
+        // A transfer past 4 GiB: offsets are sequence numbers modulo 2^32; a lost segment
+        // just below the wrap, retransmitted after segments above it arrived, settles in place.
+        let mut t = FlowTruth::default();
+        let mut off: u64 = 0;
+        let step = 1u64 << 20;
+        while off < (1u64 << 32) - 2 * step {
+            let c = t.on_send(off as u32, step as u32, TxKind::New, true);
+            t.on_deliver(off as u32, c);
+            off += step;
+        }
+        let below = off as u32; // 2^32 - 2 MiB
+        let c0 = t.on_send(below, 1000, TxKind::New, true);
+        t.on_drop(below, c0, true);
+        let after = (off + 1000) as u32;
+        let c1 = t.on_send(after, 3 * step as u32, TxKind::New, true); // crosses the wrap
+        t.on_deliver(after, c1);
+        assert_eq!(t.open_records(), 2, "the hole holds the record above it");
+        let c2 = t.on_send(below, 1000, TxKind::RetransmitFast, true);
+        t.on_deliver(below, c2);
+        assert_eq!(t.open_records(), 0);
+        let c = t.counts();
+        assert_eq!((c.retransmissions, c.spurious_retransmissions), (1, 0));
+        assert_eq!(t.delivered_upto, off + 1000 + 3 * step);
     }
 }

@@ -45,6 +45,53 @@ pub enum LossBasis {
     LinuxCwnd,
 }
 
+/// What the retransmission timer does when fast retransmit sends the first unacknowledged
+/// segment again.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FastRetransmitTimer {
+    /// Leave it running from the last ACK of new data (RFC 6298 (5.1) arms it only when it is
+    /// not running).
+    Keep,
+    /// Restart it for the retransmission: Linux re-arms the RTO when it retransmits the head
+    /// of the queue (tcp_xmit_retransmit_queue: `rearm_timer` for `tcp_rtx_queue_head`),
+    /// FreeBSD stops it and lets tcp_output start it again (tcp_input.c, fast retransmit).
+    Restart,
+    /// ns-2.35: Sack1's dupack_action() calls `reset_rtx_timer(1, 0)` (tcp.cc): the timer is
+    /// restarted and the RTT measurement in progress is abandoned (`rtt_active_ = 0`).
+    Ns2Reset,
+}
+
+/// What a retransmission timeout does to ssthresh.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TimeoutSsthresh {
+    /// RFC 5681 §3.1: eq. (4) at every timeout, except that when the segment the timer
+    /// retransmitted times out again (no new ACK between the two timeouts) "the value of
+    /// ssthresh is held constant". FlightSize is SND.MAX − SND.UNA, SACKed data included, so a
+    /// timeout during SACK recovery may set ssthresh above the value fast retransmit chose.
+    Rfc5681,
+    /// Linux `tcp_enter_loss` (net/ipv4/tcp_input.c): ssthresh is reduced only when the
+    /// connection is Open (or Disorder), when the previous recovery point has been reached
+    /// (`!after(tp->high_seq, tp->snd_una)`), or in Loss once an ACK has ended the timer's
+    /// backoff (`!icsk_retransmits`); a timeout during fast recovery or a second one in a row
+    /// keeps the ssthresh the first reduction set.
+    Linux,
+    /// ns-2.35 `TcpAgent::timeout` (tcp.cc): `slowdown(CLOSE_SSTHRESH_HALF | ...)` at every
+    /// timeout, so back-to-back timeouts take ssthresh down to 2 packets.
+    Always,
+}
+
+/// Whether cwnd grows on ACKs that come while the sender is not using its window.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CwndValidation {
+    /// cwnd grows on every ACK of new data (RFC 5681 as written; ns-2).
+    Off,
+    /// cwnd grows only while the sender is cwnd-limited, as Linux's `tcp_is_cwnd_limited`
+    /// (include/net/tcp.h): in slow start while cwnd < 2 × the most packets out in the last
+    /// window, otherwise when the last window was used in full. RFC 7661 §4.3's rule in
+    /// effect: a sender that is not using its cwnd must not increase it.
+    CwndLimited,
+}
+
 /// How the retransmission timer is computed.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum RtoAlgorithm {
@@ -136,6 +183,24 @@ pub struct TcpConfig {
     pub initial_ssthresh: u32,
     /// Duplicate-ACK threshold (RFC 5681 §3.2: 3).
     pub dupthresh: u32,
+    /// What fast retransmit does to the retransmission timer.
+    pub timer_at_fast_retransmit: FastRetransmitTimer,
+    /// What a retransmission timeout does to ssthresh.
+    pub timeout_ssthresh: TimeoutSsthresh,
+    /// After a retransmission timeout keep the SACK scoreboard and resend only what it does
+    /// not show SACKed (RFC 6675 §5.1: "A SACK TCP sender SHOULD utilize all SACK information
+    /// made available during the loss recovery following an RTO"; Linux's tcp_enter_loss
+    /// keeps the SACKed marks unless the receiver reneged). Off: forget it and go back N.
+    pub rto_keeps_sack: bool,
+    /// RFC 6675 §4 NextSeg rule (4): one "rescue" retransmission of the highest unSACKed
+    /// segment per recovery when rules (1)-(3) find nothing, to keep the ACK clock going
+    /// when the tail of the window is lost.
+    pub rescue_retransmission: bool,
+    /// Whether cwnd grows while the sender does not use it.
+    pub cwnd_validation: CwndValidation,
+    /// Take an RTT sample from the handshake (RFC 6298 §2 allows it; Linux's passive side
+    /// measures SYN-ACK to ACK in tcp_synack_rtt_meas).
+    pub handshake_rtt_sample: bool,
     /// Limited Transmit (RFC 3042; RFC 5681 §3.2 step 1): one segment of new data on each of
     /// the first DupThresh - 1 duplicate ACKs, beyond cwnd, cwnd unchanged.
     pub limited_transmit: bool,

@@ -13,8 +13,8 @@
 //!   runs RFC 6675 (the algorithm Sack1 approximates).
 
 use super::config::{
-    CcAlgorithm, DelAckConfig, HeaderModel, LossBasis, RtoAlgorithm, RtoConfig, SackRecovery,
-    TcpConfig,
+    CcAlgorithm, CwndValidation, DelAckConfig, FastRetransmitTimer, HeaderModel, LossBasis,
+    RtoAlgorithm, RtoConfig, SackRecovery, TcpConfig, TimeoutSsthresh,
 };
 use crate::time::Dur;
 
@@ -56,7 +56,22 @@ fn rfc() -> TcpConfig {
         initial_window_segments: rfc5681_initial_window(mss), // RFC 5681 §3.1
         initial_ssthresh: u32::MAX,                           // RFC 5681 §3.1: "arbitrarily high"
         dupthresh: 3,                                         // RFC 5681 §3.2
-        limited_transmit: true, // RFC 5681 §3.2 step 1: "SHOULD" (RFC 3042)
+        // RFC 6298 leaves open whether fast retransmit restarts the timer ((5.1) arms it only
+        // when it is not running). vho's rfc profile restarts it, as Linux, FreeBSD and ns-2
+        // all do: left running from the last new ACK, it expires about one RTO after the
+        // head was first sent, which on a slow link is before the retransmission can be
+        // acknowledged (benches/ns2_lossy_links.py: 2 % loss on GPRS, a third of the
+        // timeouts were such).
+        timer_at_fast_retransmit: FastRetransmitTimer::Restart,
+        timeout_ssthresh: TimeoutSsthresh::Rfc5681, // RFC 5681 §3.1 eq. (4), held on a repeat
+        rto_keeps_sack: true,                       // RFC 6675 §5.1 SHOULD
+        rescue_retransmission: true,                // RFC 6675 §4 NextSeg rule (4): SHOULD
+        // RFC 7661 is Experimental, but its §4.3 rule (no growth while the window is not
+        // used) is what keeps cwnd meaningful when the receive window or the application
+        // limits the sender; RFC 5681 as written lets cwnd grow without bound there.
+        cwnd_validation: CwndValidation::CwndLimited,
+        handshake_rtt_sample: true, // RFC 6298 §2: any segment not retransmitted may be timed
+        limited_transmit: true,     // RFC 5681 §3.2 step 1: "SHOULD" (RFC 3042)
         sack_is_lost_trigger: true, // RFC 6675 §5: "or ... IsLost (HighACK + 1)"
         // RFC 6582 §3.2: after a timeout, `recover` bars fast retransmit; duplicate ACKs are
         // not counted until all outstanding at the timeout is acknowledged.
@@ -102,6 +117,15 @@ fn linux() -> TcpConfig {
         initial_window_segments: 10, // TCP_INIT_CWND (include/net/tcp.h), RFC 6928
         initial_ssthresh: 0x7fff_ffff, // TCP_INFINITE_SSTHRESH (include/net/tcp.h)
         dupthresh: 3,             // net.ipv4.tcp_reordering = 3
+        // tcp_xmit_retransmit_queue re-arms the RTO when it retransmits the queue's head.
+        timer_at_fast_retransmit: FastRetransmitTimer::Restart,
+        timeout_ssthresh: TimeoutSsthresh::Linux, // tcp_enter_loss
+        rto_keeps_sack: true, // tcp_enter_loss keeps TCPCB_SACKED_ACKED unless reneging
+        // tcp_xmit_retransmit_queue has no rescue rule; its tail-loss answer is TLP (RFC 8985),
+        // which vho does not model.
+        rescue_retransmission: false,
+        cwnd_validation: CwndValidation::CwndLimited, // tcp_is_cwnd_limited (include/net/tcp.h)
+        handshake_rtt_sample: true,                   // tcp_synack_rtt_meas
         // Linux counts SACKed (or, without SACK, duplicate-ACKed) segments out of
         // tcp_packets_in_flight, so each early duplicate ACK lets a new segment out.
         limited_transmit: true,
@@ -122,7 +146,10 @@ fn linux() -> TcpConfig {
             // below 200 ms: RTO >= SRTT + 200 ms. That is G = 200 ms in RFC 6298's formula.
             granularity: Dur::from_millis(200),
             tick_phase: Dur::ZERO,
-            max_backoff_shift: 15, // net.ipv4.tcp_retries2 = 15
+            // The backoff doubles the RTO until TCP_RTO_MAX caps it (inet_csk_rto_backoff:
+            // icsk_rto << icsk_backoff, clamped); 16 doublings reach it from any RTO >= 2 ms.
+            // (tcp_retries2 = 15 is when Linux gives the connection up, not a backoff bound.)
+            max_backoff_shift: 16,
         },
         delack: DelAckConfig {
             enabled: true,
@@ -159,6 +186,14 @@ fn ns2() -> TcpConfig {
         initial_window_segments: 2, // Agent/TCP windowInit_ 2 (ns-default.tcl:935)
         initial_ssthresh: window * packet_size, // ssthresh_ = int(wnd_) at reset (tcp.cc:473)
         dupthresh: 3,               // Agent/TCP numdupacks_ 3 (ns-default.tcl:924)
+        // tcp-sack1.cc dupack_action(): reset_rtx_timer(1, 0) restarts the timer and clears
+        // rtt_active_.
+        timer_at_fast_retransmit: FastRetransmitTimer::Ns2Reset,
+        timeout_ssthresh: TimeoutSsthresh::Always, // tcp.cc TcpAgent::timeout -> slowdown()
+        rto_keeps_sack: false, // Sack1TcpAgent::timeout: scb_->ClearScoreBoard()
+        rescue_retransmission: false, // not in tcp-sack1.cc
+        cwnd_validation: CwndValidation::Off, // opencwnd() on every new ACK (tcp.cc)
+        handshake_rtt_sample: false, // one-way agents: no handshake
         // Agent/TCP singledup_ 1 (ns-default.tcl; `ns` prints it): send_one() on the first
         // and second duplicate ACK, t_seqno_ <= highest_ack_ + cwnd_ + dupacks_ (tcp.cc).
         limited_transmit: true,

@@ -51,6 +51,10 @@ pub struct TcpReceiver {
     quickacks_left: u32,
     ts_recent: u32,
     last_ack_sent: Option<SeqNum>,
+    /// RFC 7323 Last.ACK.sent: the ACK field of the last ACK sent (RCV.NXT before any).
+    ts_edge: SeqNum,
+    /// Where the sender's FIN sits, once a segment carrying it arrived (in order or not).
+    fin_at: Option<SeqNum>,
     stats: ReceiverStats,
 }
 
@@ -78,6 +82,8 @@ impl TcpReceiver {
             quickacks_left: cfg.delack.quickack_segments,
             ts_recent: 0,
             last_ack_sent: None,
+            ts_edge: SeqNum(1),
+            fin_at: None,
             stats: ReceiverStats::default(),
         }
     }
@@ -109,6 +115,7 @@ impl TcpReceiver {
     fn on_synack(&mut self, seg: &Segment) {
         self.neg = negotiate(&self.cfg, &seg.options);
         self.rcv_nxt = seg.seq + 1;
+        self.ts_edge = self.rcv_nxt;
         if let Some((tsval, _)) = seg.options.timestamps {
             self.ts_recent = tsval;
         }
@@ -119,8 +126,11 @@ impl TcpReceiver {
 
     fn on_data(&mut self, now: Time, seg: &Segment) {
         if let Some((tsval, _)) = seg.options.timestamps {
-            if seg.seq <= self.rcv_nxt {
-                self.ts_recent = tsval; // RFC 7323 §4.3
+            // RFC 7323 §4.3 (2): "If SEG.TSval >= TS.Recent and SEG.SEQ <= Last.ACK.sent then
+            // SEG.TSval is copied to TS.Recent": while an ACK is delayed, the echo stays that
+            // of the first segment it covers, so the sender's RTT includes the delay.
+            if seg.seq <= self.ts_edge && tsval.wrapping_sub(self.ts_recent) as i32 >= 0 {
+                self.ts_recent = tsval;
             }
         }
         let fin = seg.flags.contains(Flags::FIN);
@@ -129,6 +139,11 @@ impl TcpReceiver {
         }
         self.arrivals += 1;
         let (start, end) = (seg.seq, seg.seq + seg.len);
+        if fin {
+            // RFC 9293 §3.10.7.4: the FIN is processed when RCV.NXT reaches it; one that
+            // arrives above a hole is kept until then (its ACK repeats the hole's edge).
+            self.fin_at = Some(end);
+        }
         if end <= self.rcv_nxt && !(fin && end == self.rcv_nxt) {
             self.stats.duplicate_segments += 1;
             if self.cfg.delack.duplicate_of_last_is_in_order
@@ -146,7 +161,9 @@ impl TcpReceiver {
         if start > self.rcv_nxt {
             // RFC 5681 §4.2: an out-of-order segment is acknowledged immediately.
             self.stats.out_of_order_segments += 1;
-            self.insert_ooo(start, end);
+            if end > start {
+                self.insert_ooo(start, end);
+            }
             self.ack_now = true;
             return;
         }
@@ -154,13 +171,14 @@ impl TcpReceiver {
         let before = self.rcv_nxt;
         self.rcv_nxt = self.rcv_nxt.max(end);
         self.absorb_ooo();
-        if fin && seg.seq + seg.len == self.rcv_nxt {
+        self.delivered += (self.rcv_nxt - before) as u64;
+        if self.fin_at == Some(self.rcv_nxt) {
+            // The FIN takes one sequence number and is acknowledged at once (RFC 9293
+            // §3.10.7.4, "eighth, check the FIN bit").
             self.rcv_nxt = self.rcv_nxt + 1;
-            self.delivered += (self.rcv_nxt - 1 - before) as u64;
             self.ack_now = true;
             return;
         }
-        self.delivered += (self.rcv_nxt - before) as u64;
         if had_hole {
             // RFC 5681 §4.2: a segment that fills (part of) a gap is acknowledged at once.
             self.ack_now = true;
@@ -286,6 +304,7 @@ impl TcpReceiver {
             self.stats.dupacks_sent += 1;
         }
         self.last_ack_sent = Some(self.rcv_nxt);
+        self.ts_edge = self.rcv_nxt;
         self.stats.acks_sent += 1;
         let window = (self.cfg.receive_window >> self.neg.own_wscale).min(u16::MAX as u32) as u16;
         let segment = Segment {

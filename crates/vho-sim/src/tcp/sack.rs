@@ -93,6 +93,38 @@ impl Scoreboard {
         self.blocks.last().map(|b| b.1)
     }
 
+    /// The end of the SACKed range that holds `seq`, if one does.
+    pub fn sacked_end(&self, seq: SeqNum) -> Option<SeqNum> {
+        self.blocks
+            .iter()
+            .find(|&&(l, r)| seq >= l && seq < r)
+            .map(|b| b.1)
+    }
+
+    /// SACKed bytes in `[from, to)`.
+    pub fn sacked_between(&self, from: SeqNum, to: SeqNum) -> u32 {
+        self.blocks
+            .iter()
+            .filter(|&&(l, r)| r > from && l < to)
+            .map(|&(l, r)| r.min(to) - l.max(from))
+            .sum()
+    }
+
+    /// The start of the segment (SMSS-aligned from `una`) that holds the highest octet below
+    /// `max` not SACKed: what RFC 6675's rescue retransmission (NextSeg rule 4) sends.
+    pub fn highest_unsacked_segment(&self, una: SeqNum, max: SeqNum, mss: u32) -> Option<SeqNum> {
+        let mut found = None;
+        let mut s = una;
+        while s < max {
+            let len = mss.min(max - s);
+            if self.sacked_between(s, s + len) < len {
+                found = Some(s);
+            }
+            s = s + len;
+        }
+        found
+    }
+
     /// RFC 6675 §4 IsLost(SeqNum): DupThresh discontiguous SACKed sequences above it, or more
     /// than (DupThresh − 1)·SMSS SACKed bytes above it.
     pub fn is_lost(&self, seq: SeqNum, mss: u32, dupthresh: u32) -> bool {
@@ -152,7 +184,8 @@ impl Scoreboard {
         dupthresh: u32,
         can_send_new: bool,
     ) -> Option<NextSeg> {
-        let high_sacked = self.high_sacked()?;
+        // With nothing SACKed rules (1) and (3) find nothing; rule (2) may still send.
+        let high_sacked = self.high_sacked().unwrap_or(una);
         let start = una.max(self.high_rxt);
         // Rule 1: the first unSACKed segment above HighRxt, below HighACK... that IsLost.
         let mut s = start;

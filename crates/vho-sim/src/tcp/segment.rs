@@ -152,6 +152,10 @@ impl Segment {
     pub fn seq_len(&self) -> u32 {
         self.len + self.flags.contains(Flags::SYN) as u32 + self.flags.contains(Flags::FIN) as u32
     }
+    /// Sequence numbers of data and FIN (not SYN): the space ground truth follows.
+    pub fn data_seq_len(&self) -> u32 {
+        self.len + self.flags.contains(Flags::FIN) as u32
+    }
     /// TCP header bytes on the wire: 20 + options.
     pub fn header_len(&self) -> u32 {
         20 + self.options.wire_len()

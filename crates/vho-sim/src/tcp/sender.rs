@@ -10,7 +10,9 @@
 //! resending from SND.UNA go-back-N style as BSD, Linux without SACK and ns-2 do).
 
 use super::cc::{AnyController, CongestionControl, RecoveryStyle, Window};
-use super::config::{LossBasis, SackRecovery, TcpConfig};
+use super::config::{
+    CwndValidation, FastRetransmitTimer, LossBasis, SackRecovery, TcpConfig, TimeoutSsthresh,
+};
 use super::options::{negotiate, Negotiated};
 use super::rtt::RttEstimator;
 use super::sack::{NextSeg, Scoreboard};
@@ -37,10 +39,15 @@ enum Recovery {
     Fast {
         recover: SeqNum,
         partial_acks: u32,
+        /// RFC 6675 RescueRxt: set once the rescue retransmission of this recovery is sent.
+        rescued: bool,
     },
     /// Slow start after a timeout, resending from SND.UNA up to `recover`.
     Timeout {
         recover: SeqNum,
+        /// SND.UNA at the timeout: a timeout at the same SND.UNA is the timer's own
+        /// retransmission timing out again (RFC 5681 §3.1).
+        una_at_rto: SeqNum,
     },
 }
 
@@ -80,9 +87,12 @@ pub struct TcpSender {
     snd_una: SeqNum,
     snd_nxt: SeqNum,
     snd_max: SeqNum,
-    /// One past the last data byte.
+    /// One past the last data byte the application has put in the send buffer.
     data_end: SeqNum,
-    /// What SND.UNA reaches when everything (FIN included) is acknowledged.
+    /// Bytes the application still has to put in the buffer (see [`SEND_BUFFER`]).
+    unbuffered: u64,
+    /// What SND.UNA reaches when everything (FIN included) is acknowledged; meaningful once
+    /// `unbuffered` is zero.
     final_ack: SeqNum,
     neg: Negotiated,
     rwnd: u32,
@@ -112,13 +122,36 @@ pub struct TcpSender {
     syn_lost: bool,
     /// Retransmissions decided by an input, emitted by the next `poll_transmit`.
     pending_rtx: Option<(SeqNum, TxKind)>,
+    /// Whether the sender used its cwnd (see [`CwndUse`]).
+    cwnd_use: CwndUse,
     stats: SenderStats,
+}
+
+/// How much of the send buffer the application fills ahead of SND.UNA: the largest window
+/// TCP can use (RFC 7323 §2.3: 2^30 bytes with the largest shift). A transfer of any size (up
+/// to 2^63 bytes) is handed over in such pieces as ACKs free the buffer, so every sequence
+/// number the sender compares lies within 2^31 of SND.UNA, where 32-bit wrap-around
+/// comparison is exact (RFC 9293 §3.4), and sequence numbers wrap past 2^32 as on the wire.
+const SEND_BUFFER: u32 = 1 << 30;
+
+/// Linux's record of whether the window is used (`tcp_cwnd_validate`, include/net/tcp.h
+/// `tcp_is_cwnd_limited`), for [`CwndValidation::CwndLimited`].
+#[derive(Clone, Copy, Debug, Default)]
+struct CwndUse {
+    /// The most bytes in flight since the current period began (`max_packets_out`).
+    max_out: u32,
+    /// Flight reached cwnd in the current period, or in the previous one.
+    limited_now: bool,
+    limited_before: bool,
+    /// The period ends when SND.UNA reaches this (`cwnd_usage_seq`: SND.NXT at its start).
+    until: SeqNum,
 }
 
 impl TcpSender {
     pub fn new(cfg: &TcpConfig, src_port: u16, dst_port: u16, iss: SeqNum, bytes: u64) -> Self {
         let data_start = iss + 1;
-        let data_end = data_start + bytes as u32;
+        let first = bytes.min(SEND_BUFFER as u64) as u32;
+        let data_end = data_start + first;
         let final_ack = if cfg.fin { data_end + 1 } else { data_end };
         let neg = Negotiated::assumed(cfg);
         let mss = neg.mss;
@@ -144,6 +177,7 @@ impl TcpSender {
             snd_nxt: data_start,
             snd_max: data_start,
             data_end,
+            unbuffered: bytes - first as u64,
             final_ack,
             neg,
             rwnd: cfg.receive_window,
@@ -164,6 +198,10 @@ impl TcpSender {
             send_syn: !cfg.handshake && cfg.one_way_syn,
             syn_lost: false,
             pending_rtx: None,
+            cwnd_use: CwndUse {
+                until: data_start,
+                ..CwndUse::default()
+            },
             stats: SenderStats::default(),
         }
     }
@@ -175,7 +213,30 @@ impl TcpSender {
     }
 
     pub fn is_complete(&self) -> bool {
-        self.state == State::Established && self.snd_una >= self.final_ack
+        self.state == State::Established && self.unbuffered == 0 && self.snd_una >= self.final_ack
+    }
+
+    /// Whether `seq` is one past the last byte of the whole transfer.
+    fn at_data_end(&self, seq: SeqNum) -> bool {
+        self.unbuffered == 0 && seq == self.data_end
+    }
+
+    /// The application puts more of the transfer in the buffer as ACKs free it.
+    fn refill(&mut self) {
+        if self.unbuffered == 0 {
+            return;
+        }
+        let room = SEND_BUFFER - (self.data_end - self.snd_una);
+        let add = (room as u64).min(self.unbuffered) as u32;
+        self.data_end = self.data_end + add;
+        self.unbuffered -= add as u64;
+        if self.unbuffered == 0 {
+            self.final_ack = if self.cfg.fin {
+                self.data_end + 1
+            } else {
+                self.data_end
+            };
+        }
     }
 
     pub fn probe(&self) -> SenderProbe {
@@ -225,6 +286,12 @@ impl TcpSender {
             (State::SynReceived, false, true) if seg.ack == self.iss + 1 => {
                 self.state = State::Established;
                 self.timers.stop(Timer::Retransmit);
+                if let Some((_, sent)) = self.timed.take() {
+                    // RFC 6298 §2 / Linux tcp_synack_rtt_meas: the SYN-ACK's round trip,
+                    // unless it was retransmitted (Karn: `timed` is then cleared).
+                    self.rtt.on_sample(sent, now);
+                    self.stats.rtt_samples += 1;
+                }
                 if self.syn_lost {
                     // RFC 5681 §3.1: "if the SYN or SYN/ACK is lost, the initial window used
                     // by a sender after a correctly transmitted SYN MUST be one segment"
@@ -279,8 +346,11 @@ impl TcpSender {
         self.last_window = seg.window;
         self.rwnd = (seg.window as u32) << self.neg.peer_wscale;
         if let Some((tsval, _)) = seg.options.timestamps {
+            // RFC 7323 §4.3 (2): TS.Recent from a segment at or below Last.ACK.sent; a pure
+            // ACK's sequence number is always the receiver's RCV.NXT for us, which every ACK
+            // we sent carried.
             if seg.seq <= self.rcv_nxt {
-                self.ts_recent = tsval; // RFC 7323 §4.3
+                self.ts_recent = tsval;
             }
         }
         self.ns2_hold = false;
@@ -318,12 +388,17 @@ impl TcpSender {
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
         }
+        self.refill();
         self.dupacks = 0;
+        let grow = self.may_grow_cwnd();
         let mut restart_timer = true;
         match self.recovery {
-            Recovery::Open => self.cc.on_ack(now, acked, self.snd_max - self.snd_una),
-            Recovery::Timeout { recover } => {
-                self.cc.on_ack(now, acked, self.snd_max - self.snd_una);
+            Recovery::Open if grow => self.cc.on_ack(now, acked, self.snd_max - self.snd_una),
+            Recovery::Open => {}
+            Recovery::Timeout { recover, .. } => {
+                if grow {
+                    self.cc.on_ack(now, acked, self.snd_max - self.snd_una);
+                }
                 if self.snd_una >= recover || self.cfg.dupacks_after_timeout_new_ack {
                     self.recovery = Recovery::Open;
                 }
@@ -331,6 +406,7 @@ impl TcpSender {
             Recovery::Fast {
                 recover,
                 partial_acks,
+                rescued,
             } => {
                 if self.snd_una >= recover || !self.cc.waits_for_recovery_point() {
                     self.cc.on_recovery_exit(self.snd_max - self.snd_una);
@@ -351,17 +427,29 @@ impl TcpSender {
                     if !self.neg.sack {
                         self.pending_rtx = Some((self.snd_una, TxKind::RetransmitRecovery));
                     }
-                    // ns-2's Sack1 (partial_ack_ 0) restarts it on every partial ACK.
-                    restart_timer = partial_acks == 0 || self.ns2_sack1();
+                    // With SACK, RFC 6298 (5.3) holds in recovery too: every ACK of new data
+                    // restarts the timer (Linux: tcp_rearm_rto on each; ns-2's Sack1 with
+                    // partial_ack_ 0: newtimer on each). RFC 6582 §3.2 step 5's "impatient"
+                    // rule, the first partial ACK only, is for NewReno without SACK.
+                    restart_timer = partial_acks == 0 || self.neg.sack;
                     self.recovery = Recovery::Fast {
                         recover,
                         partial_acks: partial_acks + 1,
+                        rescued,
                     };
                 }
             }
         }
         if self.sb.high_rxt < self.snd_una {
             self.sb.high_rxt = self.snd_una;
+        }
+        if self.snd_una >= self.cwnd_use.until {
+            // A window has gone by: its use is what the next growth is judged on.
+            let u = &mut self.cwnd_use;
+            u.limited_before = u.limited_now;
+            u.limited_now = false;
+            u.max_out = self.snd_max - self.snd_una;
+            u.until = self.snd_nxt.max(self.snd_una + 1);
         }
         // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it.
         if self.snd_una >= self.snd_max {
@@ -404,14 +492,53 @@ impl TcpSender {
                 // RFC 5681 §3.2 step 2 on the DupThresh-th duplicate ACK (RFC 6675 §5 also
                 // on IsLost(HighACK + 1)); RFC 6582 §3.2 step 1: only if the cumulative ACK
                 // covers more than `recover`.
-                if (self.dupacks == self.cfg.dupthresh || sack_says_lost)
-                    && self.snd_una > self.recover
-                {
+                if (self.dupacks == self.cfg.dupthresh || sack_says_lost) && self.may_recover() {
                     self.enter_fast_recovery(now);
                 }
             }
             Recovery::Fast { .. } => self.cc.on_dupack_in_recovery(self.style()),
             Recovery::Timeout { .. } => {}
+        }
+    }
+
+    /// Whether the cumulative ACK is past the last recovery point, so that a new fast
+    /// retransmit may start. RFC 6675 §5.1 (SACK): once HighACK >= RecoveryPoint, i.e. SND.UNA
+    /// has reached `recover` (HighData + 1). RFC 6582 §3.2 step 1 (no SACK): once the ACK
+    /// "covers more than recover" (SND.UNA > `recover`); ns-2's Sack1 likewise
+    /// (`highest_ack_ > recover_`, tcp-sack1.cc dupack_action(), in packet numbers).
+    fn may_recover(&self) -> bool {
+        if self.neg.sack && self.cfg.sack_recovery == SackRecovery::Rfc6675 {
+            self.snd_una >= self.recover
+        } else {
+            self.snd_una > self.recover
+        }
+    }
+
+    /// Whether an ACK of new data may grow cwnd (see [`CwndValidation`]).
+    fn may_grow_cwnd(&self) -> bool {
+        match self.cfg.cwnd_validation {
+            CwndValidation::Off => true,
+            CwndValidation::CwndLimited => {
+                let u = &self.cwnd_use;
+                let cwnd = self.cc.cwnd();
+                if cwnd < self.cc.ssthresh() {
+                    // tcp_is_cwnd_limited in slow start: "ensure cwnd grows to twice what
+                    // was ACKed".
+                    cwnd < u.max_out.saturating_mul(2) || u.limited_now
+                } else {
+                    u.limited_now || u.limited_before
+                }
+            }
+        }
+    }
+
+    /// Bookkeeping of window use after a segment went out or could not for want of cwnd.
+    fn note_cwnd_use(&mut self, blocked_by_cwnd: bool) {
+        let flight = self.snd_max - self.snd_una;
+        let u = &mut self.cwnd_use;
+        u.max_out = u.max_out.max(flight);
+        if blocked_by_cwnd || flight >= self.cc.cwnd() {
+            u.limited_now = true;
         }
     }
 
@@ -421,7 +548,18 @@ impl TcpSender {
         self.recovery = Recovery::Fast {
             recover: self.snd_max,
             partial_acks: 0,
+            rescued: false,
         };
+        match self.cfg.timer_at_fast_retransmit {
+            FastRetransmitTimer::Keep => {}
+            FastRetransmitTimer::Restart => {
+                self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+            }
+            FastRetransmitTimer::Ns2Reset => {
+                self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+                self.timed = None; // rtt_active_ = 0
+            }
+        }
         let basis = self.loss_basis();
         self.cc.on_fast_retransmit(now, basis, self.style());
         self.sb.high_rxt = self.snd_una;
@@ -462,6 +600,7 @@ impl TcpSender {
             State::SynReceived => {
                 self.send_synack = true;
                 self.syn_lost = true;
+                self.timed = None; // Karn
                 self.timers.set(Timer::Retransmit, now + self.rtt.rto());
             }
             State::OneWaySyn => {
@@ -488,19 +627,49 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         let basis = self.loss_basis();
-        self.cc.on_rto(now, basis);
+        if self.reduces_ssthresh_at_rto() {
+            self.cc.on_rto(now, basis);
+        } else {
+            self.cc.on_rto_keeping_ssthresh(now);
+        }
         self.recover = self.snd_max;
         self.recovery = Recovery::Timeout {
             recover: self.snd_max,
+            una_at_rto: self.snd_una,
         };
-        // RFC 6675 §5.1: after an RTO the scoreboard is not trusted (ns-2's Sack1 clears it).
-        self.sb.clear();
+        if !(self.neg.sack && self.cfg.rto_keeps_sack) {
+            // ns-2's Sack1 forgets the scoreboard (ClearScoreBoard); RFC 2018 §8 allowed it.
+            self.sb.clear();
+        }
         self.sb.high_rxt = self.snd_una;
         self.dupacks = 0;
         self.snd_nxt = self.snd_una;
         self.timed = None; // Karn
         self.pending_rtx = Some((self.snd_una, TxKind::RetransmitTimeout));
         self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+    }
+
+    /// Whether this timeout sets a new ssthresh (see [`TimeoutSsthresh`]).
+    fn reduces_ssthresh_at_rto(&self) -> bool {
+        match (self.cfg.timeout_ssthresh, self.recovery) {
+            (TimeoutSsthresh::Always, _) => true,
+            // RFC 5681 §3.1: held when the segment the timer retransmitted times out again.
+            (TimeoutSsthresh::Rfc5681, Recovery::Timeout { una_at_rto, .. }) => {
+                self.snd_una != una_at_rto
+            }
+            (TimeoutSsthresh::Rfc5681, _) => true,
+            // tcp_enter_loss: Open, or the last recovery point reached, or (in Loss) an ACK
+            // since the last timeout reset icsk_retransmits.
+            (TimeoutSsthresh::Linux, Recovery::Open) => true,
+            (TimeoutSsthresh::Linux, Recovery::Fast { recover, .. }) => self.snd_una >= recover,
+            (
+                TimeoutSsthresh::Linux,
+                Recovery::Timeout {
+                    recover,
+                    una_at_rto,
+                },
+            ) => self.snd_una >= recover || self.snd_una != una_at_rto,
+        }
     }
 
     /// Hook for remedies that learn of a handover (none by default): see `cc::on_path_change`.
@@ -523,6 +692,10 @@ impl TcpSender {
             return None;
         }
         if let Some((seq, kind)) = self.pending_rtx.take() {
+            if self.cfg.fin && self.at_data_end(seq) && seq < self.snd_max {
+                // Only the FIN is outstanding: it is what goes again (not an empty segment).
+                return Some(self.send_fin(now, kind));
+            }
             if seq < self.snd_max {
                 return Some(self.send_at(now, seq, kind));
             }
@@ -545,11 +718,47 @@ impl TcpSender {
         let can_new = self.snd_nxt < self.data_end && self.rwnd_allows(self.snd_nxt);
         match self
             .sb
-            .next_seg(self.snd_una, self.snd_max, mss, dt, can_new)?
+            .next_seg(self.snd_una, self.snd_max, mss, dt, can_new)
         {
-            NextSeg::Retransmit(seq) => Some(self.send_at(now, seq, TxKind::RetransmitRecovery)),
-            NextSeg::New => Some(self.send_at(now, self.snd_nxt, TxKind::New)),
+            Some(NextSeg::Retransmit(seq)) => {
+                Some(self.send_at(now, seq, TxKind::RetransmitRecovery))
+            }
+            Some(NextSeg::New) => Some(self.send_at(now, self.snd_nxt, TxKind::New)),
+            None => self.rescue(now),
         }
+    }
+
+    /// RFC 6675 §4 NextSeg rule (4): when rules (1)-(3) find nothing and unSACKed data is
+    /// outstanding, once per recovery ("If HighACK is greater than RescueRxt", RescueRxt being
+    /// set to RecoveryPoint, which HighACK cannot pass within the recovery), the segment
+    /// holding the highest unSACKed octet; HighRxt is not updated.
+    fn rescue(&mut self, now: Time) -> Option<Transmit> {
+        let Recovery::Fast {
+            recover,
+            partial_acks,
+            rescued: false,
+        } = self.recovery
+        else {
+            return None;
+        };
+        if !self.cfg.rescue_retransmission {
+            return None;
+        }
+        let seq = self
+            .sb
+            .highest_unsacked_segment(self.snd_una, self.snd_max, self.neg.mss)?;
+        if self.cfg.fin && self.at_data_end(seq) {
+            return None; // the FIN's turn comes with the timer
+        }
+        self.recovery = Recovery::Fast {
+            recover,
+            partial_acks,
+            rescued: true,
+        };
+        let high_rxt = self.sb.high_rxt;
+        let tx = self.send_at(now, seq, TxKind::RetransmitRecovery);
+        self.sb.high_rxt = high_rxt;
+        Some(tx)
     }
 
     /// tcp-sack1.cc send_much() in fast recovery: while pipe_ < int(cwnd_), the next hole
@@ -590,6 +799,18 @@ impl TcpSender {
 
     /// Window-limited sending outside SACK recovery (RFC 5681: min(cwnd, rwnd)).
     fn poll_window(&mut self, now: Time) -> Option<Transmit> {
+        let keeps_sack = matches!(self.recovery, Recovery::Timeout { .. })
+            && self.neg.sack
+            && self.cfg.rto_keeps_sack;
+        if keeps_sack {
+            // RFC 6675 §5.1: what the scoreboard shows SACKed is not resent after the RTO.
+            while let Some(end) = self.sb.sacked_end(self.snd_nxt) {
+                self.snd_nxt = end.min(self.snd_max);
+                if end >= self.snd_max {
+                    break;
+                }
+            }
+        }
         let seq = self.snd_nxt;
         let mut cwnd = self.cc.cwnd();
         if self.cfg.limited_transmit
@@ -602,16 +823,25 @@ impl TcpSender {
             // duplicate ACK), within the receiver's window; cwnd itself is not changed.
             cwnd = cwnd.saturating_add(self.dupacks * self.neg.mss);
         }
-        let win = cwnd.min(self.rwnd).min(self.cfg.send_window_cap);
+        let peer_win = self.rwnd.min(self.cfg.send_window_cap);
+        let win = cwnd.min(peer_win);
         if seq < self.data_end {
             let len = self.neg.mss.min(self.data_end - seq);
-            if (seq + len) - self.snd_una > win.max(len.min(self.neg.mss)) && seq > self.snd_una {
+            let mut used = (seq + len) - self.snd_una;
+            if keeps_sack {
+                // Linux's packets_in_flight: what the scoreboard shows arrived is not in flight.
+                used -= self.sb.sacked_between(self.snd_una, seq);
+            }
+            if used > win.max(len.min(self.neg.mss)) && seq > self.snd_una {
+                self.note_cwnd_use(cwnd <= peer_win);
                 return None;
             }
-            return Some(self.send_at(now, seq, self.kind_at(seq)));
+            let tx = self.send_at(now, seq, self.kind_at(seq));
+            self.note_cwnd_use(false);
+            return Some(tx);
         }
         if self.cfg.fin
-            && seq == self.data_end
+            && self.at_data_end(seq)
             && self.snd_una <= self.data_end
             && self.snd_max <= self.data_end + 1
         {
@@ -654,6 +884,8 @@ impl TcpSender {
         seg.options.mss = Some(super::options::mss_option(&self.cfg));
         seg.options.sack_permitted = self.neg.sack;
         seg.options.window_scale = self.neg.peer_wscale_offered.then_some(self.neg.own_wscale);
+        // Timed for the handshake's RTT sample unless it is a retransmission (Karn).
+        self.timed = (self.cfg.handshake_rtt_sample && !self.syn_lost).then_some((self.iss, now));
         self.stats.segments_sent += 1;
         Transmit {
             segment: seg,
@@ -685,7 +917,7 @@ impl TcpSender {
     fn send_at(&mut self, now: Time, seq: SeqNum, kind: TxKind) -> Transmit {
         let len = self.neg.mss.min(self.data_end - seq);
         let end = seq + len;
-        let flags = if end == self.data_end {
+        let flags = if self.at_data_end(end) {
             Flags::ACK | Flags::PSH
         } else {
             Flags::ACK

@@ -97,9 +97,12 @@ impl World {
         let ip_id = flow.ip_id[side];
         flow.ip_id[side] = ip_id.wrapping_add(1);
         let mut copy = 0;
-        if side == SENDER && seg.len > 0 {
+        let seq_len = seg.data_seq_len();
+        if side == SENDER && seq_len > 0 {
             let base = *flow.data_base.get_or_insert(seg.seq);
-            copy = flow.truth.on_send(seg.seq - base, seg.len, tx.kind);
+            copy = flow
+                .truth
+                .on_send(seg.seq - base, seq_len, tx.kind, seg.len > 0);
         }
         // Written straight into its slot: a packet built on the stack and then copied in
         // stalled the copy (`perf annotate`: a fifth of `pump`'s cycles on that store).
@@ -183,10 +186,10 @@ impl World {
         let f = pkt.flow as usize;
         let flow = &mut self.flows[f];
         if pkt.to_receiver {
+            if let (Some(base), true) = (flow.data_base, pkt.seg.data_seq_len() > 0) {
+                flow.truth.on_deliver(pkt.seg.seq - base, pkt.copy);
+            }
             if pkt.seg.len > 0 {
-                if let Some(base) = flow.data_base {
-                    flow.truth.on_deliver(pkt.seg.seq - base, pkt.copy);
-                }
                 flow.tput.push(now.as_nanos(), pkt.seg.len as u64);
                 if flow.await_new_link == Some(dir_link(via)) {
                     flow.await_new_link = None;
@@ -226,9 +229,10 @@ impl World {
             let slot = DropCause::ALL.iter().position(|&c| c == cause).unwrap_or(0);
             flow.drops[d as usize][slot] += 1;
         }
-        if pkt.to_receiver && pkt.seg.len > 0 {
+        if pkt.to_receiver && pkt.seg.data_seq_len() > 0 {
             if let Some(base) = flow.data_base {
-                flow.truth.on_drop(pkt.seg.seq - base, pkt.copy);
+                flow.truth
+                    .on_drop(pkt.seg.seq - base, pkt.copy, pkt.seg.len > 0);
             }
         }
     }

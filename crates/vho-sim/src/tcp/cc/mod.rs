@@ -37,6 +37,10 @@ pub trait CongestionControl {
     fn on_recovery_exit(&mut self, _flight: u32) {}
     /// The retransmission timer expired (RFC 5681 §3.1 eq. 4, loss window).
     fn on_rto(&mut self, _now: Time, _flight: u32) {}
+    /// The timer expired again before ssthresh may be reduced again (RFC 5681 §3.1: the
+    /// timer's own retransmission timed out; Linux's tcp_enter_loss in Loss or Recovery):
+    /// the loss window only.
+    fn on_rto_keeping_ssthresh(&mut self, _now: Time);
     /// A timeout turned out spurious (Eifel/F-RTO responses; no-op by default).
     fn on_spurious_rto(&mut self, _now: Time) {}
     /// The path changed under the connection (a handover notice; no-op by default).
@@ -162,6 +166,9 @@ impl CongestionControl for AnyController {
     }
     fn on_rto(&mut self, now: Time, flight: u32) {
         each!(self, c => c.on_rto(now, flight))
+    }
+    fn on_rto_keeping_ssthresh(&mut self, now: Time) {
+        each!(self, c => c.on_rto_keeping_ssthresh(now))
     }
     fn on_spurious_rto(&mut self, now: Time) {
         each!(self, c => c.on_spurious_rto(now))

@@ -354,8 +354,9 @@ mod tests {
 
     #[test]
     fn offsets_are_followed_across_the_32_bit_wrap() {
-        // A transfer past 4 GiB: offsets are sequence numbers modulo 2^32; a lost segment
-        // just below the wrap, retransmitted after segments above it arrived, settles in place.
+        // A transfer past 4 GiB: offsets are sequence numbers modulo 2^32. A segment just
+        // below the wrap is lost; the segments after it, one across the wrap and one wholly
+        // past it (a small 32-bit offset again), arrive; the retransmission settles them all.
         let mut t = FlowTruth::default();
         let mut off: u64 = 0;
         let step = 1u64 << 20;
@@ -367,15 +368,20 @@ mod tests {
         let below = off as u32; // 2^32 - 2 MiB
         let c0 = t.on_send(below, 1000, TxKind::New, true);
         t.on_drop(below, c0, true);
-        let after = (off + 1000) as u32;
-        let c1 = t.on_send(after, 3 * step as u32, TxKind::New, true); // crosses the wrap
-        t.on_deliver(after, c1);
-        assert_eq!(t.open_records(), 2, "the hole holds the record above it");
-        let c2 = t.on_send(below, 1000, TxKind::RetransmitFast, true);
-        t.on_deliver(below, c2);
+        let across = off + 1000;
+        let c1 = t.on_send(across as u32, 3 * step as u32, TxKind::New, true);
+        t.on_deliver(across as u32, c1);
+        let past = across + 3 * step;
+        assert!(past > 1 << 32 && (past as u32) < below);
+        let c2 = t.on_send(past as u32, 1000, TxKind::New, true);
+        t.on_deliver(past as u32, c2);
+        assert_eq!(t.open_records(), 3, "the hole holds the records above it");
+        let c3 = t.on_send(below, 1000, TxKind::RetransmitFast, true);
+        t.on_deliver(below, c3);
         assert_eq!(t.open_records(), 0);
+        assert_eq!(t.delivered_upto, past + 1000);
         let c = t.counts();
         assert_eq!((c.retransmissions, c.spurious_retransmissions), (1, 0));
-        assert_eq!(t.delivered_upto, off + 1000 + 3 * step);
     }
+
 }

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import re
 import shutil
 import subprocess
@@ -89,3 +90,64 @@ def test_vho_ends_where_ns2_ends(
     ns2 = ns2_done(size, at, model, direction, window, tmp_path)
     ours = vho_done(size, at, model, direction, window)
     assert ours == pytest.approx(ns2, abs=tol), (ours, ns2)
+
+
+# ---- Lossy links, no handover (benches/ns2_lossy_links.py runs 14 cells x 30 seeds) ----
+
+LOSSY_TCL = ROOT / "benches" / "ns2" / "lossy_link.tcl"
+LOSSY_SCENARIO = ROOT / "benches" / "scenarios" / "lossy-link.toml"
+
+# (access link, loss probability, bytes, window in packets, tolerance on the end, relative).
+# Over GPRS a delayed-ACK timer can fall due at the very instant the next packet arrives (both
+# 100 ms after the previous packet): ns-2 takes the packet first and ACKs both, vho the timer
+# first and ACKs one (seed 3 at 2 %: the sender's next packet leaves 0.1 s later and the run
+# ends 2.4 % sooner; the same tie as the handover cells', see README). Hence 3 % there.
+LOSSY_CASES = [
+    ("wlan", 0.02, 2_000_000, 20, 0.001),
+    ("wlan", 0.05, 2_000_000, 40, 0.001),
+    ("gprs", 0.02, 300_000, 20, 0.03),
+    ("gprs", 0.05, 300_000, 40, 0.03),
+]
+
+
+def drop_list(link: str, p: float, size: int, seed: int) -> list[int]:
+    """Which packets the access link's error module loses (indices from 0), the same for both
+    simulators: so a run is compared with its twin, not a mean with a mean."""
+    rng = random.Random(f"{link}-{p}-{size}-{seed}")
+    return [i for i in range(4 * (size // 1460 + 1) + 1000) if rng.random() < p]
+
+
+@pytest.mark.parametrize(("link", "p", "size", "window", "tol"), LOSSY_CASES)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_vho_ends_where_ns2_ends_on_a_lossy_link(
+    link: str, p: float, size: int, window: int, tol: float, seed: int, tmp_path: Path
+) -> None:
+    # ns-2's `$ns lossmodel` puts its error module at the link's head, before the queue
+    # (ns-link.tcl `errormodule`: add-to-head): vho's loss_at = "entry". With the same losses
+    # the two differ only by ns-2's tick phase (boot_time_), drawn by each from its own seed.
+    drops = drop_list(link, p, size, seed)
+    f = tmp_path / "drops.txt"
+    f.write_text(" ".join(map(str, drops)), encoding="utf-8")
+    out = subprocess.run(
+        ["ns", str(LOSSY_TCL), str(size), link, f"list:{f}", str(seed), str(window), "entry"],
+        capture_output=True, text=True, check=True, cwd=tmp_path,
+    ).stdout  # fmt: skip
+    m = re.search(r"rexmit_packets=(\d+) timeouts=(\d+) done_s=([0-9.]+)", out)
+    assert m, out
+    ns2_rexmits, ns2_timeouts, ns2_done = int(m.group(1)), int(m.group(2)), float(m.group(3))
+    preset = {"wlan": "dk-wlan", "gprs": "dk-gprs"}[link]
+    s = vho.run(
+        LOSSY_SCENARIO,
+        seed=seed,
+        overrides=[
+            f'access.link.preset="{preset}"',
+            "access.link.down.loss=0",
+            f"access.link.down.drop_packets={drops}",
+            f'flow.0.size="{size} B"',
+            f'flow.0.tcp.send_window="{window} packets"',
+        ],
+    ).summary
+    flow = s["flows"][0]
+    assert s["run"]["simulated_s"] == pytest.approx(ns2_done, rel=tol)
+    assert flow["retransmissions"] == ns2_rexmits
+    assert flow["timeouts"] == ns2_timeouts

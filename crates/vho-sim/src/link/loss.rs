@@ -37,7 +37,8 @@ impl LossModel {
             },
         }
     }
-    /// Draws whether the packet that just finished serialisation is lost.
+    /// Draws whether the packet is lost.
+    #[inline]
     pub fn lose(&mut self) -> bool {
         match self {
             LossModel::None => false,

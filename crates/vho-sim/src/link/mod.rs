@@ -84,9 +84,15 @@ pub struct LinkDir {
     rate_bps: u64,
     pub delay: Dur,
     pub queue: DropTail,
+    /// The loss model that takes packets after serialisation ([`LossAt::Air`])...
     pub loss: LossModel,
-    /// Where the loss model takes its packets: after serialisation, or on entry.
-    loss_at: LossAt,
+    /// ...or the one that takes them on entry, before the queue ([`LossAt::Entry`]); the
+    /// other is `None`.
+    entry_loss: LossModel,
+    /// Whether `loss` / `entry_loss` can take anything: one flag test on the usual lossless
+    /// path (the model's own `match` cost 0.6 % of the 20 MB cell's instructions).
+    air_lossy: bool,
+    entry_lossy: bool,
     /// The packet being serialised and when it finishes.
     in_tx: Option<(PktIdx, u32, Time)>,
     /// When the serialiser last fell idle (meaningful while `in_tx` is `None`).
@@ -118,8 +124,18 @@ impl LinkDir {
             rate_bps: spec.rate_bps,
             delay: spec.delay,
             queue: DropTail::new(limit, spec.queue_model),
-            loss,
-            loss_at: spec.loss_at,
+            loss: if spec.loss_at == LossAt::Air {
+                loss.clone()
+            } else {
+                LossModel::None
+            },
+            air_lossy: spec.loss_at == LossAt::Air && !matches!(loss, LossModel::None),
+            entry_lossy: spec.loss_at == LossAt::Entry && !matches!(loss, LossModel::None),
+            entry_loss: if spec.loss_at == LossAt::Entry {
+                loss
+            } else {
+                LossModel::None
+            },
             in_tx: None,
             idle_since: Time::ZERO,
             pipe: VecDeque::new(),
@@ -155,7 +171,7 @@ impl LinkDir {
                         return;
                     }
                     self.in_tx = None;
-                    if self.loss_at == LossAt::Air && self.loss.lose() {
+                    if self.air_lossy && self.loss.lose() {
                         self.counters.dropped[2] += 1;
                         self.lost.push(idx);
                     } else {
@@ -199,7 +215,7 @@ impl LinkDir {
             // Idle until now: the packet cannot start before it arrives.
             self.idle_since = self.idle_since.max(now);
         }
-        if self.loss_at == LossAt::Entry && self.loss.lose() {
+        if self.entry_lossy && self.entry_loss.lose() {
             self.counters.dropped[2] += 1;
             return Err(DropCause::RandomLoss);
         }

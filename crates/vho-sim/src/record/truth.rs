@@ -124,17 +124,11 @@ impl FlowTruth {
     /// modulo 2^32): the one nearest the delivered point. Every copy in the network lies
     /// within a window (at most 2^30 bytes, RFC 7323 §2.3) of it, so the choice is exact and
     /// transfers past 4 GiB are followed across the wrap.
+    #[inline(always)]
     fn unwrap(&self, off: u32) -> u64 {
-        const WRAP: u64 = 1 << 32;
-        let base = self.delivered_upto;
-        let cand = (base & !(WRAP - 1)) | off as u64;
-        if cand + WRAP / 2 < base {
-            cand + WRAP
-        } else if cand > base + WRAP / 2 && cand >= WRAP {
-            cand - WRAP
-        } else {
-            cand
-        }
+        // The signed 32-bit distance from the delivered point, added to it.
+        let d = off.wrapping_sub(self.delivered_upto as u32) as i32;
+        self.delivered_upto.wrapping_add_signed(d as i64)
     }
 
     /// A copy of `len` sequence numbers at `offset` (from the first data byte, modulo 2^32)
@@ -383,5 +377,4 @@ mod tests {
         let c = t.counts();
         assert_eq!((c.retransmissions, c.spurious_retransmissions), (1, 0));
     }
-
 }

@@ -6,7 +6,9 @@ use super::presets::PresetSet;
 use super::schema::*;
 use super::units;
 use crate::spec::*;
-use crate::tcp::config::{CcAlgorithm, SackRecovery};
+use crate::tcp::config::{
+    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, TimeoutSsthresh,
+};
 use crate::tcp::profile::{profile, PROFILES};
 use crate::tcp::TcpConfig;
 use crate::time::{Dur, Time};
@@ -418,7 +420,7 @@ impl Ctx<'_> {
         if let Some(list) = &d.drop_packets {
             let v = list.get_ref();
             let field = format!("{field}.drop_packets");
-            let bad = |what: &str| self.err(list.span(), &field, what, None);
+            let bad = |what: &str| self.err(list.span(), &field, what, Some(format!("{v:?}")));
             if v.iter().any(|&i| i < 0) {
                 return Err(bad("packet indices from 0 up"));
             }
@@ -745,6 +747,32 @@ impl Ctx<'_> {
                     _ => return Err("one of rfc6675, ns2-sack1".into()),
                 }
             }
+            "timer_at_fast_retransmit" => {
+                c.timer_at_fast_retransmit = match v.as_str() {
+                    Some("keep") => FastRetransmitTimer::Keep,
+                    Some("restart") => FastRetransmitTimer::Restart,
+                    Some("ns2-reset") => FastRetransmitTimer::Ns2Reset,
+                    _ => return Err("one of keep, restart, ns2-reset".into()),
+                }
+            }
+            "timeout_ssthresh" => {
+                c.timeout_ssthresh = match v.as_str() {
+                    Some("rfc5681") => TimeoutSsthresh::Rfc5681,
+                    Some("linux") => TimeoutSsthresh::Linux,
+                    Some("always") => TimeoutSsthresh::Always,
+                    _ => return Err("one of rfc5681, linux, always".into()),
+                }
+            }
+            "cwnd_validation" => {
+                c.cwnd_validation = match v.as_str() {
+                    Some("off") => CwndValidation::Off,
+                    Some("cwnd-limited") => CwndValidation::CwndLimited,
+                    _ => return Err("one of off, cwnd-limited".into()),
+                }
+            }
+            "rto_keeps_sack" => c.rto_keeps_sack = flag()?,
+            "rescue_retransmission" => c.rescue_retransmission = flag()?,
+            "handshake_rtt_sample" => c.handshake_rtt_sample = flag()?,
             "cc" => {
                 c.cc = match v.as_str() {
                     Some("reno") => CcAlgorithm::Reno,
@@ -754,7 +782,7 @@ impl Ctx<'_> {
                 }
             }
             _ => {
-                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, rescue_retransmission, cwnd_validation, handshake_rtt_sample, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
             }
         }
         Ok(())

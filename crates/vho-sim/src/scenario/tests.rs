@@ -134,6 +134,45 @@ fn overrides_reach_into_inline_tables() {
 }
 
 #[test]
+fn loss_recovery_rules_and_drop_lists_are_scenario_keys() {
+    use crate::spec::{LossAt, LossSpec};
+    use crate::tcp::config::{CwndValidation, FastRetransmitTimer, TimeoutSsthresh};
+    let s = load_str(
+        GOOD,
+        &[
+            "flow.0.tcp.timer_at_fast_retransmit=\"keep\"",
+            "flow.0.tcp.timeout_ssthresh=\"linux\"",
+            "flow.0.tcp.cwnd_validation=\"cwnd-limited\"",
+            "flow.0.tcp.rto_keeps_sack=true",
+            "access.gprs.down.drop_packets=[2, 7]",
+            "access.gprs.down.loss_at=\"entry\"",
+        ],
+    )
+    .expect("valid");
+    let t = &s.flows[0].tcp;
+    assert_eq!(t.timer_at_fast_retransmit, FastRetransmitTimer::Keep);
+    assert_eq!(t.timeout_ssthresh, TimeoutSsthresh::Linux);
+    assert_eq!(t.cwnd_validation, CwndValidation::CwndLimited);
+    assert!(t.rto_keeps_sack);
+    let gprs = s.links.iter().find(|l| l.name == "gprs").expect("gprs");
+    let down = if s.nodes[gprs.b].name == "mh" {
+        &gprs.ab
+    } else {
+        &gprs.ba
+    };
+    assert_eq!(down.loss, LossSpec::List(vec![2, 7].into()));
+    assert_eq!(down.loss_at, LossAt::Entry);
+    let e = message(
+        GOOD,
+        &["access.gprs.loss=0.1", "access.gprs.drop_packets=[1]"],
+    );
+    assert!(
+        e.contains("either a loss rate or a drop list, not both"),
+        "{e}"
+    );
+}
+
+#[test]
 fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
     let cases: &[(&str, &str, &[&str], &str)] = &[
         ("unknown key", "[run]\nname = \"x\"\ncolour = 1\n", &[], "s.toml:3: unknown field `colour`, expected one of `name`, `seed`, `stop`"),
@@ -158,6 +197,14 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:3: access.w.loss: expected a probability from 0 to 1, got 1.5"),
         ("unknown queue model", "[access.w]\npreset = \"dk-wlan\"\nqueue_model = \"red\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
             "s.toml:3: access.w.queue_model: expected a queue model: \"droptail\", \"ns2-droptail\" or \"ns2-droptail-delayer\", got \"red\""),
+        ("unknown loss position", "[access.w]\npreset = \"dk-wlan\"\nloss_at = \"queue\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:3: access.w.loss_at: expected where the loss model takes packets: \"air\" or \"entry\", got \"queue\""),
+        ("drop list out of order", "[access.w]\npreset = \"dk-wlan\"\ndown = { drop_packets = [5, 3] }\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:3: access.w.drop_packets: expected packet indices in increasing order, each once, got [5, 3]"),
+        ("negative drop index", "[access.w]\npreset = \"dk-wlan\"\ndrop_packets = [-1]\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:3: access.w.drop_packets: expected packet indices from 0 up, got [-1]"),
+        ("unknown timeout ssthresh rule", &GOOD.replace("profile = \"ns2\"", "profile = \"ns2\", timeout_ssthresh = \"bsd\""), &[],
+            "s.toml:25: flow.tcp.timeout_ssthresh: expected one of rfc5681, linux, always, got \"bsd\""),
     ];
     for (what, text, sets, expected) in cases {
         let got = message(text, sets);

@@ -217,8 +217,9 @@ impl TcpSender {
     }
 
     /// Whether `seq` is one past the last byte of the whole transfer.
+    #[inline]
     fn at_data_end(&self, seq: SeqNum) -> bool {
-        self.unbuffered == 0 && seq == self.data_end
+        seq == self.data_end && self.unbuffered == 0
     }
 
     /// The application puts more of the transfer in the buffer as ACKs free it.
@@ -443,7 +444,7 @@ impl TcpSender {
         if self.sb.high_rxt < self.snd_una {
             self.sb.high_rxt = self.snd_una;
         }
-        if self.snd_una >= self.cwnd_use.until {
+        if self.cfg.cwnd_validation != CwndValidation::Off && self.snd_una >= self.cwnd_use.until {
             // A window has gone by: its use is what the next growth is judged on.
             let u = &mut self.cwnd_use;
             u.limited_before = u.limited_now;
@@ -533,7 +534,11 @@ impl TcpSender {
     }
 
     /// Bookkeeping of window use after a segment went out or could not for want of cwnd.
+    #[inline]
     fn note_cwnd_use(&mut self, blocked_by_cwnd: bool) {
+        if self.cfg.cwnd_validation == CwndValidation::Off {
+            return;
+        }
         let flight = self.snd_max - self.snd_una;
         let u = &mut self.cwnd_use;
         u.max_out = u.max_out.max(flight);
@@ -799,18 +804,8 @@ impl TcpSender {
 
     /// Window-limited sending outside SACK recovery (RFC 5681: min(cwnd, rwnd)).
     fn poll_window(&mut self, now: Time) -> Option<Transmit> {
-        let keeps_sack = matches!(self.recovery, Recovery::Timeout { .. })
-            && self.neg.sack
-            && self.cfg.rto_keeps_sack;
-        if keeps_sack {
-            // RFC 6675 §5.1: what the scoreboard shows SACKed is not resent after the RTO.
-            while let Some(end) = self.sb.sacked_end(self.snd_nxt) {
-                self.snd_nxt = end.min(self.snd_max);
-                if end >= self.snd_max {
-                    break;
-                }
-            }
-        }
+        let keeps_sack =
+            matches!(self.recovery, Recovery::Timeout { .. }) && self.skip_sacked_after_rto();
         let seq = self.snd_nxt;
         let mut cwnd = self.cc.cwnd();
         if self.cfg.limited_transmit
@@ -829,8 +824,7 @@ impl TcpSender {
             let len = self.neg.mss.min(self.data_end - seq);
             let mut used = (seq + len) - self.snd_una;
             if keeps_sack {
-                // Linux's packets_in_flight: what the scoreboard shows arrived is not in flight.
-                used -= self.sb.sacked_between(self.snd_una, seq);
+                used -= self.sacked_in_flight(seq);
             }
             if used > win.max(len.min(self.neg.mss)) && seq > self.snd_una {
                 self.note_cwnd_use(cwnd <= peer_win);
@@ -851,6 +845,28 @@ impl TcpSender {
             return Some(self.send_fin(now, self.kind_at(seq)));
         }
         None
+    }
+
+    /// After an RTO with `rto_keeps_sack`: moves SND.NXT past what the scoreboard shows
+    /// SACKed (RFC 6675 §5.1: it is not resent); whether the rule applies.
+    #[cold]
+    fn skip_sacked_after_rto(&mut self) -> bool {
+        if !(self.cfg.rto_keeps_sack && self.neg.sack) {
+            return false;
+        }
+        while let Some(end) = self.sb.sacked_end(self.snd_nxt) {
+            self.snd_nxt = end.min(self.snd_max);
+            if end >= self.snd_max {
+                break;
+            }
+        }
+        true
+    }
+
+    /// SACKed bytes below `seq`: not in flight (Linux's packets_in_flight leaves them out).
+    #[cold]
+    fn sacked_in_flight(&self, seq: SeqNum) -> u32 {
+        self.sb.sacked_between(self.snd_una, seq)
     }
 
     fn rwnd_allows(&self, seq: SeqNum) -> bool {

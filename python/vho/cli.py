@@ -1,12 +1,16 @@
 """The ``vho`` command.
 
 Bad input (a :class:`vho.errors.VhoError`) is printed as one line on stderr with exit status
-2; argument errors too. Anything else is a fault of vho and keeps its traceback.
+2; argument errors too. Anything else is a fault of vho and keeps its traceback. SIGINT and
+SIGTERM remove the command's staging directories before it exits; a closed stdout (``vho run
+... | head -1``) ends it quietly, as it does a Unix tool.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +18,8 @@ from pathlib import Path
 from .errors import VhoError
 
 EXIT_BAD_INPUT = 2
+#: 128 + SIGPIPE, the status of a Unix tool whose reader went away.
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -74,7 +80,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     scenario = Path(args.scenario)
     out = Path(args.out) if args.out else Path("out") / scenario.stem
-    result = run(scenario, seed=args.seed, overrides=args.set or (), out_dir=out, plot=args.plot)
+    result = run(
+        scenario,
+        seed=args.seed,
+        overrides=args.set or (),
+        out_dir=out,
+        plot=args.plot,
+        force=args.force,
+    )
     _print_run(result.summary, out)
     return 0
 
@@ -264,6 +277,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="draw a time-sequence graph per capture (sequence_<node>.png/.svg)",
     )
+    r.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a non-empty --out that is not a previous run's output, whole",
+    )
     r.set_defaults(func=_cmd_run)
 
     an = sub.add_parser("analyze", help="analyse a TCP capture (pcap, pcapng)")
@@ -332,17 +350,68 @@ def _version() -> str:
     return f"vho {__version__}"
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that every ``finally`` (staging directories,
+    worker processes) runs before the command exits."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: stdout to /dev/null, so that the interpreter's last flush at exit
+    does not complain about the pipe again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _stopped(how: str, status: int) -> int:
+    """The end of a command stopped by a signal: its staging directories removed, one line.
+    A simulation still running in its thread (the core cannot be interrupted) would abort the
+    interpreter's shutdown, so then the process ends here."""
+    import threading
+
+    from . import files
+
+    files.remove_staged()
+    sys.stderr.write(f"vho: {how}\n")
+    if threading.active_count() > 1 and threading_main():
+        sys.stderr.flush()
+        os._exit(status)
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``vho`` command."""
     args = build_parser().parse_args(argv)
+    previous = None
+    if threading_main():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        return int(args.func(args))
+        status = int(args.func(args))
+        sys.stdout.flush()  # here, so that a closed pipe is caught below
+        return status
     except VhoError as e:
         sys.stderr.write(f"{e}\n")
         return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
-        sys.stderr.write("vho: interrupted\n")
-        return 130
+        return _stopped("interrupted", 130)
+    except _Terminated:
+        return _stopped("terminated", 128 + signal.SIGTERM)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def threading_main() -> bool:
+    """Signal handlers can only be set from the main thread (tests may call main elsewhere)."""
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

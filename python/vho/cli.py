@@ -102,6 +102,16 @@ def _nonneg_seconds(text: str) -> float:
     return v
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a time in seconds > 0, got {text!r}") from None
+    if not (v > 0 and v != float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a time in seconds > 0, got {text}")
+    return v
+
+
 def _cmd_analyze(args: argparse.Namespace) -> int:
     from .analysis import analyze
 
@@ -200,6 +210,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         resume=args.resume,
         quiet=args.quiet,
+        run_timeout=args.run_timeout,
     )
     df = sweep.results(out)
     failed = int(df["error"].notna().sum())
@@ -215,15 +226,15 @@ def _sweep_dir(args: argparse.Namespace) -> Path:
 
 
 def _sweep_summarize(args: argparse.Namespace) -> int:
-    from . import sweep
+    from . import files, sweep
     from .sweep.summarize import axes_of
 
     root = _sweep_dir(args)
     axes = axes_of(root)
     table = sweep.summarize(sweep.results(root), axes, args.metric or sweep.DEFAULT_METRICS)
-    table.to_csv(root / "summary.csv", index=False)
     md = sweep.to_markdown(table, axes)
-    (root / "summary.md").write_text(md, encoding="utf-8")
+    files.write_atomic(root / "summary.csv", lambda p: table.to_csv(p, index=False))
+    files.write_text_atomic(root / "summary.md", md)
     print(md)
     print(f"-> {root}/summary.csv, {root}/summary.md")
     return 0
@@ -326,6 +337,12 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--workers", type=_workers, help="local worker processes (default: all cores)")
     sw.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on a Dask cluster")
     sw.add_argument("--resume", action="store_true", help="continue an interrupted sweep")
+    sw.add_argument(
+        "--run-timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="wall-time limit of one run; a run over it is a failed row (default: none)",
+    )
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
     sw.add_argument("--metric", action="append", help="summarize: a metric (repeatable)")
     sw.add_argument("--x", help="plot: the axis on the x axis")

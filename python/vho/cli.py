@@ -124,11 +124,12 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         capture_point=args.capture_point,
         out_dir=out,
         series=args.series,
+        force=args.force,
     )
     m = a.metrics
     print(
         f"{capture}: {m['packets']} packets, {m['tcp_segments']} TCP segments, "
-        f"{len(m['flows'])} flows"
+        f"{m['flows_total']} flows"
     )
     h = m["handover"]
     if h["source"] == "given":
@@ -141,14 +142,22 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     else:
         print("  no handover found")
     for e in m["flows"]:
+        goodput = "undefined" if e["goodput_bps"] is None else _fmt(e["goodput_bps"], " b/s", 0)
         print(
             f"  flow {e['index']} {e['id']}: {e['bytes']} B, goodput "
-            f"{_fmt(e['goodput_bps'], ' b/s', 0)}, t_a {_fmt(e['adaptation_time_s'], ' s')}"
+            f"{goodput}, t_a {_fmt(e['adaptation_time_s'], ' s')}"
         )
         print(
             f"    retransmissions {e['retransmissions']} (fast {e['fast_retransmissions']}, "
             f"spurious {e['spurious_retransmissions']} by {e['spurious_evidence']}), "
             f"duplicate ACKs {e['duplicate_acks']}, out of order {e['out_of_order']}"
+        )
+    rest = m["flows_total"] - m["flows_listed"]
+    if rest:
+        small = m["small_flows"]
+        print(
+            f"  ... and {rest} more flows in {out}/{m['flows_file']} ({small['flows']} with "
+            f"under {small['max_data_segments'] + 1} data segments, {small['syn_only']} a lone SYN)"
         )
     print(f"-> {out}/metrics.json" + (f" and {len(a.figures)} figure files" if a.figures else ""))
     return 0
@@ -318,6 +327,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--series",
         help="vho's series_tcp.parquet for the RTO and cwnd in the figures "
         "(default: the one beside the capture, for a one-flow run)",
+    )
+    an.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a non-empty --out that is not a previous analysis, whole",
     )
     an.set_defaults(func=_cmd_analyze)
 

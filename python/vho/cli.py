@@ -1,12 +1,16 @@
 """The ``vho`` command.
 
 Bad input (a :class:`vho.errors.VhoError`) is printed as one line on stderr with exit status
-2; argument errors too. Anything else is a fault of vho and keeps its traceback.
+2; argument errors too. Anything else is a fault of vho and keeps its traceback. SIGINT and
+SIGTERM remove the command's staging directories before it exits; a closed stdout (``vho run
+... | head -1``) ends it quietly, as it does a Unix tool.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +18,8 @@ from pathlib import Path
 from .errors import VhoError
 
 EXIT_BAD_INPUT = 2
+#: 128 + SIGPIPE, the status of a Unix tool whose reader went away.
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -74,7 +80,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     scenario = Path(args.scenario)
     out = Path(args.out) if args.out else Path("out") / scenario.stem
-    result = run(scenario, seed=args.seed, overrides=args.set or (), out_dir=out, plot=args.plot)
+    result = run(
+        scenario,
+        seed=args.seed,
+        overrides=args.set or (),
+        out_dir=out,
+        plot=args.plot,
+        force=args.force,
+    )
     _print_run(result.summary, out)
     return 0
 
@@ -86,6 +99,16 @@ def _nonneg_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a time in seconds >= 0, got {text!r}") from None
     if not (v >= 0 and v != float("inf")):
         raise argparse.ArgumentTypeError(f"expected a time in seconds >= 0, got {text}")
+    return v
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a time in seconds > 0, got {text!r}") from None
+    if not (v > 0 and v != float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a time in seconds > 0, got {text}")
     return v
 
 
@@ -101,11 +124,12 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         capture_point=args.capture_point,
         out_dir=out,
         series=args.series,
+        force=args.force,
     )
     m = a.metrics
     print(
         f"{capture}: {m['packets']} packets, {m['tcp_segments']} TCP segments, "
-        f"{len(m['flows'])} flows"
+        f"{m['flows_total']} flows"
     )
     h = m["handover"]
     if h["source"] == "given":
@@ -118,14 +142,22 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     else:
         print("  no handover found")
     for e in m["flows"]:
+        goodput = "undefined" if e["goodput_bps"] is None else _fmt(e["goodput_bps"], " b/s", 0)
         print(
             f"  flow {e['index']} {e['id']}: {e['bytes']} B, goodput "
-            f"{_fmt(e['goodput_bps'], ' b/s', 0)}, t_a {_fmt(e['adaptation_time_s'], ' s')}"
+            f"{goodput}, t_a {_fmt(e['adaptation_time_s'], ' s')}"
         )
         print(
             f"    retransmissions {e['retransmissions']} (fast {e['fast_retransmissions']}, "
             f"spurious {e['spurious_retransmissions']} by {e['spurious_evidence']}), "
             f"duplicate ACKs {e['duplicate_acks']}, out of order {e['out_of_order']}"
+        )
+    rest = m["flows_total"] - m["flows_listed"]
+    if rest:
+        small = m["small_flows"]
+        print(
+            f"  ... and {rest} more flows in {out}/{m['flows_file']} ({small['flows']} with "
+            f"under {small['max_data_segments'] + 1} data segments, {small['syn_only']} a lone SYN)"
         )
     print(f"-> {out}/metrics.json" + (f" and {len(a.figures)} figure files" if a.figures else ""))
     return 0
@@ -187,6 +219,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         resume=args.resume,
         quiet=args.quiet,
+        run_timeout=args.run_timeout,
     )
     df = sweep.results(out)
     failed = int(df["error"].notna().sum())
@@ -202,15 +235,15 @@ def _sweep_dir(args: argparse.Namespace) -> Path:
 
 
 def _sweep_summarize(args: argparse.Namespace) -> int:
-    from . import sweep
+    from . import files, sweep
     from .sweep.summarize import axes_of
 
     root = _sweep_dir(args)
     axes = axes_of(root)
     table = sweep.summarize(sweep.results(root), axes, args.metric or sweep.DEFAULT_METRICS)
-    table.to_csv(root / "summary.csv", index=False)
     md = sweep.to_markdown(table, axes)
-    (root / "summary.md").write_text(md, encoding="utf-8")
+    files.write_atomic(root / "summary.csv", lambda p: table.to_csv(p, index=False))
+    files.write_text_atomic(root / "summary.md", md)
     print(md)
     print(f"-> {root}/summary.csv, {root}/summary.md")
     return 0
@@ -264,6 +297,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="draw a time-sequence graph per capture (sequence_<node>.png/.svg)",
     )
+    r.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a non-empty --out that is not a previous run's output, whole",
+    )
     r.set_defaults(func=_cmd_run)
 
     an = sub.add_parser("analyze", help="analyse a TCP capture (pcap, pcapng)")
@@ -290,6 +328,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="vho's series_tcp.parquet for the RTO and cwnd in the figures "
         "(default: the one beside the capture, for a one-flow run)",
     )
+    an.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a non-empty --out that is not a previous analysis, whole",
+    )
     an.set_defaults(func=_cmd_analyze)
 
     pr = sub.add_parser("presets", help="list the link presets, or print one with its sources")
@@ -308,6 +351,12 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--workers", type=_workers, help="local worker processes (default: all cores)")
     sw.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on a Dask cluster")
     sw.add_argument("--resume", action="store_true", help="continue an interrupted sweep")
+    sw.add_argument(
+        "--run-timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="wall-time limit of one run; a run over it is a failed row (default: none)",
+    )
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
     sw.add_argument("--metric", action="append", help="summarize: a metric (repeatable)")
     sw.add_argument("--x", help="plot: the axis on the x axis")
@@ -332,17 +381,68 @@ def _version() -> str:
     return f"vho {__version__}"
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that every ``finally`` (staging directories,
+    worker processes) runs before the command exits."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: stdout to /dev/null, so that the interpreter's last flush at exit
+    does not complain about the pipe again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _stopped(how: str, status: int) -> int:
+    """The end of a command stopped by a signal: its staging directories removed, one line.
+    A simulation still running in its thread (the core cannot be interrupted) would abort the
+    interpreter's shutdown, so then the process ends here."""
+    import threading
+
+    from . import files
+
+    files.remove_staged()
+    sys.stderr.write(f"vho: {how}\n")
+    if threading.active_count() > 1 and threading_main():
+        sys.stderr.flush()
+        os._exit(status)
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``vho`` command."""
     args = build_parser().parse_args(argv)
+    previous = None
+    if threading_main():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        return int(args.func(args))
+        status = int(args.func(args))
+        sys.stdout.flush()  # here, so that a closed pipe is caught below
+        return status
     except VhoError as e:
         sys.stderr.write(f"{e}\n")
         return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
-        sys.stderr.write("vho: interrupted\n")
-        return 130
+        return _stopped("interrupted", 130)
+    except _Terminated:
+        return _stopped("terminated", 128 + signal.SIGTERM)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def threading_main() -> bool:
+    """Signal handlers can only be set from the main thread (tests may call main elsewhere)."""
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

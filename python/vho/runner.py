@@ -9,28 +9,40 @@ A run writes, in its output directory:
 - ``<node>.pcap`` for each capture point;
 - ``series_tcp.parquet`` and ``series_queues.parquet`` when the scenario records series.
 
-Everything is first written to a hidden staging directory and moved into place only when the
-run has succeeded; a failed run leaves no file behind that looks complete.
+Everything is first written to a hidden staging directory beside it and swapped in whole only
+when the run has succeeded (:func:`vho.files.staged_output`): a failed run leaves no file
+behind that looks complete, and no file of an older run sits beside a new summary. A capture
+is named after its node; a name that is not a plain file name is refused before the run.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
+import re
+import threading
 import time
+import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from . import _native
+from . import _native, files
 from .errors import OutputError, ScenarioError
 
 SUMMARY = "summary.json"
 TIMING = "timing.json"
+#: What `vho run` writes (see the module doc): a directory holding only these, a summary among
+#: them, is a previous output that a new run may replace.
+OWNED = (
+    re.escape(SUMMARY),
+    re.escape(TIMING),
+    r".+\.pcap",
+    r"series_(tcp|queues)\.parquet",
+    r"sequence_.+\.(png|svg)",
+)
 
 
 @dataclass
@@ -56,13 +68,70 @@ def _scenario_text(scenario: str | os.PathLike[str]) -> tuple[str, str, Path | N
     """(label for messages, TOML text, path) of a scenario given as a path or as TOML text."""
     if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and "\n" not in scenario):
         path = Path(scenario)
-        try:
-            return str(path), path.read_text(encoding="utf-8"), path
-        except FileNotFoundError:
-            raise ScenarioError(f"{path}: no such scenario file") from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise ScenarioError(f"{path}: cannot read the scenario: {e}") from None
+        return str(path), files.read_text(path, "scenario file", ScenarioError), path
     return "<scenario>", scenario, None
+
+
+def identity(path: Path | None, text: str) -> list[str]:
+    """Overrides that make a scenario's name, and so its hash, independent of how its path was
+    typed: without ``[run] name`` the core names a scenario after its label (``good.toml`` and
+    ``/abs/good.toml`` would hash apart), so the file's stem is given as the name instead."""
+    if path is None:
+        return []
+    try:
+        run_table = tomllib.loads(text).get("run", {})
+    except tomllib.TOMLDecodeError:
+        return []  # the core reports it, with its line
+    if isinstance(run_table, dict) and "name" in run_table:
+        return []
+    return [f"run.name={json.dumps(path.stem)}"]
+
+
+def _capture_names(text: str, overrides: Sequence[str]) -> list[str]:
+    """The nodes ``record.pcap`` names, in the file and in the overrides: each becomes
+    ``<name>.pcap`` (written by the core, so checked here before it runs). Text that does not
+    parse is left to the core's own error."""
+    names: list[str] = []
+    try:
+        pcap = tomllib.loads(text).get("record", {}).get("pcap", [])
+    except (tomllib.TOMLDecodeError, AttributeError):
+        pcap = []
+    names += [n for n in pcap if isinstance(n, str)] if isinstance(pcap, list) else []
+    for o in overrides:
+        key, _, value = o.partition("=")
+        key = key.strip()
+        if not key.startswith("record"):
+            continue
+        try:
+            v = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            continue
+        if key == "record" and isinstance(v, dict):
+            v = v.get("pcap", [])
+        elif key != "record.pcap" and not key.startswith("record.pcap."):
+            continue
+        names += [x for x in (v if isinstance(v, list) else [v]) if isinstance(x, str)]
+    return names
+
+
+def _in_thread(fn, *args):
+    """``fn(*args)`` in a thread, this one waiting: the core releases the GIL, and the main
+    thread stays free to handle SIGINT/SIGTERM (which remove the staging directory)."""
+    box: dict = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn(*args)
+        except BaseException as e:
+            box["error"] = e
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    while t.is_alive():
+        t.join(0.05)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 def _frames(raw: dict, summary: dict) -> tuple[dict, pd.DataFrame | None, dict]:
@@ -108,6 +177,7 @@ def run(
     overrides: Sequence[str] = (),
     out_dir: str | os.PathLike[str] | None = None,
     plot: bool = False,
+    force: bool = False,
 ) -> RunResult:
     """Simulates a scenario (a path to a TOML file, or TOML text).
 
@@ -115,12 +185,13 @@ def run(
     writes the summary, captures and series there (see the module doc); without it, nothing is
     written and captures are skipped. ``plot`` (with ``out_dir``) also draws, per capture, a
     time-sequence graph of the largest flow with the handovers and the sender's RTO
-    (``sequence_<node>.png`` and ``.svg``).
+    (``sequence_<node>.png`` and ``.svg``). An ``out_dir`` that is neither empty nor a previous
+    run's output is refused unless ``force`` (then it is replaced whole).
     """
-    label, text, _ = _scenario_text(scenario)
+    label, text, path = _scenario_text(scenario)
     if seed is not None and not 0 <= seed < 2**64:
         raise ScenarioError(f"--seed: expected an integer in [0, 2^64), got {seed}")
-    overrides = list(overrides)
+    overrides = [*identity(path, text), *overrides]
     # Refuse bad input before anything is created on disk.
     _native.check_scenario(label, text, overrides)
     if out_dir is None:
@@ -132,37 +203,32 @@ def run(
         return RunResult(summary, tcp, queues, thr, wall, None)
 
     out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=".vho-partial-", dir=out))
-    except OSError as e:
-        raise OutputError(f"{out}: cannot create the output directory: {e.strerror}") from None
-    try:
+    for name in _capture_names(text, overrides):
+        files.inside(out, name, "record.pcap: node", ".pcap")
+    with files.staged_output(
+        out, command="vho run", marker=SUMMARY, owned=OWNED, force=force
+    ) as stage:
         t0 = time.perf_counter()
-        raw = _native.run_scenario(label, text, overrides, seed, str(stage))
+        raw = _in_thread(_native.run_scenario, label, text, overrides, seed, str(stage))
         wall = time.perf_counter() - t0
+        for node in raw["capture_nodes"]:
+            files.inside(stage, node, "capture of node", ".pcap")
         summary = json.loads(raw["summary_json"])
         tcp, queues, thr = _frames(raw, summary)
-        if tcp:
-            frames = [df.assign(flow=name) for name, df in tcp.items()]
-            pd.concat(frames, ignore_index=True).to_parquet(
-                stage / "series_tcp.parquet", index=False
-            )
-        if queues is not None:
-            queues.to_parquet(stage / "series_queues.parquet", index=False)
-        if plot:
-            _plot_sequences(stage, raw["capture_nodes"], summary, tcp)
-        (stage / TIMING).write_text(json.dumps({"wall_s": wall}) + "\n", encoding="utf-8")
-        (stage / SUMMARY).write_text(raw["summary_json"] + "\n", encoding="utf-8")
-        # Publish: the old summary goes first, the new one last, so that at no moment does a
-        # summary sit beside files of another run.
-        (out / SUMMARY).unlink(missing_ok=True)
-        for f in sorted(stage.iterdir()):
-            if f.name != SUMMARY:
-                os.replace(f, out / f.name)
-        os.replace(stage / SUMMARY, out / SUMMARY)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        try:
+            if tcp:
+                frames = [df.assign(flow=name) for name, df in tcp.items()]
+                pd.concat(frames, ignore_index=True).to_parquet(
+                    stage / "series_tcp.parquet", index=False
+                )
+            if queues is not None:
+                queues.to_parquet(stage / "series_queues.parquet", index=False)
+            if plot:
+                _plot_sequences(stage, raw["capture_nodes"], summary, tcp)
+            (stage / TIMING).write_text(json.dumps({"wall_s": wall}) + "\n", encoding="utf-8")
+            (stage / SUMMARY).write_text(raw["summary_json"] + "\n", encoding="utf-8")
+        except OSError as e:
+            raise OutputError(f"{out}: cannot write the run's output: {e.strerror or e}") from None
     return RunResult(summary, tcp, queues, thr, wall, out)
 
 
@@ -182,14 +248,14 @@ def _plot_sequences(
         series = tcp.get(summary["flows"][0]["name"])
         rto = series[["t_s", "rto_s"]] if series is not None else None
     for node in nodes:
-        df = capture.read_tcp(stage / f"{node}.pcap")
+        df = capture.read_tcp(files.inside(stage, node, "capture of node", ".pcap"))
         if df.empty or not (df["len"] > 0).any():
             continue
         data, acks = capture.sequence(df)
         plots.time_sequence(
             data,
             acks,
-            stage / f"sequence_{node}",
+            files.inside(stage, node, "figure of node").with_name(f"sequence_{node}"),
             title=f"{summary['run']['scenario']}: captured at {node}",
             handovers=handovers,
             rto=rto,

@@ -12,40 +12,57 @@ capture's handover, and draws the figures (:mod:`.figures`).
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import os
-import shutil
-import tempfile
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .. import _native
+from .. import _native, files
 from ..capture import read_tcp
-from ..errors import VhoError
+from ..errors import CaptureError, VhoError
 from . import figures, metrics
 from .flowspec import FlowSpec, parse
 
 __all__ = ["METRICS", "CaptureAnalysis", "analyze"]
 
 METRICS = "metrics.json"
+#: Every selected flow's metrics.json entry, one JSON object a line, in capture order.
+FLOWS = "flows.jsonl"
 # Series written by `vho run` beside its captures (see vho.runner).
 SERIES = "series_tcp.parquet"
-# Figures are drawn for at most this many flows (the largest first), so that a capture of
-# thousands of connections does not become thousands of files.
+SERIES_COLUMNS = ("t_s", "rto_s", "cwnd", "ssthresh")
+# Figures are drawn for at most this many flows (the largest first; `--flow` picks others), so
+# that a capture of thousands of connections does not become thousands of files.
 MAX_FIGURE_FLOWS = 8
+#: metrics.json lists this many flows, the largest; flows.jsonl has them all (a capture of a
+#: million connections must not become a million entries in one JSON document).
+MAX_LISTED = 100
+#: A flow with fewer data segments has no figure to speak of: it is summed in small_flows.
+MIN_FIGURE_SEGMENTS = 3
+#: What `vho analyze` writes: a directory of only these, metrics.json among them, is a
+#: previous analysis that a new one may replace whole.
+OWNED = (
+    re.escape(METRICS),
+    re.escape(FLOWS),
+    r"(sequence|throughput|cwnd)_flow\d+\.(png|svg)",
+)
 
 
 @dataclass
 class CaptureAnalysis:
     """The result of :func:`analyze`.
 
-    ``metrics``: what ``metrics.json`` holds. ``flows``: one row per selected flow with its
-    scalar metrics. ``raw``: vho-trace's full per-conversation analysis. ``figures``: files
-    written (none without ``out_dir``).
+    ``metrics``: what ``metrics.json`` holds. ``flows``: one row per listed flow (the largest
+    ``max_listed``) with its scalar metrics. ``raw``: vho-trace's analysis with the kept
+    conversations (the listed ones and those drawn). ``figures``: files written (none without
+    ``out_dir``).
     """
 
     capture: Path
@@ -53,6 +70,10 @@ class CaptureAnalysis:
     flows: pd.DataFrame
     raw: dict[str, Any]
     figures: list[Path] = field(default_factory=list)
+
+    def raw_entries(self) -> list[dict[str, Any]]:
+        """The metrics entries of the kept conversations."""
+        return [metrics.flow_entry(c) for c in self.raw["flows"]]
 
     def _conversation(self, index: int) -> dict[str, Any]:
         for f in self.raw["flows"]:
@@ -90,14 +111,92 @@ def _series_for(capture: Path, series: str | os.PathLike[str] | pd.DataFrame | N
         return series
     if series is not None:
         path = Path(series)
-        if not path.is_file():
-            raise VhoError(f"vho analyze: --series {path}: no such file")
-        return pd.read_parquet(path)
+        files.check_regular(path, "series file", VhoError)
+        return _read_series(path, f"vho analyze: --series {path}")
     beside = capture.parent / SERIES
     if flows != 1 or not beside.is_file():
         return None
-    df = pd.read_parquet(beside)
+    df = _read_series(beside, f"vho analyze: {beside}")
     return df if df["flow"].nunique() == 1 else None
+
+
+def _read_series(path: Path, what: str) -> pd.DataFrame:
+    import pyarrow as pa
+
+    try:
+        df = pd.read_parquet(path)
+    except (OSError, ValueError, pa.ArrowException) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise VhoError(f"{what}: not a Parquet file of vho's series ({first})") from None
+    missing = [c for c in SERIES_COLUMNS if c not in df.columns]
+    if missing:
+        raise VhoError(f"{what}: not vho's series_tcp.parquet (no column {', '.join(missing)})")
+    return df
+
+
+def _flows(text: str) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
+    """The native analysis (JSON text) as its header and an iterator over its flows, decoded
+    one at a time: a capture of a million flows never becomes a million dicts at once."""
+    key = text.find('"flows":[')
+    if key < 0:
+        return json.loads(text), iter(())
+    header = json.loads(text[:key] + '"flows":[]}')
+    decoder = json.JSONDecoder()
+
+    def each() -> Iterator[dict[str, Any]]:
+        pos = key + len('"flows":[')
+        while True:
+            while text[pos] in " \n\t,":
+                pos += 1
+            if text[pos] == "]":
+                return
+            flow, pos = decoder.raw_decode(text, pos)
+            yield flow
+
+    return header, each()
+
+
+@dataclass
+class _Kept:
+    """What is kept of a capture's flows while they stream past: the largest ones (entries and
+    conversations), the tiny ones summed, and the strongest handover evidence."""
+
+    limit: int
+    heap: list[tuple[int, int, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    total: int = 0
+    small: dict[str, int] = field(
+        default_factory=lambda: {"flows": 0, "packets": 0, "bytes": 0, "syn_only": 0}
+    )
+    handover_entry: dict[str, Any] | None = None
+
+    def add(self, entry: dict[str, Any], conv: dict[str, Any]) -> None:
+        self.total += 1
+        if entry["data_segments"] < MIN_FIGURE_SEGMENTS:
+            self.small["flows"] += 1
+            self.small["packets"] += entry["packets"]
+            self.small["bytes"] += entry["bytes"]
+            self.small["syn_only"] += int(entry["syn_seen"] and entry["packets"] == 1)
+        if entry["path_changes"]:
+            h = self.handover_entry
+            if h is None or (-entry["bytes"], entry["index"]) < (-h["bytes"], h["index"]):
+                self.handover_entry = entry
+        # A min-heap on (bytes, -index): the root is the flow to drop first.
+        item = (entry["bytes"], -entry["index"], entry, conv)
+        if len(self.heap) < self.limit:
+            heapq.heappush(self.heap, item)
+        elif item[:2] > self.heap[0][:2]:
+            heapq.heapreplace(self.heap, item)
+
+    def listed(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """The kept flows in capture order."""
+        return [(e, c) for _, _, e, c in sorted(self.heap, key=lambda x: x[2]["index"])]
+
+
+def _jsonl(out: Path):
+    try:
+        return (out / FLOWS).open("w", encoding="utf-8")
+    except OSError as e:
+        raise files.output_error(out / FLOWS, e) from None
 
 
 def analyze(
@@ -108,6 +207,8 @@ def analyze(
     capture_point: str | None = None,
     out_dir: str | os.PathLike[str] | None = None,
     series: str | os.PathLike[str] | pd.DataFrame | None = None,
+    max_listed: int = MAX_LISTED,
+    force: bool = False,
 ) -> CaptureAnalysis:
     """Analyses a capture.
 
@@ -117,9 +218,12 @@ def analyze(
     capture was taken relative to the data; found per flow (handshake, then data/ACK timing)
     when not given. A spurious-retransmission count rests on the receiver's capture when the
     capture is there, else on D-SACK and timestamp evidence (``spurious_evidence``).
-    ``out_dir``: where ``metrics.json`` and the figures go
-    (written whole or not at all). ``series``: vho's time series of the sender (a
-    ``series_tcp.parquet`` or its frame) for the RTO and cwnd in the figures.
+    ``out_dir``: where ``metrics.json``, ``flows.jsonl`` (every selected flow's entry, one
+    per line) and the figures go (written whole or not at all; a non-empty directory that is
+    not a previous analysis is refused unless ``force``). ``series``: vho's time series of the
+    sender (a ``series_tcp.parquet`` or its frame) for the RTO and cwnd in the figures.
+    ``max_listed``: how many flows, the largest, ``metrics["flows"]`` and :attr:`flows` hold;
+    the others are summed in ``small_flows`` and, with ``out_dir``, listed in ``flows.jsonl``.
 
     Raises :class:`vho.errors.CaptureError` for an unreadable capture and
     :class:`vho.errors.VhoError` for a bad argument.
@@ -132,62 +236,103 @@ def analyze(
             f"vho analyze: --capture-point {capture_point!r}: expected receiver or sender"
         )
     spec = parse(flow) if isinstance(flow, str) else flow
-    raw = json.loads(_native.analyze(os.fspath(path), handover_at, capture_point))
-    chosen = metrics.select(raw, spec)
-    if spec is not None and not chosen:
-        have = ", ".join(
-            f"{f['index']} ({f['client']['addr']}:{f['client']['port']},"
-            f"{f['server']['addr']}:{f['server']['port']})"
-            for f in raw["flows"][:5]
-        )
-        more = f" and {len(raw['flows']) - 5} more" if len(raw["flows"]) > 5 else ""
+    files.check_regular(path, "capture", CaptureError)
+    if out_dir is None:
+        return _analyze(path, spec, handover_at, capture_point, None, series, max_listed)
+    out = Path(out_dir)
+    with files.staged_output(
+        out, command="vho analyze", marker=METRICS, owned=OWNED, force=force
+    ) as stage:
+        a = _analyze(path, spec, handover_at, capture_point, stage, series, max_listed)
+    a.figures = [out / p.name for p in a.figures]
+    return a
+
+
+def _analyze(
+    path: Path,
+    spec: FlowSpec | None,
+    handover_at: float | None,
+    capture_point: str | None,
+    stage: Path | None,
+    series: str | os.PathLike[str] | pd.DataFrame | None,
+    max_listed: int,
+) -> CaptureAnalysis:
+    text = _native.analyze(os.fspath(path), handover_at, capture_point)
+    header, convs = _flows(text)
+    kept = _Kept(max(max_listed, MAX_FIGURE_FLOWS))
+    seen: list[str] = []  # the first few flows, for a --flow that matches none
+    every = 0
+    out = _jsonl(stage) if stage is not None else None
+    try:
+        for conv in convs:
+            every += 1
+            if len(seen) < 5:
+                c, v = conv["client"], conv["server"]
+                seen.append(f"{conv['index']} ({c['addr']}:{c['port']},{v['addr']}:{v['port']})")
+            if spec is not None and not metrics.select_one(conv, spec):
+                continue
+            entry = metrics.flow_entry(conv)
+            if out is not None:
+                out.write(json.dumps(entry, allow_nan=False) + "\n")
+            kept.add(entry, conv)
+    except OSError as e:
+        raise files.output_error(stage / FLOWS, e) from None
+    finally:
+        if out is not None:
+            out.close()
+    del text
+    if spec is not None and not kept.total:
+        more = f" and {every - 5} more" if every > 5 else ""
         raise VhoError(
             f"vho analyze: {path}: --flow {spec.text!r} matches none of its "
-            f"{len(raw['flows'])} flows ({have or 'none'}{more})"
+            f"{every} flows ({', '.join(seen) or 'none'}{more})"
         )
-    entries = [metrics.flow_entry(f) for f in chosen]
+    listed = kept.listed()
+    entries = [e for e, _ in listed]
+    shown = sorted(entries, key=lambda e: (-e["bytes"], e["index"]))[:max_listed]
+    shown_ix = {e["index"] for e in shown}
     from .. import __version__
 
     result = {
         "vho_version": __version__,
         "capture": str(path),
-        "packets": raw["packets"],
-        "tcp_segments": raw["tcp_segments"],
-        "skipped": raw["skipped"],
-        "max_open_flows": raw["max_open_flows"],
-        "handover": metrics.handover(entries, handover_at),
-        "flows": entries,
+        "packets": header["packets"],
+        "tcp_segments": header["tcp_segments"],
+        "skipped": header["skipped"],
+        "max_open_flows": header["max_open_flows"],
+        "handover": metrics.handover(
+            [kept.handover_entry] if kept.handover_entry else [], handover_at
+        ),
+        "flows_total": kept.total,
+        "flows_listed": len(shown),
+        "flows_file": FLOWS if stage is not None else None,
+        "small_flows": {"max_data_segments": MIN_FIGURE_SEGMENTS - 1, **kept.small},
+        "flows": [e for e in entries if e["index"] in shown_ix],
     }
-    a = CaptureAnalysis(path, result, _scalar_rows(entries), raw)
-    if out_dir is not None:
-        a.figures = _write(a, Path(out_dir), _series_for(path, series, len(entries)))
+    raw = {**header, "flows": [c for _, c in listed]}
+    a = CaptureAnalysis(path, result, _scalar_rows(result["flows"]), raw)
+    if stage is not None:
+        a.figures = _write(a, stage, _series_for(path, series, kept.total))
     return a
 
 
-def _write(a: CaptureAnalysis, out: Path, series: pd.DataFrame | None) -> list[Path]:
-    """metrics.json and the figures, staged beside ``out`` and moved in with metrics.json
-    last: a directory holding a metrics.json holds everything it describes."""
-    out.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=".analyze-", dir=out))
+def _write(a: CaptureAnalysis, stage: Path, series: pd.DataFrame | None) -> list[Path]:
+    """The figures of the largest flows with enough data to draw, then metrics.json, into the
+    staging directory (published whole by the caller)."""
     try:
         at = a.metrics["handover"]["at_s"]
-        drawn = sorted(a.metrics["flows"], key=lambda e: (-e["bytes"], e["index"]))
+        drawn = sorted(
+            (e for e in a.raw_entries() if e["data_segments"] >= MIN_FIGURE_SEGMENTS),
+            key=lambda e: (-e["bytes"], e["index"]),
+        )
         written: list[Path] = []
         for e in drawn[:MAX_FIGURE_FLOWS]:
-            if not e["bytes"]:
-                continue
             snd, _ = metrics.sides(a._conversation(e["index"]))
             written += figures.draw(
                 stage, e, a.segments(e["index"]), snd["throughput"]["points"], at, series
             )
         body = json.dumps(a.metrics, indent=2, allow_nan=False) + "\n"
         (stage / METRICS).write_text(body, encoding="utf-8")
-        (out / METRICS).unlink(missing_ok=True)
-        final = []
-        for p in written:
-            os.replace(p, out / p.name)
-            final.append(out / p.name)
-        os.replace(stage / METRICS, out / METRICS)
-        return final
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        return written
+    except OSError as e:
+        raise files.output_error(stage, e, "cannot write the analysis") from None

@@ -58,6 +58,9 @@ def sides(flow: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 def flow_entry(flow: dict[str, Any]) -> dict[str, Any]:
     """The ``metrics.json`` entry of one conversation."""
     snd, rcv = sides(flow)
+    # Goodput over no time (one packet, or a capture whose clock stepped back) is undefined,
+    # not 0 b/s.
+    defined = flow["duration_s"] > 0
     e: dict[str, Any] = {
         "index": flow["index"],
         "id": f"{snd['addr']}:{snd['port']} -> {rcv['addr']}:{rcv['port']}",
@@ -71,6 +74,8 @@ def flow_entry(flow: dict[str, Any]) -> dict[str, Any]:
         "bytes_sent": snd["bytes"],
     }
     e.update({k: snd[k] for k in _FROM_SENDER})
+    if not defined:
+        e["goodput_bps"] = None
     e.update(_spurious(snd))
     e.update(
         {
@@ -91,11 +96,18 @@ def flow_entry(flow: dict[str, Any]) -> dict[str, Any]:
     if rcv["data_segments"]:
         e["reverse"] = {
             "bytes": rcv["unique_bytes"],
-            "goodput_bps": rcv["goodput_bps"],
+            "goodput_bps": rcv["goodput_bps"] if defined else None,
             "retransmissions": rcv["retransmissions"],
             "duplicate_acks": snd["duplicate_acks"],
         }
     return e
+
+
+def select_one(flow: dict[str, Any], spec: FlowSpec) -> bool:
+    """Whether ``spec`` selects the conversation ``flow``."""
+    a = (flow["client"]["addr"], flow["client"]["port"])
+    b = (flow["server"]["addr"], flow["server"]["port"])
+    return spec.matches(flow["index"], a, b)
 
 
 def select(raw: dict[str, Any], spec: FlowSpec | None) -> list[dict[str, Any]]:

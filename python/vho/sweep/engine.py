@@ -3,14 +3,26 @@
 The parent process is the only writer: each finished batch becomes one Parquet part under
 ``DIR/results/`` (see :mod:`vho.sweep.store`), so a killed sweep loses at most the batches
 in flight, and ``--resume`` runs exactly the tasks that have no row yet.
+
+Local workers die with the parent, however it dies (SIGKILL, the OOM killer): each asks the
+kernel for SIGKILL when its parent goes (Linux ``PR_SET_PDEATHSIG``) and, as a fallback, a
+thread watches the parent's pid. With ``run_timeout``, each run is made in a child process
+that is killed when it exceeds its wall time; the run is a failed row saying so (the core
+cannot be interrupted from Python while it runs).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
 import multiprocessing
 import os
+import pickle
+import select
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -38,6 +50,89 @@ class Batch:
     text: str
     columns: tuple[str, ...]
     runs: tuple[tuple[Task, tuple[str, ...], tuple[Any, ...]], ...]
+    #: Wall-time limit of one run in seconds (None: no limit).
+    run_timeout: float | None = None
+
+
+#: How often a worker checks that its parent is still there, when the kernel cannot tell it.
+PARENT_POLL_S = 0.2
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def die_with_parent(parent: int) -> None:
+    """Makes this process end when ``parent`` does: PR_SET_PDEATHSIG (Linux), and a thread
+    polling the parent's pid (everywhere; also covers a parent that died before the prctl).
+    Its copies of the parent's sweep lock are closed: the lock is the parent's alone."""
+    for fd in list(store.HELD_LOCKS):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    store.HELD_LOCKS.clear()
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="vho-parent-watch", daemon=True).start()
+
+
+def _native_run(label: str, text: str, overrides: list[str], seed: int) -> tuple[str, str]:
+    """One run: ("ok", summary JSON) or ("error", message)."""
+    try:
+        raw = _native.run_scenario(label, text, overrides, seed, None)
+        return "ok", raw["summary_json"]
+    except VhoError as e:
+        return "error", str(e)
+    except Exception as e:  # a fault of vho: still a row, never the end of the sweep
+        return "error", f"internal error: {type(e).__name__}: {e}"
+
+
+def _limited_run(
+    label: str, text: str, overrides: list[str], seed: int, timeout: float
+) -> tuple[str, str]:
+    """:func:`_native_run` in a forked child, killed after ``timeout`` seconds of wall time."""
+    r, w = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the child: run, send the result, leave without cleanup of the parent's
+        try:
+            os.close(r)
+            die_with_parent(parent)
+            data = pickle.dumps(_native_run(label, text, overrides, seed))
+            with os.fdopen(w, "wb") as f:
+                f.write(data)
+        finally:
+            os._exit(0)
+    os.close(w)
+    deadline = time.monotonic() + timeout
+    chunks = []
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            ready = select.select([r], [], [], max(left, 0))[0] if left > 0 else []
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+                return "error", f"timed out: the run took more than {timeout:g} s of wall time"
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(r)
+        os.waitpid(pid, 0)
+    if not chunks:
+        return "error", "internal error: the run's process ended without a result"
+    return pickle.loads(b"".join(chunks))
 
 
 def run_batch(batch: Batch) -> list[dict[str, Any]]:
@@ -52,14 +147,16 @@ def run_batch(batch: Batch) -> list[dict[str, Any]]:
         }
         row.update(zip(batch.columns, values, strict=True))
         t0 = time.perf_counter()
-        try:
-            raw = _native.run_scenario(batch.label, batch.text, list(overrides), task.seed, None)
-            row.update(flatten_summary(json.loads(raw["summary_json"])))
+        args = (batch.label, batch.text, list(overrides), task.seed)
+        if batch.run_timeout is None:
+            kind, value = _native_run(*args)
+        else:
+            kind, value = _limited_run(*args, batch.run_timeout)
+        if kind == "ok":
+            row.update(flatten_summary(json.loads(value)))
             row["error"] = None
-        except VhoError as e:
-            row["error"] = str(e)
-        except Exception as e:  # a fault of vho: still a row, never the end of the sweep
-            row["error"] = f"internal error: {type(e).__name__}: {e}"
+        else:
+            row["error"] = value
         row["wall_s"] = time.perf_counter() - t0
         rows.append(row)
     return rows
@@ -118,8 +215,9 @@ def batch_sizes(sweep: Sweep, workers: int, n_tasks: int, per_run_s: float) -> I
         yield size
 
 
-def _make_batch(sweep: Sweep, tasks: list[Task]) -> Batch:
+def _make_batch(sweep: Sweep, tasks: list[Task], run_timeout: float | None = None) -> Batch:
     return Batch(
+        run_timeout=run_timeout,
         label=sweep.label,
         text=sweep.text,
         columns=tuple(sweep.columns),
@@ -134,11 +232,13 @@ def _make_batch(sweep: Sweep, tasks: list[Task]) -> Batch:
     )
 
 
-def _batches(sweep: Sweep, tasks: list[Task], sizes: Iterator[int]) -> Iterator[Batch]:
+def _batches(
+    sweep: Sweep, tasks: list[Task], sizes: Iterator[int], run_timeout: float | None
+) -> Iterator[Batch]:
     i = 0
     while i < len(tasks):
         n = next(sizes)
-        yield _make_batch(sweep, tasks[i : i + n])
+        yield _make_batch(sweep, tasks[i : i + n], run_timeout)
         i += n
 
 
@@ -147,25 +247,40 @@ def _local(batches: Iterator[Batch], workers: int, st: store.Store) -> Iterator[
     most two per worker in flight; workers write their parts, this process publishes them.
     Yields the number of runs finished."""
     ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        pending: set[Future] = set()
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
+        try:
+            yield from _drive(pool, batches, workers, st)
+        except BaseException:
+            # Stopped (a signal, a write that failed): the batches in flight are not waited
+            # for. (The executor has no public way to stop its workers.)
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.kill()
+            raise
 
-        def publish(done: set[Future]) -> Iterator[int]:
-            for f in done:
-                tmp, tasks, ok = f.result()
-                if st.schema is None and ok is not None:
-                    st.schema = store.schema_of(ok)
-                st.publish(tmp, tasks)
-                yield len(tasks)
 
-        for b in batches:
-            pending.add(pool.submit(run_batch_to_part, b, st.results, st.schema))
-            if len(pending) >= 2 * workers:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                yield from publish(done)
-        while pending:
+def _drive(
+    pool: ProcessPoolExecutor, batches: Iterator[Batch], workers: int, st: store.Store
+) -> Iterator[int]:
+    pending: set[Future] = set()
+
+    def publish(done: set[Future]) -> Iterator[int]:
+        for f in done:
+            tmp, tasks, ok = f.result()
+            if st.schema is None and ok is not None:
+                st.schema = store.schema_of(ok)
+            st.publish(tmp, tasks)
+            yield len(tasks)
+
+    for b in batches:
+        pending.add(pool.submit(run_batch_to_part, b, st.results, st.schema))
+        if len(pending) >= 2 * workers:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             yield from publish(done)
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+        yield from publish(done)
 
 
 def _dask(batches: Iterator[Batch], scheduler: str, st: store.Store) -> Iterator[int]:
@@ -201,14 +316,34 @@ def run(
     resume: bool = False,
     quiet: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
+    run_timeout: float | None = None,
 ) -> Path:
     """Runs a sweep into ``out`` (see :mod:`vho.sweep.store` for the layout); returns the
-    results directory."""
+    results directory. ``run_timeout``: a run's wall-time limit in seconds; a run that
+    exceeds it is a failed row."""
     out = Path(out)
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise SweepError(f"--workers: expected an integer >= 1, got {workers}")
+    if run_timeout is not None and not run_timeout > 0:
+        raise SweepError(f"--run-timeout: expected a number of seconds > 0, got {run_timeout}")
     st = store.Store.open(out, sweep, resume=resume)
+    try:
+        _run_open(sweep, st, workers, scheduler, quiet, on_progress, run_timeout)
+    finally:
+        st.close()
+    return st.results
+
+
+def _run_open(
+    sweep: Sweep,
+    st: store.Store,
+    workers: int,
+    scheduler: str | None,
+    quiet: bool,
+    on_progress: Callable[[int, int], None] | None,
+    run_timeout: float | None,
+) -> None:
     todo = [t for t in sweep.tasks() if t.task not in st.done]
     total = len(sweep.points) * sweep.replications
     bar = _progress(total, total - len(todo), quiet)
@@ -216,12 +351,12 @@ def run(
         if todo:
             # The first run, here: its time sizes the batches, its row fixes the schema.
             t0 = time.perf_counter()
-            st.write(run_batch(_make_batch(sweep, todo[:1])))
+            st.write(run_batch(_make_batch(sweep, todo[:1], run_timeout)))
             bar.update(1)
             sizes = batch_sizes(
                 sweep, 1 if scheduler else workers, len(todo) - 1, time.perf_counter() - t0
             )
-            rest = _batches(sweep, todo[1:], sizes)
+            rest = _batches(sweep, todo[1:], sizes, run_timeout)
             source = _dask(rest, scheduler, st) if scheduler else _local(rest, workers, st)
             for n in source:
                 bar.update(n)
@@ -230,7 +365,6 @@ def run(
     finally:
         bar.close()
     st.finish(total)
-    return st.results
 
 
 def _progress(total: int, initial: int, quiet: bool) -> Any:

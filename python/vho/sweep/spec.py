@@ -42,8 +42,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import _native
+from .. import _native, files
 from ..errors import ScenarioError, SweepError
+from ..runner import identity
 
 #: Overrides every sweep run gets: a sweep keeps summaries only, so recording is switched off
 #: (a pcap per run of a 5 000-run sweep is not what anyone wants; `vho run` one point instead).
@@ -228,12 +229,7 @@ def _values(where: _Where, line: int | None, key: str, v: Any) -> list[Any]:
 def load(path: str | Path) -> Sweep:
     """Reads and checks a sweep file; nothing runs and nothing is written."""
     path = Path(path)
-    try:
-        source = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SweepError(f"{path}: no such sweep file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise SweepError(f"{path}: cannot read the sweep file: {e}") from None
+    source = files.read_text(path, "sweep file", SweepError)
     return parse(source, str(path), base_dir=path.parent)
 
 
@@ -269,11 +265,13 @@ def parse(source: str, label: str = "<sweep>", base_dir: Path | None = None) -> 
     if not spath.is_absolute() and base_dir is not None:
         spath = base_dir / spath
     try:
-        text = spath.read_text(encoding="utf-8")
-    except OSError as e:
+        text = files.read_text(spath, "scenario file", SweepError)
+    except SweepError as e:
         raise where.error(
-            hline("scenario"), "sweep.scenario", "a readable scenario file", f"{spath}: {e}"
+            hline("scenario"), "sweep.scenario", "a readable scenario file", str(e)
         ) from None
+    # The scenario's name (and hash) from its file, not from how its path was typed.
+    fixed = identity(spath, text)
     reps = head.get("replications", 1)
     if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
         raise where.error(hline("replications"), "sweep.replications", "an integer >= 1", reps)
@@ -293,7 +291,6 @@ def parse(source: str, label: str = "<sweep>", base_dir: Path | None = None) -> 
     fixed_t = doc.get("set", {})
     if not isinstance(fixed_t, dict):
         raise where.error(None, "set", "a table of key = value")
-    fixed: list[str] = []
     fixed_lines: dict[str, int | None] = {}
     for k, v in _flatten(fixed_t):
         ln = (

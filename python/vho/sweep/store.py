@@ -1,19 +1,27 @@
 """The on-disk form of a sweep: ``DIR/sweep.json`` and a Parquet dataset ``DIR/results/``.
 
 - ``sweep.json`` names the sweep (file, digest of its runs, number of runs) and says
-  ``"complete": false`` until the last row is written; it is rewritten atomically.
+  ``"complete": false`` until every task has exactly one row; it is rewritten atomically.
+- ``.lock``: one sweep at a time writes a directory. The writer holds an exclusive ``flock``
+  on it (released by the kernel when the process dies, however it dies) and writes into it
+  who it is; a second sweep on the directory is refused, naming the holder.
 - ``results/part-NNNNNN.parquet``: one part per finished batch, written under a hidden name
   and renamed into place, so a part is either whole or absent. Readers (pandas, polars,
   DuckDB, pyarrow) ignore hidden files; a resumed sweep deletes the debris of a killed one.
 - One row per run: ``task``, ``point``, ``replication``, ``seed``, the axis columns, every
   summary metric, ``error`` (null when the run succeeded), ``wall_s``, ``vho_version`` and
-  ``scenario_hash``.
+  ``scenario_hash``. A run that failed, or exceeded ``--run-timeout``, is a row too: a resumed
+  sweep does not run it again.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
+import socket
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,11 +31,49 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..errors import SweepError
+from .. import files
+from ..errors import SweepError, VhoError
 from .spec import Sweep
 
 MANIFEST = "sweep.json"
 RESULTS = "results"
+LOCK = ".lock"
+#: Lock descriptors this process holds; a forked worker closes its copies (see
+#: :func:`vho.sweep.engine.die_with_parent`), so that the lock dies with the parent alone.
+HELD_LOCKS: set[int] = set()
+
+
+def _lock(root: Path) -> int:
+    """Takes the directory's lock (see the module doc); returns its descriptor."""
+    path = root / LOCK
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise SweepError(f"{root}: cannot create the output directory: {e.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        os.close(fd)
+        if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise SweepError(f"{path}: cannot lock the sweep directory: {e.strerror}") from None
+        try:
+            holder = path.read_text(encoding="utf-8").strip() or "a sweep starting up"
+        except OSError:
+            holder = "another process"
+        raise SweepError(
+            f"{root}: in use by another sweep ({holder}); wait for it, or choose another --out"
+        ) from None
+    since = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    me = f"pid {os.getpid()} on {socket.gethostname()} since {since}"
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, me.encode() + b"\n", 0)
+    HELD_LOCKS.add(fd)
+    return fd
+
+
+def _part_error(results: Path, e: OSError) -> SweepError:
+    return SweepError(f"{results}: cannot write a results part: {e.strerror or e}")
 
 
 @dataclass
@@ -39,9 +85,21 @@ class Store:
     next_part: int = 0
     #: One schema for every part, so that the dataset reads as one table.
     schema: pa.Schema | None = None
+    #: The directory's lock (a file descriptor), held until :meth:`close`.
+    lock_fd: int | None = None
 
     @classmethod
     def open(cls, root: Path, sweep: Sweep, *, resume: bool) -> Store:
+        fd = _lock(root)
+        try:
+            return cls._open_locked(root, sweep, resume=resume, lock_fd=fd)
+        except BaseException:
+            HELD_LOCKS.discard(fd)
+            os.close(fd)
+            raise
+
+    @classmethod
+    def _open_locked(cls, root: Path, sweep: Sweep, *, resume: bool, lock_fd: int) -> Store:
         results = root / RESULTS
         man_path = root / MANIFEST
         manifest = {
@@ -89,14 +147,23 @@ class Store:
             results.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise SweepError(f"{root}: cannot create the output directory: {e.strerror}") from None
-        st = cls(root, results, manifest, done, next_part, schema)
+        st = cls(root, results, manifest, done, next_part, schema, lock_fd)
         st._write_manifest()
         return st
 
+    def close(self) -> None:
+        """Releases the directory's lock."""
+        if self.lock_fd is not None:
+            HELD_LOCKS.discard(self.lock_fd)
+            os.close(self.lock_fd)
+            self.lock_fd = None
+
     def _write_manifest(self) -> None:
-        tmp = self.root / f".{MANIFEST}.tmp"
-        tmp.write_text(json.dumps(self.manifest, indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, self.root / MANIFEST)
+        body = json.dumps(self.manifest, indent=2) + "\n"
+        try:
+            files.write_text_atomic(self.root / MANIFEST, body)
+        except VhoError as e:
+            raise SweepError(str(e)) from None
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         """One batch's rows as one part, atomically."""
@@ -110,16 +177,37 @@ class Store:
         self.publish(tmp, [r["task"] for r in rows])
 
     def publish(self, tmp: Path, tasks: list[int]) -> None:
-        """Renames a part written under a hidden name (by a worker) into place."""
-        name = f"part-{self.next_part:06d}.parquet"
-        os.replace(tmp, self.results / name)
-        self.next_part += 1
+        """Moves a part written under a hidden name (by a worker) into place, under a number
+        no part has: a link, which never replaces an existing file, then the hidden name
+        removed."""
+        try:
+            while True:
+                name = self.results / f"part-{self.next_part:06d}.parquet"
+                self.next_part += 1
+                try:
+                    os.link(tmp, name)
+                    break
+                except FileExistsError:
+                    continue
+            tmp.unlink()
+        except OSError as e:
+            raise _part_error(self.results, e) from None
         self.done.update(tasks)
 
-    def finish(self, total: int) -> None:
-        if len(self.done) == total:
-            self.manifest["complete"] = True
-            self._write_manifest()
+    def finish(self, total: int) -> bool:
+        """Marks the sweep complete if every task 0..total-1 has exactly one row (read back
+        from the parts, not from what this process believes it wrote); returns whether."""
+        tasks: list[int] = []
+        for p in sorted(self.results.glob("part-*.parquet")):
+            tasks += pq.read_table(p, columns=["task"]).column("task").to_pylist()
+        complete = len(tasks) == total and sorted(tasks) == list(range(total))
+        self.manifest["complete"] = complete
+        if not complete:
+            dup = len(tasks) - len(set(tasks))
+            self.manifest["rows"] = len(tasks)
+            self.manifest["duplicate_rows"] = dup
+        self._write_manifest()
+        return complete
 
 
 def schema_of(row: dict[str, Any]) -> pa.Schema:
@@ -142,7 +230,11 @@ def write_hidden(results: Path, rows: list[dict[str, Any]], schema: pa.Schema | 
     else:  # every run so far failed: no metrics to fix a schema by yet
         table = pa.Table.from_pylist(rows)
     tmp = results / f".part-{uuid.uuid4().hex}.parquet"
-    pq.write_table(table, tmp)
+    try:
+        pq.write_table(table, tmp)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise _part_error(results, e) from None
     return tmp
 
 

@@ -59,7 +59,7 @@ def compare(name: str, before: pd.DataFrame, after: pd.DataFrame) -> list[str]:
             f"{r.spurious_timeouts_before:.2f} / {r.spurious_timeouts_after:.2f} | "
             f"{r.paper_s_before:g} |"
         )
-    return lines + [""]
+    return [*lines, ""]
 
 
 def main() -> None:

@@ -75,6 +75,34 @@ CASES = [
         ["--set", 'access.wlan.rate="-5 Mb/s"'],
         '--set access.wlan.rate="-5 Mb/s": access.wlan.rate: expected a positive rate',
     ),
+    (
+        # Issue 17: "0 s" looped for ever at time zero.
+        "a maximum RTO that cannot make progress",
+        GOOD.replace(
+            'size = "20 KB"', 'size = "20 KB"\ntcp = { profile = "rfc", max_rto = "0 s" }'
+        ),
+        [],
+        '22: flow.tcp.max_rto: expected a time of at least 1 ms, got "0 s"',
+    ),
+    (
+        "a value inside an inline table, from --set",
+        GOOD.replace('size = "20 KB"', 'size = "20 KB"\ntcp = { profile = "rfc" }'),
+        ["--set", 'flow.0.tcp.max_rto="1 ns"'],
+        '--set flow.0.tcp.max_rto="1 ns": flow.tcp.max_rto: expected a time of at least 1 ms',
+    ),
+    (
+        "overlapping handover windows",
+        GOOD.replace('to = "gprs"', 'to = "gprs"\nwindow = "1 s"')
+        + '\n[[handover]]\nat = "0.7 s"\nfrom = "gprs"\nto = "wlan"\n',
+        [],
+        "handover.at: expected a time at or after 1.6 s, where the previous handover's window",
+    ),
+    (
+        "a node name that is a path",
+        '[[node]]\nname = "/tmp/x"\nkind = "host"\n',
+        [],
+        "2: node.name: expected a name of letters, digits",
+    ),
 ]
 
 
@@ -155,3 +183,19 @@ def test_a_failed_run_leaves_the_previous_complete_output_untouched(tmp_path: Pa
     assert main(["run", str(bad), "--out", str(out)]) == 2
     after = {p.name: p.read_bytes() for p in out.iterdir()}
     assert after == before
+
+
+def test_a_handover_after_the_end_and_a_stop_time_are_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 17: a handover the run never reached was listed as if it happened; issue 18: a run
+    # cut by run.stop says so and how to let it run longer.
+    path = tmp_path / "s.toml"
+    path.write_text(GOOD.replace('at = "0.6 s"', 'at = "50 s"'))
+    assert main(["run", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "at 50.000 s not reached: the run ended at" in out
+    assert main(["run", str(path), "--set", 'flow.0.size="20 MB"', "--set", 'run.stop="2 s"']) == 0
+    out = capsys.readouterr().out
+    assert "ended by stop_time" in out
+    assert 'stopped by run.stop at 2.000 s; to let it run longer: --set run.stop="4 s"' in out

@@ -55,7 +55,17 @@ def _print_run(summary: dict, out: Path | None) -> None:
         f"simulated {run['simulated_s']:.3f} s, ended by {run['ended_by']})"
     )
     for h in summary["handovers"]:
-        print(f"  handover {h['from']} -> {h['to']} ({h['kind']}) at {h['at_s']:.3f} s")
+        line = f"  handover {h['from']} -> {h['to']} ({h['kind']}) at {h['at_s']:.3f} s"
+        if not h.get("happened", True):
+            line += f" not reached: the run ended at {run['simulated_s']:.3f} s"
+        print(line)
+    if run["ended_by"] == "stop_time":
+        print(
+            f"  stopped by run.stop at {run['simulated_s']:.3f} s; to let it run longer: "
+            f'--set run.stop="{max(2 * run["simulated_s"], 1):.0f} s"'
+        )
+    elif run["ended_by"] == "idle":
+        print("  nothing was left to happen: the flows not done are stuck")
     for f in summary["flows"]:
         state = "done" if f["completed"] else "NOT COMPLETE"
         print(

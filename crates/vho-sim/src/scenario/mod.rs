@@ -65,6 +65,28 @@ pub fn hash(spec: &Spec) -> String {
 
 /// Maps a line of the rewritten text back to the file, or to the override that wrote it.
 fn relocate(mut e: ScenarioError, text: &str, marks: &[String]) -> ScenarioError {
+    // An error in what an override set (its key, or inside a table it replaced) is the
+    // override's, even where no line mark can show it (a value inside an inline table, a key
+    // missing from a table the override wrote whole).
+    let unindexed = |k: &str| {
+        k.split('.')
+            .filter(|p| p.parse::<usize>().is_err())
+            .collect::<Vec<_>>()
+            .join(".")
+    };
+    let blamed = marks.iter().rev().find(|o| {
+        let key = unindexed(o.split('=').next().unwrap_or("").trim());
+        !key.is_empty()
+            && (e.field == key
+                || e.field
+                    .strip_prefix(key.as_str())
+                    .is_some_and(|rest| rest.starts_with('.')))
+    });
+    if let Some(o) = blamed {
+        e.file = format!("--set {o}");
+        e.line = None;
+        return e;
+    }
     let Some(l) = e.line else { return e };
     let lines: Vec<&str> = text.lines().collect();
     if let Some(line) = lines.get(l - 1) {

@@ -221,6 +221,16 @@ impl Ctx<'_> {
                     ))
                 }
             };
+            if !is_safe_name(n.name.get_ref()) {
+                // Node names name output files (`<node>.pcap`): nothing that could leave the
+                // output directory or hide in it.
+                return Err(self.err(
+                    n.name.span(),
+                    "node.name",
+                    "a name of letters, digits, '-', '_' and '.' (not first), at most 64",
+                    Some(format!("{:?}", n.name.get_ref())),
+                ));
+            }
             if b.nodes.iter().any(|x| &x.name == n.name.get_ref()) {
                 return Err(self.err(
                     n.name.span(),
@@ -561,11 +571,27 @@ impl Ctx<'_> {
                 delay,
             });
         }
-        // Each handover must leave the link the previous one moved to.
+        // Each handover must leave the link the previous one moved to, whatever instants the
+        // windows draw: a window must close before the next handover's `at`.
         order.sort();
         let mut active = b.mobiles.first().map(|m| m.initial);
+        let mut window_end: Option<Time> = None;
         for (_, i) in order {
             let h = &out[i];
+            if let Some(end) = window_end.filter(|&e| h.at < e) {
+                let s = &file.handover[i].get_ref().at;
+                return Err(self.err(
+                    s.span(),
+                    "handover.at",
+                    format!(
+                        "a time at or after {} s, where the previous handover's window ends \
+                         (windows may not overlap)",
+                        end.as_secs_f64()
+                    ),
+                    Some(format!("{:?}", s.get_ref())),
+                ));
+            }
+            window_end = Some(h.at + h.window);
             if Some(h.from) != active {
                 let s = &file.handover[i].get_ref().from;
                 let expected = active.map_or("-".to_string(), |l| {
@@ -670,6 +696,14 @@ impl Ctx<'_> {
                         })?;
                     }
                 }
+                if c.rto.max < c.rto.min {
+                    return Err(self.err(
+                        span,
+                        "flow.tcp.max_rto",
+                        format!("at least min_rto ({})", c.rto.min),
+                        Some(c.rto.max.to_string()),
+                    ));
+                }
                 Ok(c)
             }
             other => Err(self.err(
@@ -692,6 +726,18 @@ impl Ctx<'_> {
                 .filter(|x| (lo..=hi).contains(x))
                 .map(|x| x as u32)
                 .ok_or(format!("an integer from {lo} to {hi}"))
+        };
+        // A timer that short cannot let a run advance (an RTO of 0 fires at the instant it is
+        // set, for ever). 1 ms: Linux's smallest `rto_min` route metric and its jiffy at HZ
+        // 1000 (RFC 6298 (2.4) itself asks for 1 s).
+        let rto = || {
+            time().and_then(|t| {
+                if t < MIN_RTO_SETTING {
+                    Err("a time of at least 1 ms".to_string())
+                } else {
+                    Ok(t)
+                }
+            })
         };
         let flag = || v.as_bool().ok_or_else(|| "true or false".to_string());
         let size = || {
@@ -729,9 +775,9 @@ impl Ctx<'_> {
                     c.initial_ssthresh = c.send_window_cap;
                 }
             }
-            "min_rto" => c.rto.min = time()?,
-            "initial_rto" => c.rto.initial = time()?,
-            "max_rto" => c.rto.max = time()?,
+            "min_rto" => c.rto.min = rto()?,
+            "initial_rto" => c.rto.initial = rto()?,
+            "max_rto" => c.rto.max = rto()?,
             "granularity" => c.rto.granularity = time()?,
             "sack" => c.sack = flag()?,
             "timestamps" => c.timestamps = flag()?,
@@ -788,6 +834,19 @@ impl Ctx<'_> {
         Ok(())
     }
 }
+
+/// A name that is safe as a file name in an output directory: letters, digits, `-`, `_`
+/// and `.` (not first), at most 64 characters.
+fn is_safe_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && !s.starts_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// The smallest RTO bound a scenario may set (see `tcp_field`).
+const MIN_RTO_SETTING: Dur = Dur::from_millis(1);
 
 fn preset_name(l: &LinkT, default: &str) -> Option<String> {
     Some(

@@ -10,7 +10,7 @@ use crate::record::series::{QueueSeries, TcpSeries};
 use crate::record::truth::FlowTruth;
 use crate::rng::Rng;
 use crate::sched::EventQueue;
-use crate::spec::{DirSpec, NodeIdx, QueueLimit, Spec};
+use crate::spec::{DirSpec, NodeIdx, QueueLimit, QueueModel, Spec};
 use crate::tcp::config::RtoAlgorithm;
 use crate::tcp::{SeqNum, TcpReceiver, TcpSender};
 use crate::time::{Dur, Time};
@@ -38,6 +38,19 @@ impl World {
                     (link.b, link.a)
                 };
                 let limit = resolve_limit(spec, &ends, l, ds);
+                if matches!(ds.queue, QueueLimit::Bdp { .. })
+                    && ds.queue_model == QueueModel::Ns2DropTail
+                    && limit == Limit::Packets(1)
+                {
+                    // queue/drop-tail.cc drops an arrival once `length + 1 >= qlim_`: with a
+                    // limit of 1 every packet. Asked for by name ("1 packets") it runs as ns-2
+                    // would; worked out from "bdp" it is refused.
+                    return Err(SimError::DeadQueue {
+                        link: link.name.clone(),
+                        from: spec.nodes[from].name.clone(),
+                        to: spec.nodes[to].name.clone(),
+                    });
+                }
                 let side = if a_to_b { "ab" } else { "ba" };
                 let loss = LossModel::new(
                     ds.loss.clone(),
@@ -114,6 +127,7 @@ impl World {
             .map(|(i, h)| HandoverState {
                 at: crate::handover::draw_instant(h, spec.seed, i),
                 interruption: None,
+                happened: false,
             })
             .collect();
         let mut capture = vec![false; n];

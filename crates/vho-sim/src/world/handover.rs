@@ -11,6 +11,7 @@ use crate::spec::{LinkIdx, NodeIdx};
 
 impl World {
     pub(super) fn apply_handover(&mut self, h: usize) {
+        self.handovers[h].happened = true;
         let now = self.now;
         let spec = self.spec.handovers[h].clone();
         let mut rng = Rng::stream(self.spec.seed, &format!("handover:{h}:loss"));

@@ -40,7 +40,57 @@ pub enum SimError {
         from: String,
         to: String,
     },
+    /// The run stopped advancing: [`NO_PROGRESS_EVENTS`] events within [`NO_PROGRESS_SPAN`]
+    /// of simulated time, which no model with a sane parameter produces.
+    #[error(
+        "the simulation stopped advancing at {at_s} s ({events} events within {span_us} µs of \
+         simulated time): a timer or link parameter too small to make progress"
+    )]
+    NoProgress {
+        at_s: f64,
+        events: u64,
+        span_us: u64,
+    },
+    #[error(
+        "link {link}: queue \"bdp\" gives a limit of 1 packet from {from} to {to}, with which \
+         queue_model \"ns2-droptail\" drops every packet (ns-2's queue/drop-tail.cc); give \
+         queue = \"2 packets\" or more, queue_model = \"droptail\", or queue = \"1 packets\" \
+         for ns-2's behaviour"
+    )]
+    DeadQueue {
+        link: String,
+        from: String,
+        to: String,
+    },
 }
+
+/// Why a run ended (`summary.json`'s `run.ended_by`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EndedBy {
+    /// Every flow delivered everything and its sender saw it acknowledged.
+    Completed,
+    /// The scenario's `run.stop` came first; the run is reported at that instant.
+    StopTime,
+    /// Nothing was left to happen before the stop time (no event pending): the flows that did
+    /// not complete are stuck; the run is reported at its last event.
+    Idle,
+}
+
+impl EndedBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            EndedBy::Completed => "completed",
+            EndedBy::StopTime => "stop_time",
+            EndedBy::Idle => "idle",
+        }
+    }
+}
+
+/// The no-progress guard: this many events within this much simulated time end the run with
+/// [`SimError::NoProgress`]. A busy legitimate run has far fewer: a 100 Gb/s link carries
+/// about 8,300 full-sized packets per millisecond.
+pub const NO_PROGRESS_EVENTS: u64 = 1 << 20;
+pub const NO_PROGRESS_SPAN: Dur = Dur::from_millis(1);
 
 /// Something that wants to see every packet sent or received at a node (a pcap writer).
 pub trait PacketTap: Send {
@@ -124,6 +174,8 @@ struct MobileState {
 struct HandoverState {
     at: Time,
     interruption: Option<Dur>,
+    /// The run reached the instant and carried the handover out.
+    happened: bool,
 }
 
 /// The events a link direction has pending (the earliest of each kind).
@@ -175,12 +227,12 @@ pub struct RunOutput {
 pub fn run(spec: &Spec, taps: Vec<(NodeIdx, Box<dyn PacketTap>)>) -> Result<RunOutput, SimError> {
     let mut w = World::new(spec)?;
     w.taps = taps;
-    w.run_loop();
-    Ok(w.finish())
+    let ended = w.run_loop()?;
+    Ok(w.finish(ended))
 }
 
 impl World {
-    fn run_loop(&mut self) {
+    fn run_loop(&mut self) -> Result<EndedBy, SimError> {
         for (f, fs) in self.spec.flows.iter().enumerate() {
             self.queue.schedule(fs.start, Event::FlowStart(f as u32));
         }
@@ -188,12 +240,28 @@ impl World {
             self.queue.schedule(st.at, Event::Handover(h as u32));
         }
         let stop_at = self.spec.stop_at;
-        while let Some((t, ev)) = self.queue.pop() {
+        // The no-progress guard's window: the event count and time at its start.
+        let (mut window_events, mut window_start) = (self.events, self.now);
+        loop {
+            let Some((t, ev)) = self.queue.pop() else {
+                return Ok(EndedBy::Idle);
+            };
             if t > stop_at {
-                break;
+                self.now = stop_at;
+                return Ok(EndedBy::StopTime);
             }
             self.now = t;
             self.events += 1;
+            if self.events - window_events >= NO_PROGRESS_EVENTS {
+                if t.saturating_since(window_start) < NO_PROGRESS_SPAN {
+                    return Err(SimError::NoProgress {
+                        at_s: t.as_secs_f64(),
+                        events: self.events - window_events,
+                        span_us: t.saturating_since(window_start).as_nanos() / 1000,
+                    });
+                }
+                (window_events, window_start) = (self.events, t);
+            }
             match ev {
                 Event::Arrive(d) => self.on_arrive(d),
                 Event::Unblock(d) => {
@@ -213,7 +281,7 @@ impl World {
             }
             // Only an endpoint receiving can complete a flow (`arrive` raises the flag).
             if self.maybe_done && self.all_done() {
-                break;
+                return Ok(EndedBy::Completed);
             }
         }
     }

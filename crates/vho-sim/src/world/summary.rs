@@ -24,7 +24,9 @@ pub struct RunInfo {
     pub scenario_hash: String,
     pub events: u64,
     pub simulated_s: f64,
-    /// "completed" when every flow finished, "stop_time" otherwise.
+    /// What ended the run: "completed" (every flow done), "stop_time" (`run.stop` came first;
+    /// `simulated_s` is then the stop time) or "idle" (nothing left to happen: the flows not
+    /// completed are stuck; `simulated_s` is the last event).
     pub ended_by: &'static str,
     /// Most packets in the network at once.
     pub peak_packets_in_network: usize,
@@ -79,6 +81,9 @@ pub struct HandoverSummary {
     pub delay_s: f64,
     /// From the instant to the first packet reaching the mobile host over the new link.
     pub interruption_s: Option<f64>,
+    /// Whether the run reached the handover's instant (a run that ends first, every flow
+    /// done or the stop time, never hands over).
+    pub happened: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -108,7 +113,7 @@ pub fn kind_name(k: HandoverKind) -> &'static str {
 }
 
 impl World {
-    pub(super) fn finish(mut self) -> RunOutput {
+    pub(super) fn finish(mut self, ended: super::EndedBy) -> RunOutput {
         // Serialisers are lazy: bring every direction up to the end of the run.
         for d in 0..self.dirs.len() {
             self.dirs[d].advance(self.now);
@@ -188,6 +193,7 @@ impl World {
                 kind: kind_name(h.kind),
                 delay_s: h.delay.as_secs_f64(),
                 interruption_s: st.interruption.map(|d| d.as_secs_f64()),
+                happened: st.happened,
             })
             .collect();
         let links: Vec<LinkDirSummary> = self
@@ -214,7 +220,6 @@ impl World {
                 }
             })
             .collect();
-        let done = self.flows.iter().all(|f| f.completed_at.is_some());
         let summary = Summary {
             run: RunInfo {
                 scenario: spec.name.clone(),
@@ -223,7 +228,7 @@ impl World {
                 scenario_hash: String::new(),
                 events: self.events,
                 simulated_s: self.now.as_secs_f64(),
-                ended_by: if done { "completed" } else { "stop_time" },
+                ended_by: ended.name(),
                 peak_packets_in_network: self.slab.capacity_used(),
                 conservation_ok: links.iter().all(|l| l.conserved),
             },

@@ -236,3 +236,93 @@ fn adaptation_time_after_gprs_to_wlan_is_measured_from_the_first_packet_over_wla
     let none = run(&chain(200_000, None, true), Vec::new()).expect("runs");
     assert_eq!(none.summary.flows[0].adaptation_time_s, None);
 }
+
+// ---- Tests for how a run ends ----
+
+#[test]
+fn a_run_cut_by_its_stop_time_says_so_and_ends_at_the_stop() {
+    // `run.stop` before the transfer can end: ended_by "stop_time", simulated at the stop
+    // (not at the last event before it).
+    let mut spec = chain(2_000_000, None, false);
+    spec.stop_at = Time::from_secs(5);
+    let out = run(&spec, Vec::new()).expect("runs");
+    assert_eq!(out.summary.run.ended_by, "stop_time");
+    assert_eq!(out.summary.run.simulated_s, 5.0);
+    assert!(!out.summary.flows[0].completed);
+    let done = run(&chain(200_000, None, true), Vec::new()).expect("runs");
+    assert_eq!(done.summary.run.ended_by, "completed");
+}
+
+#[test]
+fn a_run_that_stops_advancing_is_stopped_with_an_error() {
+    // A zero maximum RTO (refused by the scenario loader; built here directly) makes a sender
+    // whose data is all lost time out again and again at one instant: the no-progress guard
+    // ends the run with an error instead of looping for ever.
+    let mut spec = chain(200_000, None, true);
+    spec.flows[0].tcp.rto.max = Dur::ZERO;
+    spec.links[1].ab.loss = LossSpec::Bernoulli { p: 1.0 };
+    spec.links[1].ba.loss = LossSpec::Bernoulli { p: 1.0 };
+    match run(&spec, Vec::new()) {
+        Err(super::SimError::NoProgress {
+            events, span_us, ..
+        }) => {
+            assert!(events >= super::NO_PROGRESS_EVENTS);
+            assert!(span_us < 1000);
+        }
+        Err(e) => panic!("another error: {e}"),
+        Ok(out) => panic!("ran to {}", out.summary.run.ended_by),
+    }
+}
+
+#[test]
+fn a_handover_after_the_run_ended_is_reported_as_not_reached() {
+    let out = run(
+        &chain(
+            200_000,
+            Some((100.0, HandoverKind::SoftReconfigure { shrink: false }, 0)),
+            true,
+        ),
+        Vec::new(),
+    )
+    .expect("runs");
+    assert_eq!(out.summary.run.ended_by, "completed");
+    assert!(!out.summary.handovers[0].happened);
+    let early = run(
+        &chain(
+            200_000,
+            Some((0.2, HandoverKind::SoftReconfigure { shrink: false }, 0)),
+            true,
+        ),
+        Vec::new(),
+    )
+    .expect("runs");
+    assert!(early.summary.handovers[0].happened);
+}
+
+#[test]
+fn a_bdp_queue_of_one_packet_under_ns2s_droptail_is_refused() {
+    // queue/drop-tail.cc drops an arrival once length + 1 >= qlim_: a limit of 1 drops all.
+    let mut spec = chain(200_000, None, true);
+    let wlan = &mut spec.links[1];
+    for d in [&mut wlan.ab, &mut wlan.ba] {
+        d.rate_bps = 10_000;
+        d.queue_model = QueueModel::Ns2DropTail;
+    }
+    match run(&spec, Vec::new()) {
+        Err(e @ super::SimError::DeadQueue { .. }) => {
+            assert!(e
+                .to_string()
+                .starts_with("link wlan: queue \"bdp\" gives a limit of 1"));
+        }
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("ran"),
+    }
+    // Asked for by name, it runs as ns-2 would (and delivers nothing over that link).
+    let wlan = &mut spec.links[1];
+    for d in [&mut wlan.ab, &mut wlan.ba] {
+        d.queue = QueueLimit::Packets(1);
+    }
+    spec.stop_at = Time::from_secs(5);
+    let out = run(&spec, Vec::new()).expect("runs");
+    assert_eq!(out.summary.flows[0].bytes_delivered, 0);
+}

@@ -238,6 +238,7 @@ def test_the_output_directory_is_complete_and_json_is_valid(hard_run: vho.RunRes
     assert names == [
         "ch.pcap",
         "mh.pcap",
+        "scenario.resolved.toml",
         "series_queues.parquet",
         "series_tcp.parquet",
         "summary.json",
@@ -246,3 +247,17 @@ def test_the_output_directory_is_complete_and_json_is_valid(hard_run: vho.RunRes
     summary = json.loads((hard_run.out_dir / "summary.json").read_text())
     assert summary == hard_run.summary
     assert "wall_s" in json.loads((hard_run.out_dir / "timing.json").read_text())
+
+
+def test_the_resolved_scenario_is_written_and_runs_the_same(tmp_path: Path) -> None:
+    # Issue 18: every run writes the scenario with every default filled in; `--dry-run`
+    # prints it; running that file gives the same run.
+    src = Path(__file__).resolve().parent.parent / "scenarios/examples/dk-fig1-wlan-gprs.toml"
+    r = vho.run(src, out_dir=tmp_path / "a", overrides=['flow.0.tcp.profile="linux"'])
+    written = (tmp_path / "a" / "scenario.resolved.toml").read_text(encoding="utf-8")
+    assert 'timeout_ssthresh = "linux"' in written and "[[node]]" in written
+    assert written == vho.resolved(src, overrides=['flow.0.tcp.profile="linux"'])
+    again = vho.run(tmp_path / "a" / "scenario.resolved.toml")
+    for key in ("simulated_s", "events", "ended_by"):
+        assert again.summary["run"][key] == r.summary["run"][key]
+    assert again.summary["flows"] == r.summary["flows"]

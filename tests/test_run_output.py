@@ -90,7 +90,11 @@ def test_a_foreign_directory_is_refused_and_force_replaces_it_whole(
     assert "not empty and not an output of vho run" in one_line(capsys)
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "old.pcap"]
     assert main(["run", str(scen), "--out", str(out), "--force"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["summary.json", "timing.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "scenario.resolved.toml",
+        "summary.json",
+        "timing.json",
+    ]
 
 
 def test_a_previous_run_is_replaced_whole_without_stale_files(tmp_path: Path) -> None:
@@ -101,7 +105,12 @@ def test_a_previous_run_is_replaced_whole_without_stale_files(tmp_path: Path) ->
     assert {p.name for p in out.iterdir()} >= {"ch.pcap", "mh.pcap"}
     scen.write_text(GOOD + '\n[record]\npcap = ["ch"]\n')
     assert main(["run", str(scen), "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["ch.pcap", "summary.json", "timing.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "ch.pcap",
+        "scenario.resolved.toml",
+        "summary.json",
+        "timing.json",
+    ]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".vho-partial-")]
 
 

@@ -17,7 +17,7 @@ from .errors import (
     SweepError,
     VhoError,
 )
-from .runner import RunResult, presets, run
+from .runner import RunResult, presets, resolved, run
 
 __all__ = [
     "CaptureAnalysis",
@@ -31,5 +31,6 @@ __all__ = [
     "__version__",
     "analyze",
     "presets",
+    "resolved",
     "run",
 ]

@@ -86,9 +86,12 @@ def _print_run(summary: dict, out: Path | None) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .runner import run
+    from .runner import resolved, run
 
     scenario = Path(args.scenario)
+    if args.dry_run:
+        sys.stdout.write(resolved(scenario, seed=args.seed, overrides=args.set or ()))
+        return 0
     out = Path(args.out) if args.out else Path("out") / scenario.stem
     result = run(
         scenario,
@@ -311,6 +314,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--force",
         action="store_true",
         help="replace a non-empty --out that is not a previous run's output, whole",
+    )
+    r.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the scenario with every default filled in (as TOML) and run nothing",
     )
     r.set_defaults(func=_cmd_run)
 

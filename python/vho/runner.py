@@ -6,6 +6,8 @@ A run writes, in its output directory:
   its presence means the directory is complete);
 - ``timing.json``: the wall-clock time of the run (kept apart so that ``summary.json`` is
   byte-identical for the same scenario and seed);
+- ``scenario.resolved.toml``: the scenario as run, every default filled in (presets and
+  profile values written out; loading it gives the same run);
 - ``<node>.pcap`` for each capture point;
 - ``series_tcp.parquet`` and ``series_queues.parquet`` when the scenario records series.
 
@@ -34,11 +36,13 @@ from .errors import OutputError, ScenarioError
 
 SUMMARY = "summary.json"
 TIMING = "timing.json"
+RESOLVED = "scenario.resolved.toml"
 #: What `vho run` writes (see the module doc): a directory holding only these, a summary among
 #: them, is a previous output that a new run may replace.
 OWNED = (
     re.escape(SUMMARY),
     re.escape(TIMING),
+    re.escape(RESOLVED),
     r".+\.pcap",
     r"series_(tcp|queues)\.parquet",
     r"sequence_.+\.(png|svg)",
@@ -225,11 +229,22 @@ def run(
                 queues.to_parquet(stage / "series_queues.parquet", index=False)
             if plot:
                 _plot_sequences(stage, raw["capture_nodes"], summary, tcp)
+            resolved = _native.resolve_scenario(label, text, overrides, seed)
+            (stage / RESOLVED).write_text(resolved, encoding="utf-8")
             (stage / TIMING).write_text(json.dumps({"wall_s": wall}) + "\n", encoding="utf-8")
             (stage / SUMMARY).write_text(raw["summary_json"] + "\n", encoding="utf-8")
         except OSError as e:
             raise OutputError(f"{out}: cannot write the run's output: {e.strerror or e}") from None
     return RunResult(summary, tcp, queues, thr, wall, out)
+
+
+def resolved(
+    scenario: str | os.PathLike[str], *, seed: int | None = None, overrides: Sequence[str] = ()
+) -> str:
+    """The scenario with every default filled in, as TOML (what ``vho run --dry-run`` prints
+    and a run writes as ``scenario.resolved.toml``)."""
+    label, text, path = _scenario_text(scenario)
+    return _native.resolve_scenario(label, text, [*identity(path, text), *overrides], seed)
 
 
 def presets() -> list[dict]:

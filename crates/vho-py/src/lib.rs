@@ -37,11 +37,30 @@ fn check_scenario(label: &str, text: &str, overrides: Vec<String>) -> PyResult<S
     Ok(vho_sim::scenario::hash(&spec))
 }
 
+/// The resolved scenario as TOML (the general form, every default filled in): what
+/// `vho run --dry-run` prints and every run writes as `scenario.resolved.toml`.
+#[pyfunction]
+#[pyo3(signature = (label, text, overrides, seed=None))]
+fn resolve_scenario(
+    label: &str,
+    text: &str,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+) -> PyResult<String> {
+    let set = vho_sim::scenario::PresetSet::builtin().map_err(errors::to_py)?;
+    let mut spec = vho_sim::scenario::load(label, text, &overrides, &set).map_err(errors::to_py)?;
+    if let Some(s) = seed {
+        spec.seed = s;
+    }
+    Ok(vho_sim::scenario::render::to_toml(&spec))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run::run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(capture::read_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(capture::analyze, m)?)?;

@@ -119,7 +119,7 @@ impl Ctx<'_> {
                 0..0,
                 "access",
                 "at least one [access.NAME] link (or the general form with [[node]])",
-                None,
+                Some(MISSING.into()),
             ));
         };
         for (name, kind) in [
@@ -181,12 +181,20 @@ impl Ctx<'_> {
             Some(s) => b.link(self, s, "mobile.start")?,
             None if interfaces.len() == 1 => interfaces[0],
             None => {
+                let names: Vec<&str> = interfaces
+                    .iter()
+                    .map(|&l| b.links[l].name.as_str())
+                    .collect();
+                let span = mobile.map_or(0..0, |m| m.span());
                 return Err(self.err(
-                    0..0,
+                    span,
                     "mobile.start",
-                    "the access link in use at time zero",
-                    None,
-                ))
+                    format!(
+                        "the access link in use at time zero, one of {}",
+                        names.join(", ")
+                    ),
+                    Some(MISSING.into()),
+                ));
             }
         };
         b.mobiles.push(MobileSpec {
@@ -451,7 +459,7 @@ impl Ctx<'_> {
                 0..0,
                 &format!("{field}.{what}"),
                 "a value (or a preset that gives one)",
-                None,
+                Some(MISSING.into()),
             )
         };
         Ok(DirSpec {
@@ -844,6 +852,9 @@ fn is_safe_name(s: &str) -> bool {
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
+
+/// What a missing required key "got".
+const MISSING: &str = "nothing: the key is missing";
 
 /// The smallest RTO bound a scenario may set (see `tcp_field`).
 const MIN_RTO_SETTING: Dur = Dur::from_millis(1);

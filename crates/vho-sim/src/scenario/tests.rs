@@ -206,7 +206,9 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
         ("bad value inside an inline table, from --set", GOOD, &["flow.0.tcp.timeout_ssthresh=\"bsd\""],
             "--set flow.0.tcp.timeout_ssthresh=\"bsd\": flow.tcp.timeout_ssthresh: expected one of rfc5681, linux, always, got \"bsd\""),
         ("a table replaced by --set that lacks a key", GOOD, &["access.wlan={rate=\"1 Mb/s\"}"],
-            "--set access.wlan={rate=\"1 Mb/s\"}: access.wlan.delay: a value (or a preset that gives one)"),
+            "--set access.wlan={rate=\"1 Mb/s\"}: access.wlan.delay: expected a value (or a preset that gives one), got nothing: the key is missing"),
+        ("missing mobile.start", &GOOD.replace("start = \"wlan\"\n", "seed_note = 1\n").replace("seed_note = 1\n", ""), &[],
+            "s.toml:12: mobile.start: expected the access link in use at time zero, one of gprs, wlan, got nothing: the key is missing"),
         ("zero maximum rto", &GOOD.replace("profile = \"ns2\"", "profile = \"ns2\", max_rto = \"0 s\""), &[],
             "s.toml:25: flow.tcp.max_rto: expected a time of at least 1 ms, got \"0 s\""),
         ("maximum rto below the minimum", &GOOD.replace("profile = \"ns2\"", "profile = \"linux\", max_rto = \"100 ms\""), &[],
@@ -223,5 +225,43 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
         let got_first = got.lines().next().unwrap_or("");
         let exp_first = expected.lines().next().unwrap_or("");
         assert_eq!(got_first, exp_first, "{what}");
+    }
+}
+
+#[test]
+fn the_resolved_scenario_loads_back_to_the_same_run() {
+    // render::to_toml writes the general form with every default; loading it must give the
+    // same Spec (presets aside: the values they gave are written out).
+    let norm = |mut s: Spec| {
+        for l in &mut s.links {
+            l.preset = None;
+        }
+        format!("{s:?}")
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut texts = vec![GOOD.to_string()];
+    for f in [
+        "scenarios/examples/dk-fig1-wlan-gprs.toml",
+        "scenarios/examples/thesis-wavelan-gsm.toml",
+        "scenarios/studies/daniel-kojo.toml",
+        "benches/scenarios/lossy-link.toml",
+    ] {
+        texts.push(std::fs::read_to_string(root.join(f)).expect("bundled scenario"));
+    }
+    let sets: &[&[&str]] = &[
+        &[],
+        &[
+            "access.gprs.down.drop_packets=[1, 5]",
+            "handover.0.kind=\"hard\"",
+        ],
+    ];
+    for (i, text) in texts.iter().enumerate() {
+        for extra in sets.iter().filter(|_| i == 0).chain([&(&[] as &[&str])]) {
+            let first = load_str(text, extra).expect("valid");
+            let rendered = super::render::to_toml(&first);
+            let again = load_str(&rendered, &[])
+                .unwrap_or_else(|e| panic!("scenario {i}: {e}\n{rendered}"));
+            assert_eq!(norm(again), norm(first), "scenario {i}:\n{rendered}");
+        }
     }
 }

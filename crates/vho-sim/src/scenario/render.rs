@@ -1,0 +1,200 @@
+//! The resolved scenario written back as TOML: the general form ([[node]], [[link]] with both
+//! directions spelt out), every default filled in, every TCP key the scenario format has. A
+//! run writes it beside its summary (`scenario.resolved.toml`) and `vho run --dry-run` prints
+//! it; loading it gives the same `Spec` (a test checks the round trip), so it is also the way to
+//! freeze a scenario against a change of presets or profiles.
+
+use crate::spec::*;
+use crate::tcp::config::{
+    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, TcpConfig, TimeoutSsthresh,
+};
+use crate::time::Dur;
+use std::fmt::Write;
+
+/// The TOML text of a resolved scenario.
+pub fn to_toml(spec: &Spec) -> String {
+    let mut o = String::new();
+    let node = |i: NodeIdx| q(&spec.nodes[i].name);
+    let link = |i: LinkIdx| q(&spec.links[i].name);
+    let _ = writeln!(
+        o,
+        "# The resolved scenario: every default filled in (vho {}).\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    let _ = writeln!(o, "[run]\nname = {}\nseed = {}", q(&spec.name), spec.seed);
+    let _ = writeln!(o, "stop = {}\n", dur(Dur(spec.stop_at.as_nanos())));
+    for n in &spec.nodes {
+        let kind = match n.kind {
+            NodeKind::Host => "host",
+            NodeKind::Router => "router",
+            NodeKind::Mobile => "mobile",
+        };
+        let _ = writeln!(o, "[[node]]\nname = {}\nkind = \"{kind}\"\n", q(&n.name));
+    }
+    for l in &spec.links {
+        let _ = writeln!(o, "[[link]]\nname = {}", q(&l.name));
+        let _ = writeln!(o, "between = [{}, {}]", node(l.a), node(l.b));
+        if let Some(p) = &l.preset {
+            let _ = writeln!(o, "# from preset {}", q(p));
+        }
+        if let QueueLimit::Bdp { mtu_bytes } = l.ab.queue {
+            let _ = writeln!(o, "mtu = {mtu_bytes}");
+        }
+        let _ = writeln!(o, "forward = {}", dir(&l.ab));
+        let _ = writeln!(o, "reverse = {}\n", dir(&l.ba));
+    }
+    for m in &spec.mobiles {
+        let ifs: Vec<String> = m.interfaces.iter().map(|&l| link(l)).collect();
+        let _ = writeln!(
+            o,
+            "[mobile]\nnode = {}\ninterfaces = [{}]\nstart = {}\n",
+            node(m.node),
+            ifs.join(", "),
+            link(m.initial)
+        );
+    }
+    for h in &spec.handovers {
+        let _ = writeln!(o, "[[handover]]\nat = {}", dur(Dur(h.at.as_nanos())));
+        if h.window > Dur::ZERO {
+            let _ = writeln!(o, "window = {}", dur(h.window));
+        }
+        let _ = writeln!(o, "from = {}\nto = {}", link(h.from), link(h.to));
+        let (kind, loss) = match h.kind {
+            HandoverKind::SoftDrainOld => ("soft", None),
+            HandoverKind::SoftReconfigure { shrink: false } => ("soft-reconfigure", None),
+            HandoverKind::SoftReconfigure { shrink: true } => ("soft-shrink", None),
+            HandoverKind::Hard { loss_fraction } => ("hard", Some(loss_fraction)),
+        };
+        let _ = writeln!(o, "kind = \"{kind}\"");
+        if let Some(l) = loss {
+            let _ = writeln!(o, "loss = {l:?}");
+        }
+        if h.delay > Dur::ZERO {
+            let _ = writeln!(o, "delay = {}", dur(h.delay));
+        }
+        o.push('\n');
+    }
+    for f in &spec.flows {
+        let _ = writeln!(o, "[[flow]]\nname = {}", q(&f.name));
+        let _ = writeln!(o, "from = {}\nto = {}", node(f.src), node(f.dst));
+        let _ = writeln!(o, "size = \"{} B\"", f.bytes);
+        let _ = writeln!(o, "start = {}", dur(Dur(f.start.as_nanos())));
+        let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
+    }
+    let pcap: Vec<String> = spec.record.pcap_at.iter().map(|&n| node(n)).collect();
+    let _ = writeln!(
+        o,
+        "[record]\npcap = [{}]\nseries = {}",
+        pcap.join(", "),
+        spec.record.series
+    );
+    o
+}
+
+fn q(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// A duration in the largest unit that holds it exactly.
+fn dur(d: Dur) -> String {
+    let ns = d.as_nanos();
+    for (unit, k) in [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)] {
+        if ns.is_multiple_of(k) {
+            return format!("\"{} {unit}\"", ns / k);
+        }
+    }
+    format!("\"{ns} ns\"")
+}
+
+fn dir(d: &DirSpec) -> String {
+    let queue = match d.queue {
+        QueueLimit::Packets(p) => format!("\"{p} packets\""),
+        QueueLimit::Bytes(b) => format!("\"{b} B\""),
+        QueueLimit::Bdp { .. } => "\"bdp\"".into(),
+    };
+    let model = match d.queue_model {
+        QueueModel::DropTail => "droptail",
+        QueueModel::Ns2DropTail => "ns2-droptail",
+        QueueModel::Ns2DropTailDelayer => "ns2-droptail-delayer",
+    };
+    let loss = match &d.loss {
+        LossSpec::None => "loss = 0.0".to_string(),
+        LossSpec::Bernoulli { p } => format!("loss = {p:?}"),
+        LossSpec::List(l) => {
+            let v: Vec<String> = l.iter().map(|i| i.to_string()).collect();
+            format!("drop_packets = [{}]", v.join(", "))
+        }
+    };
+    let at = match d.loss_at {
+        LossAt::Air => "air",
+        LossAt::Entry => "entry",
+    };
+    format!(
+        "{{ rate = \"{} b/s\", delay = {}, queue = {queue}, queue_model = \"{model}\", {loss}, \
+         loss_at = \"{at}\" }}",
+        d.rate_bps,
+        dur(d.delay)
+    )
+}
+
+/// Every TCP key of the scenario format (the rest follow from the profile).
+fn tcp(c: &TcpConfig) -> String {
+    let sack_recovery = match c.sack_recovery {
+        SackRecovery::Rfc6675 => "rfc6675",
+        SackRecovery::Ns2Sack1 => "ns2-sack1",
+    };
+    let cc = match c.cc {
+        CcAlgorithm::Reno => "reno",
+        CcAlgorithm::NewReno => "newreno",
+        CcAlgorithm::Ns2Sack1 => "ns2-sack1",
+    };
+    let timer = match c.timer_at_fast_retransmit {
+        FastRetransmitTimer::Keep => "keep",
+        FastRetransmitTimer::Restart => "restart",
+        FastRetransmitTimer::Ns2Reset => "ns2-reset",
+    };
+    let ssthresh = match c.timeout_ssthresh {
+        TimeoutSsthresh::Rfc5681 => "rfc5681",
+        TimeoutSsthresh::Linux => "linux",
+        TimeoutSsthresh::Always => "always",
+    };
+    let cwv = match c.cwnd_validation {
+        CwndValidation::Off => "off",
+        CwndValidation::CwndLimited => "cwnd-limited",
+    };
+    let lines = [
+        format!("profile = \"{}\"", c.profile),
+        format!("mss = {}", c.mss),
+        format!("cc = \"{cc}\""),
+        format!("sack = {}", c.sack),
+        format!("sack_recovery = \"{sack_recovery}\""),
+        format!("timestamps = {}", c.timestamps),
+        format!("handshake = {}", c.handshake),
+        format!("one_way_syn = {}", c.one_way_syn),
+        format!("fin = {}", c.fin),
+        format!("initial_window = {}", c.initial_window_segments),
+        format!("dupthresh = {}", c.dupthresh),
+        format!("limited_transmit = {}", c.limited_transmit),
+        format!("sack_is_lost_trigger = {}", c.sack_is_lost_trigger),
+        format!(
+            "dupacks_after_timeout_new_ack = {}",
+            c.dupacks_after_timeout_new_ack
+        ),
+        format!("sack_forget_on_new_ack = {}", c.sack_forget_on_new_ack),
+        format!("timer_at_fast_retransmit = \"{timer}\""),
+        format!("timeout_ssthresh = \"{ssthresh}\""),
+        format!("rto_keeps_sack = {}", c.rto_keeps_sack),
+        format!("rescue_retransmission = {}", c.rescue_retransmission),
+        format!("cwnd_validation = \"{cwv}\""),
+        format!("handshake_rtt_sample = {}", c.handshake_rtt_sample),
+        format!("receive_window = \"{} B\"", c.receive_window),
+        format!("send_window = \"{} B\"", c.send_window_cap),
+        format!("initial_rto = {}", dur(c.rto.initial)),
+        format!("min_rto = {}", dur(c.rto.min)),
+        format!("max_rto = {}", dur(c.rto.max)),
+        format!("granularity = {}", dur(c.rto.granularity)),
+        format!("delayed_ack = {}", c.delack.enabled),
+        format!("delayed_ack_timeout = {}", dur(c.delack.timeout)),
+    ];
+    lines.join("\n") + "\n"
+}

@@ -4,6 +4,7 @@ status 2, and nothing left in the output directory that looks complete
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -189,13 +190,23 @@ def test_a_handover_after_the_end_and_a_stop_time_are_said(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Issue 17: a handover the run never reached was listed as if it happened; issue 18: a run
-    # cut by run.stop says so and how to let it run longer.
+    # cut by run.stop says so and how to let it run longer; --plot with nothing to plot says
+    # so. Each a warning on stderr and in summary.json's run.warnings.
     path = tmp_path / "s.toml"
     path.write_text(GOOD.replace('at = "0.6 s"', 'at = "50 s"'))
-    assert main(["run", str(path)]) == 0
-    out = capsys.readouterr().out
-    assert "at 50.000 s not reached: the run ended at" in out
-    assert main(["run", str(path), "--set", 'flow.0.size="20 MB"', "--set", 'run.stop="2 s"']) == 0
-    out = capsys.readouterr().out
-    assert "ended by stop_time" in out
-    assert 'stopped by run.stop at 2.000 s; to let it run longer: --set run.stop="4 s"' in out
+    assert main(["run", str(path), "--out", str(tmp_path / "a"), "--plot"]) == 0
+    cap = capsys.readouterr()
+    assert "at 50.000 s (not reached)" in cap.out
+    assert "warning: handover 0 (wlan -> gprs at 50 s) not reached: the run ended at" in cap.err
+    assert "warning: --plot: the scenario captures at no node" in cap.err
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary["handovers"][0]["happened"] is False
+    assert summary["run"]["warnings"][0].startswith("handover 0 (wlan -> gprs at 50 s)")
+    args = ["--set", 'flow.0.size="20 MB"', "--set", 'run.stop="2 s"']
+    assert main(["run", str(path), "--out", str(tmp_path / "b"), *args]) == 0
+    cap = capsys.readouterr()
+    assert "ended by stop_time" in cap.out
+    assert (
+        "warning: stopped by run.stop at 2.000 s before flow flow0 completed; to let it run "
+        'longer: --set run.stop="4 s"'
+    ) in cap.err

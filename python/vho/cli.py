@@ -55,17 +55,8 @@ def _print_run(summary: dict, out: Path | None) -> None:
         f"simulated {run['simulated_s']:.3f} s, ended by {run['ended_by']})"
     )
     for h in summary["handovers"]:
-        line = f"  handover {h['from']} -> {h['to']} ({h['kind']}) at {h['at_s']:.3f} s"
-        if not h.get("happened", True):
-            line += f" not reached: the run ended at {run['simulated_s']:.3f} s"
-        print(line)
-    if run["ended_by"] == "stop_time":
-        print(
-            f"  stopped by run.stop at {run['simulated_s']:.3f} s; to let it run longer: "
-            f'--set run.stop="{max(2 * run["simulated_s"], 1):.0f} s"'
-        )
-    elif run["ended_by"] == "idle":
-        print("  nothing was left to happen: the flows not done are stuck")
+        reached = "" if h.get("happened", True) else " (not reached)"
+        print(f"  handover {h['from']} -> {h['to']} ({h['kind']}) at {h['at_s']:.3f} s{reached}")
     for f in summary["flows"]:
         state = "done" if f["completed"] else "NOT COMPLETE"
         print(
@@ -102,6 +93,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         force=args.force,
     )
     _print_run(result.summary, out)
+    for w in result.summary["run"].get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
+    if args.plot and not list(out.glob("*.pcap")):
+        print(
+            "warning: --plot: the scenario captures at no node ([record] pcap = [...]): "
+            "nothing to plot",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -32,6 +32,9 @@ pub struct RunInfo {
     pub peak_packets_in_network: usize,
     /// Packet conservation held on every link direction.
     pub conservation_ok: bool,
+    /// What a user should know about how the run went (a handover the run never reached, a
+    /// run cut by its stop time or stuck), each one line; `vho run` prints them on stderr.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -220,7 +223,7 @@ impl World {
                 }
             })
             .collect();
-        let summary = Summary {
+        let mut summary = Summary {
             run: RunInfo {
                 scenario: spec.name.clone(),
                 seed: spec.seed,
@@ -231,11 +234,13 @@ impl World {
                 ended_by: ended.name(),
                 peak_packets_in_network: self.slab.capacity_used(),
                 conservation_ok: links.iter().all(|l| l.conserved),
+                warnings: Vec::new(),
             },
             flows,
             handovers,
             links,
         };
+        summary.run.warnings = warnings(&summary, ended);
         let tcp_series = self.flows.iter_mut().map(|f| f.series.take()).collect();
         let rx_bins = self.flows.iter().map(|f| f.rx_bins.clone()).collect();
         let taps = std::mem::take(&mut self.taps);
@@ -247,4 +252,38 @@ impl World {
             taps,
         }
     }
+}
+
+/// The run's warnings (see [`RunInfo::warnings`]).
+fn warnings(s: &Summary, ended: super::EndedBy) -> Vec<String> {
+    let end = s.run.simulated_s;
+    let mut out = Vec::new();
+    for (i, h) in s.handovers.iter().enumerate() {
+        if !h.happened {
+            out.push(format!(
+                "handover {i} ({} -> {} at {} s) not reached: the run ended at {end:.3} s",
+                h.from, h.to, h.at_s
+            ));
+        }
+    }
+    let stuck: Vec<&str> = s
+        .flows
+        .iter()
+        .filter(|f| !f.completed)
+        .map(|f| f.name.as_str())
+        .collect();
+    match ended {
+        super::EndedBy::Completed => {}
+        super::EndedBy::StopTime => out.push(format!(
+            "stopped by run.stop at {end:.3} s before flow {} completed; to let it run longer: \
+             --set run.stop=\"{:.0} s\"",
+            stuck.join(", "),
+            (2.0 * end).max(1.0)
+        )),
+        super::EndedBy::Idle => out.push(format!(
+            "nothing was left to happen at {end:.3} s: flow {} cannot complete",
+            stuck.join(", ")
+        )),
+    }
+    out
 }

@@ -192,6 +192,18 @@ def _cmd_presets(args: argparse.Namespace) -> int:
             f"{p['name']:<{w}}  {p['rate']:>10}  {p['delay']:>8}  queue {p['queue']:<8}  "
             f"{p['description']}"
         )
+    print(
+        "\nTCP profiles (flow.tcp.profile): rfc (the standards as written), linux (a Linux "
+        "host's defaults; NewReno with SACK, vho has no CUBIC yet), ns2 (ns-2.35's Sack1). "
+        "Every key: vho schema"
+    )
+    return 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from . import _native
+
+    sys.stdout.write(_native.scenario_reference())
     return 0
 
 
@@ -294,7 +306,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=_version())
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    r = sub.add_parser("run", help="simulate a scenario")
+    from . import _native
+
+    r = sub.add_parser(
+        "run",
+        help="simulate a scenario",
+        description="Simulates a scenario (every key: vho schema).",
+        epilog="Handover kinds ([[handover]] kind): "
+        + (_native.key_meaning("handover", "kind") or ""),
+    )
     r.add_argument("scenario", help="scenario TOML file")
     r.add_argument("--out", help="output directory (default: out/<scenario name>)")
     r.add_argument("--seed", type=_seed, help="seed of the run (default: the scenario's)")
@@ -355,6 +375,13 @@ def build_parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("presets", help="list the link presets, or print one with its sources")
     pr.add_argument("name", nargs="?", help="a preset to print in full")
     pr.set_defaults(func=_cmd_presets)
+
+    sc = sub.add_parser(
+        "schema",
+        help="the scenario reference: every key, its type and unit, default and meaning",
+        description="Prints the scenario reference as Markdown (docs/scenario-reference.md).",
+    )
+    sc.set_defaults(func=_cmd_schema)
 
     sw = sub.add_parser(
         "sweep",

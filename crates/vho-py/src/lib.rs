@@ -55,12 +55,29 @@ fn resolve_scenario(
     Ok(vho_sim::scenario::render::to_toml(&spec))
 }
 
+/// The scenario reference as Markdown (`vho schema`), generated from the code.
+#[pyfunction]
+fn scenario_reference() -> String {
+    vho_sim::scenario::reference::markdown()
+}
+
+/// The meaning the reference gives a key (`table`, `key`), for help texts.
+#[pyfunction]
+fn key_meaning(table: &str, key: &str) -> Option<String> {
+    vho_sim::scenario::reference::keys()
+        .into_iter()
+        .find(|d| d.table == table && d.key == key)
+        .map(|d| d.meaning.to_string())
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_reference, m)?)?;
+    m.add_function(wrap_pyfunction!(key_meaning, m)?)?;
     m.add_function(wrap_pyfunction!(run::run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(capture::read_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(capture::analyze, m)?)?;

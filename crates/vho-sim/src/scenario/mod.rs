@@ -7,6 +7,7 @@
 
 pub mod error;
 pub mod presets;
+pub mod reference;
 pub mod render;
 pub mod resolve;
 pub mod schema;

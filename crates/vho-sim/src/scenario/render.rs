@@ -139,6 +139,11 @@ fn dir(d: &DirSpec) -> String {
 
 /// Every TCP key of the scenario format (the rest follow from the profile).
 fn tcp(c: &TcpConfig) -> String {
+    tcp_lines(c).join("\n") + "\n"
+}
+
+/// `key = value` for every TCP key of the scenario format.
+pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
     let sack_recovery = match c.sack_recovery {
         SackRecovery::Rfc6675 => "rfc6675",
         SackRecovery::Ns2Sack1 => "ns2-sack1",
@@ -196,5 +201,5 @@ fn tcp(c: &TcpConfig) -> String {
         format!("delayed_ack = {}", c.delack.enabled),
         format!("delayed_ack_timeout = {}", dur(c.delack.timeout)),
     ];
-    lines.join("\n") + "\n"
+    lines.to_vec()
 }

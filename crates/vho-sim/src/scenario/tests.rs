@@ -265,3 +265,93 @@ fn the_resolved_scenario_loads_back_to_the_same_run() {
         }
     }
 }
+
+// ---- The reference (vho schema) against the loader ----
+
+/// The fields serde accepts for a table: from its "unknown field" message.
+fn accepted<T: serde::de::DeserializeOwned + std::fmt::Debug>() -> Vec<String> {
+    let e = toml::from_str::<T>("zz_not_a_key = 1").expect_err("unknown field");
+    let msg = e.to_string();
+    let tail = msg.split("expected").nth(1).expect("a list of fields");
+    tail.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_reference_lists_exactly_the_keys_the_loader_takes() {
+    use super::reference::keys;
+    use super::schema::*;
+    let documented = |table: &str| -> Vec<String> {
+        let mut v: Vec<String> = keys()
+            .iter()
+            .filter(|d| d.table == table)
+            .map(|d| d.key.to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    assert_eq!(documented("run"), sorted(accepted::<RunT>()));
+    assert_eq!(documented("wired"), sorted(accepted::<LinkT>()));
+    assert_eq!(documented("access.NAME"), sorted(accepted::<LinkT>()));
+    assert_eq!(documented("access.NAME.down"), sorted(accepted::<DirT>()));
+    assert_eq!(documented("mobile"), sorted(accepted::<MobileT>()));
+    assert_eq!(documented("node"), sorted(accepted::<NodeT>()));
+    assert_eq!(documented("link"), sorted(accepted::<GeneralLinkT>()));
+    assert_eq!(documented("handover"), sorted(accepted::<HandoverT>()));
+    assert_eq!(documented("flow"), sorted(accepted::<FlowT>()));
+    assert_eq!(documented("record"), sorted(accepted::<RecordT>()));
+    // flow.tcp: the settings the loader names when it refuses an unknown one.
+    let e = message(GOOD, &["flow.0.tcp.zz_not_a_key=1"]);
+    let list = e.split("a known TCP setting: ").nth(1).expect("the list");
+    let list = list.split(", got").next().expect("the list");
+    let tcp: Vec<String> = list.split(", ").map(str::to_string).collect();
+    assert_eq!(documented("flow.tcp"), sorted(tcp));
+    // Every table of the file is documented.
+    let top: Vec<String> = accepted::<File>();
+    for t in top {
+        assert!(
+            keys()
+                .iter()
+                .any(|d| d.table == t || d.table.starts_with(&format!("{t}."))),
+            "table {t} undocumented"
+        );
+    }
+}
+
+#[test]
+fn every_value_the_reference_lists_for_a_tcp_or_link_key_loads() {
+    // "one of a, b, c": each of them is accepted where the reference says.
+    for d in super::reference::keys() {
+        let Some(values) = d.ty.strip_prefix("one of ") else {
+            continue;
+        };
+        let path = match d.table {
+            "flow.tcp" => format!("flow.0.tcp.{}", d.key),
+            "access.NAME" | "access.NAME.down" | "wired" => format!("access.gprs.{}", d.key),
+            "handover" => format!("handover.0.{}", d.key),
+            _ => continue, // node.kind: the general form (its values are checked by its tests)
+        };
+        for v in values.split(", ") {
+            load_str(GOOD, &[&format!("{path}=\"{v}\"")])
+                .unwrap_or_else(|e| panic!("{path} = {v}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn the_reference_document_is_what_vho_schema_prints() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let doc = std::fs::read_to_string(root.join("docs/scenario-reference.md")).unwrap_or_default();
+    assert!(
+        doc == super::reference::markdown(),
+        "docs/scenario-reference.md is stale: regenerate it with `vho schema > \
+         docs/scenario-reference.md`"
+    );
+}

@@ -1,0 +1,575 @@
+//! The scenario reference: every key of the scenario format, its type and unit, its default
+//! and its meaning (`vho schema`, docs/scenario-reference.md). It cannot drift from the loader:
+//! tests check that each table lists exactly the keys the loader accepts (serde's own list of
+//! fields, the TCP settings' list), that every enumerated value loads, and the TCP defaults are
+//! read from the profiles themselves.
+
+use super::render;
+use crate::tcp::profile::{profile, PROFILES};
+
+/// One key of the scenario format.
+#[derive(Clone, Copy, Debug)]
+pub struct KeyDoc {
+    /// Its table (`run`, `access.NAME`, `flow.tcp`, ...).
+    pub table: &'static str,
+    pub key: &'static str,
+    /// Type and unit, or the values it takes.
+    pub ty: &'static str,
+    /// What it is when not given ("required", a value, or what decides it).
+    pub default: &'static str,
+    pub meaning: &'static str,
+}
+
+const fn k(
+    table: &'static str,
+    key: &'static str,
+    ty: &'static str,
+    default: &'static str,
+    meaning: &'static str,
+) -> KeyDoc {
+    KeyDoc {
+        table,
+        key,
+        ty,
+        default,
+        meaning,
+    }
+}
+
+const TIME: &str = "time: \"300 ms\" (ns, us, ms, s)";
+const RATE: &str = "rate: \"200 kb/s\" (b/s, kb/s, Mb/s, Gb/s)";
+const SIZE: &str = "size: \"200 KB\" (B, KB, KiB, MB, MiB, GB, GiB)";
+const QUEUE: &str = "queue limit: \"bdp\", \"20 packets\" or a size";
+const QUEUE_MODEL: &str = "one of droptail, ns2-droptail, ns2-droptail-delayer";
+const LOSS_AT: &str = "one of air, entry";
+
+/// The keys of a link or link direction, as `[wired]`, `[access.NAME]`, `[[link]]` and their
+/// per-direction tables share them.
+macro_rules! link_keys {
+    ($t:expr) => {
+        [
+            k($t, "rate", RATE, "the preset's", "serialisation rate"),
+            k($t, "delay", TIME, "the preset's", "one-way propagation delay"),
+            k(
+                $t,
+                "queue",
+                QUEUE,
+                "the preset's, else \"bdp\"",
+                "the queue limit at the sending end; \"bdp\": rate x the longest round-trip \
+                 propagation delay of a flow path through the link, in packets of `mtu`, \
+                 rounded up, at least one (Daniel & Kojo Table 1)",
+            ),
+            k(
+                $t,
+                "queue_model",
+                QUEUE_MODEL,
+                "the preset's, else droptail",
+                "what the limit counts: droptail the packets waiting (Linux pfifo); \
+                 ns2-droptail ns-2's rule (an arrival is dropped once waiting + 1 reaches the \
+                 limit); ns2-droptail-delayer the same plus the one packet ns-2's Delayer holds",
+            ),
+            k($t, "loss", "probability 0-1", "0", "each packet lost independently"),
+            k(
+                $t,
+                "loss_at",
+                LOSS_AT,
+                "air",
+                "air: a lost packet was serialised (a corrupted frame; ns-2's link-lossmodel); \
+                 entry: lost before the queue (ns-2's lossmodel)",
+            ),
+            k(
+                $t,
+                "drop_packets",
+                "list of packet indices, increasing",
+                "none",
+                "lose exactly these packets (0 = the first the loss model sees; ns-2's \
+                 ErrorModel/List); instead of `loss`",
+            ),
+        ]
+    };
+}
+
+/// Every key, table by table.
+pub fn keys() -> Vec<KeyDoc> {
+    let mut v = vec![
+        k(
+            "run",
+            "name",
+            "string",
+            "the file's name",
+            "the scenario's name in summaries",
+        ),
+        k(
+            "run",
+            "seed",
+            "integer >= 0",
+            "1",
+            "every random draw derives from it (one stream per component)",
+        ),
+        k(
+            "run",
+            "stop",
+            TIME,
+            "3600 s",
+            "the run stops here even if flows are unfinished",
+        ),
+    ];
+    for t in ["wired", "access.NAME"] {
+        v.push(k(
+            t,
+            "preset",
+            "a preset name (`vho presets`)",
+            if t == "wired" { "lan-100m" } else { "none" },
+            "values the other keys override",
+        ));
+        v.extend(link_keys!(t));
+        v.push(k(
+            t,
+            "mtu",
+            "integer, bytes",
+            "1500",
+            "the packet size the \"bdp\" queue rule counts in",
+        ));
+        v.push(k(
+            t,
+            "down",
+            "table of the keys above but preset and mtu",
+            "none",
+            "overrides for the direction towards the mobile host",
+        ));
+        v.push(k(
+            t,
+            "up",
+            "table of the keys above but preset and mtu",
+            "none",
+            "overrides for the direction from the mobile host",
+        ));
+    }
+    v.extend(link_keys!("access.NAME.down"));
+    v.extend([
+        k(
+            "mobile",
+            "start",
+            "an access link name",
+            "required with two or more",
+            "the access link in use at time zero",
+        ),
+        k(
+            "mobile",
+            "node",
+            "a node name",
+            "mh (common form)",
+            "the mobile node (general form)",
+        ),
+        k(
+            "mobile",
+            "interfaces",
+            "list of link names",
+            "every [access.*] link",
+            "its access links (general form)",
+        ),
+        k(
+            "node",
+            "name",
+            "letters, digits, - _ . (not first)",
+            "required",
+            "names its pcap",
+        ),
+        k(
+            "node",
+            "kind",
+            "one of host, router, mobile",
+            "required",
+            "what it does",
+        ),
+        k("link", "name", "string", "required", "the link's name"),
+        k(
+            "link",
+            "between",
+            "list of two node names",
+            "required",
+            "its ends",
+        ),
+        k(
+            "link",
+            "preset",
+            "a preset name",
+            "none",
+            "values the other keys override",
+        ),
+    ]);
+    v.extend(link_keys!("link"));
+    v.extend([
+        k("link", "mtu", "integer, bytes", "1500", "as in [wired]"),
+        k(
+            "link",
+            "forward",
+            "table of link keys",
+            "none",
+            "overrides from the first node to the second",
+        ),
+        k(
+            "link",
+            "reverse",
+            "table of link keys",
+            "none",
+            "overrides from the second node to the first",
+        ),
+        k("handover", "at", TIME, "required", "when it happens"),
+        k(
+            "handover",
+            "window",
+            TIME,
+            "0 s",
+            "the instant is drawn uniformly in [at, at + window) from the seed (Daniel & Kojo \
+             §5); windows of successive handovers may not overlap",
+        ),
+        k(
+            "handover",
+            "from",
+            "an access link name",
+            "required",
+            "the link in use",
+        ),
+        k(
+            "handover",
+            "to",
+            "an access link name",
+            "required",
+            "the link after it",
+        ),
+        k(
+            "handover",
+            "kind",
+            "one of soft, soft-reconfigure, soft-shrink, hard",
+            "soft",
+            "soft: make before break with two interfaces, what is queued for the old link \
+             drains over it at its pace, new packets take the new link; soft-reconfigure: ns-2's \
+             vhoideal soft handover, one link whose rate, delay and queue limit change in place, \
+             what is queued stays and leaves at the new rate; soft-shrink: the same, but what \
+             is queued beyond the new limit is dropped (ns-2's shrink-queue); hard: break before \
+             make, everything queued on the old link is lost (Daniel & Kojo §5.1)",
+        ),
+        k(
+            "handover",
+            "loss",
+            "fraction 0-1",
+            "1 (hard only)",
+            "the share of the old link's queue a hard handover loses",
+        ),
+        k(
+            "handover",
+            "delay",
+            TIME,
+            "0 s",
+            "nothing crosses the access link for this long after the instant (Daniel & Kojo \
+             §5.2 vhodelay)",
+        ),
+        k(
+            "flow",
+            "name",
+            "string",
+            "flowN",
+            "the flow's name in summaries",
+        ),
+        k("flow", "from", "a node name", "required", "the data sender"),
+        k("flow", "to", "a node name", "required", "the data receiver"),
+        k(
+            "flow",
+            "size",
+            SIZE,
+            "required",
+            "bytes to transfer (up to 2^63)",
+        ),
+        k("flow", "start", TIME, "0 s", "when the transfer starts"),
+        k(
+            "flow",
+            "tcp",
+            "a profile name, or a table of the flow.tcp keys",
+            "linux",
+            "the TCP of both ends",
+        ),
+        k(
+            "record",
+            "pcap",
+            "list of node names",
+            "[]",
+            "nodes whose packets go to <node>.pcap",
+        ),
+        k(
+            "record",
+            "series",
+            "true or false",
+            "false",
+            "record the senders' state and the queues over time (series_*.parquet)",
+        ),
+    ]);
+    v.extend(tcp_keys());
+    v
+}
+
+/// The keys of `flow.tcp`, each with its meaning (defaults: [`tcp_defaults`]).
+fn tcp_keys() -> Vec<KeyDoc> {
+    let t = "flow.tcp";
+    vec![
+        k(
+            t,
+            "profile",
+            "one of rfc, linux, ns2",
+            "linux",
+            "the bundle of defaults the other keys override: rfc the standards as written; \
+             linux a Linux host's defaults (NewReno with SACK: vho has no CUBIC yet); ns2 \
+             ns-2.35's Agent/TCP/Sack1 and its DelAck sink",
+        ),
+        k(
+            t,
+            "mss",
+            "integer, bytes",
+            "profile",
+            "payload bytes of a full segment",
+        ),
+        k(
+            t,
+            "cc",
+            "one of reno, newreno, ns2-sack1",
+            "profile",
+            "congestion control",
+        ),
+        k(
+            t,
+            "sack",
+            "true or false",
+            "profile",
+            "SACK option and recovery (RFC 2018, 6675)",
+        ),
+        k(
+            t,
+            "sack_recovery",
+            "one of rfc6675, ns2-sack1",
+            "profile",
+            "what SACK recovery sends: RFC 6675's pipe and NextSeg, or Sack1's own pipe_",
+        ),
+        k(
+            t,
+            "timestamps",
+            "true or false",
+            "profile",
+            "timestamps option (RFC 7323)",
+        ),
+        k(
+            t,
+            "handshake",
+            "true or false",
+            "profile",
+            "three-way handshake before data",
+        ),
+        k(
+            t,
+            "one_way_syn",
+            "true or false",
+            "profile",
+            "without a handshake, ns-2's modelled SYN one round trip before data",
+        ),
+        k(t, "fin", "true or false", "profile", "close with a FIN"),
+        k(
+            t,
+            "initial_window",
+            "integer, segments",
+            "profile",
+            "initial cwnd (RFC 5681 §3.1, RFC 6928)",
+        ),
+        k(
+            t,
+            "dupthresh",
+            "integer",
+            "profile",
+            "duplicate ACKs for fast retransmit",
+        ),
+        k(
+            t,
+            "limited_transmit",
+            "true or false",
+            "profile",
+            "RFC 3042 on the first duplicate ACKs",
+        ),
+        k(
+            t,
+            "sack_is_lost_trigger",
+            "true or false",
+            "profile",
+            "also start recovery when RFC 6675's IsLost(HighACK + 1) holds",
+        ),
+        k(
+            t,
+            "dupacks_after_timeout_new_ack",
+            "true or false",
+            "profile",
+            "after a timeout, count duplicate ACKs again from the first new ACK (ns-2)",
+        ),
+        k(
+            t,
+            "sack_forget_on_new_ack",
+            "true or false",
+            "profile",
+            "forget the SACK scoreboard at each new ACK outside recovery (ns-2)",
+        ),
+        k(
+            t,
+            "timer_at_fast_retransmit",
+            "one of keep, restart, ns2-reset",
+            "profile",
+            "what fast retransmit does to the retransmission timer",
+        ),
+        k(
+            t,
+            "timeout_ssthresh",
+            "one of rfc5681, linux, always",
+            "profile",
+            "when a timeout reduces ssthresh (RFC 5681 §3.1, tcp_enter_loss, ns-2)",
+        ),
+        k(
+            t,
+            "rto_keeps_sack",
+            "true or false",
+            "profile",
+            "after a timeout resend only what the scoreboard does not show SACKed",
+        ),
+        k(
+            t,
+            "rescue_retransmission",
+            "true or false",
+            "profile",
+            "RFC 6675 NextSeg rule (4)",
+        ),
+        k(
+            t,
+            "cwnd_validation",
+            "one of off, cwnd-limited",
+            "profile",
+            "grow cwnd only while the window is used (tcp_is_cwnd_limited, RFC 7661 §4.3)",
+        ),
+        k(
+            t,
+            "handshake_rtt_sample",
+            "true or false",
+            "profile",
+            "take an RTT sample from the handshake",
+        ),
+        k(
+            t,
+            "receive_window",
+            SIZE,
+            "profile",
+            "the receiver's advertised window",
+        ),
+        k(
+            t,
+            "send_window",
+            "\"N packets\" or a size",
+            "profile",
+            "the sender's window cap (ns-2's window_)",
+        ),
+        k(
+            t,
+            "initial_rto",
+            TIME,
+            "profile",
+            "RTO before an RTT sample (RFC 6298 (2.1))",
+        ),
+        k(
+            t,
+            "min_rto",
+            TIME,
+            "profile",
+            "lower bound of the RTO, at least 1 ms",
+        ),
+        k(
+            t,
+            "max_rto",
+            TIME,
+            "profile",
+            "upper bound of the RTO, at least min_rto",
+        ),
+        k(
+            t,
+            "granularity",
+            TIME,
+            "profile",
+            "clock granularity G (RFC 6298), ns-2's tick",
+        ),
+        k(
+            t,
+            "delayed_ack",
+            "true or false",
+            "profile",
+            "delayed ACKs (RFC 1122, 5681)",
+        ),
+        k(
+            t,
+            "delayed_ack_timeout",
+            TIME,
+            "profile",
+            "the delayed-ACK timer",
+        ),
+    ]
+}
+
+/// Per TCP key, its value in each profile (read from the profiles, as the resolved scenario
+/// writes them): `(key, [(profile, value)])`.
+pub fn tcp_defaults() -> Vec<(String, Vec<(&'static str, String)>)> {
+    let mut out: Vec<(String, Vec<(&'static str, String)>)> = Vec::new();
+    for name in PROFILES {
+        let c = profile(name).expect("invariant: listed profiles exist");
+        for line in render::tcp_lines(&c) {
+            let (key, value) = line.split_once(" = ").expect("invariant: key = value");
+            match out.iter_mut().find(|(k, _)| k == key) {
+                Some((_, per)) => per.push((name, value.to_string())),
+                None => out.push((key.to_string(), vec![(name, value.to_string())])),
+            }
+        }
+    }
+    out
+}
+
+/// The reference as Markdown (`vho schema`, docs/scenario-reference.md).
+pub fn markdown() -> String {
+    let mut o = String::from(
+        "# Scenario reference\n\nGenerated from the code by `vho schema` (a test keeps \
+         docs/scenario-reference.md equal to it). Times, rates and sizes are strings with a \
+         unit. The common form is `[wired]` (correspondent host `ch` to home agent `ha`), one \
+         `[access.NAME]` per access link (`ha` to the mobile host `mh`) and `[mobile]`; the \
+         general form lists `[[node]]` and `[[link]]` instead. `vho run --dry-run` prints a \
+         scenario with every default filled in.\n",
+    );
+    let mut table = "";
+    for d in keys() {
+        if d.table != table {
+            table = d.table;
+            o.push_str(&format!(
+                "\n## `{table}`\n\n| key | type | default | meaning |\n|---|---|---|---|\n"
+            ));
+        }
+        let default = if d.table == "flow.tcp" && d.default == "profile" {
+            tcp_defaults()
+                .into_iter()
+                .find(|(key, _)| key == d.key)
+                .map(|(_, per)| {
+                    per.iter()
+                        .map(|(p, v)| format!("{p}: {v}"))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                })
+                .unwrap_or_else(|| "profile".into())
+        } else {
+            d.default.to_string()
+        };
+        o.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            d.key,
+            d.ty.replace('|', "\\|"),
+            default.replace('|', "\\|"),
+            d.meaning.replace('|', "\\|")
+        ));
+    }
+    o
+}

@@ -1,0 +1,30 @@
+"""`vho schema`: the scenario reference, generated from the code (issue 18, item 8)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vho.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_vho_schema_prints_the_reference_document(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema"]) == 0
+    out = capsys.readouterr().out
+    assert out == (ROOT / "docs" / "scenario-reference.md").read_text(encoding="utf-8")
+    for key in ("`loss_at`", "`drop_packets`", "`timeout_ssthresh`", "`window`", "`series`"):
+        assert key in out
+    # The linux profile says what it is, with its values read from the profile.
+    assert "NewReno with SACK" in out
+    assert "rfc: 1460; linux: 1448; ns2: 1000" in out
+
+
+def test_run_help_explains_the_handover_kinds(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for kind in ("soft:", "soft-reconfigure:", "soft-shrink:", "hard:"):
+        assert kind in out

@@ -240,8 +240,9 @@ impl World {
             self.queue.schedule(st.at, Event::Handover(h as u32));
         }
         let stop_at = self.spec.stop_at;
-        // The no-progress guard's window: the event count and time at its start.
-        let (mut window_events, mut window_start) = (self.events, self.now);
+        // The no-progress guard: at every NO_PROGRESS_EVENTS-th event, time must have moved
+        // on by NO_PROGRESS_SPAN since the last check.
+        let (mut check_at, mut window_start) = (self.events + NO_PROGRESS_EVENTS, self.now);
         loop {
             let Some((t, ev)) = self.queue.pop() else {
                 return Ok(EndedBy::Idle);
@@ -252,15 +253,15 @@ impl World {
             }
             self.now = t;
             self.events += 1;
-            if self.events - window_events >= NO_PROGRESS_EVENTS {
+            if self.events == check_at {
                 if t.saturating_since(window_start) < NO_PROGRESS_SPAN {
                     return Err(SimError::NoProgress {
                         at_s: t.as_secs_f64(),
-                        events: self.events - window_events,
+                        events: NO_PROGRESS_EVENTS,
                         span_us: t.saturating_since(window_start).as_nanos() / 1000,
                     });
                 }
-                (window_events, window_start) = (self.events, t);
+                (check_at, window_start) = (self.events + NO_PROGRESS_EVENTS, t);
             }
             match ev {
                 Event::Arrive(d) => self.on_arrive(d),

@@ -26,11 +26,14 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from . import _native, files
 from .errors import OutputError, ScenarioError
+
+if TYPE_CHECKING:
+    # pandas is imported where a run makes its frames: `vho presets` and `vho --help` never do.
+    import pandas as pd
 
 SUMMARY = "summary.json"
 TIMING = "timing.json"
@@ -135,6 +138,15 @@ def _in_thread(fn, *args):
 
 
 def _frames(raw: dict, summary: dict) -> tuple[dict, pd.DataFrame | None, dict]:
+    recorded = (
+        any(c is not None for c in raw["tcp_series"])
+        or raw["queue_series"] is not None
+        or any(b is not None for b in raw["rx_bins"])
+    )
+    if not recorded:  # a run without series (every sweep run) needs no pandas
+        return {}, None, {}
+    import pandas as pd
+
     names = [f["name"] for f in summary["flows"]]
     tcp: dict[str, pd.DataFrame] = {}
     for name, cols in zip(names, raw["tcp_series"], strict=True):
@@ -217,6 +229,8 @@ def run(
         tcp, queues, thr = _frames(raw, summary)
         try:
             if tcp:
+                import pandas as pd
+
                 frames = [df.assign(flow=name) for name, df in tcp.items()]
                 pd.concat(frames, ignore_index=True).to_parquet(
                     stage / "series_tcp.parquet", index=False

@@ -21,6 +21,7 @@ import os
 import shutil
 import time
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,17 @@ from ..sweep.spec import Sweep
 from ..sweep.summarize import t975
 from .daniel_kojo_paper import MB, cells
 
-ROOT = Path(__file__).resolve().parents[3]
+#: The study's parameter set as the repository shows it; the package carries the same file as
+#: ``vho/data/studies/daniel-kojo.toml`` (a symbolic link in the repository, a copy in a
+#: wheel), which is what vho reads, so that an installed vho needs no source tree.
 STUDY = "scenarios/studies/daniel-kojo.toml"
+
+
+def study_path() -> Path:
+    """The study's TOML file inside the installed package (a plain directory: the package
+    holds a native module, so it is never imported from a zip)."""
+    return Path(str(resources.files("vho").joinpath("data", "studies", "daniel-kojo.toml")))
+
 
 #: §5: "For each handoff time, 32 replications are done".
 REPLICATIONS = 32
@@ -121,7 +131,7 @@ def ns2_tcl_args() -> tuple[str, str]:
     takes them, read from the study's TOML so that the ns-2 side follows it."""
     import tomllib
 
-    study = tomllib.loads((ROOT / STUDY).read_text(encoding="utf-8"))
+    study = tomllib.loads(study_path().read_text(encoding="utf-8"))
     delay, unit = study["wired"]["delay"].split()
     # No send_window: ns-2's window_ default, as the ns2 profile's.
     window, wunit = study["flow"][0]["tcp"].get("send_window", "20 packets").split()
@@ -205,7 +215,7 @@ def overrides(c: Cell, how: str = "centred") -> dict[str, Any]:
 def make_sweep(
     cs: list[Cell], replications: int, seed: int, extra: list[str], how: str = "centred"
 ) -> Sweep:
-    path = ROOT / STUDY
+    path = study_path()
     return Sweep(
         label=str(path),
         text=path.read_text(encoding="utf-8"),

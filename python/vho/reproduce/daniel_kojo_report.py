@@ -65,7 +65,7 @@ def _figure_cases(out: Path, seed: int) -> tuple[str, list[str]]:
     at the correspondent host, a time-sequence graph each."""
     rows = ["| case | the paper | ours |", "|---|---|---|"]
     figs = []
-    study = dk.ROOT / dk.STUDY
+    study = dk.study_path()
     for name, direction, at, paper in FIGURE_CASES:
         a, b = direction.split("-")
         ovr = [
@@ -155,7 +155,7 @@ def write_report(
     cases, figs = _figure_cases(out, seed)
     share = dk.agreement(t)
     off = t[t["rel_diff"].abs() > dk.TOLERANCE]
-    study_text = (dk.ROOT / dk.STUDY).read_text(encoding="utf-8")
+    study_text = dk.study_path().read_text(encoding="utf-8")
     lines = [
         "# Daniel & Kojo (2005) reproduced by vho",
         "",

@@ -173,9 +173,10 @@ def run_batch_to_part(
 
 
 def flatten_summary(s: dict) -> dict[str, Any]:
-    """One flat row from a run's summary: the run's fields, the first flow's metrics without a
-    prefix (the common single-flow case) and every flow's under ``flow.<name>.``, each
-    handover's under ``handover.<i>.``, and drops per cause summed over links."""
+    """One flat row from a run's summary: the run's fields; the flows' metrics, each once: bare
+    (``transfer_time_s``) when the scenario has one flow, under ``flow.<name>.`` for every flow
+    when it has several (no bare column then: it could only be one flow's); each handover's
+    under ``handover.<i>.``; and drops per cause summed over links."""
     run = s["run"]
     row: dict[str, Any] = {
         "vho_version": run["vho_version"],
@@ -185,12 +186,12 @@ def flatten_summary(s: dict) -> dict[str, Any]:
         "ended_by": run["ended_by"],
         "conservation_ok": run["conservation_ok"],
     }
-    for i, f in enumerate(s["flows"]):
+    flows = s["flows"]
+    for f in flows:
         m = {k: v for k, v in f.items() if k not in ("name", "from", "to", "tcp_profile", "drops")}
         m["drops"] = sum(d["packets"] for d in f["drops"])
-        if i == 0:
-            row.update(m)
-        row.update({f"flow.{f['name']}.{k}": v for k, v in m.items()})
+        prefix = f"flow.{f['name']}." if len(flows) > 1 else ""
+        row.update({f"{prefix}{k}": v for k, v in m.items()})
     for i, h in enumerate(s["handovers"]):
         row[f"handover.{i}.at_s"] = h["at_s"]
         row[f"handover.{i}.interruption_s"] = h["interruption_s"]
@@ -220,15 +221,8 @@ def _make_batch(sweep: Sweep, tasks: list[Task], run_timeout: float | None = Non
         run_timeout=run_timeout,
         label=sweep.label,
         text=sweep.text,
-        columns=tuple(sweep.columns),
-        runs=tuple(
-            (
-                t,
-                tuple(sweep.overrides(t.point)),
-                tuple(sweep.points[t.point][c] for c in sweep.columns),
-            )
-            for t in tasks
-        ),
+        columns=tuple(sweep.row_columns()),
+        runs=tuple((t, tuple(sweep.overrides(t.point)), sweep.row_values(t.point)) for t in tasks),
     )
 
 

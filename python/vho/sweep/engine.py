@@ -311,10 +311,12 @@ def run(
     quiet: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
     run_timeout: float | None = None,
+    desc: str | None = None,
 ) -> Path:
     """Runs a sweep into ``out`` (see :mod:`vho.sweep.store` for the layout); returns the
     results directory. ``run_timeout``: a run's wall-time limit in seconds; a run that
-    exceeds it is a failed row."""
+    exceeds it is a failed row. ``desc``: the progress bar's label (a caller running several
+    sweeps names each)."""
     out = Path(out)
     workers = workers or os.cpu_count() or 1
     if workers < 1:
@@ -323,7 +325,7 @@ def run(
         raise SweepError(f"--run-timeout: expected a number of seconds > 0, got {run_timeout}")
     st = store.Store.open(out, sweep, resume=resume)
     try:
-        _run_open(sweep, st, workers, scheduler, quiet, on_progress, run_timeout)
+        _run_open(sweep, st, workers, scheduler, quiet, on_progress, run_timeout, desc)
     finally:
         st.close()
     return st.results
@@ -337,10 +339,11 @@ def _run_open(
     quiet: bool,
     on_progress: Callable[[int, int], None] | None,
     run_timeout: float | None,
+    desc: str | None = None,
 ) -> None:
     todo = [t for t in sweep.tasks() if t.task not in st.done]
     total = len(sweep.points) * sweep.replications
-    bar = _progress(total, total - len(todo), quiet)
+    bar = _progress(total, total - len(todo), quiet, desc)
     try:
         if todo:
             # The first run, here: its time sizes the batches, its row fixes the schema.
@@ -361,10 +364,11 @@ def _run_open(
     st.finish(total)
 
 
-def _progress(total: int, initial: int, quiet: bool) -> Any:
+def _progress(total: int, initial: int, quiet: bool, desc: str | None = None) -> Any:
     from tqdm import tqdm
 
     return tqdm(
+        desc=desc,
         total=total,
         initial=initial,
         unit="run",

@@ -2,7 +2,9 @@
 
 >>> import vho
 >>> r = vho.run("scenarios/examples/dk-fig1-wlan-gprs.toml")
->>> r.flows[0]["transfer_time_s"]  # doctest: +SKIP
+>>> r  # doctest: +SKIP
+RunResult('Daniel & Kojo Fig. 1: WLAN -> GPRS at 0.6 s, 200 KB'; seed 1; simulated 4.414 s, ...)
+>>> r.flows_frame()[["name", "transfer_time_s", "retransmissions", "drops"]]  # doctest: +SKIP
 """
 
 from __future__ import annotations

@@ -23,8 +23,9 @@ from pathlib import Path
 import vho
 from vho.reproduce import daniel_kojo as dk
 
-STUDY = dk.ROOT / dk.STUDY
-TCL = dk.ROOT / "benches" / "ns2" / "dk_wlan_gprs.tcl"
+ROOT = Path(__file__).resolve().parent.parent
+STUDY = ROOT / dk.STUDY
+TCL = ROOT / "benches" / "ns2" / "dk_wlan_gprs.tcl"
 #: WLAN's payload rate: 5 Mb/s x 1460 / 1500 (the ns2 profile's 40-byte headers).
 WLAN_PAYLOAD_BPS = 5e6 * 1460 / 1500
 #: Past the end of the longest single-link transfer: no handover happens.

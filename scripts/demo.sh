@@ -3,5 +3,23 @@
 # Daniel & Kojo's Figure 1 case, a 200 KB download across a WLAN -> GPRS handover at 0.6 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m pip install -q -e '.[test]'
+
+# The first build compiles the Rust core: 2-3 minutes on two cores. pip hides a build's output
+# unless verbose; cargo's own progress lines ("Compiling ...") are shown, the rest is kept in a
+# log printed only if the install fails. Only vho's own dependencies: no test extras here.
+log="$(mktemp "${TMPDIR:-/tmp}/vho-demo-install.XXXXXX")"
+echo "==> Installing vho (pip install -e .): compiling its Rust core, 2-3 minutes the first time"
+set +e
+python3 -m pip install -v -e . 2>&1 | tee "$log" |
+    grep --line-buffered -E '^ *(Compiling|Finished|Building|Successfully installed)'
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -ne 0 ]; then
+    echo "==> pip install failed (status $status); its whole output:" >&2
+    cat "$log" >&2
+    exit "$status"
+fi
+rm -f "$log"
+
+echo "==> Simulating Daniel & Kojo's Figure 1 case (WLAN -> GPRS at 0.6 s, 200 KB)"
 vho run scenarios/examples/dk-fig1-wlan-gprs.toml --out out/dk-fig1 --plot

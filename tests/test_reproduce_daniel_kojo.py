@@ -3,11 +3,14 @@ qualitative findings of Daniel & Kojo §6-7 checked on our runs (ground-truth co
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from vho import sweep
 from vho.cli import main
 from vho.reproduce import daniel_kojo as dk
 
@@ -16,10 +19,22 @@ COLUMNS = (
 )
 
 
+#: The progress label of every sweep the quick study ran, in order (see ``quick``).
+STAGES: list[str] = []
+
+
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dk") / "quick"
-    assert main(["reproduce", "daniel-kojo", "--quick", "--out", str(out), "--quiet"]) == 0
+    real = sweep.run
+
+    def labelled(*args: object, desc: str | None = None, **kw: object) -> Path:
+        STAGES.append(desc)
+        return real(*args, desc=desc, **kw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dk.sweep, "run", labelled)
+        assert main(["reproduce", "daniel-kojo", "--quick", "--out", str(out), "--quiet"]) == 0
     return out
 
 
@@ -133,3 +148,55 @@ def test_unknown_study_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]
     assert main(["reproduce", "kojo-daniel", "--quick"]) == 2
     err = capsys.readouterr().err
     assert err == "vho reproduce: no study 'kojo-daniel'; expected one of daniel-kojo\n"
+
+
+def test_every_progress_stage_is_labelled(quick: Path) -> None:
+    alternatives = [(name, a.label) for name, _, alts in dk.OPEN_VALUES for a in alts]
+    assert STAGES == [
+        "tables: 104 cells x 4 replications",
+        *(
+            f"sensitivity {i}/{len(alternatives)}: {name} = {label}, x 1"
+            for i, (name, label) in enumerate(alternatives, 1)
+        ),
+    ]
+
+
+def test_the_report_says_why_the_chosen_rows_share_differs_from_the_headers(quick: Path) -> None:
+    report = (quick / "report.md").read_text()
+    header = re.search(r"\*\*([\d.]+) % of the cells are within", report).group(1)
+    sens = pd.read_csv(quick / "sensitivity.csv")
+    chosen = sens[sens["alternative"].str.contains("(chosen)", regex=False)]
+    shares = " and ".join(sorted({f"{v * 100:.0f} %" for v in chosen["within_10pct"]}))
+    assert (
+        f"Its share of cells within 10 % ({shares}) is not the header's ({header} %) because "
+        "it rests on 1 instead of 4 replications"
+    ) in " ".join(report.split())
+
+
+def test_the_figure_cases_are_titled_as_re_runs(quick: Path) -> None:
+    report = (quick / "report.md").read_text()
+    for n, case, title in (
+        (1, "fig1", "Figure 1 re-run: WLAN -> GPRS at 0.6 s, 200 KB"),
+        (2, "fig2", "Figure 2 re-run: GPRS -> WLAN at 6 s, 200 KB"),
+    ):
+        assert f"| {title} |" in report and f"![{title}](figures/fig{n}_sequence.png)" in report
+        summary = json.loads((quick / "cases" / case / "summary.json").read_text())
+        assert summary["run"]["scenario"] == f"Daniel & Kojo (2005), {title}"
+
+
+def test_no_sensitivity_skips_those_runs_and_says_so(
+    quick: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "fast"
+    out.mkdir()
+    (out / "sensitivity.csv").write_text("an earlier run's\n")
+    assert main(["reproduce", "daniel-kojo", "--quick", "--no-sensitivity", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "tables: 104 cells x 4 replications" in err
+    assert "Figures 1 and 2 re-run" in err
+    assert "sensitivity" not in err
+    assert not (out / "sensitivity.csv").exists()
+    report = (out / "report.md").read_text()
+    assert "`vho reproduce daniel-kojo --quick --no-sensitivity --seed 1`" in report
+    assert "Not run (`--no-sensitivity`)." in report
+    assert (out / "table.csv").read_bytes() == (quick / "table.csv").read_bytes()

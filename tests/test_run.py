@@ -261,3 +261,28 @@ def test_the_resolved_scenario_is_written_and_runs_the_same(tmp_path: Path) -> N
     for key in ("simulated_s", "events", "ended_by"):
         assert again.summary["run"][key] == r.summary["run"][key]
     assert again.summary["flows"] == r.summary["flows"]
+
+
+def test_flows_frame_is_one_row_per_flow_with_drops_per_cause(fig1: Path) -> None:
+    r = vho.run(fig1)
+    df = r.flows_frame()
+    assert list(df["name"]) == ["flow0"]
+    f = r.flows[0]
+    for k in ("bytes", "transfer_time_s", "retransmissions", "spurious_timeouts"):
+        assert df.loc[0, k] == f[k]
+    # Fig. 1 drops 7 packets, all in the GPRS queue (README's table).
+    assert df.loc[0, "drops"] == 7 and df.loc[0, "drops_queue_overflow"] == 7
+    assert df.loc[0, "drops_handover_flush"] == 0 and df.loc[0, "drops_random_loss"] == 0
+    assert df["adaptation_time_s"].dtype == float  # null in the summary: NaN, not an object
+    two = fig1.read_text() + '\n[[flow]]\nname = "b"\nfrom = "ch"\nto = "mh"\nsize = "100 KB"\n'
+    assert list(vho.run(two).flows_frame()["name"]) == ["flow0", "b"]
+
+
+def test_a_run_result_prints_as_one_short_line(fig1: Path, tmp_path: Path) -> None:
+    r = vho.run(fig1, out_dir=tmp_path / "out")
+    text = repr(r)
+    assert text == (
+        "RunResult('Daniel & Kojo Fig. 1: WLAN -> GPRS at 0.6 s, 200 KB'; seed 1; simulated "
+        "4.414 s, ended by completed; 1 flow (1 complete); 1 handover; series: tcp, queues, "
+        f"throughput; in {tmp_path / 'out'})"
+    )

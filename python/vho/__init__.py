@@ -2,13 +2,16 @@
 
 >>> import vho
 >>> r = vho.run("scenarios/examples/dk-fig1-wlan-gprs.toml")
->>> r.flows[0]["transfer_time_s"]  # doctest: +SKIP
+>>> r  # doctest: +SKIP
+RunResult('Daniel & Kojo Fig. 1: WLAN -> GPRS at 0.6 s, 200 KB'; seed 1; simulated 4.414 s, ...)
+>>> r.flows_frame()[["name", "transfer_time_s", "retransmissions", "drops"]]  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._native import __version__
-from .analysis import CaptureAnalysis, analyze
 from .errors import (
     CaptureError,
     OutputError,
@@ -18,6 +21,9 @@ from .errors import (
     VhoError,
 )
 from .runner import RunResult, presets, resolved, run
+
+if TYPE_CHECKING:
+    from .analysis import CaptureAnalysis, analyze
 
 __all__ = [
     "CaptureAnalysis",
@@ -34,3 +40,21 @@ __all__ = [
     "resolved",
     "run",
 ]
+
+
+#: Names imported on first use: ``vho.analysis`` pulls in pandas and matplotlib (about a
+#: second), which ``vho --help``, ``vho presets`` or ``vho run`` without ``--plot`` never need.
+_LAZY = {"CaptureAnalysis": "analysis", "analyze": "analysis"}
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: ``vho.analyze`` and ``vho.CaptureAnalysis`` load :mod:`vho.analysis` when first
+    asked for."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'vho' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import signal
 import sys
 from collections.abc import Sequence
@@ -28,6 +29,22 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         sys.stderr.write(f"{self.prog}: {message}\n")
         raise SystemExit(EXIT_BAD_INPUT)
+
+
+class _Once(argparse.Action):
+    """An option that may be given once: argparse would keep the last of several silently."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        before = getattr(namespace, self.dest, None)
+        if before is not None:
+            parser.error(f"{option_string} given twice ({before!r} and {values!r}); give it once")
+        setattr(namespace, self.dest, values)
 
 
 def _seed(text: str) -> int:
@@ -236,6 +253,16 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             f"{s.name}: {len(s.points)} points x {s.replications} replications = {total} runs, "
             f"{where} -> {out}/results"
         )
+    # What an interrupted sweep prints (see main): its runs so far are kept; --resume adds the rest.
+    again = ["vho", "sweep", args.target, "--out", str(out), "--resume"]
+    if args.scheduler:
+        again += ["--scheduler", args.scheduler]
+    if args.run_timeout is not None:
+        again += ["--run-timeout", f"{args.run_timeout:g}"]
+    args.stop_hint = (
+        f"the finished runs are kept in {out}/results; to run the missing ones: "
+        + shlex.join(again)
+    )
     sweep.run(
         s,
         out,
@@ -264,7 +291,8 @@ def _sweep_summarize(args: argparse.Namespace) -> int:
 
     root = _sweep_dir(args)
     axes = axes_of(root)
-    table = sweep.summarize(sweep.results(root), axes, args.metric or sweep.DEFAULT_METRICS)
+    df = sweep.results(root)
+    table = sweep.summarize(df, axes, args.metric or sweep.default_metrics(df))
     md = sweep.to_markdown(table, axes)
     files.write_atomic(root / "summary.csv", lambda p: table.to_csv(p, index=False))
     files.write_text_atomic(root / "summary.md", md)
@@ -275,13 +303,21 @@ def _sweep_summarize(args: argparse.Namespace) -> int:
 
 def _sweep_plot(args: argparse.Namespace) -> int:
     from . import sweep
-    from .sweep.summarize import plot
+    from .sweep.summarize import averaged_axes, axes_of, plot
 
     root = _sweep_dir(args)
     if not args.x or not args.y:
         raise VhoError("vho sweep plot: expected --x AXIS and --y METRIC")
+    axes = axes_of(root)
+    df = sweep.results(root)
     name = f"plot_{args.y}_vs_{args.x}" + (f"_by_{args.hue}" if args.hue else "")
-    paths = plot(sweep.results(root), args.x, args.y, root / name.replace("/", "_"), args.hue)
+    paths = plot(df, args.x, args.y, root / name.replace("/", "_"), args.hue, axes=axes)
+    over = averaged_axes(df, axes, args.x, args.hue)
+    if over:
+        print(
+            f"averaged over {', '.join(over)} (not plotted): each point is the mean of every "
+            "run at its x, with a 95 % CI band"
+        )
     print("-> " + ", ".join(str(p) for p in paths))
     return 0
 
@@ -295,7 +331,14 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             f"vho reproduce: no study {args.study!r}; expected one of {', '.join(STUDIES)}"
         )
     out = Path(args.out) if args.out else Path("out") / args.study
-    report = study(out, quick=args.quick, workers=args.workers, seed=args.seed, quiet=args.quiet)
+    report = study(
+        out,
+        quick=args.quick,
+        workers=args.workers,
+        seed=args.seed,
+        quiet=args.quiet,
+        sensitivity=args.sensitivity,
+    )
     print(f"-> {out}/table.csv, {report}")
     return 0
 
@@ -403,9 +446,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
     sw.add_argument("--metric", action="append", help="summarize: a metric (repeatable)")
-    sw.add_argument("--x", help="plot: the axis on the x axis")
-    sw.add_argument("--y", help="plot: the metric")
-    sw.add_argument("--hue", help="plot: an axis drawn as separate lines")
+    sw.add_argument("--x", action=_Once, help="plot: the axis on the x axis")
+    sw.add_argument("--y", action=_Once, help="plot: the metric")
+    sw.add_argument(
+        "--hue",
+        action=_Once,
+        help="plot: an axis drawn as separate lines (axes neither --x nor --hue are averaged over)",
+    )
     sw.set_defaults(func=_cmd_sweep)
 
     rp = sub.add_parser("reproduce", help="reproduce a study's tables and figures")
@@ -415,6 +462,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--workers", type=_workers, help="local worker processes (default: all)")
     rp.add_argument("--seed", type=_seed, default=1, help="base seed (default 1)")
     rp.add_argument("--quiet", action="store_true", help="no progress bars")
+    rp.add_argument(
+        "--no-sensitivity",
+        dest="sensitivity",
+        action="store_false",
+        help="skip the runs that move each open value (about 80 %% of the time)",
+    )
     rp.set_defaults(func=_cmd_reproduce)
     return p
 
@@ -457,6 +510,12 @@ def _stopped(how: str, status: int) -> int:
     return status
 
 
+def _with_hint(how: str, args: argparse.Namespace) -> str:
+    """The stop message, with what the command said to do next (a sweep: how to resume)."""
+    hint = getattr(args, "stop_hint", None)
+    return f"{how}; {hint}" if hint else how
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``vho`` command."""
     args = build_parser().parse_args(argv)
@@ -474,9 +533,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
-        return _stopped("interrupted", 130)
+        return _stopped(_with_hint("interrupted", args), 130)
     except _Terminated:
-        return _stopped("terminated", 128 + signal.SIGTERM)
+        return _stopped(_with_hint("terminated", args), 128 + signal.SIGTERM)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

@@ -28,13 +28,18 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from . import _native, files
 from .errors import OutputError, ScenarioError
 
+if TYPE_CHECKING:
+    # pandas is imported where a run makes its frames: `vho presets` and `vho --help` never do.
+    import pandas as pd
+
 SUMMARY = "summary.json"
+#: The causes of a drop in ``summary.json`` (each flow's ``drops``, each link's ``dropped_*``).
+DROP_CAUSES = ("queue_overflow", "handover_flush", "random_loss")
 TIMING = "timing.json"
 RESOLVED = "scenario.resolved.toml"
 #: What `vho run` writes (see the module doc): a directory holding only these, a summary among
@@ -51,7 +56,8 @@ OWNED = (
 
 @dataclass
 class RunResult:
-    """What a run produced: the summary (a dict, as in ``summary.json``) and time series."""
+    """What a run produced: the summary (a dict, as in ``summary.json``) and time series.
+    :meth:`flows_frame` gives the flows as a DataFrame; ``repr`` is one line."""
 
     summary: dict
     #: Per flow name, the sender's TCP state over time (``t_s``, cwnd, ssthresh, srtt_s, ...).
@@ -65,7 +71,62 @@ class RunResult:
 
     @property
     def flows(self) -> list[dict]:
+        """The summary's flows, as in ``summary.json`` (nested dicts); see :meth:`flows_frame`."""
         return self.summary["flows"]
+
+    def flows_frame(self) -> pd.DataFrame:
+        """One row per flow: its name, ends, profile and every scalar metric of ``summary.json``
+        (``transfer_time_s``, ``goodput_bps``, ``retransmissions``, ...; a time that did not
+        happen is NaN), ``drops`` (the flow's packets dropped, every link and cause) and
+        ``drops_<cause>`` per cause (``queue_overflow``, ``handover_flush``, ``random_loss``)."""
+        import pandas as pd
+
+        rows = []
+        for f in self.flows:
+            row = {k: v for k, v in f.items() if k != "drops"}
+            row["drops"] = sum(d["packets"] for d in f["drops"])
+            causes = dict.fromkeys(DROP_CAUSES, 0)
+            for d in f["drops"]:
+                causes[d["cause"]] = causes.get(d["cause"], 0) + d["packets"]
+            row.update({f"drops_{c}": n for c, n in causes.items()})
+            rows.append(row)
+        df = pd.DataFrame(rows)
+        for c in df.columns:  # a metric that is null in every flow is still a number column
+            if df[c].isna().all():
+                df[c] = df[c].astype(float)
+        return df
+
+    def __repr__(self) -> str:
+        """One line (a notebook shows this, not the whole summary): the scenario, how the run
+        ended, the flows and what else the result holds."""
+        run = self.summary["run"]
+        flows = self.flows
+        done = sum(1 for f in flows if f["completed"])
+        parts = [
+            f"{run['scenario']!r}",
+            f"seed {run['seed']}",
+            f"simulated {run['simulated_s']:.3f} s, ended by {run['ended_by']}",
+            f"{_count(len(flows), 'flow')} ({done} complete)",
+            _count(len(self.summary["handovers"]), "handover"),
+        ]
+        series = [
+            name
+            for name, on in (
+                ("tcp", self.tcp),
+                ("queues", self.queues is not None),
+                ("throughput", self.throughput),
+            )
+            if on
+        ]
+        if series:
+            parts.append("series: " + ", ".join(series))
+        if self.out_dir is not None:
+            parts.append(f"in {self.out_dir}")
+        return f"RunResult({'; '.join(parts)})"
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _scenario_text(scenario: str | os.PathLike[str]) -> tuple[str, str, Path | None]:
@@ -139,6 +200,15 @@ def _in_thread(fn, *args):
 
 
 def _frames(raw: dict, summary: dict) -> tuple[dict, pd.DataFrame | None, dict]:
+    recorded = (
+        any(c is not None for c in raw["tcp_series"])
+        or raw["queue_series"] is not None
+        or any(b is not None for b in raw["rx_bins"])
+    )
+    if not recorded:  # a run without series (every sweep run) needs no pandas
+        return {}, None, {}
+    import pandas as pd
+
     names = [f["name"] for f in summary["flows"]]
     tcp: dict[str, pd.DataFrame] = {}
     for name, cols in zip(names, raw["tcp_series"], strict=True):
@@ -221,6 +291,8 @@ def run(
         tcp, queues, thr = _frames(raw, summary)
         try:
             if tcp:
+                import pandas as pd
+
                 frames = [df.assign(flow=name) for name, df in tcp.items()]
                 pd.concat(frames, ignore_index=True).to_parquet(
                     stage / "series_tcp.parquet", index=False

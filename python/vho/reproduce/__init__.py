@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import daniel_kojo
 
-#: Study name -> ``reproduce(out, *, quick, workers, seed) -> report path``.
+#: Study name -> ``reproduce(out, *, quick, workers, seed, quiet, sensitivity) -> report path``.
 STUDIES: dict[str, Callable[..., Path]] = {"daniel-kojo": daniel_kojo.reproduce}
 
 __all__ = ["STUDIES"]

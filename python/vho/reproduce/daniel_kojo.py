@@ -8,7 +8,8 @@ Writes, in the output directory:
   ours_ci95_s,paper_s,rel_diff``, one row per cell of the paper, in the paper's order;
 - ``cells.csv``: the same cells with the ground-truth means (spurious timeouts and
   retransmissions, duplicate ACKs, reordering, fast retransmits, drops);
-- ``sensitivity.csv``: the open values moved one at a time;
+- ``sensitivity.csv``: the open values moved one at a time (not with ``sensitivity=False``,
+  ``--no-sensitivity``);
 - ``report.md`` and ``figures/`` (PNG and SVG);
 - ``runs/``: the sweeps' Parquet results (replaced on every run).
 """
@@ -21,6 +22,7 @@ import os
 import shutil
 import time
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +34,25 @@ from ..sweep.spec import Sweep
 from ..sweep.summarize import t975
 from .daniel_kojo_paper import MB, cells
 
-ROOT = Path(__file__).resolve().parents[3]
+#: The study's parameter set as the repository shows it; the package carries the same file as
+#: ``vho/data/studies/daniel-kojo.toml`` (a symbolic link in the repository, a copy in a
+#: wheel), which is what vho reads, so that an installed vho needs no source tree.
 STUDY = "scenarios/studies/daniel-kojo.toml"
+
+
+def study_path() -> Path:
+    """The study's TOML file inside the installed package (a plain directory: the package
+    holds a native module, so it is never imported from a zip)."""
+    return Path(str(resources.files("vho").joinpath("data", "studies", "daniel-kojo.toml")))
+
 
 #: §5: "For each handoff time, 32 replications are done".
 REPLICATIONS = 32
 #: --quick: a few replications, and the 20 MB rows (Tables 4 and 6) at these HTimes only.
 QUICK_REPLICATIONS = 4
+#: The sensitivity runs (each open value's alternatives, and the chosen set again) at fewer
+#: replications, indexed by --quick: they take ~80 % of the study's time as it is.
+SENSITIVITY_REPLICATIONS = {False: 8, True: 1}
 QUICK_20MB_HTIMES = (0, 15, 30)
 #: The issue's criterion: a cell agrees when ours is within 10 % of the paper's.
 TOLERANCE = 0.10
@@ -121,7 +135,7 @@ def ns2_tcl_args() -> tuple[str, str]:
     takes them, read from the study's TOML so that the ns-2 side follows it."""
     import tomllib
 
-    study = tomllib.loads((ROOT / STUDY).read_text(encoding="utf-8"))
+    study = tomllib.loads(study_path().read_text(encoding="utf-8"))
     delay, unit = study["wired"]["delay"].split()
     # No send_window: ns-2's window_ default, as the ns2 profile's.
     window, wunit = study["flow"][0]["tcp"].get("send_window", "20 packets").split()
@@ -205,7 +219,7 @@ def overrides(c: Cell, how: str = "centred") -> dict[str, Any]:
 def make_sweep(
     cs: list[Cell], replications: int, seed: int, extra: list[str], how: str = "centred"
 ) -> Sweep:
-    path = ROOT / STUDY
+    path = study_path()
     return Sweep(
         label=str(path),
         text=path.read_text(encoding="utf-8"),
@@ -221,10 +235,12 @@ def make_sweep(
     )
 
 
-def run_sweep(s: Sweep, runs_dir: Path, workers: int | None, quiet: bool) -> pd.DataFrame:
-    """Runs a sweep under ``runs_dir/<digest>``."""
+def run_sweep(
+    s: Sweep, runs_dir: Path, workers: int | None, quiet: bool, desc: str | None = None
+) -> pd.DataFrame:
+    """Runs a sweep under ``runs_dir/<digest>``; ``desc`` labels its progress bar."""
     out = runs_dir / s.digest()[:16]
-    sweep.run(s, out, workers=workers, resume=True, quiet=quiet)
+    sweep.run(s, out, workers=workers, resume=True, quiet=quiet, desc=desc)
     df = sweep.results(out)
     failed = df[df["error"].notna()]
     if len(failed):
@@ -305,7 +321,8 @@ def reproduce(
     t0 = time.perf_counter()
     cs = study_cells(quick)
     reps = QUICK_REPLICATIONS if quick else REPLICATIONS
-    main = per_cell(run_sweep(make_sweep(cs, reps, seed, []), runs, workers, quiet), cs)
+    stage = f"tables: {len(cs)} cells x {reps} replications"
+    main = per_cell(run_sweep(make_sweep(cs, reps, seed, []), runs, workers, quiet, stage), cs)
     wall_main = time.perf_counter() - t0
     write_csv(main, out / "table.csv", TABLE_COLUMNS)
     write_csv(main, out / "cells.csv", [c for c in main.columns if c != "incomplete"])
@@ -316,12 +333,16 @@ def reproduce(
     if sensitivity:
         # Each alternative over every cell with fewer replications (8; quick: 1), beside the
         # chosen set at the same replications, so that only the value differs.
-        sreps = 1 if quick else 8
+        sreps = SENSITIVITY_REPLICATIONS[quick]
+        n_alts = sum(len(alts) for _, _, alts in OPEN_VALUES)
+        i = 0
         for name, paper_says, alts in OPEN_VALUES:
             for a in alts:
                 label = a.label
+                i += 1
                 sw = make_sweep(cs, sreps, seed, list(a.overrides), a.instant)
-                df = run_sweep(sw, runs, workers, quiet)
+                stage = f"sensitivity {i}/{n_alts}: {name} = {label}, x {sreps}"
+                df = run_sweep(sw, runs, workers, quiet, stage)
                 t = per_cell(df, cs)
                 if "(chosen)" not in label:
                     moved[f"{name}: {label}"] = t
@@ -342,6 +363,8 @@ def reproduce(
     sens = pd.DataFrame(sens_rows)
     if len(sens):
         write_csv(sens, out / "sensitivity.csv", list(sens.columns))
+    else:  # not one of an earlier run's beside this run's tables
+        (out / "sensitivity.csv").unlink(missing_ok=True)
     wall_all = time.perf_counter() - t0
     return write_report(
         out,
@@ -353,4 +376,6 @@ def reproduce(
         reps=reps,
         wall_main_s=wall_main,
         wall_all_s=wall_all,
+        quiet=quiet,
+        sensitivity=sensitivity,
     )

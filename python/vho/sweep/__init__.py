@@ -11,12 +11,13 @@ from __future__ import annotations
 from .engine import flatten_summary, run
 from .spec import Sweep, Task, load, parse
 from .store import load as results
-from .summarize import DEFAULT_METRICS, summarize, to_markdown
+from .summarize import DEFAULT_METRICS, default_metrics, summarize, to_markdown
 
 __all__ = [
     "DEFAULT_METRICS",
     "Sweep",
     "Task",
+    "default_metrics",
     "flatten_summary",
     "load",
     "parse",

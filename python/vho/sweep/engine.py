@@ -173,9 +173,10 @@ def run_batch_to_part(
 
 
 def flatten_summary(s: dict) -> dict[str, Any]:
-    """One flat row from a run's summary: the run's fields, the first flow's metrics without a
-    prefix (the common single-flow case) and every flow's under ``flow.<name>.``, each
-    handover's under ``handover.<i>.``, and drops per cause summed over links."""
+    """One flat row from a run's summary: the run's fields; the flows' metrics, each once: bare
+    (``transfer_time_s``) when the scenario has one flow, under ``flow.<name>.`` for every flow
+    when it has several (no bare column then: it could only be one flow's); each handover's
+    under ``handover.<i>.``; and drops per cause summed over links."""
     run = s["run"]
     row: dict[str, Any] = {
         "vho_version": run["vho_version"],
@@ -185,12 +186,12 @@ def flatten_summary(s: dict) -> dict[str, Any]:
         "ended_by": run["ended_by"],
         "conservation_ok": run["conservation_ok"],
     }
-    for i, f in enumerate(s["flows"]):
+    flows = s["flows"]
+    for f in flows:
         m = {k: v for k, v in f.items() if k not in ("name", "from", "to", "tcp_profile", "drops")}
         m["drops"] = sum(d["packets"] for d in f["drops"])
-        if i == 0:
-            row.update(m)
-        row.update({f"flow.{f['name']}.{k}": v for k, v in m.items()})
+        prefix = f"flow.{f['name']}." if len(flows) > 1 else ""
+        row.update({f"{prefix}{k}": v for k, v in m.items()})
     for i, h in enumerate(s["handovers"]):
         row[f"handover.{i}.at_s"] = h["at_s"]
         row[f"handover.{i}.interruption_s"] = h["interruption_s"]
@@ -220,15 +221,8 @@ def _make_batch(sweep: Sweep, tasks: list[Task], run_timeout: float | None = Non
         run_timeout=run_timeout,
         label=sweep.label,
         text=sweep.text,
-        columns=tuple(sweep.columns),
-        runs=tuple(
-            (
-                t,
-                tuple(sweep.overrides(t.point)),
-                tuple(sweep.points[t.point][c] for c in sweep.columns),
-            )
-            for t in tasks
-        ),
+        columns=tuple(sweep.row_columns()),
+        runs=tuple((t, tuple(sweep.overrides(t.point)), sweep.row_values(t.point)) for t in tasks),
     )
 
 
@@ -317,10 +311,12 @@ def run(
     quiet: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
     run_timeout: float | None = None,
+    desc: str | None = None,
 ) -> Path:
     """Runs a sweep into ``out`` (see :mod:`vho.sweep.store` for the layout); returns the
     results directory. ``run_timeout``: a run's wall-time limit in seconds; a run that
-    exceeds it is a failed row."""
+    exceeds it is a failed row. ``desc``: the progress bar's label (a caller running several
+    sweeps names each)."""
     out = Path(out)
     workers = workers or os.cpu_count() or 1
     if workers < 1:
@@ -329,7 +325,7 @@ def run(
         raise SweepError(f"--run-timeout: expected a number of seconds > 0, got {run_timeout}")
     st = store.Store.open(out, sweep, resume=resume)
     try:
-        _run_open(sweep, st, workers, scheduler, quiet, on_progress, run_timeout)
+        _run_open(sweep, st, workers, scheduler, quiet, on_progress, run_timeout, desc)
     finally:
         st.close()
     return st.results
@@ -343,10 +339,11 @@ def _run_open(
     quiet: bool,
     on_progress: Callable[[int, int], None] | None,
     run_timeout: float | None,
+    desc: str | None = None,
 ) -> None:
     todo = [t for t in sweep.tasks() if t.task not in st.done]
     total = len(sweep.points) * sweep.replications
-    bar = _progress(total, total - len(todo), quiet)
+    bar = _progress(total, total - len(todo), quiet, desc)
     try:
         if todo:
             # The first run, here: its time sizes the batches, its row fixes the schema.
@@ -367,10 +364,11 @@ def _run_open(
     st.finish(total)
 
 
-def _progress(total: int, initial: int, quiet: bool) -> Any:
+def _progress(total: int, initial: int, quiet: bool, desc: str | None = None) -> Any:
     from tqdm import tqdm
 
     return tqdm(
+        desc=desc,
         total=total,
         initial=initial,
         unit="run",

@@ -32,6 +32,7 @@ file, line and field.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -45,6 +46,7 @@ from typing import Any
 from .. import _native, files
 from ..errors import ScenarioError, SweepError
 from ..runner import identity
+from . import units
 
 #: Overrides every sweep run gets: a sweep keeps summaries only, so recording is switched off
 #: (a pcap per run of a 5 000-run sweep is not what anyone wants; `vho run` one point instead).
@@ -89,6 +91,23 @@ class Sweep:
             *NO_RECORDING,
             *(f"{k}={toml_literal(v)}" for k, v in self.points[point].items()),
         ]
+
+    @functools.cached_property
+    def axis_units(self) -> dict[str, str]:
+        """Per axis column whose every value carries a unit of one kind, its base unit
+        (``{"handover.0.at": "s"}``): the row holds the value in that unit as ``<axis>_si``."""
+        found = {c: units.axis_unit([p[c] for p in self.points]) for c in self.columns}
+        return {c: u for c, u in found.items() if u is not None}
+
+    def row_columns(self) -> list[str]:
+        """The axis columns of a result row: the labels, then each ``<axis>_si``."""
+        return [*self.columns, *(f"{c}{units.SI_SUFFIX}" for c in self.axis_units)]
+
+    def row_values(self, point: int) -> tuple[Any, ...]:
+        """A point's values for :meth:`row_columns`."""
+        p = self.points[point]
+        si = (units.quantity(p[c]) for c in self.axis_units)
+        return (*(p[c] for c in self.columns), *(q[0] for q in si if q is not None))
 
     def point_key(self, point: int) -> str:
         return "\n".join(sorted(f"{k}={toml_literal(v)}" for k, v in self.points[point].items()))

@@ -8,10 +8,12 @@
 - ``results/part-NNNNNN.parquet``: one part per finished batch, written under a hidden name
   and renamed into place, so a part is either whole or absent. Readers (pandas, polars,
   DuckDB, pyarrow) ignore hidden files; a resumed sweep deletes the debris of a killed one.
-- One row per run: ``task``, ``point``, ``replication``, ``seed``, the axis columns, every
-  summary metric, ``error`` (null when the run succeeded), ``wall_s``, ``vho_version`` and
-  ``scenario_hash``. A run that failed, or exceeded ``--run-timeout``, is a row too: a resumed
-  sweep does not run it again.
+- One row per run: ``task``, ``point``, ``replication``, ``seed``, the axis columns (as
+  written, and ``<axis>_si`` in base units for an axis with units: :mod:`vho.sweep.units`),
+  every summary metric (a flow's once: :func:`vho.sweep.engine.flatten_summary`), ``error``
+  (null when the run succeeded), ``wall_s``, ``vho_version`` and ``scenario_hash``
+  (``docs/sweeps.md`` lists them). A run that failed, or exceeded ``--run-timeout``, is a row
+  too: a resumed sweep does not run it again.
 """
 
 from __future__ import annotations
@@ -107,6 +109,7 @@ class Store:
             "scenario": sweep.label,
             "digest": sweep.digest(),
             "columns": sweep.columns,
+            "axis_units": sweep.axis_units,
             "points": len(sweep.points),
             "replications": sweep.replications,
             "runs": len(sweep.points) * sweep.replications,

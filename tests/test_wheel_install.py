@@ -1,0 +1,82 @@
+"""A wheel, installed in a fresh virtual environment, reproduces the study from an empty
+directory: everything vho reads at run time is inside the package (issue 18: the study file
+was looked up relative to the source tree).
+
+The wheel is built once per session (``maturin build --release``; about 3 minutes from a cold
+``target/``, seconds when it is warm). Skipped when maturin is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.skipif(shutil.which("maturin") is None, reason="maturin not installed")
+
+
+def _env() -> dict[str, str]:
+    """The environment without anything that points Python at the source tree."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    env["PYTHONNOUSERSITE"] = "1"
+    return env
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv (the system's site-packages for numpy, pandas, ...) with vho installed from
+    a wheel built from this tree."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        ["maturin", "build", "--release", "--quiet", "-o", str(tmp / "dist")],
+        cwd=ROOT,
+        env=_env(),
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = (tmp / "dist").glob("vho-*.whl")
+    env_dir = tmp / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", str(env_dir)], check=True
+    )
+    subprocess.run(
+        [env_dir / "bin" / "python", "-m", "pip", "install", "-q", "--no-index", str(wheel)],
+        env=_env(),
+        check=True,
+    )
+    return env_dir
+
+
+def test_the_wheel_reproduces_the_study_from_an_empty_directory(venv: Path, tmp_path: Path) -> None:
+    work = tmp_path / "empty"
+    work.mkdir()
+    where = subprocess.run(
+        [venv / "bin" / "python", "-c", "import vho; print(vho.__file__)"],
+        cwd=work,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    # The package under test is the wheel's, not the source tree's.
+    assert Path(where).is_relative_to(venv), where
+    r = subprocess.run(
+        [venv / "bin" / "vho", "reproduce", "daniel-kojo", "--quick", "--quiet"],
+        cwd=work,
+        env=_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    out = work / "out" / "daniel-kojo"
+    assert len((out / "table.csv").read_text().splitlines()) == 1 + 104
+    report = (out / "report.md").read_text()
+    assert "% of the cells are within ±10 % of the paper" in report
+    # The study's parameter set is in the report, read from the package.
+    assert 'send_window = "40 packets"' in report

@@ -211,3 +211,20 @@ def test_flow_selection_by_index_endpoint_and_pair(wlan_gprs: Path) -> None:
     cap = wlan_gprs / "mh.pcap"
     for spec in ("0", "10.0.0.3:40001", ":5001", "10.0.0.3:40001,10.0.0.1:5001"):
         assert len(vho.analyze(cap, flow=spec).metrics["flows"]) == 1, spec
+
+
+def test_what_cannot_be_measured_is_said_not_printed_as_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 18 (6): at a sender capture without D-SACK or timestamps, spurious retransmissions
+    # are not measurable ("0 by none" read as "none found"); without a handover, t_a says why.
+    from vho.cli import main
+
+    scen = Path(__file__).resolve().parent.parent / "benches" / "scenarios" / "lossy-link.toml"
+    sets = ['flow.0.tcp.profile="rfc"', 'record.pcap=["ch"]', 'flow.0.size="300 KB"']
+    vho.run(scen, overrides=sets, out_dir=tmp_path / "run")
+    capsys.readouterr()
+    assert main(["analyze", str(tmp_path / "run" / "ch.pcap"), "--out", str(tmp_path / "a")]) == 0
+    out = capsys.readouterr().out
+    assert "spurious not measurable here" in out
+    assert "t_a - (no handover known: give --handover-at)" in out

@@ -174,12 +174,16 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         goodput = "undefined" if e["goodput_bps"] is None else _fmt(e["goodput_bps"], " b/s", 0)
         print(
             f"  flow {e['index']} {e['id']}: {e['bytes']} B, goodput "
-            f"{goodput}, t_a {_fmt(e['adaptation_time_s'], ' s')}"
+            f"{goodput}, t_a {_adaptation(e, h)}"
         )
+        if e["spurious_evidence"] == "none":
+            # No receiver-side capture, D-SACK or timestamps: zero would read as "none found".
+            spurious = "spurious not measurable here"
+        else:
+            spurious = f"spurious {e['spurious_retransmissions']} by {e['spurious_evidence']}"
         print(
             f"    retransmissions {e['retransmissions']} (fast {e['fast_retransmissions']}, "
-            f"spurious {e['spurious_retransmissions']} by {e['spurious_evidence']}), "
-            f"duplicate ACKs {e['duplicate_acks']}, out of order {e['out_of_order']}"
+            f"{spurious}), duplicate ACKs {e['duplicate_acks']}, out of order {e['out_of_order']}"
         )
     rest = m["flows_total"] - m["flows_listed"]
     if rest:
@@ -190,6 +194,18 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         )
     print(f"-> {out}/metrics.json" + (f" and {len(a.figures)} figure files" if a.figures else ""))
     return 0
+
+
+def _adaptation(e: dict, handover: dict) -> str:
+    """t_a of a flow, or why there is none (Cottingham & Vidales §5 needs a handover instant,
+    data after it, and a throughput that reaches the connection's mean)."""
+    if e["adaptation_time_s"] is not None:
+        return _fmt(e["adaptation_time_s"], " s")
+    if handover["source"] not in ("given", "detected"):
+        return "- (no handover known: give --handover-at)"
+    if e.get("first_after_handover_s") is None:
+        return "- (no data after the handover)"
+    return "- (the throughput never reached its mean after the handover)"
 
 
 def _cmd_presets(args: argparse.Namespace) -> int:

@@ -10,8 +10,9 @@ use vho_trace::{decode, Reader, Skip};
 /// Reads the TCP segments of a capture: all of them, or those of one conversation
 /// (`flow = (addr, port, addr, port)`, either direction). Returns a dict of equal-length
 /// lists (`t_ns`, `src`, `dst`, `sport`, `dport`, `seq`, `ack`, `len`, `flags`, `window`,
-/// `ip_id`, `sack`: the SACK blocks as `[left, right]` pairs) and `skipped`: frames that were
-/// not TCP segments, by reason.
+/// `ip_id`, `sack`: the SACK blocks as `[left, right]` pairs), `skipped`: frames that were
+/// not TCP segments, by reason, and `cut_short`: where the file ended inside its last record
+/// (the records before it are read), else None.
 #[pyfunction]
 #[pyo3(signature = (path, flow=None))]
 pub fn read_tcp<'py>(
@@ -104,6 +105,7 @@ pub fn read_tcp<'py>(
         s.set_item(*name, n)?;
     }
     d.set_item("skipped", s)?;
+    d.set_item("cut_short", reader.cut_short().map(|e| e.to_string()))?;
     Ok(d)
 }
 

@@ -205,6 +205,30 @@ fn lone_syns_are_reported_in_the_order_they_came() {
 }
 
 #[test]
+fn a_capture_cut_inside_its_last_packet_is_analysed_up_to_it_with_a_warning() {
+    // tshark analyses what is there and says the file "appears to have been cut short in
+    // the middle of a packet".
+    let mut p = Pcap::new();
+    for i in 0..3u64 {
+        p.connection(i * 1_000_000_000, 4000 + i as u16);
+    }
+    let whole = analyze_reader(&p.0[..], "mem").expect("valid");
+    assert!(whole.warnings.is_empty());
+    let cut = &p.0[..p.0.len() - 10];
+    let a = analyze_reader(cut, "mem").expect("what is there is analysed");
+    assert_eq!(a.packets, whole.packets - 1);
+    assert_eq!(a.flows.len(), 3);
+    assert_eq!(a.flows[2].packets, whole.flows[2].packets - 1);
+    assert_eq!(a.warnings.len(), 1);
+    let w = &a.warnings[0];
+    assert!(w.starts_with("mem: byte "), "{w}");
+    assert!(
+        w.contains("cut short in the middle of a packet; the 23 packets before it"),
+        "{w}"
+    );
+}
+
+#[test]
 fn an_open_conversation_is_never_let_go() {
     // One connection that never closes, and quiet for longer than TIME_WAIT: still one.
     let mut p = Pcap::new();

@@ -289,6 +289,8 @@ def _analyze(
         "tcp_segments": header["tcp_segments"],
         "skipped": header["skipped"],
         "max_open_flows": header["max_open_flows"],
+        # What was read in spite of a fault (a capture cut short inside its last packet).
+        "warnings": header["warnings"],
         "handover": metrics.handover(
             [kept.handover_entry] if kept.handover_entry else [], handover_at
         ),

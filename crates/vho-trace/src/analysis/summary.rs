@@ -118,6 +118,9 @@ pub struct Summary {
     /// The most conversations the flow table held at once (its memory is bounded by this,
     /// not by the capture's size).
     pub max_open_flows: usize,
+    /// What was read in spite of a fault, one sentence each: a file cut short inside its
+    /// last record (see [`crate::reader`]).
+    pub warnings: Vec<String>,
 }
 
 /// The result of [`analyze`].
@@ -130,6 +133,8 @@ pub struct Analysis {
     /// The most conversations the flow table held at once (its memory is bounded by this,
     /// not by the capture's size).
     pub max_open_flows: usize,
+    /// What was read in spite of a fault, one sentence each (see [`Summary::warnings`]).
+    pub warnings: Vec<String>,
     /// Every conversation, in the order its first packet appeared.
     pub flows: Vec<FlowResult>,
 }
@@ -251,6 +256,7 @@ pub fn analyze_reader_with<R: Read>(
         tcp_segments: s.tcp_segments,
         skipped: s.skipped,
         max_open_flows: s.max_open_flows,
+        warnings: s.warnings,
         flows,
     })
 }
@@ -325,6 +331,15 @@ impl<R: Read> FlowStream<R> {
                 }
                 None => {
                     a.max_open_flows = table.max_open;
+                    if let Some(e) = self.reader.cut_short() {
+                        // tshark: "The file appears to have been cut short in the middle of
+                        // a packet" (wiretap's WTAP_ERR_SHORT_READ), and it keeps the rest.
+                        a.warnings.push(format!(
+                            "{e}: the capture appears to have been cut short in the middle of \
+                             a packet; the {} packets before it were analysed",
+                            a.packets
+                        ));
+                    }
                     self.remaining = self.table.take().map(FlowTable::finish);
                 }
             }

@@ -195,15 +195,35 @@ def test_bad_arguments_are_one_line_and_exit_2(
     assert not (out / "metrics.json").exists()
 
 
-def test_a_truncated_capture_names_the_file_and_leaves_no_metrics(
+def test_a_capture_cut_short_is_analysed_up_to_the_cut_with_one_warning(
     wlan_gprs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # As tshark: "The file appears to have been cut short in the middle of a packet", and
+    # the packets before it are analysed.
+    whole = vho.analyze(wlan_gprs / "mh.pcap").metrics
     cut = tmp_path / "cut.pcap"
     cut.write_bytes((wlan_gprs / "mh.pcap").read_bytes()[:-700])
     out = tmp_path / "an"
-    assert main(["analyze", str(cut), "--out", str(out)]) == 2
+    assert main(["analyze", str(cut), "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and str(cut) in err, err
+    assert err.count("\n") == 1 and str(cut) in err and "cut short" in err, err
+    m = json.loads((out / "metrics.json").read_text())
+    assert 0 < m["packets"] < whole["packets"]
+    assert len(m["warnings"]) == 1 and "cut short in the middle of a packet" in m["warnings"][0]
+    assert whole["warnings"] == []
+
+
+def test_a_capture_damaged_before_its_end_is_still_refused(
+    wlan_gprs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = bytearray((wlan_gprs / "mh.pcap").read_bytes())
+    data[24 + 8 : 24 + 12] = (1 << 20).to_bytes(4, "little")  # the first record's length
+    bad = tmp_path / "bad.pcap"
+    bad.write_bytes(bytes(data))
+    out = tmp_path / "an"
+    assert main(["analyze", str(bad), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(bad) in err and "not plausible" in err, err
     assert not (out / "metrics.json").exists()
 
 

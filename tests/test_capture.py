@@ -72,23 +72,29 @@ def test_sequence_marks_the_retransmissions_the_sender_made(fig1_out: Path) -> N
     assert (fig1_out / "sequence_mh.svg").is_file()
 
 
-@pytest.mark.parametrize(
-    "cut,expected",
-    [
-        (2, "byte 0: file too short for a capture header"),
-        (30, "byte 24: record header truncated (expected 16 bytes, got 6)"),
-        (100, "byte 96: record truncated (expected 40 bytes, got 4)"),
-    ],
-)
-def test_a_truncated_capture_is_one_located_line(
-    tmp_path: Path, fig1_out: Path, cut: int, expected: str
+def test_a_capture_too_short_for_its_header_is_one_located_line(
+    tmp_path: Path, fig1_out: Path
 ) -> None:
     bad = tmp_path / "cut.pcap"
-    bad.write_bytes((fig1_out / "mh.pcap").read_bytes()[:cut])
+    bad.write_bytes((fig1_out / "mh.pcap").read_bytes()[:2])
     with pytest.raises(vho.CaptureError) as e:
         capture.read_tcp(bad)
     msg = str(e.value)
-    assert msg.startswith(f"{bad}: ") and expected in msg and "\n" not in msg, msg
+    assert msg.startswith(f"{bad}: ") and "\n" not in msg, msg
+    assert "byte 0: file too short for a capture header" in msg
+
+
+@pytest.mark.parametrize("cut,segments", [(30, 0), (100, 1)])
+def test_a_capture_cut_inside_a_record_gives_the_records_before_it(
+    tmp_path: Path, fig1_out: Path, cut: int, segments: int
+) -> None:
+    # As tshark: a file cut short in the middle of a packet is read up to that packet.
+    bad = tmp_path / "cut.pcap"
+    bad.write_bytes((fig1_out / "mh.pcap").read_bytes()[:cut])
+    df = capture.read_tcp(bad)
+    assert len(df) == segments
+    assert "truncated" in df.attrs["cut_short"]
+    assert capture.read_tcp(fig1_out / "mh.pcap").attrs["cut_short"] is None
 
 
 def test_not_a_capture(tmp_path: Path) -> None:

@@ -24,14 +24,17 @@ def read_tcp(
     ``ack``, ``len`` (payload bytes), ``flags``, ``window``, ``ip_id``, ``sack`` (the SACK
     blocks, ``[left, right]`` pairs).
 
-    Frames that are not TCP segments are counted in ``df.attrs["skipped"]``.
-    Raises :class:`vho.errors.CaptureError` for a file that is not a readable capture.
+    Frames that are not TCP segments are counted in ``df.attrs["skipped"]``. A file cut short
+    inside its last record is read up to it, and ``df.attrs["cut_short"]`` says where (else
+    ``None``). Raises :class:`vho.errors.CaptureError` for a file that is not a readable capture.
     """
     raw = _native.read_tcp(os.fspath(path), flow)
     skipped = raw.pop("skipped")
+    cut_short = raw.pop("cut_short")
     df = pd.DataFrame(raw)
     df.insert(0, "t_s", df.pop("t_ns") / 1e9)
     df.attrs["skipped"] = skipped
+    df.attrs["cut_short"] = cut_short
     return df
 
 

@@ -156,6 +156,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         force=args.force,
     )
     m = a.metrics
+    for w in m["warnings"]:
+        print(f"vho analyze: warning: {w}", file=sys.stderr)
     print(
         f"{capture}: {m['packets']} packets, {m['tcp_segments']} TCP segments, "
         f"{m['flows_total']} flows"

@@ -1,5 +1,5 @@
 //! Captures (pcap or pcapng, streamed): `read_tcp`, the TCP segments as columns, and
-//! `analyze`, vho-trace's per-flow analysis.
+//! `analyze_flows`, vho-trace's per-flow analysis, one flow at a time.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -10,8 +10,9 @@ use vho_trace::{decode, Reader, Skip};
 /// Reads the TCP segments of a capture: all of them, or those of one conversation
 /// (`flow = (addr, port, addr, port)`, either direction). Returns a dict of equal-length
 /// lists (`t_ns`, `src`, `dst`, `sport`, `dport`, `seq`, `ack`, `len`, `flags`, `window`,
-/// `ip_id`, `sack`: the SACK blocks as `[left, right]` pairs) and `skipped`: frames that were
-/// not TCP segments, by reason.
+/// `ip_id`, `sack`: the SACK blocks as `[left, right]` pairs), `skipped`: frames that were
+/// not TCP segments, by reason, and `cut_short`: where the file ended inside its last record
+/// (the records before it are read), else None.
 #[pyfunction]
 #[pyo3(signature = (path, flow=None))]
 pub fn read_tcp<'py>(
@@ -104,23 +105,21 @@ pub fn read_tcp<'py>(
         s.set_item(*name, n)?;
     }
     d.set_item("skipped", s)?;
+    d.set_item("cut_short", reader.cut_short().map(|e| e.to_string()))?;
     Ok(d)
 }
 
 /// Analyses a capture with vho-trace (per flow: Wireshark's tcp.analysis counts, RTT,
 /// spurious retransmissions with their evidence, changes of path, t_a). `handover_at_s` is
 /// the handover instant in capture time, if known; `capture_point` ("receiver" or "sender")
-/// where the capture was taken relative to the data, if known. Returns the analysis as JSON
-/// text (the serde form of `vho_trace::analysis::Analysis`); the GIL is released while it
-/// runs.
+/// where the capture was taken relative to the data, if known. Returns a [`FlowStream`].
 #[pyfunction]
 #[pyo3(signature = (path, handover_at_s=None, capture_point=None))]
-pub fn analyze(
-    py: Python<'_>,
+pub fn analyze_flows(
     path: &str,
     handover_at_s: Option<f64>,
     capture_point: Option<&str>,
-) -> PyResult<String> {
+) -> PyResult<FlowStream> {
     use vho_trace::analysis::CapturePoint;
     let capture_point = match capture_point {
         None => None,
@@ -136,8 +135,44 @@ pub fn analyze(
         handover_at_ns: handover_at_s.map(|s| (s * 1e9).round() as u64),
         capture_point,
     };
-    let a = py
-        .allow_threads(|| vho_trace::analysis::analyze_with(path, &opts))
+    let inner = vho_trace::analysis::FlowStream::open(path, opts)
         .map_err(|e| crate::errors::capture_error(&e.to_string()))?;
-    serde_json::to_string(&a).map_err(|e| crate::errors::capture_error(&format!("{path}: {e}")))
+    Ok(FlowStream {
+        inner,
+        path: path.to_string(),
+    })
+}
+
+/// A capture's analysis, one conversation at a time: iterating gives each conversation's
+/// result as JSON text (the serde form of `vho_trace::analysis::FlowResult`) as it leaves
+/// vho-trace's flow table; `summary()` then gives the rest of the analysis (packets, skipped
+/// frames, the most flows open at once) as JSON text. The GIL is released while it reads.
+#[pyclass(module = "vho._native")]
+pub struct FlowStream {
+    inner: vho_trace::analysis::FlowStream<BufReader<File>>,
+    path: String,
+}
+
+#[pymethods]
+impl FlowStream {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<String>> {
+        let inner = &mut self.inner;
+        let flow = py
+            .allow_threads(|| inner.next_flow())
+            .map_err(|e| crate::errors::capture_error(&e.to_string()))?;
+        flow.map(|f| serde_json::to_string(&f))
+            .transpose()
+            .map_err(|e| crate::errors::capture_error(&format!("{}: {e}", self.path)))
+    }
+
+    /// The analysis without its conversations (`vho_trace::analysis::Summary`) as JSON text;
+    /// complete once the iteration has ended.
+    fn summary(&self) -> PyResult<String> {
+        serde_json::to_string(self.inner.summary())
+            .map_err(|e| crate::errors::capture_error(&format!("{}: {e}", self.path)))
+    }
 }

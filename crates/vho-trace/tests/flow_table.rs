@@ -1,7 +1,11 @@
 //! The flow table holds the conversations open at a time, not the capture's: closed ones
 //! leave it once quiet for TIME_WAIT (flow.rs, CLOSED_LINGER_NS).
 
-use vho_trace::analysis::analyze_reader;
+use std::cell::Cell;
+use std::io::Read;
+use std::rc::Rc;
+
+use vho_trace::analysis::{analyze_reader, AnalyzeOptions, FlowStream};
 
 const LINKTYPE_RAW: u32 = 101;
 
@@ -125,6 +129,103 @@ fn closed_conversations_leave_the_table_and_their_results_stay() {
         assert_eq!(f.server.unique_bytes, 1000);
         assert!(f.fin_seen && f.syn_seen);
     }
+}
+
+/// A byte stream that tells how much of it has been read.
+struct Counting<'a>(&'a [u8], Rc<Cell<usize>>);
+
+impl Read for Counting<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.read(buf)?;
+        self.1.set(self.1.get() + n);
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_closed_conversations_result_comes_out_while_the_capture_is_read() {
+    // Issue 17: results streamed as conversations end, not held until the end of the file.
+    let mut p = Pcap::new();
+    let n = 2_000u64;
+    for i in 0..n {
+        p.connection(i * 1_000_000_000, 1024 + i as u16);
+    }
+    let read = Rc::new(Cell::new(0));
+    let mut s = FlowStream::new(
+        Counting(&p.0, read.clone()),
+        "mem",
+        AnalyzeOptions::default(),
+    )
+    .expect("valid");
+    let first = s.next_flow().expect("valid").expect("a flow");
+    assert_eq!(first.index, 0);
+    // Flow 0 closed at 7 ms and left at the first sweep after 60 s of quiet (segment 4096,
+    // connection 512): long before the end of the 2,000 connections.
+    assert!(
+        read.get() < p.0.len() / 2,
+        "{} of {}",
+        read.get(),
+        p.0.len()
+    );
+    let mut seen = 1;
+    while let Some(f) = s.next_flow().expect("valid") {
+        assert_eq!(
+            f.index, seen,
+            "each conversation once, in the order they ended"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, n as usize);
+    assert_eq!(s.summary().packets, 8 * n);
+}
+
+#[test]
+fn lone_syns_are_reported_in_the_order_they_came() {
+    // A SYN flood: every conversation one segment, none closed.
+    let mut p = Pcap::new();
+    for i in 0..5_000u32 {
+        p.seg(
+            u64::from(i) * 1000,
+            true,
+            (1024 + i % 60_000) as u16,
+            i,
+            0,
+            0x02,
+            0,
+        );
+    }
+    let a = analyze_reader(&p.0[..], "mem").expect("valid");
+    assert_eq!(a.flows.len(), 5_000);
+    assert_eq!(a.max_open_flows, 5_000);
+    for (i, f) in a.flows.iter().enumerate() {
+        assert_eq!((f.index, f.packets, f.syn_seen), (i, 1, true));
+        assert_eq!(f.client.port, 1024 + i as u16);
+        assert_eq!(f.client.segments, 1);
+    }
+}
+
+#[test]
+fn a_capture_cut_inside_its_last_packet_is_analysed_up_to_it_with_a_warning() {
+    // tshark analyses what is there and says the file "appears to have been cut short in
+    // the middle of a packet".
+    let mut p = Pcap::new();
+    for i in 0..3u64 {
+        p.connection(i * 1_000_000_000, 4000 + i as u16);
+    }
+    let whole = analyze_reader(&p.0[..], "mem").expect("valid");
+    assert!(whole.warnings.is_empty());
+    let cut = &p.0[..p.0.len() - 10];
+    let a = analyze_reader(cut, "mem").expect("what is there is analysed");
+    assert_eq!(a.packets, whole.packets - 1);
+    assert_eq!(a.flows.len(), 3);
+    assert_eq!(a.flows[2].packets, whole.flows[2].packets - 1);
+    assert_eq!(a.warnings.len(), 1);
+    let w = &a.warnings[0];
+    assert!(w.starts_with("mem: byte "), "{w}");
+    assert!(
+        w.contains("cut short in the middle of a packet; the 23 packets before it"),
+        "{w}"
+    );
 }
 
 #[test]

@@ -395,33 +395,113 @@ fn damage_is_one_line_with_the_byte_offset() {
         open_err(&good[..10]),
         "bad.pcap: byte 4: pcap file header truncated (expected 24 bytes, got 10)"
     );
-    let first = 24 + 16 + ipv4_tcp(10, None).len();
-    assert_eq!(
-        open_err(&good[..first + 7]),
-        format!("bad.pcap: byte {first}: record header truncated (expected 16 bytes, got 7)")
-    );
-    assert_eq!(
-        open_err(&good[..good.len() - 3]),
-        format!(
-            "bad.pcap: byte {}: record truncated (expected {} bytes, got {})",
-            first + 16,
-            first - 40,
-            first - 43
-        )
-    );
     let mut huge = good.clone();
     huge[24 + 8..24 + 12].copy_from_slice(&u32::MAX.to_le_bytes());
     assert!(open_err(&huge).contains("byte 24: record length 4294967295 is not plausible"));
+    assert_eq!(open_err(&huge).lines().count(), 1);
+}
+
+/// Where the last block of a pcapng starts (its trailing length gives its size).
+fn last_block(ng: &[u8]) -> usize {
+    let n = ng.len();
+    ng.len() - u32::from_le_bytes([ng[n - 4], ng[n - 3], ng[n - 2], ng[n - 1]]) as usize
+}
+
+/// The records a reader gives before it ends, and where it was cut short, if it was.
+fn read_all(bytes: &[u8]) -> (usize, Option<String>) {
+    let mut r = Reader::new(bytes, "cut.pcap").expect("a capture header");
+    let mut n = 0;
+    while r
+        .next_record()
+        .expect("cut short is not an error")
+        .is_some()
+    {
+        n += 1;
+    }
+    (n, r.cut_short().map(|e| e.to_string()))
+}
+
+#[test]
+fn a_pcap_cut_inside_its_last_record_gives_the_records_before_it() {
+    // tshark: "The file appears to have been cut short in the middle of a packet", and the
+    // packets before it are analysed.
+    let good = pcap(
+        false,
+        true,
+        101,
+        &[(1, ipv4_tcp(10, None)), (2, ipv4_tcp(10, None))],
+    );
+    assert_eq!(read_all(&good), (2, None));
+    let first = 24 + 16 + ipv4_tcp(10, None).len();
+    assert_eq!(
+        read_all(&good[..first + 7]),
+        (
+            1,
+            Some(format!(
+                "cut.pcap: byte {first}: record header truncated (expected 16 bytes, got 7)"
+            ))
+        )
+    );
+    assert_eq!(
+        read_all(&good[..good.len() - 3]),
+        (
+            1,
+            Some(format!(
+                "cut.pcap: byte {}: record truncated (expected {} bytes, got {})",
+                first + 16,
+                first - 40,
+                first - 43
+            ))
+        )
+    );
+}
+
+#[test]
+fn a_pcapng_cut_inside_its_last_block_gives_the_packets_before_it() {
+    let frame = |t| (t, ether(0x0800, false, ipv4_tcp(1, None)));
+    let ng = pcapng(false, 1, None, &[frame(1), frame(2)]);
+    assert_eq!(read_all(&ng), (2, None));
+    let (n, cut) = read_all(&ng[..ng.len() - 5]);
+    assert_eq!(n, 1);
+    assert!(cut.expect("cut short").contains("block truncated"));
+    let at = last_block(&ng);
+    assert_eq!(
+        read_all(&ng[..at + 5]),
+        (
+            1,
+            Some(format!(
+                "cut.pcap: byte {at}: block header truncated (expected 8 bytes, got 5)"
+            ))
+        )
+    );
+}
+
+#[test]
+fn damage_before_the_end_is_still_refused() {
+    // An implausible record length in the first of two records: corrupt, not cut short.
+    let mut good = pcap(
+        false,
+        true,
+        101,
+        &[(1, ipv4_tcp(10, None)), (2, ipv4_tcp(10, None))],
+    );
+    good[24 + 8..24 + 12].copy_from_slice(&(1u32 << 20).to_le_bytes());
+    assert!(open_err(&good).contains("byte 24: record length 1048576 is not plausible"));
+    // A pcapng block length that is not a multiple of 4.
     let ng = pcapng(
         false,
         1,
         None,
         &[(1, ether(0x0800, false, ipv4_tcp(1, None)))],
     );
-    assert!(open_err(&ng[..ng.len() - 5]).contains("block truncated"));
-    for e in [open_err(&huge), open_err(&ng[..ng.len() - 5])] {
-        assert_eq!(e.lines().count(), 1);
-    }
+    let mut bad = ng.clone();
+    let epb = last_block(&ng);
+    bad[epb + 4..epb + 8].copy_from_slice(&13u32.to_le_bytes());
+    assert!(
+        open_err(&bad).contains("block length 13 is not valid"),
+        "{}",
+        open_err(&bad)
+    );
 }
 
 mod fuzz {

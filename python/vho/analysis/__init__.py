@@ -17,7 +17,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,13 +27,14 @@ import pandas as pd
 from .. import _native, files
 from ..capture import read_tcp
 from ..errors import CaptureError, VhoError
-from . import figures, metrics
+from . import metrics
 from .flowspec import FlowSpec, parse
 
 __all__ = ["METRICS", "CaptureAnalysis", "analyze"]
 
 METRICS = "metrics.json"
-#: Every selected flow's metrics.json entry, one JSON object a line, in capture order.
+#: Every selected flow's metrics.json entry, one JSON object a line, in the order the flows
+#: ended (closed and quiet, then those open at the end in capture order); each has its index.
 FLOWS = "flows.jsonl"
 # Series written by `vho run` beside its captures (see vho.runner).
 SERIES = "series_tcp.parquet"
@@ -83,6 +84,8 @@ class CaptureAnalysis:
 
     def throughput(self, index: int) -> pd.DataFrame:
         """Throughput points (``t_s``, ``bps``) of flow ``index``'s data (Cottingham §5)."""
+        from . import figures
+
         snd, _ = metrics.sides(self._conversation(index))
         return figures.throughput_frame(snd["throughput"]["points"])
 
@@ -134,26 +137,12 @@ def _read_series(path: Path, what: str) -> pd.DataFrame:
     return df
 
 
-def _flows(text: str) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
-    """The native analysis (JSON text) as its header and an iterator over its flows, decoded
-    one at a time: a capture of a million flows never becomes a million dicts at once."""
-    key = text.find('"flows":[')
-    if key < 0:
-        return json.loads(text), iter(())
-    header = json.loads(text[:key] + '"flows":[]}')
-    decoder = json.JSONDecoder()
-
-    def each() -> Iterator[dict[str, Any]]:
-        pos = key + len('"flows":[')
-        while True:
-            while text[pos] in " \n\t,":
-                pos += 1
-            if text[pos] == "]":
-                return
-            flow, pos = decoder.raw_decode(text, pos)
-            yield flow
-
-    return header, each()
+def _flows(stream: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """vho-trace's conversations, decoded one at a time as the native stream hands them out
+    (each as it leaves the flow table): a capture of a million flows is never a million dicts,
+    nor a million results in Rust, at once."""
+    for text in stream:
+        yield json.loads(text)
 
 
 @dataclass
@@ -219,9 +208,10 @@ def analyze(
     when not given. A spurious-retransmission count rests on the receiver's capture when the
     capture is there, else on D-SACK and timestamp evidence (``spurious_evidence``).
     ``out_dir``: where ``metrics.json``, ``flows.jsonl`` (every selected flow's entry, one
-    per line) and the figures go (written whole or not at all; a non-empty directory that is
-    not a previous analysis is refused unless ``force``). ``series``: vho's time series of the
-    sender (a ``series_tcp.parquet`` or its frame) for the RTO and cwnd in the figures.
+    per line, as the flow ended) and the figures go (written whole or not at all; a non-empty
+    directory that is not a previous analysis is refused unless ``force``). ``series``: vho's
+    time series of the sender (a ``series_tcp.parquet`` or its frame) for the RTO and cwnd in
+    the figures.
     ``max_listed``: how many flows, the largest, ``metrics["flows"]`` and :attr:`flows` hold;
     the others are summed in ``small_flows`` and, with ``out_dir``, listed in ``flows.jsonl``.
 
@@ -257,14 +247,13 @@ def _analyze(
     series: str | os.PathLike[str] | pd.DataFrame | None,
     max_listed: int,
 ) -> CaptureAnalysis:
-    text = _native.analyze(os.fspath(path), handover_at, capture_point)
-    header, convs = _flows(text)
+    stream = _native.analyze_flows(os.fspath(path), handover_at, capture_point)
     kept = _Kept(max(max_listed, MAX_FIGURE_FLOWS))
     seen: list[str] = []  # the first few flows, for a --flow that matches none
     every = 0
     out = _jsonl(stage) if stage is not None else None
     try:
-        for conv in convs:
+        for conv in _flows(stream):
             every += 1
             if len(seen) < 5:
                 c, v = conv["client"], conv["server"]
@@ -280,7 +269,7 @@ def _analyze(
     finally:
         if out is not None:
             out.close()
-    del text
+    header = json.loads(stream.summary())
     if spec is not None and not kept.total:
         more = f" and {every - 5} more" if every > 5 else ""
         raise VhoError(
@@ -300,6 +289,8 @@ def _analyze(
         "tcp_segments": header["tcp_segments"],
         "skipped": header["skipped"],
         "max_open_flows": header["max_open_flows"],
+        # What was read in spite of a fault (a capture cut short inside its last packet).
+        "warnings": header["warnings"],
         "handover": metrics.handover(
             [kept.handover_entry] if kept.handover_entry else [], handover_at
         ),
@@ -326,6 +317,9 @@ def _write(a: CaptureAnalysis, stage: Path, series: pd.DataFrame | None) -> list
             key=lambda e: (-e["bytes"], e["index"]),
         )
         written: list[Path] = []
+        if drawn:
+            # matplotlib only when there is something to draw: it is 30 MB of the process.
+            from . import figures
         for e in drawn[:MAX_FIGURE_FLOWS]:
             snd, _ = metrics.sides(a._conversation(e["index"]))
             written += figures.draw(

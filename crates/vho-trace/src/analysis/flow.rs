@@ -1,5 +1,5 @@
-//! TCP conversations: a flow key that is the same for both directions, per-direction state,
-//! and a [`FlowTable`] fed segments in capture order.
+//! TCP conversations: a flow key that is the same for both directions, and the per-direction
+//! state of a conversation (see [`super::table`] for the table that holds them).
 //!
 //! Which side is the client: the sender of the first SYN without ACK, else the receiver of
 //! the first SYN-ACK, else the sender of the first segment with data, else the sender of the
@@ -12,14 +12,12 @@
 //! Memory: per open flow, its counters and the data in flight (see [`super::rtt`]); the
 //! throughput points grow with the capture's duration (one per 0.1 s of data at most), not
 //! with its size. A conversation that has closed (an RST, or both FINs acknowledged) and
-//! stayed quiet for [`CLOSED_LINGER_NS`] leaves the table through [`FlowTable::take_done`],
-//! so the table holds the conversations open at a time, not all the capture's.
+//! stayed quiet for [`CLOSED_LINGER_NS`] leaves the table (see [`super::table`]).
 //!
 //! A segment on the same ports after that linger starts a new conversation, where Wireshark
 //! would continue the old `tcp.stream` (it splits only on a new SYN); a peer that sends
 //! after TIME_WAIT has ended is not TCP as RFC 9293 §3.6 describes it.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
 
 use super::adaptation::ThroughputPoints;
@@ -224,7 +222,7 @@ pub struct Flow {
 }
 
 impl Flow {
-    fn new(index: usize, s: &Segment, handover_at_ns: Option<u64>) -> Self {
+    pub(crate) fn new(index: usize, s: &Segment, handover_at_ns: Option<u64>) -> Self {
         let src = (s.src, s.tcp.sport);
         let dst = (s.dst, s.tcp.dport);
         Flow {
@@ -247,6 +245,11 @@ impl Flow {
         }
     }
 
+    /// The conversation's key (the same from either direction).
+    pub fn key(&self) -> FlowKey {
+        FlowKey::of(self.dirs[0].src, self.dirs[1].src)
+    }
+
     /// True once the conversation has ended: an RST, or both FINs acknowledged.
     pub fn is_closed(&self) -> bool {
         self.rst_seen || self.fin_acked == [true, true]
@@ -262,7 +265,7 @@ impl Flow {
     }
 
     /// True if this SYN (no ACK) starts a new connection on the same ports.
-    fn is_reuse(&self, s: &Segment) -> bool {
+    pub(crate) fn is_reuse(&self, s: &Segment) -> bool {
         let h = &s.tcp;
         h.flags & (SYN | ACK) == SYN
             && matches!(self.dirs[self.dir_of(s)].seq.isn, Some(isn) if isn != h.seq)
@@ -331,81 +334,5 @@ impl Flow {
         for d in &mut self.dirs {
             d.stall.finish(self.last_ns);
         }
-    }
-}
-
-/// All conversations of a capture, fed in capture order.
-#[derive(Debug, Default)]
-pub struct FlowTable {
-    open: HashMap<FlowKey, Flow>,
-    finished: Vec<Flow>,
-    next_index: usize,
-    segments: u64,
-    /// The most conversations open at once.
-    pub max_open: usize,
-    /// A handover instant given in advance (capture time).
-    handover_at_ns: Option<u64>,
-}
-
-impl FlowTable {
-    /// A table whose flows measure t_a from the first data after `handover_at_ns`.
-    pub fn with_handover_at(handover_at_ns: Option<u64>) -> Self {
-        FlowTable {
-            handover_at_ns,
-            ..FlowTable::default()
-        }
-    }
-
-    /// Analyses one segment; returns its flags.
-    pub fn push(&mut self, s: &Segment) -> Flags {
-        let key = FlowKey::of((s.src, s.tcp.sport), (s.dst, s.tcp.dport));
-        if self.open.get(&key).is_some_and(|f| f.is_reuse(s)) {
-            if let Some(mut old) = self.open.remove(&key) {
-                old.finish();
-                self.finished.push(old);
-            }
-        }
-        let next = &mut self.next_index;
-        let given = self.handover_at_ns;
-        let flow = self.open.entry(key).or_insert_with(|| {
-            *next += 1;
-            Flow::new(*next - 1, s, given)
-        });
-        let flags = flow.push(s);
-        self.max_open = self.max_open.max(self.open.len());
-        self.segments += 1;
-        if self.segments.is_multiple_of(SWEEP_EVERY) {
-            let now = s.ts_ns;
-            let done: Vec<FlowKey> = self
-                .open
-                .iter()
-                .filter(|(_, f)| f.is_closed() && now.saturating_sub(f.last_ns) > CLOSED_LINGER_NS)
-                .map(|(k, _)| *k)
-                .collect();
-            for k in done {
-                if let Some(mut f) = self.open.remove(&k) {
-                    f.finish();
-                    self.finished.push(f);
-                }
-            }
-        }
-        flags
-    }
-
-    /// The conversations that have left the table since the last call (closed and quiet,
-    /// or replaced by a new one on the same ports), finished.
-    pub fn take_done(&mut self) -> Vec<Flow> {
-        std::mem::take(&mut self.finished)
-    }
-
-    /// All conversations, in the order their first packet appeared.
-    pub fn finish(mut self) -> Vec<Flow> {
-        let mut all = self.finished;
-        for (_, mut f) in self.open.drain() {
-            f.finish();
-            all.push(f);
-        }
-        all.sort_by_key(|f| f.index);
-        all
     }
 }

@@ -5,7 +5,8 @@
 //! - [`rtt`], [`sack`], [`stall`]: RTT samples, SACK/D-SACK blocks, the longest stall;
 //! - [`spurious`]: spurious retransmissions with their evidence, and the capture point;
 //! - [`handover`]: finding a change of path (a handover) with its evidence;
-//! - [`flow`]: conversations and the flow table that connects the mechanisms;
+//! - [`flow`]: a conversation, the state that connects the mechanisms;
+//! - [`table`]: the open conversations, each costing what it holds;
 //! - [`summary`]: the [`analyze`] entry point and its serializable result.
 
 pub mod adaptation;
@@ -16,10 +17,11 @@ pub mod sack;
 pub mod spurious;
 pub mod stall;
 pub mod summary;
+pub mod table;
 pub mod tcp_analysis;
 
 pub use spurious::CapturePoint;
 pub use summary::{
     analyze, analyze_reader, analyze_reader_with, analyze_with, Analysis, AnalyzeOptions,
-    DirectionResult, FlowResult, SkipCounts,
+    DirectionResult, FlowResult, FlowStream, SkipCounts, Summary,
 };

@@ -85,11 +85,18 @@ impl RttSampler {
         }
         let high = *self.high.get_or_insert(seq);
         if seq_lt(seq, high) {
-            // Karn: everything this overlaps is now ambiguous.
-            for s in self.sent.iter_mut() {
-                if seq_lt(s.seq, end) && seq_gt(s.end, seq) {
-                    s.retransmitted = true;
+            // Karn: everything this overlaps is now ambiguous. `sent` is in sequence order,
+            // so the overlapped ones are a run found by binary search (a retransmission
+            // into 10,000 segments in flight costs their log, not their number).
+            let from = match self.sent.front() {
+                Some(f) if seq_gt(seq, f.seq) => self.sent.partition_point(|s| seq_le(s.end, seq)),
+                _ => 0,
+            };
+            for s in self.sent.range_mut(from..) {
+                if !seq_lt(s.seq, end) {
+                    break;
                 }
+                s.retransmitted = true;
             }
         }
         if seq_gt(end, high) {
@@ -207,5 +214,28 @@ mod tests {
         r.on_tsecr(30 * MS, 100, true);
         assert_eq!(r.ts.samples, 1);
         assert_eq!(r.ts.mean_s, Some(0.03));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn karn_marks_exactly_the_segments_a_resend_overlaps(
+            start in proptest::prelude::any::<u32>(),
+            n in 1u32..60,
+            resend in (0u32..70_000, 1u32..5_000),
+        ) {
+            // RFC 6298 §3: every segment the resend overlaps is ambiguous, no other.
+            let mut r = RttSampler::default();
+            for i in 0..n {
+                let seq = start.wrapping_add(1000 * i);
+                r.on_send(u64::from(i), seq, seq.wrapping_add(1000));
+            }
+            let (at, len) = resend;
+            let (seq, end) = (start.wrapping_add(at), start.wrapping_add(at + len));
+            r.on_send(1_000, seq, end);
+            for s in r.sent.iter().take(n as usize) {
+                let overlaps = seq_lt(s.seq, end) && seq_gt(s.end, seq);
+                proptest::prop_assert_eq!(s.retransmitted, overlaps, "{:?}", s);
+            }
+        }
     }
 }

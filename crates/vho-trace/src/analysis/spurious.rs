@@ -25,8 +25,10 @@
 //!
 //! Memory: at most [`MAX_RANGES`] ranges seen above the cumulative ACK, [`MAX_PENDING`]
 //! retransmissions awaiting evidence and [`TIMING_SAMPLES`] timing samples per direction.
+//! The ranges are a [`Ranges`] map: a data segment costs O(log n) in them, not O(n).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::Bound::{Excluded, Included};
 
 use serde::Serialize;
 
@@ -97,8 +99,8 @@ struct Pending {
 /// Streaming state of one data direction.
 #[derive(Clone, Debug, Default)]
 pub struct SpuriousTracker {
-    /// Received ranges above `acked`, sorted, disjoint, not touching.
-    ranges: Vec<(u32, u32)>,
+    /// Received ranges above `acked`.
+    ranges: Ranges,
     acked: Option<u32>,
     /// Highest byte sent (end of data).
     high: Option<u32>,
@@ -162,7 +164,7 @@ impl SpuriousTracker {
         let advanced = self.acked.is_none_or(|a| seq_gt(ack, a));
         if advanced {
             self.acked = Some(ack);
-            self.ranges.retain(|&(_, r)| seq_gt(r, ack));
+            self.ranges.drop_up_to(ack);
             if let Some((t, end, count)) = self.unacked_first {
                 if !seq_lt(ack, end) {
                     push_sample(&mut self.in_between, self.data_count - count);
@@ -217,36 +219,11 @@ impl SpuriousTracker {
             Some(a) if seq_lt(seq, a) => a,
             _ => seq,
         };
-        self.ranges
-            .iter()
-            .any(|&(l, r)| seq_le(l, from) && seq_le(end, r))
+        self.ranges.covers(from, end)
     }
 
     fn insert(&mut self, seq: u32, end: u32) {
-        let (mut l, mut r) = (seq, end);
-        let before = self.ranges.len();
-        self.ranges.retain(|&(bl, br)| {
-            if seq_lt(br, l) || seq_lt(r, bl) {
-                true
-            } else {
-                if seq_lt(bl, l) {
-                    l = bl;
-                }
-                if seq_gt(br, r) {
-                    r = br;
-                }
-                false
-            }
-        });
-        if self.ranges.len() == before && before >= MAX_RANGES {
-            return;
-        }
-        let at = self
-            .ranges
-            .iter()
-            .position(|&(bl, _)| seq_gt(bl, l))
-            .unwrap_or(self.ranges.len());
-        self.ranges.insert(at, (l, r));
+        self.ranges.insert(seq, end, MAX_RANGES);
     }
 
     /// The capture point from the data seen between a segment and its ACK (see
@@ -307,6 +284,98 @@ impl SpuriousTracker {
             by_dsack: self.dsack,
             by_timestamps: self.eifel,
             capture_point,
+        }
+    }
+}
+
+/// Sequence ranges, disjoint and not touching, in a map ordered by their distance from an
+/// anchor below them: a lookup, an insertion or a removal costs O(log n) where a sorted
+/// `Vec` scanned and shifted all n (issue 17: 300,000 segments each leaving a hole ran at
+/// 72 k packets/s over 10,000 ranges).
+///
+/// Sequence numbers wrap (RFC 9293 §3.4), so they are ordered by their offset from
+/// `anchor`, set [`ANCHOR_MARGIN`] below the first range put in an empty map and moved up
+/// behind the cumulative ACK once it has gone [`ANCHOR_MARGIN`] further: every range within
+/// 1 GiB below the ACK and 2 GiB above it (any window TCP allows, RFC 7323 §2.3) is ordered
+/// as `seq_lt` orders it.
+#[derive(Clone, Debug, Default)]
+pub struct Ranges {
+    anchor: u32,
+    /// Offset of the left edge -> offset of the right edge (exclusive).
+    map: BTreeMap<u32, u32>,
+}
+
+/// How far below the ranges the anchor sits: 1 GiB, half of the 2^31 that `seq_lt` can
+/// order.
+pub const ANCHOR_MARGIN: u32 = 1 << 30;
+
+impl Ranges {
+    fn off(&self, seq: u32) -> u32 {
+        seq.wrapping_sub(self.anchor)
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// True if one range holds all of `[from, end)`.
+    pub fn covers(&self, from: u32, end: u32) -> bool {
+        let (f, e) = (self.off(from), self.off(end));
+        matches!(self.map.range(..=f).next_back(), Some((_, &r)) if e <= r)
+    }
+
+    /// Adds `[seq, end)`, merged with the ranges it overlaps or touches; a range that merges
+    /// with none is not added when `max` ranges are held already.
+    pub fn insert(&mut self, seq: u32, end: u32, max: usize) {
+        if self.map.is_empty() {
+            self.anchor = seq.wrapping_sub(ANCHOR_MARGIN);
+        }
+        let (l, mut r) = (self.off(seq), self.off(end));
+        if r < l {
+            // Wider than the anchor's reach: leave the range out rather than misorder it.
+            return;
+        }
+        // The range starting at or before `l` if it reaches `l`, then those starting in
+        // `(start, r]`: the ones it overlaps or touches.
+        let before = self.map.range(..=l).next_back().filter(|(_, &br)| br >= l);
+        let start = match before {
+            Some((&bl, &br)) => {
+                r = r.max(br);
+                bl
+            }
+            None if self.map.len() >= max && self.map.range(l..=r).next().is_none() => return,
+            None => l,
+        };
+        while let Some((&bl, &br)) = self.map.range((Excluded(start), Included(r))).next() {
+            self.map.remove(&bl);
+            r = r.max(br);
+        }
+        // Replaces the value of the range it extends in place.
+        self.map.insert(start, r);
+    }
+
+    /// Forgets the ranges that end at or below `ack`, and moves the anchor up behind it when
+    /// it has gone [`ANCHOR_MARGIN`] beyond.
+    pub fn drop_up_to(&mut self, ack: u32) {
+        while let Some(e) = self.map.first_entry() {
+            let r = e.get().wrapping_add(self.anchor);
+            if seq_gt(r, ack) {
+                break;
+            }
+            e.remove();
+        }
+        if self.off(ack) > 2 * ANCHOR_MARGIN {
+            let anchor = ack.wrapping_sub(ANCHOR_MARGIN);
+            let shift = anchor.wrapping_sub(self.anchor);
+            self.map = std::mem::take(&mut self.map)
+                .into_iter()
+                .map(|(l, r)| (l.wrapping_sub(shift), r.wrapping_sub(shift)))
+                .collect();
+            self.anchor = anchor;
         }
     }
 }
@@ -465,5 +534,76 @@ mod tests {
         assert_eq!(g.point, CapturePoint::Sender, "{}", g.evidence);
         let g = pipe(2, 1).point_from_timing();
         assert_eq!(g.point, CapturePoint::Unknown, "{}", g.evidence);
+    }
+
+    // ------------------------------------------------------------ the ranges map
+
+    /// The sorted `Vec` the map replaced, scanned in full: the reference.
+    fn reference_insert(v: &mut Vec<(u32, u32)>, seq: u32, end: u32, max: usize) {
+        let (mut l, mut r) = (seq, end);
+        let before = v.len();
+        v.retain(|&(bl, br)| {
+            if seq_lt(br, l) || seq_lt(r, bl) {
+                true
+            } else {
+                l = if seq_lt(bl, l) { bl } else { l };
+                r = if seq_gt(br, r) { br } else { r };
+                false
+            }
+        });
+        if v.len() == before && before >= max {
+            return;
+        }
+        let at = v
+            .iter()
+            .position(|&(bl, _)| seq_gt(bl, l))
+            .unwrap_or(v.len());
+        v.insert(at, (l, r));
+    }
+
+    #[test]
+    fn ranges_merge_what_they_touch_and_stop_at_the_cap() {
+        let mut m = Ranges::default();
+        m.insert(1000, 2000, 3);
+        m.insert(3000, 4000, 3);
+        m.insert(5000, 6000, 3);
+        m.insert(7000, 8000, 3); // a fourth, apart from all: over the cap
+        assert_eq!(m.len(), 3);
+        assert!(!m.covers(7000, 7100));
+        m.insert(2000, 3000, 3); // touches both neighbours: one range 1000..4000
+        assert_eq!(m.len(), 2);
+        assert!(m.covers(1500, 4000) && !m.covers(1500, 4001));
+        m.drop_up_to(4000);
+        assert_eq!(m.len(), 1);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_map_holds_what_the_sorted_vec_held(
+            start in proptest::prelude::any::<u32>(),
+            segs in proptest::collection::vec((0u32..40_000, 1u32..3_000, 0u8..8), 1..300),
+        ) {
+            // Segments and ACKs near each other, across the 2^32 wrap when `start` is high.
+            let (mut map, mut vec) = (Ranges::default(), Vec::new());
+            for (at, len, ack) in segs {
+                let (seq, end) = (start.wrapping_add(at), start.wrapping_add(at + len));
+                if ack == 0 {
+                    let a = start.wrapping_add(at);
+                    map.drop_up_to(a);
+                    vec.retain(|&(_, r)| seq_gt(r, a));
+                    continue;
+                }
+                let covered = vec.iter().any(|&(l, r)| seq_le(l, seq) && seq_le(end, r));
+                proptest::prop_assert_eq!(map.covers(seq, end), covered);
+                map.insert(seq, end, 20);
+                reference_insert(&mut vec, seq, end, 20);
+                let got: Vec<(u32, u32)> = map
+                    .map
+                    .iter()
+                    .map(|(&l, &r)| (l.wrapping_add(map.anchor), r.wrapping_add(map.anchor)))
+                    .collect();
+                proptest::prop_assert_eq!(&got, &vec);
+            }
+        }
     }
 }

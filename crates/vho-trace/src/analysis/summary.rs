@@ -1,6 +1,11 @@
-//! The capture analysis entry point: stream a file through the reader, decoder and
+//! The capture analysis entry points: stream a file through the reader, decoder and
 //! [`FlowTable`], and summarize each conversation.
+//!
+//! [`FlowStream`] hands out each conversation's [`FlowResult`] as the conversation leaves the
+//! table (closed and quiet, or at the end of the capture), so that what it holds is bounded
+//! by the conversations open at once, not by the capture; [`analyze`] collects them all.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -8,10 +13,11 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::adaptation::ThroughputPoints;
-use super::flow::{Flow, FlowTable};
+use super::flow::Flow;
 use super::handover::PathChange;
 use super::rtt::RttStats;
 use super::spurious::{point_from_handshake, CapturePoint, SpuriousResult};
+use super::table::{FlowTable, Remaining};
 use super::tcp_analysis::Counters;
 use crate::decode::{decode, Skip};
 use crate::error::TraceError;
@@ -101,6 +107,22 @@ pub struct FlowResult {
     pub total: Counters,
 }
 
+/// What a capture's analysis found besides its conversations: complete once
+/// [`FlowStream::next_flow`] has returned `None`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    pub file: String,
+    pub packets: u64,
+    pub tcp_segments: u64,
+    pub skipped: SkipCounts,
+    /// The most conversations the flow table held at once (its memory is bounded by this,
+    /// not by the capture's size).
+    pub max_open_flows: usize,
+    /// What was read in spite of a fault, one sentence each: a file cut short inside its
+    /// last record (see [`crate::reader`]).
+    pub warnings: Vec<String>,
+}
+
 /// The result of [`analyze`].
 #[derive(Clone, Debug, Serialize)]
 pub struct Analysis {
@@ -111,6 +133,9 @@ pub struct Analysis {
     /// The most conversations the flow table held at once (its memory is bounded by this,
     /// not by the capture's size).
     pub max_open_flows: usize,
+    /// What was read in spite of a fault, one sentence each (see [`Summary::warnings`]).
+    pub warnings: Vec<String>,
+    /// Every conversation, in the order its first packet appeared.
     pub flows: Vec<FlowResult>,
 }
 
@@ -218,33 +243,111 @@ pub fn analyze_reader_with<R: Read>(
     label: &str,
     opts: &AnalyzeOptions,
 ) -> Result<Analysis, TraceError> {
-    let mut reader = Reader::new(inner, label)?;
-    let mut table = FlowTable::with_handover_at(opts.handover_at_ns);
-    let mut a = Analysis {
-        file: label.to_string(),
-        packets: 0,
-        tcp_segments: 0,
-        skipped: SkipCounts::default(),
-        max_open_flows: 0,
-        flows: Vec::new(),
-    };
-    while let Some(rec) = reader.next_record()? {
-        a.packets += 1;
-        match decode(rec.ts_ns, rec.linktype, rec.data) {
-            Ok(seg) => {
-                a.tcp_segments += 1;
-                table.push(&seg);
-                // Conversations that have ended leave their state here as a summary.
-                for f in table.take_done() {
-                    a.flows.push(FlowResult::of(&f, opts));
+    let mut stream = FlowStream::new(inner, label, opts.clone())?;
+    let mut flows = Vec::new();
+    while let Some(f) = stream.next_flow()? {
+        flows.push(f);
+    }
+    flows.sort_by_key(|f| f.index);
+    let s = stream.summary;
+    Ok(Analysis {
+        file: s.file,
+        packets: s.packets,
+        tcp_segments: s.tcp_segments,
+        skipped: s.skipped,
+        max_open_flows: s.max_open_flows,
+        warnings: s.warnings,
+        flows,
+    })
+}
+
+/// A capture's analysis, one conversation at a time: each [`FlowResult`] as its
+/// conversation leaves the table (closed and quiet for the TIME_WAIT linger, or replaced by
+/// a new connection on the same ports), then those still open at the end of the capture in
+/// the order their first packet appeared. Nothing is kept of a conversation handed out.
+pub struct FlowStream<R: Read> {
+    reader: Reader<R>,
+    /// `None` once the capture has been read.
+    table: Option<FlowTable>,
+    /// Conversations that left the table and are not handed out yet.
+    ready: VecDeque<Flow>,
+    /// The conversations open at the end of the capture.
+    remaining: Option<Remaining>,
+    opts: AnalyzeOptions,
+    summary: Summary,
+}
+
+impl FlowStream<BufReader<File>> {
+    /// Opens a capture file.
+    pub fn open(path: impl AsRef<Path>, opts: AnalyzeOptions) -> Result<Self, TraceError> {
+        let path = path.as_ref();
+        let label = path.display().to_string();
+        let file =
+            File::open(path).map_err(|e| TraceError::at(&label, 0, format!("cannot open: {e}")))?;
+        FlowStream::new(BufReader::with_capacity(1 << 16, file), &label, opts)
+    }
+}
+
+impl<R: Read> FlowStream<R> {
+    /// Reads the capture header of `inner`; `label` names it in errors.
+    pub fn new(inner: R, label: &str, opts: AnalyzeOptions) -> Result<Self, TraceError> {
+        Ok(FlowStream {
+            reader: Reader::new(inner, label)?,
+            table: Some(FlowTable::with_handover_at(opts.handover_at_ns)),
+            ready: VecDeque::new(),
+            remaining: None,
+            opts,
+            summary: Summary {
+                file: label.to_string(),
+                ..Summary::default()
+            },
+        })
+    }
+
+    /// The next conversation's result, `None` when all have been handed out.
+    pub fn next_flow(&mut self) -> Result<Option<FlowResult>, TraceError> {
+        loop {
+            if let Some(f) = self.ready.pop_front() {
+                return Ok(Some(FlowResult::of(&f, &self.opts)));
+            }
+            if let Some(rest) = &mut self.remaining {
+                return Ok(rest.next().map(|f| FlowResult::of(&f, &self.opts)));
+            }
+            let Some(table) = &mut self.table else {
+                return Ok(None);
+            };
+            let a = &mut self.summary;
+            match self.reader.next_record()? {
+                Some(rec) => {
+                    a.packets += 1;
+                    match decode(rec.ts_ns, rec.linktype, rec.data) {
+                        Ok(seg) => {
+                            a.tcp_segments += 1;
+                            table.push(&seg);
+                            self.ready.extend(table.take_done());
+                        }
+                        Err(s) => a.skipped.add(s),
+                    }
+                }
+                None => {
+                    a.max_open_flows = table.max_open;
+                    if let Some(e) = self.reader.cut_short() {
+                        // tshark: "The file appears to have been cut short in the middle of
+                        // a packet" (wiretap's WTAP_ERR_SHORT_READ), and it keeps the rest.
+                        a.warnings.push(format!(
+                            "{e}: the capture appears to have been cut short in the middle of \
+                             a packet; the {} packets before it were analysed",
+                            a.packets
+                        ));
+                    }
+                    self.remaining = self.table.take().map(FlowTable::finish);
                 }
             }
-            Err(s) => a.skipped.add(s),
         }
     }
-    a.max_open_flows = table.max_open;
-    a.flows
-        .extend(table.finish().iter().map(|f| FlowResult::of(f, opts)));
-    a.flows.sort_by_key(|f| f.index);
-    Ok(a)
+
+    /// What the analysis found besides the conversations (complete after the last one).
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
 }

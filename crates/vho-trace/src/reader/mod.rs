@@ -1,5 +1,10 @@
 //! Streaming capture readers: classic pcap (micro- and nanosecond, either byte order) and
 //! pcapng. One record at a time into a reused buffer: memory does not grow with the file.
+//!
+//! A file that ends inside its last record (a capture stopped mid-write, a copy cut short)
+//! ends there, as tshark does ("The file appears to have been cut short in the middle of a
+//! packet"): the records before it are read, and [`Reader::cut_short`] says where it ended.
+//! Damage elsewhere (an implausible length, a bad block) is still an error.
 
 mod pcap;
 mod pcapng;
@@ -24,6 +29,15 @@ pub struct Record<'a> {
     pub orig_len: u32,
 }
 
+/// What a format reader found next.
+pub(crate) enum Next {
+    Record(Head),
+    /// A clean end of file.
+    End,
+    /// The file ends inside a record or block: where, and what was missing.
+    CutShort(TraceError),
+}
+
 /// What a format reader found: the record's bytes are `buf[start..end]`.
 pub(crate) struct Head {
     pub ts_ns: u64,
@@ -44,6 +58,7 @@ pub struct Reader<R: Read> {
     label: String,
     format: Format,
     buf: Vec<u8>,
+    cut_short: Option<TraceError>,
 }
 
 /// A reader that knows how many bytes it has consumed (for error offsets).
@@ -94,20 +109,38 @@ impl<R: Read> Reader<R> {
             label: label.to_string(),
             format,
             buf: Vec::with_capacity(2048),
+            cut_short: None,
         })
     }
 
-    /// The next record, `None` at a clean end of file.
+    /// The next record, `None` at the end of the file, or where it was cut short inside a
+    /// record (see [`Reader::cut_short`]).
     pub fn next_record(&mut self) -> Result<Option<Record<'_>>, TraceError> {
-        let head = match &mut self.format {
+        if self.cut_short.is_some() {
+            return Ok(None);
+        }
+        let next = match &mut self.format {
             Format::Pcap(s) => s.next(&mut self.src, &self.label, &mut self.buf)?,
             Format::PcapNg(s) => s.next(&mut self.src, &self.label, &mut self.buf)?,
         };
-        Ok(head.map(|h| Record {
-            ts_ns: h.ts_ns,
-            linktype: h.linktype,
-            data: &self.buf[h.start..h.end],
-            orig_len: h.orig_len,
-        }))
+        match next {
+            Next::Record(h) => Ok(Some(Record {
+                ts_ns: h.ts_ns,
+                linktype: h.linktype,
+                data: &self.buf[h.start..h.end],
+                orig_len: h.orig_len,
+            })),
+            Next::End => Ok(None),
+            Next::CutShort(e) => {
+                self.cut_short = Some(e);
+                Ok(None)
+            }
+        }
+    }
+
+    /// Where the file ended inside a record, once [`Reader::next_record`] has reached it:
+    /// the records before it were whole.
+    pub fn cut_short(&self) -> Option<&TraceError> {
+        self.cut_short.as_ref()
     }
 }

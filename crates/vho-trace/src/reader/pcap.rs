@@ -3,7 +3,7 @@
 //! draft-ietf-opsawg-pcap §4-5). Magic 0xa1b2c3d4 (microseconds) or 0xa1b23c4d
 //! (nanoseconds), in either byte order.
 
-use super::{Counted, Head, MAX_RECORD};
+use super::{Counted, Head, Next, MAX_RECORD};
 use crate::error::TraceError;
 use std::io::Read;
 
@@ -62,19 +62,19 @@ impl State {
         src: &mut Counted<R>,
         label: &str,
         buf: &mut Vec<u8>,
-    ) -> Result<Option<Head>, TraceError> {
+    ) -> Result<Next, TraceError> {
         let at = src.offset;
         let mut h = [0u8; 16];
         let n = src.fill(&mut h).map_err(|e| TraceError::io(label, at, e))?;
         if n == 0 {
-            return Ok(None);
+            return Ok(Next::End);
         }
         if n < 16 {
-            return Err(TraceError::at(
+            return Ok(Next::CutShort(TraceError::at(
                 label,
                 at,
                 format!("record header truncated (expected 16 bytes, got {n})"),
-            ));
+            )));
         }
         let sec = read_u32(&h[0..4], self.big_endian) as u64;
         let frac = read_u32(&h[4..8], self.big_endian) as u64;
@@ -90,14 +90,14 @@ impl State {
             .fill(buf)
             .map_err(|e| TraceError::io(label, at + 16, e))?;
         if got < incl {
-            return Err(TraceError::at(
+            return Ok(Next::CutShort(TraceError::at(
                 label,
                 at + 16,
                 format!("record truncated (expected {incl} bytes, got {got})"),
-            ));
+            )));
         }
         let ts = sec * 1_000_000_000 + if self.nanos { frac } else { frac * 1000 };
-        Ok(Some(Head {
+        Ok(Next::Record(Head {
             ts_ns: ts,
             linktype: self.linktype,
             orig_len: orig,

@@ -4,7 +4,7 @@
 //! Packet blocks. Other blocks are skipped without being held in memory.
 
 use super::pcap::read_u32;
-use super::{Counted, Head, MAX_RECORD};
+use super::{Counted, Head, Next, MAX_RECORD};
 use crate::error::TraceError;
 use std::io::Read;
 
@@ -118,20 +118,20 @@ impl State {
         src: &mut Counted<R>,
         label: &str,
         buf: &mut Vec<u8>,
-    ) -> Result<Option<Head>, TraceError> {
+    ) -> Result<Next, TraceError> {
         loop {
             let at = src.offset;
             let mut h = [0u8; 8];
             let n = src.fill(&mut h).map_err(|e| TraceError::io(label, at, e))?;
             if n == 0 {
-                return Ok(None);
+                return Ok(Next::End);
             }
             if n < 8 {
-                return Err(TraceError::at(
+                return Ok(Next::CutShort(TraceError::at(
                     label,
                     at,
                     format!("block header truncated (expected 8 bytes, got {n})"),
-                ));
+                )));
             }
             let kind = read_u32(&h[0..4], self.big_endian);
             if kind == SHB_TYPE {
@@ -160,7 +160,9 @@ impl State {
             }
             let body = total - 8; // body and trailing length
             if !matches!(kind, IDB | OBSOLETE_PB | SPB | EPB) {
-                skip(src, label, at, body as u64)?;
+                if let Some(cut) = skip(src, label, at, body as u64)? {
+                    return Ok(Next::CutShort(cut));
+                }
                 continue;
             }
             if total > MAX_RECORD + 64 {
@@ -174,11 +176,11 @@ impl State {
                 .fill(buf)
                 .map_err(|e| TraceError::io(label, at + 8, e))?;
             if got < body {
-                return Err(TraceError::at(
+                return Ok(Next::CutShort(TraceError::at(
                     label,
                     at,
                     format!("block truncated (expected {total} bytes, got {})", got + 8),
-                ));
+                )));
             }
             let b = &buf[..body - 4];
             match kind {
@@ -223,7 +225,7 @@ impl State {
                     let units = (hi << 32) | lo;
                     let ts_ns = (units as u128 * iface.unit_ns.0 as u128 / iface.unit_ns.1 as u128)
                         .min(u64::MAX as u128) as u64;
-                    return Ok(Some(Head {
+                    return Ok(Next::Record(Head {
                         ts_ns,
                         linktype: iface.linktype,
                         orig_len: orig,
@@ -248,7 +250,7 @@ impl State {
                         cap = cap.min(iface.snaplen as usize);
                     }
                     // Simple packet blocks carry no time stamp.
-                    return Ok(Some(Head {
+                    return Ok(Next::Record(Head {
                         ts_ns: 0,
                         linktype: iface.linktype,
                         orig_len: orig,
@@ -329,7 +331,13 @@ fn read_u16(b: &[u8], big_endian: bool) -> u16 {
 }
 
 /// Discards `n` bytes without holding them.
-fn skip<R: Read>(src: &mut Counted<R>, label: &str, at: u64, n: u64) -> Result<(), TraceError> {
+/// Skips `n` bytes of the block at `at`; `Some` if the file ends first (cut short).
+fn skip<R: Read>(
+    src: &mut Counted<R>,
+    label: &str,
+    at: u64,
+    n: u64,
+) -> Result<Option<TraceError>, TraceError> {
     let mut left = n;
     let mut chunk = [0u8; 4096];
     while left > 0 {
@@ -338,13 +346,13 @@ fn skip<R: Read>(src: &mut Counted<R>, label: &str, at: u64, n: u64) -> Result<(
             .fill(&mut chunk[..want])
             .map_err(|e| TraceError::io(label, at, e))?;
         if got < want {
-            return Err(TraceError::at(
+            return Ok(Some(TraceError::at(
                 label,
                 at,
                 format!("block truncated (expected {} more bytes)", left),
-            ));
+            )));
         }
         left -= got as u64;
     }
-    Ok(())
+    Ok(None)
 }

@@ -1,0 +1,101 @@
+"""vho-trace on a capture of never-contiguous segments (issue 17, item 4): packets per second
+when the received ranges pile up.
+
+    python3 benches/analyze_holes.py [--segments 300000] [--runs 3]
+
+Builds (with struct, no simulator) a classic pcap, LINKTYPE_RAW, of one conversation whose
+sender sends N segments of 100 bytes, each 100 bytes past the end of the one before, 10 us
+apart, and no ACK: every segment leaves a hole below it, so the receiver-side bookkeeping of
+the ranges seen (vho-trace's spurious.rs, up to MAX_RANGES = 10,000 ranges) is as full as it
+gets. The capture is under target/bench-captures/. Times
+`$CARGO_TARGET_DIR/release/examples/analyze FILE` (best of --runs; packets/s) and
+`python -m vho.cli analyze FILE --out DIR` once (wall time, like the issue's 48 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / "target" / "bench-captures"
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+ANALYZE = TARGET / "release" / "examples" / "analyze"
+LINKTYPE_RAW = 101  # tcpdump.org LINKTYPE_RAW: the frame is an IP packet
+ACK = 0x10
+PAYLOAD = 100
+
+
+def segment(i: int) -> bytes:
+    """Segment i: 10.0.0.1:40000 -> 192.0.2.1:80, seq 1000 + 200 i, 100 bytes (checksums 0:
+    the analysis does not read them)."""
+    src, dst = bytes((10, 0, 0, 1)), bytes((192, 0, 2, 1))
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 40 + PAYLOAD, i & 0xFFFF, 0, 64, 6, 0, src, dst)
+    seq = (1000 + 2 * PAYLOAD * i) & 0xFFFFFFFF
+    tcp = struct.pack("!HHIIBBHHH", 40000, 80, seq, 1, 5 << 4, ACK, 65535, 0, 0)
+    return ip + tcp + bytes(PAYLOAD)
+
+
+def build(path: Path, n: int) -> None:
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, LINKTYPE_RAW))
+        chunk = []
+        for i in range(n):
+            us = 10 * i
+            pkt = segment(i)
+            chunk.append(struct.pack("<IIII", us // 1_000_000, us % 1_000_000, len(pkt), len(pkt)))
+            chunk.append(pkt)
+            if len(chunk) >= 131072:
+                f.write(b"".join(chunk))
+                chunk.clear()
+        f.write(b"".join(chunk))
+    os.replace(tmp, path)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--segments", type=int, default=300_000)
+    ap.add_argument("--runs", type=int, default=3)
+    a = ap.parse_args()
+    subprocess.run(
+        ["cargo", "build", "--release", "-q", "-p", "vho-trace", "--example", "analyze"],
+        cwd=ROOT,
+        check=True,
+    )
+    CACHE.mkdir(parents=True, exist_ok=True)
+    pcap = CACHE / f"holes-{a.segments}.pcap"
+    if not pcap.exists():
+        build(pcap, a.segments)
+    best = float("inf")
+    for _ in range(a.runs):
+        t0 = time.perf_counter()
+        subprocess.run([str(ANALYZE), str(pcap)], stdout=subprocess.DEVNULL, check=True)
+        best = min(best, time.perf_counter() - t0)
+    print(f"capture: {pcap} ({pcap.stat().st_size / 1e6:.1f} MB, {a.segments} segments)")
+    print(f"vho-trace: {best:.2f} s, {a.segments / best / 1e3:.0f} k packets/s (best of {a.runs})")
+    out = Path(tempfile.mkdtemp(prefix="analyze-holes-")) / "out"
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    t0 = time.perf_counter()
+    p = subprocess.run(
+        [sys.executable, "-m", "vho.cli", "analyze", str(pcap), "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    print(f"vho analyze: exit {p.returncode}, {time.perf_counter() - t0:.1f} s")
+    if p.returncode:
+        print(p.stderr.strip()[-2000:])
+    shutil.rmtree(out.parent, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -44,6 +44,11 @@ def _axes(ax: plt.Axes, ylabel: str, handovers: Iterable[float], title: str) -> 
         ax.set_title(title, fontsize=10)
 
 
+#: Marks (data segments and ACKs) above which a time-sequence graph's SVG embeds them as a
+#: bitmap.
+RASTER_ABOVE = 20_000
+
+
 def time_sequence(
     data: pd.DataFrame,
     acks: pd.DataFrame | None,
@@ -75,8 +80,17 @@ def time_sequence(
             sacks = sacks[(sacks.t_s >= lo) & (sacks.t_s <= hi)]
     new = data[~data.retransmission]
     ret = data[data.retransmission]
+    # Past this many segments the SVG gets the marks as a bitmap (the axes and text stay
+    # vectors): 300,000 vector lines took half a minute to write and a browser to its knees.
+    dense = len(data) + (len(acks) if acks is not None else 0) > RASTER_ABOVE
     ax.vlines(
-        new.t_s, new.seq / 1e3, (new.seq + new.len) / 1e3, color="tab:blue", lw=1.2, label="data"
+        new.t_s,
+        new.seq / 1e3,
+        (new.seq + new.len) / 1e3,
+        color="tab:blue",
+        lw=1.2,
+        label="data",
+        rasterized=dense,
     )
     if len(ret):
         ax.scatter(
@@ -87,6 +101,7 @@ def time_sequence(
             s=18,
             zorder=3,
             label="retransmission",
+            rasterized=dense,
         )
     if acks is not None and len(acks):
         ax.step(
@@ -96,6 +111,7 @@ def time_sequence(
             color="tab:green",
             lw=0.9,
             label="cumulative ACK",
+            rasterized=dense,
         )
     if sacks is not None and len(sacks):
         ax.vlines(
@@ -105,6 +121,7 @@ def time_sequence(
             color="tab:purple",
             lw=1.5,
             label="SACK block",
+            rasterized=dense,
         )
     _axes(ax, "sequence number (kB)", handovers, title)
     if rto is not None and len(rto):

@@ -17,47 +17,31 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import rawpcap
+
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "target" / "bench-captures"
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
 ANALYZE = TARGET / "release" / "examples" / "analyze"
-LINKTYPE_RAW = 101  # tcpdump.org LINKTYPE_RAW: the frame is an IP packet
 ACK = 0x10
 PAYLOAD = 100
 
 
 def segment(i: int) -> bytes:
-    """Segment i: 10.0.0.1:40000 -> 192.0.2.1:80, seq 1000 + 200 i, 100 bytes (checksums 0:
-    the analysis does not read them)."""
+    """Segment i: 10.0.0.1:40000 -> 192.0.2.1:80, seq 1000 + 200 i, 100 bytes."""
     src, dst = bytes((10, 0, 0, 1)), bytes((192, 0, 2, 1))
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 40 + PAYLOAD, i & 0xFFFF, 0, 64, 6, 0, src, dst)
-    seq = (1000 + 2 * PAYLOAD * i) & 0xFFFFFFFF
-    tcp = struct.pack("!HHIIBBHHH", 40000, 80, seq, 1, 5 << 4, ACK, 65535, 0, 0)
-    return ip + tcp + bytes(PAYLOAD)
+    return rawpcap.ipv4_tcp(src, dst, 40000, 80, 1000 + 2 * PAYLOAD * i, 1, ACK, i, PAYLOAD)
 
 
 def build(path: Path, n: int) -> None:
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, LINKTYPE_RAW))
-        chunk = []
-        for i in range(n):
-            us = 10 * i
-            pkt = segment(i)
-            chunk.append(struct.pack("<IIII", us // 1_000_000, us % 1_000_000, len(pkt), len(pkt)))
-            chunk.append(pkt)
-            if len(chunk) >= 131072:
-                f.write(b"".join(chunk))
-                chunk.clear()
-        f.write(b"".join(chunk))
-    os.replace(tmp, path)
+    """The capture: segment i at 10 i microseconds."""
+    rawpcap.write(path, ((10 * i, segment(i)) for i in range(n)))
 
 
 def main() -> None:

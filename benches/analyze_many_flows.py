@@ -15,50 +15,29 @@ import argparse
 import os
 import resource
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import rawpcap
+
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "target" / "bench-captures"
-LINKTYPE_RAW = 101  # tcpdump.org LINKTYPE_RAW: the frame is an IP packet
 SYN = 0x02
-
-
-def _checksum(b: bytes) -> int:
-    s = sum(struct.unpack(f"!{len(b) // 2}H", b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 def syn(i: int) -> bytes:
     """A 40-byte IPv4 + TCP SYN of flow i: from 10.x.y.z:(1024 + i % 60000) to 192.0.2.1:80."""
-    src = struct.pack("!I", (10 << 24) | (i + 1))
+    src = (10 << 24 | (i + 1)).to_bytes(4, "big")
     dst = bytes((192, 0, 2, 1))
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 40, i & 0xFFFF, 0, 64, 6, 0, src, dst)
-    ip = ip[:10] + struct.pack("!H", _checksum(ip)) + ip[12:]
-    tcp = struct.pack("!HHIIBBHHH", 1024 + i % 60000, 80, i, 0, 5 << 4, SYN, 65535, 0, 0)
-    return ip + tcp
+    return rawpcap.ipv4_tcp(src, dst, 1024 + i % 60000, 80, i, 0, SYN, i, checksum=True)
 
 
 def build(path: Path, flows: int) -> None:
     """The capture: one SYN per flow, 1 us apart."""
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, LINKTYPE_RAW))
-        chunk = []
-        for i in range(flows):
-            pkt = syn(i)
-            chunk.append(struct.pack("<IIII", i // 1_000_000, i % 1_000_000, 40, 40) + pkt)
-            if len(chunk) == 65536:
-                f.write(b"".join(chunk))
-                chunk.clear()
-        f.write(b"".join(chunk))
-    os.replace(tmp, path)
+    rawpcap.write(path, ((i, syn(i)) for i in range(flows)))
 
 
 def main() -> None:

@@ -166,10 +166,15 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     if h["source"] == "given":
         print(f"  handover at {h['at_s']:.3f} s (given)")
     elif h["source"] == "detected":
-        print(
-            f"  handover found at {h['at_s']:.3f} s in flow {h['flow']} ({h['signal']}): "
-            f"{h['evidence']}"
-        )
+        found = h.get("all") or [h]
+        if len(found) > 1:
+            print(f"  {len(found)} handovers found in flow {h['flow']}:")
+        for c in found:
+            ta = c.get("adaptation_time_s")
+            print(
+                f"  handover found at {c['at_s']:.3f} s in flow {h['flow']} ({c['signal']}): "
+                f"{c['evidence']}" + ("" if ta is None else f"; t_a {ta:.3f} s")
+            )
     else:
         print("  no handover found")
     for e in m["flows"]:

@@ -139,6 +139,15 @@ def handover(entries: list[dict[str, Any]], given_s: float | None) -> dict[str, 
                 "signal": c["signal"],
                 "evidence": c["evidence"],
                 "flow": e["index"],
+                # Every change found in that flow (a path there and back is two), each with
+                # its own adaptation time.
+                "all": [
+                    {
+                        k: x[k]
+                        for k in ("at_s", "after_s", "signal", "evidence", "adaptation_time_s")
+                    }
+                    for x in e["path_changes"]
+                ],
             }
     return {
         "at_s": None,

@@ -17,10 +17,14 @@
 //! 4. **data rate**: the data bytes seen per bin move by a factor of at least [`RATE_RATIO`].
 //!    The instant is the first segment of the first bin at the new level.
 //!
-//! The timing signals (3, 4) are found as one change point: the split of the bin series into
+//! The timing signals (3, 4) are found as change points: the split of the bin series into
 //! two constant levels with the least squared error (Scott & Knott 1974; the first step of
-//! binary segmentation). They therefore report the largest change only, where the address and
-//! hop-count signals report up to [`MAX_CHANGES`] changes.
+//! binary segmentation). A path that changes and changes back (a slow link for a few seconds
+//! inside a fast transfer) averages away in one split; the data rate then looks for the
+//! segment that differs from both its sides (the "epidemic" alternative of change-point
+//! analysis, Levin & Kline 1985), and each level found is searched again, up to
+//! [`MAX_CHANGES`] changes. A level of lower rate counts only if data crossed in at least a
+//! third of its bins: a stall of the sender (a retransmission timeout) is no path.
 //!
 //! Memory: two bins per 0.1 s of data (the duration of the capture, not its size), and the
 //! changes.
@@ -49,16 +53,26 @@ pub const RATE_RATIO: f64 = 4.0;
 pub const MIN_PATH_RTT_NS: u64 = 1_000_000;
 /// Bins each side of a timing change must have.
 pub const MIN_SIDE_BINS: usize = 3;
+/// Bins a level must have for a further change to be looked for within it, or for the
+/// segment of a there-and-back change: 1 s. Shorter levels are a sender's slow start or a
+/// recovery, not a path.
+pub const MIN_LEVEL_BINS: usize = 10;
 /// The data-rate series is at most this long (29 hours of 0.1 s bins); a longer capture is
 /// binned coarser, so that memory follows the bound, not a capture's (or a damaged
 /// timestamp's) span.
 pub const MAX_RATE_BINS: u64 = 1 << 20;
+/// The longest series the segment search of a there-and-back change looks at (its cost is
+/// quadratic): 6.8 minutes of 0.1 s bins. A longer capture gets the one change point only.
+pub const MAX_EPIDEMIC_BINS: usize = 4096;
 
 /// A change of path found in one direction's data.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PathChange {
     /// The first data segment that went the new way, in capture time.
     pub at_s: f64,
+    /// The adaptation time measured from `at_s` (Cottingham & Vidales §5), filled in by the
+    /// flow's analysis.
+    pub adaptation_time_s: Option<f64>,
     /// The last data segment seen the old way: the change happened in (`after_s`, `at_s`].
     pub after_s: f64,
     /// `tunnel-endpoint`, `hop-count`, `rtt`, `data-rate` or `rtt+data-rate`.
@@ -210,6 +224,7 @@ impl PathSeries {
                 at_s: t as f64 / 1e9,
                 after_s: before as f64 / 1e9,
                 signal: "tunnel-endpoint",
+                adaptation_time_s: None,
                 evidence: format!("tunnel {} became {}", show(&old), show(&new)),
                 at_ns: t,
             });
@@ -219,12 +234,20 @@ impl PathSeries {
                 at_s: t as f64 / 1e9,
                 after_s: before as f64 / 1e9,
                 signal: "hop-count",
+                adaptation_time_s: None,
                 evidence: format!("TTL / hop limit {old} became {new}"),
                 at_ns: t,
             });
         }
         if out.is_empty() {
-            out.extend(self.timing_change());
+            let rates = self.rate_changes();
+            if rates.len() > 1 {
+                // There and back (or more): the data rate places each change; one RTT change
+                // point would average them away.
+                out.extend(rates);
+            } else {
+                out.extend(self.timing_change(rates.into_iter().next()));
+            }
         }
         out.sort_by_key(|c| c.at_ns);
         out
@@ -236,8 +259,7 @@ impl PathSeries {
     /// RTT alone can be late; and a segment sent up to a round trip before the handover
     /// already sees the new path on its way back, so it can be early. Else the data-rate
     /// change alone.
-    fn timing_change(&self) -> Option<PathChange> {
-        let rate = self.rate_change();
+    fn timing_change(&self, rate: Option<PathChange>) -> Option<PathChange> {
         let Some((rtt, last_old_ns, new_rtt_ns)) = self.rtt_change() else {
             return rate;
         };
@@ -272,6 +294,7 @@ impl PathSeries {
             at_s: at as f64 / 1e9,
             after_s: last_old as f64 / 1e9,
             signal: "rtt",
+            adaptation_time_s: None,
             evidence: format!(
                 "minimum RTT per 0.1 s {:.1} ms before, {:.1} ms after (x{ratio:.1}; {} and {} \
                  bins, geometric means; segments timed at the old level up to {:.3} s)",
@@ -286,9 +309,61 @@ impl PathSeries {
         Some((change, last_old, after as u64))
     }
 
-    fn rate_change(&self) -> Option<PathChange> {
-        // Dense bins from the first to the last data bin, the last one excluded: it ends
-        // with the capture, not with the path (as §5 drops the last throughput value).
+    /// The data-rate changes, in time order (see the module doc).
+    fn rate_changes(&self) -> Vec<PathChange> {
+        let Some((y, first, per)) = self.rate_series() else {
+            return Vec::new();
+        };
+        let mut cuts: Vec<(usize, f64, f64)> = Vec::new();
+        rate_cuts(&y, 0, y.len(), MIN_SIDE_BINS, &mut cuts);
+        cuts.sort_by_key(|c| c.0);
+        let bps = |v: f64| v * 8.0 / (BIN_NS as f64 / 1e9) / per as f64;
+        let mut out = Vec::new();
+        let mean = |a: usize, b: usize| y[a..b].iter().sum::<f64>() / (b - a).max(1) as f64;
+        for (n, &(k, _, _)) in cuts.iter().enumerate() {
+            // The first bin of the new level that holds data.
+            let from = first + k as u64 * per;
+            let Some(i) = self.rate.iter().position(|b| b.index >= from) else {
+                continue;
+            };
+            let bin = self.rate[i];
+            let prev = if i > 0 {
+                self.rate[i - 1].last_ns
+            } else {
+                bin.first_ns
+            };
+            let (lo_k, hi_k) = (
+                if n > 0 { cuts[n - 1].0 } else { 0 },
+                cuts.get(n + 1).map_or(y.len(), |c| c.0),
+            );
+            // The levels each side, between this cut and its neighbours.
+            let (before, after) = (mean(lo_k, k), mean(k, hi_k));
+            let ratio = (after / before.max(1e-9)).max(before / after.max(1e-9));
+            out.push(PathChange {
+                at_s: bin.first_ns as f64 / 1e9,
+                after_s: prev as f64 / 1e9,
+                adaptation_time_s: None,
+                signal: "data-rate",
+                evidence: format!(
+                    "data rate {:.0} b/s before, {:.0} b/s after (x{ratio:.1}; {} and {} bins of \
+                     {} s)",
+                    bps(before),
+                    bps(after),
+                    k - lo_k,
+                    hi_k - k,
+                    per as f64 * BIN_NS as f64 / 1e9
+                ),
+                at_ns: bin.first_ns,
+            });
+        }
+        out
+    }
+
+    /// Data bytes per bin from the first data bin to the last, the last one excluded (it ends
+    /// with the capture, not with the path, as §5 drops the last throughput value); bins are
+    /// merged `per` at a time so that there are at most [`MAX_RATE_BINS`]. `(y, first bin
+    /// index, per)`.
+    fn rate_series(&self) -> Option<(Vec<f64>, u64, u64)> {
         let (first, last) = (self.rate.first()?.index, self.rate.last()?.index);
         let span = last - first;
         let per = span.div_ceil(MAX_RATE_BINS).max(1);
@@ -297,36 +372,103 @@ impl PathSeries {
         for b in &self.rate[..self.rate.len() - 1] {
             y[((b.index - first) / per) as usize] += b.value as f64;
         }
-        let (k, lo, hi) = change_point(&y, MIN_SIDE_BINS)?;
-        let ratio = (hi / lo.max(1e-9)).max(lo / hi.max(1e-9));
-        if ratio < RATE_RATIO {
-            return None;
-        }
-        // The first bin of the new level that holds data.
-        let from = first + k as u64 * per;
-        let i = self.rate.iter().position(|b| b.index >= from)?;
-        let bin = self.rate[i];
-        let after = if i > 0 {
-            self.rate[i - 1].last_ns
-        } else {
-            bin.first_ns
-        };
-        let bps = |v: f64| v * 8.0 / (BIN_NS as f64 / 1e9);
-        Some(PathChange {
-            at_s: bin.first_ns as f64 / 1e9,
-            after_s: after as f64 / 1e9,
-            signal: "data-rate",
-            evidence: format!(
-                "data rate {:.0} b/s before, {:.0} b/s after (x{ratio:.1}; {} and {} bins of {} s)",
-                bps(lo) / per as f64,
-                bps(hi) / per as f64,
-                k,
-                n - k,
-                per as f64 * BIN_NS as f64 / 1e9
-            ),
-            at_ns: bin.first_ns,
-        })
+        Some((y, first, per))
     }
+}
+
+/// A level of lower data rate that is a path, not a stall: data in at least a third of its
+/// first second of bins (and in [`MIN_SIDE_BINS`] of them). A slow link carries data from
+/// the moment it takes over; a sender stalled by a retransmission timeout sends nothing at
+/// first. (What follows may be a stall on the slow path: its backed-off timer can keep the
+/// sender quiet for seconds, even after the path is fast again, thesis §7.2.)
+fn carries_data(y: &[f64]) -> bool {
+    let head = &y[..y.len().min(MIN_LEVEL_BINS)];
+    let with = head.iter().filter(|&&v| v > 0.0).count();
+    with >= MIN_SIDE_BINS.min(head.len()) && 3 * with >= head.len()
+}
+
+/// The cuts of `y[a..b]` into levels that differ by [`RATE_RATIO`]: `(index, mean before, mean
+/// after)` each, found by one change point, else by the segment that differs from both sides,
+/// then again within each level; at most [`MAX_CHANGES`].
+fn rate_cuts(y: &[f64], a: usize, b: usize, min_side: usize, out: &mut Vec<(usize, f64, f64)>) {
+    if out.len() >= MAX_CHANGES {
+        return;
+    }
+    let part = &y[a..b];
+    let differs = |x: f64, z: f64| (x / z.max(1e-9)).max(z / x.max(1e-9)) >= RATE_RATIO;
+    let low_carries = |l: &[f64], lm: f64, h: &[f64], hm: f64| {
+        if lm < hm {
+            carries_data(l)
+        } else {
+            carries_data(h)
+        }
+    };
+    if let Some((k, m1, m2)) = change_point(part, min_side) {
+        if differs(m1, m2) && low_carries(&part[..k], m1, &part[k..], m2) {
+            out.push((a + k, m1, m2));
+            rate_cuts(y, a, a + k, MIN_LEVEL_BINS, out);
+            rate_cuts(y, a + k, b, MIN_LEVEL_BINS, out);
+            return;
+        }
+    }
+    if let Some((i, j, inner, outer)) = epidemic_coarse(part, min_side) {
+        let mut rest: Vec<f64> = part[..i].to_vec();
+        rest.extend_from_slice(&part[j..]);
+        if differs(inner, outer) && low_carries(&part[i..j], inner, &rest, outer) {
+            let before = part[..i].iter().sum::<f64>() / i as f64;
+            let after = part[j..].iter().sum::<f64>() / (part.len() - j) as f64;
+            out.push((a + i, before, inner));
+            out.push((a + j, inner, after));
+            rate_cuts(y, a, a + i, MIN_LEVEL_BINS, out);
+            rate_cuts(y, a + i, a + j, MIN_LEVEL_BINS, out);
+            rate_cuts(y, a + j, b, MIN_LEVEL_BINS, out);
+        }
+    }
+}
+
+/// [`epidemic`] on `y` merged into at most [`MAX_EPIDEMIC_BINS`] bins (the means are per
+/// original bin), its bounds mapped back.
+fn epidemic_coarse(y: &[f64], min_side: usize) -> Option<(usize, usize, f64, f64)> {
+    let f = y.len().div_ceil(MAX_EPIDEMIC_BINS).max(1);
+    if f == 1 {
+        return epidemic(y, min_side);
+    }
+    let coarse: Vec<f64> = y
+        .chunks(f)
+        .map(|c| c.iter().sum::<f64>() / f as f64)
+        .collect();
+    let (i, j, inner, outer) = epidemic(&coarse, min_side.div_ceil(f))?;
+    Some((i * f, (j * f).min(y.len()), inner, outer))
+}
+
+/// The segment `y[i..j]` (at least `min_side` values, and as many each side of it) whose
+/// mean differs most from the rest's, by the reduction of the squared error; `(i, j, mean
+/// inside, mean outside)`. Quadratic in `y.len()`, which [`MAX_EPIDEMIC_BINS`] bounds.
+pub fn epidemic(y: &[f64], min_side: usize) -> Option<(usize, usize, f64, f64)> {
+    let n = y.len();
+    let m = min_side.max(1);
+    if n < 3 * m || n > MAX_EPIDEMIC_BINS {
+        return None;
+    }
+    let mut prefix = Vec::with_capacity(n + 1);
+    prefix.push(0.0);
+    for v in y {
+        prefix.push(prefix.last().copied().unwrap_or(0.0) + v);
+    }
+    let total = prefix[n];
+    let mut best: Option<(f64, usize, usize, f64, f64)> = None;
+    for i in m..=n - 2 * m {
+        for j in i + m..=n - m {
+            let (k, rest) = ((j - i) as f64, (n - (j - i)) as f64);
+            let inner = (prefix[j] - prefix[i]) / k;
+            let outer = (total - (prefix[j] - prefix[i])) / rest;
+            let gain = k * rest / n as f64 * (inner - outer) * (inner - outer);
+            if best.is_none_or(|b| gain > b.0) {
+                best = Some((gain, i, j, inner, outer));
+            }
+        }
+    }
+    best.map(|(_, i, j, inner, outer)| (i, j, inner, outer))
 }
 
 /// The split `k` (at least `min_side` values each side) of `y` into `y[..k]` and `y[k..]`
@@ -447,6 +589,59 @@ mod tests {
         let c = p.detect();
         assert_eq!(c.len(), 1);
         assert_eq!((c[0].signal, c[0].at_ns), ("data-rate", 2_050 * MS));
+    }
+
+    /// Data at `bytes_per_ms` every millisecond from `from_ms` to `to_ms` (exclusive).
+    fn steady(p: &mut PathSeries, from_ms: u64, to_ms: u64, bytes_per_ms: u64) {
+        for t in from_ms..to_ms {
+            p.on_data(t * MS + MS / 2, bytes_per_ms, 64, None);
+        }
+    }
+
+    /// One segment every `every_ms` from `from_ms` to `to_ms`.
+    fn sparse(p: &mut PathSeries, from_ms: u64, to_ms: u64, every_ms: u64) {
+        for t in (from_ms..to_ms).step_by(every_ms as usize) {
+            p.on_data(t * MS + MS / 4, 1460, 64, None);
+        }
+    }
+
+    #[test]
+    fn a_slow_link_there_and_back_is_two_handovers() {
+        // Issue 18: 5 Mb/s for 10 s, about 117 kb/s (one segment per 0.1 s) for 4 s, 5 Mb/s
+        // for 10 s: one change point over the whole capture averages the slow 4 s away; the
+        // segment that differs from both sides gives both instants.
+        let mut p = PathSeries::default();
+        steady(&mut p, 0, 10_000, 625);
+        sparse(&mut p, 10_000, 14_000, 100);
+        steady(&mut p, 14_000, 24_000, 625);
+        let c = p.detect();
+        let at: Vec<u64> = c.iter().map(|c| c.at_ns / MS).collect();
+        assert_eq!(at, [10_000, 14_000], "{c:?}");
+        assert!(c.iter().all(|c| c.signal == "data-rate"));
+    }
+
+    #[test]
+    fn two_round_trips_to_the_slow_link_are_four_handovers() {
+        let mut p = PathSeries::default();
+        steady(&mut p, 0, 6_000, 625);
+        sparse(&mut p, 6_000, 9_000, 100);
+        steady(&mut p, 9_000, 15_000, 625);
+        sparse(&mut p, 15_000, 19_000, 100);
+        steady(&mut p, 19_000, 25_000, 625);
+        let at: Vec<u64> = p.detect().iter().map(|c| c.at_ns / MS).collect();
+        assert_eq!(at, [6_000, 9_000, 15_000, 19_000]);
+    }
+
+    #[test]
+    fn a_sender_stalled_by_a_timeout_is_no_handover() {
+        // A retransmission timeout: 1.5 s without data, then slow start back to the rate.
+        let mut p = PathSeries::default();
+        steady(&mut p, 0, 8_000, 625);
+        for (k, t) in (9_500..9_800u64).step_by(100).enumerate() {
+            p.on_data(t * MS, 1460 << k, 64, None);
+        }
+        steady(&mut p, 9_800, 18_000, 625);
+        assert!(p.detect().is_empty(), "{:?}", p.detect());
     }
 
     #[test]

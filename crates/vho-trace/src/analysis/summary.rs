@@ -153,7 +153,11 @@ fn direction(f: &Flow, k: usize, opts: &AnalyzeOptions) -> DirectionResult {
         ),
         _ => None,
     };
-    let path_changes = d.path.detect();
+    let mut path_changes = d.path.detect();
+    for c in &mut path_changes {
+        // Each change's own t_a: its instant is the first data segment that went the new way.
+        c.adaptation_time_s = d.throughput.adaptation_time_s(c.at_ns);
+    }
     let first_after = d
         .path
         .first_after_given_ns()

@@ -248,3 +248,5 @@ def test_what_cannot_be_measured_is_said_not_printed_as_zero(
     out = capsys.readouterr().out
     assert "spurious not measurable here" in out
     assert "t_a - (no handover known: give --handover-at)" in out
+    # The throughput is drawn with no handover known too (it is what would show one).
+    assert (tmp_path / "a" / "throughput_flow0.png").is_file()

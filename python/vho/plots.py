@@ -141,15 +141,18 @@ def throughput_adaptation(
     throughput: pd.DataFrame,
     stem: str | Path,
     *,
-    handover_at: float,
+    handover_at: float | None,
     mean_bps: float | None,
     adaptation_time_s: float | None,
     t_a_from: float | None = None,
     title: str = "",
     formats: Iterable[str] = ("png", "svg"),
+    handovers: Iterable[float] = (),
 ) -> list[Path]:
     """Throughput per interval (``t_s``, ``bps``) with the mean and t_a marked; t_a runs from
-    ``t_a_from`` (the first data after the handover; the handover instant if not given)."""
+    ``t_a_from`` (the first data after the handover; the handover instant if not given). All
+    of ``handovers`` are marked (``handover_at`` alone if none are given); without any, the
+    throughput and its mean are still drawn."""
     fig, ax = plt.subplots(figsize=(8, 4))
     ax.step(
         throughput.t_s,
@@ -159,10 +162,11 @@ def throughput_adaptation(
         lw=1,
         label="throughput",
     )
-    _axes(ax, "throughput (kb/s)", [handover_at], title)
+    marks = list(handovers) or ([handover_at] if handover_at is not None else [])
+    _axes(ax, "throughput (kb/s)", marks, title)
     if mean_bps is not None:
         ax.axhline(mean_bps / 1e3, color="tab:gray", ls=":", label="connection mean")
-    if adaptation_time_s is not None:
+    if adaptation_time_s is not None and handover_at is not None:
         start = handover_at if t_a_from is None else t_a_from
         ax.axvspan(
             start,

@@ -311,7 +311,9 @@ def _write(a: CaptureAnalysis, stage: Path, series: pd.DataFrame | None) -> list
     """The figures of the largest flows with enough data to draw, then metrics.json, into the
     staging directory (published whole by the caller)."""
     try:
-        at = a.metrics["handover"]["at_s"]
+        h = a.metrics["handover"]
+        at = h["at_s"]
+        every = [c["at_s"] for c in h.get("all", [])] or ([at] if at is not None else [])
         drawn = sorted(
             (e for e in a.raw_entries() if e["data_segments"] >= MIN_FIGURE_SEGMENTS),
             key=lambda e: (-e["bytes"], e["index"]),
@@ -323,7 +325,7 @@ def _write(a: CaptureAnalysis, stage: Path, series: pd.DataFrame | None) -> list
         for e in drawn[:MAX_FIGURE_FLOWS]:
             snd, _ = metrics.sides(a._conversation(e["index"]))
             written += figures.draw(
-                stage, e, a.segments(e["index"]), snd["throughput"]["points"], at, series
+                stage, e, a.segments(e["index"]), snd["throughput"]["points"], at, series, every
             )
         body = json.dumps(a.metrics, indent=2, allow_nan=False) + "\n"
         (stage / METRICS).write_text(body, encoding="utf-8")

@@ -27,11 +27,14 @@ def draw(
     points: list[list[float]],
     handover_at: float | None,
     series: pd.DataFrame | None,
+    handovers: list[float] | None = None,
 ) -> list[Path]:
-    """All figures of one flow into ``out``; returns the files written."""
+    """All figures of one flow into ``out``; returns the files written. ``handovers``: every
+    instant to mark (``handover_at`` alone if not given); t_a is drawn from ``handover_at``."""
     n = entry["index"]
     sender = (entry["sender"]["addr"], entry["sender"]["port"])
-    handovers = [handover_at] if handover_at is not None else []
+    if handovers is None:
+        handovers = [handover_at] if handover_at is not None else []
     paths: list[Path] = []
     data, acks, sacks = flow_sequence(segs, sender)
     rto = series[["t_s", "rto_s"]] if series is not None else None
@@ -46,7 +49,8 @@ def draw(
             rto=rto,
         )
     thr = throughput_frame(points)
-    if len(thr) >= 2 and handover_at is not None:
+    if len(thr) >= 2:
+        # Drawn with or without a known handover: the throughput is what shows one.
         mean = float(thr.bps.iloc[:-1].mean())
         paths += plots.throughput_adaptation(
             thr,
@@ -56,6 +60,7 @@ def draw(
             adaptation_time_s=entry["adaptation_time_s"],
             t_a_from=entry["first_after_handover_s"],
             title=f"flow {n}: throughput per 0.1 s interval (Cottingham & Vidales §5)",
+            handovers=handovers,
         )
     if series is not None and len(series):
         paths += plots.congestion_window(

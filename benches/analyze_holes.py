@@ -16,17 +16,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-import rawpcap
+import capture_bench
 
-ROOT = Path(__file__).resolve().parent.parent
-CACHE = ROOT / "target" / "bench-captures"
+ROOT = capture_bench.ROOT
+CACHE = capture_bench.CACHE
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
 ANALYZE = TARGET / "release" / "examples" / "analyze"
 ACK = 0x10
@@ -36,12 +33,12 @@ PAYLOAD = 100
 def segment(i: int) -> bytes:
     """Segment i: 10.0.0.1:40000 -> 192.0.2.1:80, seq 1000 + 200 i, 100 bytes."""
     src, dst = bytes((10, 0, 0, 1)), bytes((192, 0, 2, 1))
-    return rawpcap.ipv4_tcp(src, dst, 40000, 80, 1000 + 2 * PAYLOAD * i, 1, ACK, i, PAYLOAD)
+    return capture_bench.ipv4_tcp(src, dst, 40000, 80, 1000 + 2 * PAYLOAD * i, 1, ACK, i, PAYLOAD)
 
 
 def build(path: Path, n: int) -> None:
     """The capture: segment i at 10 i microseconds."""
-    rawpcap.write(path, ((10 * i, segment(i)) for i in range(n)))
+    capture_bench.write(path, ((10 * i, segment(i)) for i in range(n)))
 
 
 def main() -> None:
@@ -65,20 +62,8 @@ def main() -> None:
         best = min(best, time.perf_counter() - t0)
     print(f"capture: {pcap} ({pcap.stat().st_size / 1e6:.1f} MB, {a.segments} segments)")
     print(f"vho-trace: {best:.2f} s, {a.segments / best / 1e3:.0f} k packets/s (best of {a.runs})")
-    out = Path(tempfile.mkdtemp(prefix="analyze-holes-")) / "out"
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
-    t0 = time.perf_counter()
-    p = subprocess.run(
-        [sys.executable, "-m", "vho.cli", "analyze", str(pcap), "--out", str(out)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    print(f"vho analyze: exit {p.returncode}, {time.perf_counter() - t0:.1f} s")
-    if p.returncode:
-        print(p.stderr.strip()[-2000:])
-    shutil.rmtree(out.parent, ignore_errors=True)
+    status, wall, _, _ = capture_bench.time_cli_analyze(pcap)
+    print(f"vho analyze: exit {status}, {wall:.1f} s")
 
 
 if __name__ == "__main__":

@@ -12,19 +12,12 @@ peak resident memory (`getrusage(RUSAGE_CHILDREN).ru_maxrss`). The target is und
 from __future__ import annotations
 
 import argparse
-import os
 import resource
-import shutil
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
 
-import rawpcap
+import capture_bench
 
-ROOT = Path(__file__).resolve().parent.parent
-CACHE = ROOT / "target" / "bench-captures"
+CACHE = capture_bench.CACHE
 SYN = 0x02
 
 
@@ -32,12 +25,12 @@ def syn(i: int) -> bytes:
     """A 40-byte IPv4 + TCP SYN of flow i: from 10.x.y.z:(1024 + i % 60000) to 192.0.2.1:80."""
     src = (10 << 24 | (i + 1)).to_bytes(4, "big")
     dst = bytes((192, 0, 2, 1))
-    return rawpcap.ipv4_tcp(src, dst, 1024 + i % 60000, 80, i, 0, SYN, i, checksum=True)
+    return capture_bench.ipv4_tcp(src, dst, 1024 + i % 60000, 80, i, 0, SYN, i, checksum=True)
 
 
 def build(path: Path, flows: int) -> None:
     """The capture: one SYN per flow, 1 us apart."""
-    rawpcap.write(path, ((i, syn(i)) for i in range(flows)))
+    capture_bench.write(path, ((i, syn(i)) for i in range(flows)))
 
 
 def main() -> None:
@@ -49,29 +42,14 @@ def main() -> None:
     pcap = CACHE / f"syn-{args.flows}.pcap"
     if not pcap.exists():
         build(pcap, args.flows)
-    out = Path(tempfile.mkdtemp(prefix="analyze-many-")) / "out"
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
-    t0 = time.perf_counter()
-    p = subprocess.run(
-        [sys.executable, "-m", "vho.cli", "analyze", str(pcap), "--out", str(out)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    wall = time.perf_counter() - t0
+    status, wall, sizes, out = capture_bench.time_cli_analyze(pcap, keep=args.keep)
     rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
-    sizes = {f.name: f.stat().st_size for f in out.iterdir()} if out.is_dir() else {}
     print(f"capture: {pcap} ({pcap.stat().st_size / 1e6:.1f} MB, {args.flows} one-SYN flows)")
-    print(f"vho analyze: exit {p.returncode}, {wall:.1f} s, peak RSS {rss_mib:.0f} MiB")
-    if p.returncode:
-        print(p.stderr.strip()[-2000:])
+    print(f"vho analyze: exit {status}, {wall:.1f} s, peak RSS {rss_mib:.0f} MiB")
     for name, size in sorted(sizes.items()):
         print(f"  {name}: {size / 1e6:.1f} MB")
     if args.keep:
         print(f"-> {out}")
-    else:
-        shutil.rmtree(out.parent, ignore_errors=True)
 
 
 if __name__ == "__main__":

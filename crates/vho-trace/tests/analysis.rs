@@ -499,7 +499,7 @@ fn both_directions_map_to_one_flow_and_a_reused_port_starts_another() {
     assert_eq!(a.flows.len(), 2);
     assert_eq!(a.flows[0].packets, 16);
     assert_eq!(a.flows[1].packets, 1);
-    assert_eq!(a.tcp_segments, 17);
+    assert_eq!(a.summary.tcp_segments, 17);
 }
 
 #[test]

@@ -123,7 +123,11 @@ fn closed_conversations_leave_the_table_and_their_results_stay() {
     }
     let a = analyze_reader(&p.0[..], "mem").expect("valid");
     assert_eq!(a.flows.len(), n as usize);
-    assert!(a.max_open_flows <= 61 + 4096 / 8, "{}", a.max_open_flows);
+    assert!(
+        a.summary.max_open_flows <= 61 + 4096 / 8,
+        "{}",
+        a.summary.max_open_flows
+    );
     for (i, f) in a.flows.iter().enumerate() {
         assert_eq!(f.index, i);
         assert_eq!(f.server.unique_bytes, 1000);
@@ -196,7 +200,7 @@ fn lone_syns_are_reported_in_the_order_they_came() {
     }
     let a = analyze_reader(&p.0[..], "mem").expect("valid");
     assert_eq!(a.flows.len(), 5_000);
-    assert_eq!(a.max_open_flows, 5_000);
+    assert_eq!(a.summary.max_open_flows, 5_000);
     for (i, f) in a.flows.iter().enumerate() {
         assert_eq!((f.index, f.packets, f.syn_seen), (i, 1, true));
         assert_eq!(f.client.port, 1024 + i as u16);
@@ -213,14 +217,14 @@ fn a_capture_cut_inside_its_last_packet_is_analysed_up_to_it_with_a_warning() {
         p.connection(i * 1_000_000_000, 4000 + i as u16);
     }
     let whole = analyze_reader(&p.0[..], "mem").expect("valid");
-    assert!(whole.warnings.is_empty());
+    assert!(whole.summary.warnings.is_empty());
     let cut = &p.0[..p.0.len() - 10];
     let a = analyze_reader(cut, "mem").expect("what is there is analysed");
-    assert_eq!(a.packets, whole.packets - 1);
+    assert_eq!(a.summary.packets, whole.summary.packets - 1);
     assert_eq!(a.flows.len(), 3);
     assert_eq!(a.flows[2].packets, whole.flows[2].packets - 1);
-    assert_eq!(a.warnings.len(), 1);
-    let w = &a.warnings[0];
+    assert_eq!(a.summary.warnings.len(), 1);
+    let w = &a.summary.warnings[0];
     assert!(w.starts_with("mem: byte "), "{w}");
     assert!(
         w.contains("cut short in the middle of a packet; the 23 packets before it"),

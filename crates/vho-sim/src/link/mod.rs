@@ -118,24 +118,20 @@ pub struct LinkDir {
 
 impl LinkDir {
     pub fn new(from: NodeIdx, to: NodeIdx, spec: &DirSpec, limit: Limit, loss: LossModel) -> Self {
+        let (air, entry) = match spec.loss_at {
+            LossAt::Air => (loss, LossModel::None),
+            LossAt::Entry => (LossModel::None, loss),
+        };
         LinkDir {
             from,
             to,
             rate_bps: spec.rate_bps,
             delay: spec.delay,
             queue: DropTail::new(limit, spec.queue_model),
-            loss: if spec.loss_at == LossAt::Air {
-                loss.clone()
-            } else {
-                LossModel::None
-            },
-            air_lossy: spec.loss_at == LossAt::Air && !matches!(loss, LossModel::None),
-            entry_lossy: spec.loss_at == LossAt::Entry && !matches!(loss, LossModel::None),
-            entry_loss: if spec.loss_at == LossAt::Entry {
-                loss
-            } else {
-                LossModel::None
-            },
+            air_lossy: !matches!(air, LossModel::None),
+            entry_lossy: !matches!(entry, LossModel::None),
+            loss: air,
+            entry_loss: entry,
             in_tx: None,
             idle_since: Time::ZERO,
             pipe: VecDeque::new(),

@@ -541,6 +541,7 @@ pub fn markdown() -> String {
          general form lists `[[node]]` and `[[link]]` instead. `vho run --dry-run` prints a \
          scenario with every default filled in.\n",
     );
+    let tcp = tcp_defaults();
     let mut table = "";
     for d in keys() {
         if d.table != table {
@@ -550,8 +551,7 @@ pub fn markdown() -> String {
             ));
         }
         let default = if d.table == "flow.tcp" && d.default == "profile" {
-            tcp_defaults()
-                .into_iter()
+            tcp.iter()
                 .find(|(key, _)| key == d.key)
                 .map(|(_, per)| {
                     per.iter()

@@ -167,7 +167,7 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         CwndValidation::Off => "off",
         CwndValidation::CwndLimited => "cwnd-limited",
     };
-    let lines = [
+    vec![
         format!("profile = \"{}\"", c.profile),
         format!("mss = {}", c.mss),
         format!("cc = \"{cc}\""),
@@ -200,6 +200,5 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("granularity = {}", dur(c.rto.granularity)),
         format!("delayed_ack = {}", c.delack.enabled),
         format!("delayed_ack_timeout = {}", dur(c.delack.timeout)),
-    ];
-    lines.to_vec()
+    ]
 }

@@ -101,6 +101,12 @@ fn chain(bytes: u64, handover: Option<(f64, HandoverKind, u64)>, wlan_first: boo
     }
 }
 
+/// 200 KB over WLAN with ns-2's soft handover to GPRS at `at_s`.
+fn soft_wlan_to_gprs(at_s: f64) -> super::RunOutput {
+    let soft = HandoverKind::SoftReconfigure { shrink: false };
+    run(&chain(200_000, Some((at_s, soft, 0)), true), Vec::new()).expect("runs")
+}
+
 #[test]
 fn a_download_over_wlan_completes_and_conserves_packets() {
     let out = run(&chain(200_000, None, true), Vec::new()).expect("runs");
@@ -123,15 +129,7 @@ fn a_download_over_wlan_completes_and_conserves_packets() {
 fn wlan_to_gprs_soft_handover_early_causes_spurious_timeouts() {
     // Daniel & Kojo §3.1: after a WLAN -> GPRS handover the RTO computed on WLAN expires
     // before the first ACK over GPRS returns: spurious timeout, needless retransmissions.
-    let out = run(
-        &chain(
-            200_000,
-            Some((0.2, HandoverKind::SoftReconfigure { shrink: false }, 0)),
-            true,
-        ),
-        Vec::new(),
-    )
-    .expect("runs");
+    let out = soft_wlan_to_gprs(0.2);
     let f = &out.summary.flows[0];
     assert!(f.completed);
     assert!(f.spurious_timeouts >= 1, "{f:?}");
@@ -276,27 +274,10 @@ fn a_run_that_stops_advancing_is_stopped_with_an_error() {
 
 #[test]
 fn a_handover_after_the_run_ended_is_reported_as_not_reached() {
-    let out = run(
-        &chain(
-            200_000,
-            Some((100.0, HandoverKind::SoftReconfigure { shrink: false }, 0)),
-            true,
-        ),
-        Vec::new(),
-    )
-    .expect("runs");
+    let out = soft_wlan_to_gprs(100.0);
     assert_eq!(out.summary.run.ended_by, "completed");
     assert!(!out.summary.handovers[0].happened);
-    let early = run(
-        &chain(
-            200_000,
-            Some((0.2, HandoverKind::SoftReconfigure { shrink: false }, 0)),
-            true,
-        ),
-        Vec::new(),
-    )
-    .expect("runs");
-    assert!(early.summary.handovers[0].happened);
+    assert!(soft_wlan_to_gprs(0.2).summary.handovers[0].happened);
 }
 
 #[test]

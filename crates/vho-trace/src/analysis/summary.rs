@@ -123,18 +123,12 @@ pub struct Summary {
     pub warnings: Vec<String>,
 }
 
-/// The result of [`analyze`].
+/// The result of [`analyze`]: the capture's [`Summary`] (serialized inline) and every
+/// conversation.
 #[derive(Clone, Debug, Serialize)]
 pub struct Analysis {
-    pub file: String,
-    pub packets: u64,
-    pub tcp_segments: u64,
-    pub skipped: SkipCounts,
-    /// The most conversations the flow table held at once (its memory is bounded by this,
-    /// not by the capture's size).
-    pub max_open_flows: usize,
-    /// What was read in spite of a fault, one sentence each (see [`Summary::warnings`]).
-    pub warnings: Vec<String>,
+    #[serde(flatten)]
+    pub summary: Summary,
     /// Every conversation, in the order its first packet appeared.
     pub flows: Vec<FlowResult>,
 }
@@ -253,14 +247,8 @@ pub fn analyze_reader_with<R: Read>(
         flows.push(f);
     }
     flows.sort_by_key(|f| f.index);
-    let s = stream.summary;
     Ok(Analysis {
-        file: s.file,
-        packets: s.packets,
-        tcp_segments: s.tcp_segments,
-        skipped: s.skipped,
-        max_open_flows: s.max_open_flows,
-        warnings: s.warnings,
+        summary: stream.summary,
         flows,
     })
 }

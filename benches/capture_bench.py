@@ -1,12 +1,21 @@
-"""Writing synthetic captures for the capture benches: a classic pcap of raw IP packets
-(LINKTYPE_RAW), built with struct (no simulator), written to a temporary file and renamed."""
+"""What the capture benches share: synthetic captures (a classic pcap of raw IP packets,
+LINKTYPE_RAW, built with struct, no simulator) and `vho analyze` timed on one."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import struct
+import subprocess
+import sys
+import tempfile
+import time
 from collections.abc import Iterable
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Where the benches keep the captures they build (built once per size).
+CACHE = ROOT / "target" / "bench-captures"
 
 LINKTYPE_RAW = 101  # tcpdump.org LINKTYPE_RAW: the frame is an IP packet
 
@@ -41,3 +50,26 @@ def write(path: Path, packets: Iterable[tuple[int, bytes]]) -> None:
                 chunk.clear()
         f.write(b"".join(chunk))
     os.replace(tmp, path)
+
+
+def time_cli_analyze(pcap: Path, keep: bool = False) -> tuple[int, float, dict[str, int], Path]:
+    """Runs `vho analyze` on ``pcap`` in a child process (this checkout's python/): its exit
+    status, wall time (s), the sizes of the files it wrote, and its --out (removed unless
+    ``keep``). Prints the last of its stderr on failure."""
+    out = Path(tempfile.mkdtemp(prefix="analyze-bench-")) / "out"
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    t0 = time.perf_counter()
+    p = subprocess.run(
+        [sys.executable, "-m", "vho.cli", "analyze", str(pcap), "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    wall = time.perf_counter() - t0
+    if p.returncode:
+        print(p.stderr.strip()[-2000:])
+    sizes = {f.name: f.stat().st_size for f in out.iterdir()} if out.is_dir() else {}
+    if not keep:
+        shutil.rmtree(out.parent, ignore_errors=True)
+    return p.returncode, wall, sizes, out

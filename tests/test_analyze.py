@@ -167,6 +167,60 @@ def test_adaptation_time_on_a_synthetic_capture_with_a_known_answer(tmp_path: Pa
     ]
 
 
+#: A wall-clock stamp (2026-11-22): a real capture's first packet.
+EPOCH_NS = 1_795_347_750_700_000_000
+
+
+def test_a_wall_clock_capture_reads_from_its_first_packet(tmp_path: Path) -> None:
+    # Issue 18, item 5: the synthetic capture above, stamped on a wall clock, gives the same
+    # times counted from its first packet; the absolute start is kept in metrics.json, and a
+    # --handover-at in capture-relative seconds means what it means on the simulator's clock.
+    ms = 1_000_000
+    arrivals = [(i * 10 * ms, 1000) for i in range(100)]
+    arrivals += [(1500 * ms + i * 40 * ms, 1000) for i in range(25)]
+    sim, wall = tmp_path / "sim.pcap", tmp_path / "wall.pcap"
+    frames = [(t, _segment(1 + k * 1000, n)) for k, (t, n) in enumerate(arrivals)]
+    sim.write_bytes(_pcap(frames))
+    wall.write_bytes(_pcap([(EPOCH_NS + t, f) for t, f in frames]))
+    a, b = (vho.analyze(p, handover_at=1.2) for p in (sim, wall))
+    assert b.metrics["time"] == {
+        "origin": "first_packet",
+        "origin_epoch_s": EPOCH_NS / 1e9,
+        "origin_utc": "2026-11-22T11:42:30.700000Z",
+        "end_s": pytest.approx(2.46),
+    }
+    assert a.metrics["time"]["origin"] == "simulated_clock"
+    assert a.metrics["time"]["origin_epoch_s"] == 0
+    for k in ("first_s", "first_after_handover_s", "adaptation_time_s", "duration_s"):
+        assert b.metrics["flows"][0][k] == pytest.approx(a.metrics["flows"][0][k], abs=1e-9), k
+    assert b.metrics["flows"][0]["first_s"] == 0
+    segs = vho.capture.read_tcp(wall)
+    assert segs.t_s.iloc[0] == 0 and segs.t_s.iloc[-1] == pytest.approx(2.46)
+    assert segs.attrs["time_origin_epoch_s"] == EPOCH_NS / 1e9
+
+
+@pytest.mark.parametrize("given", [2.5, 1_795_347_752.0])
+def test_a_handover_at_outside_the_capture_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: float
+) -> None:
+    # Issue 18, item 5: past the last packet (2.46 s), or an epoch stamp given by mistake.
+    wall = tmp_path / "wall.pcap"
+    ms = 1_000_000
+    wall.write_bytes(
+        _pcap([(EPOCH_NS + i * 20 * ms, _segment(1 + i * 1000, 1000)) for i in range(124)])
+    )
+    out = tmp_path / "an"
+    status = main(["analyze", str(wall), "--out", str(out), "--handover-at", str(given)])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert "outside the capture, which spans 0 to 2.460000 s from its first packet" in err
+    assert "2026-11-22T11:42:30.700000Z" in err
+    assert not out.exists()
+    # Inside it, accepted.
+    assert main(["analyze", str(wall), "--out", str(out), "--handover-at", "2.4"]) == 0
+
+
 @pytest.mark.parametrize(
     ("args", "expected"),
     [

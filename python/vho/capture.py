@@ -20,21 +20,30 @@ def read_tcp(
     path: str | os.PathLike[str], flow: tuple[str, int, str, int] | None = None
 ) -> pd.DataFrame:
     """Every TCP segment of a capture, or of one conversation (``flow``: address, port,
-    address, port; either direction): ``t_s``, ``src``, ``dst``, ``sport``, ``dport``, ``seq``,
+    address, port; either direction): ``t_s`` (seconds from the capture's first packet, as
+    Wireshark's ``frame.time_relative``; a simulator's capture, stamped from 1970-01-01, keeps
+    its simulated time), ``src``, ``dst``, ``sport``, ``dport``, ``seq``,
     ``ack``, ``len`` (payload bytes), ``flags``, ``window``, ``ip_id``, ``sack`` (the SACK
     blocks, ``[left, right]`` pairs).
 
     Frames that are not TCP segments are counted in ``df.attrs["skipped"]``. A file cut short
     inside its last record is read up to it, and ``df.attrs["cut_short"]`` says where (else
-    ``None``). Raises :class:`vho.errors.CaptureError` for a file that is not a readable capture.
+    ``None``). ``df.attrs["time_origin"]`` says which clock ``t_s`` counts from
+    (``first_packet`` or ``simulated_clock``) and ``df.attrs["time_origin_epoch_s"]`` is its
+    stamp in seconds since the Unix epoch. Raises :class:`vho.errors.CaptureError` for a file
+    that is not a readable capture.
     """
     raw = _native.read_tcp(os.fspath(path), flow)
     skipped = raw.pop("skipped")
     cut_short = raw.pop("cut_short")
+    origin = raw.pop("time_origin")
+    origin_ns = raw.pop("time_origin_epoch_ns")
     df = pd.DataFrame(raw)
     df.insert(0, "t_s", df.pop("t_ns") / 1e9)
     df.attrs["skipped"] = skipped
     df.attrs["cut_short"] = cut_short
+    df.attrs["time_origin"] = origin
+    df.attrs["time_origin_epoch_s"] = origin_ns / 1e9
     return df
 
 

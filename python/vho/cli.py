@@ -158,9 +158,15 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     m = a.metrics
     for w in m["warnings"]:
         print(f"vho analyze: warning: {w}", file=sys.stderr)
+    t = m["time"]
+    start = (
+        f"from its first packet at {t['origin_utc']}"
+        if t["origin"] == "first_packet"
+        else "in simulated time"
+    )
     print(
         f"{capture}: {m['packets']} packets, {m['tcp_segments']} TCP segments, "
-        f"{m['flows_total']} flows"
+        f"{m['flows_total']} flows, {t['end_s']:.3f} s {start}"
     )
     h = m["handover"]
     if h["source"] == "given":
@@ -418,7 +424,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--handover-at",
         type=_nonneg_seconds,
         metavar="SECONDS",
-        help="the handover instant in capture time (default: found in the capture)",
+        help="the handover instant in seconds from the capture's first packet, as Wireshark's "
+        "relative time (a simulator's capture: simulated time) (default: found in the capture)",
     )
     an.add_argument(
         "--capture-point",

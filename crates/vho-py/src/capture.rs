@@ -9,10 +9,11 @@ use vho_trace::{decode, Reader, Skip};
 
 /// Reads the TCP segments of a capture: all of them, or those of one conversation
 /// (`flow = (addr, port, addr, port)`, either direction). Returns a dict of equal-length
-/// lists (`t_ns`, `src`, `dst`, `sport`, `dport`, `seq`, `ack`, `len`, `flags`, `window`,
+/// lists (`t_ns`: from the capture's origin, see `vho_trace::reader::clock`, `src`, `dst`, `sport`, `dport`, `seq`, `ack`, `len`, `flags`, `window`,
 /// `ip_id`, `sack`: the SACK blocks as `[left, right]` pairs), `skipped`: frames that were
 /// not TCP segments, by reason, and `cut_short`: where the file ended inside its last record
-/// (the records before it are read), else None.
+/// (the records before it are read), else None; `time_origin` (`first_packet` or
+/// `simulated_clock`) and `time_origin_epoch_ns`, the origin's stamp.
 #[pyfunction]
 #[pyo3(signature = (path, flow=None))]
 pub fn read_tcp<'py>(
@@ -46,7 +47,7 @@ pub fn read_tcp<'py>(
         .next_record()
         .map_err(|e| crate::errors::capture_error(&e.to_string()))?
     {
-        match decode(rec.ts_ns, rec.linktype, rec.data) {
+        match decode(rec.t_ns, rec.linktype, rec.data) {
             Ok(s) => {
                 if let Some((a, b)) = flow {
                     let (x, y) = ((s.src, s.tcp.sport), (s.dst, s.tcp.dport));
@@ -106,6 +107,15 @@ pub fn read_tcp<'py>(
     }
     d.set_item("skipped", s)?;
     d.set_item("cut_short", reader.cut_short().map(|e| e.to_string()))?;
+    let clock = reader.clock();
+    d.set_item("time_origin_epoch_ns", clock.origin_ns().unwrap_or(0))?;
+    d.set_item(
+        "time_origin",
+        match clock.origin() {
+            vho_trace::reader::clock::Origin::FirstPacket => "first_packet",
+            vho_trace::reader::clock::Origin::SimulatedClock => "simulated_clock",
+        },
+    )?;
     Ok(d)
 }
 

@@ -201,9 +201,14 @@ def analyze(
 ) -> CaptureAnalysis:
     """Analyses a capture.
 
+    Every time is in seconds from the capture's first packet (Wireshark's
+    ``frame.time_relative``); a simulator's capture, stamped from 1970-01-01, keeps its
+    simulated time. ``metrics["time"]`` holds the origin's absolute stamp.
+
     ``flow``: a ``--flow`` SPEC (see :mod:`vho.analysis.flowspec`) selecting the flows to
-    report. ``handover_at``: the handover instant in capture time; without it the handover is
-    searched for in the capture. ``capture_point``: ``"receiver"`` or ``"sender"``, where the
+    report. ``handover_at``: the handover instant in seconds from that origin (refused past
+    the capture's last packet); without it the handover is searched for in the capture.
+    ``capture_point``: ``"receiver"`` or ``"sender"``, where the
     capture was taken relative to the data; found per flow (handshake, then data/ACK timing)
     when not given. A spurious-retransmission count rests on the receiver's capture when the
     capture is there, else on D-SACK and timestamp evidence (``spurious_evidence``).
@@ -270,6 +275,7 @@ def _analyze(
         if out is not None:
             out.close()
     header = json.loads(stream.summary())
+    _check_within(path, handover_at, header)
     if spec is not None and not kept.total:
         more = f" and {every - 5} more" if every > 5 else ""
         raise VhoError(
@@ -289,6 +295,9 @@ def _analyze(
         "tcp_segments": header["tcp_segments"],
         "skipped": header["skipped"],
         "max_open_flows": header["max_open_flows"],
+        # Every time here is from this origin (the first packet's stamp, or a simulator's
+        # clock from zero): the absolute start is kept for whoever needs the wall clock.
+        "time": _time(header),
         # What was read in spite of a fault (a capture cut short inside its last packet).
         "warnings": header["warnings"],
         "handover": metrics.handover(
@@ -305,6 +314,36 @@ def _analyze(
     if stage is not None:
         a.figures = _write(a, stage, _series_for(path, series, kept.total))
     return a
+
+
+def _time(header: dict[str, Any]) -> dict[str, Any]:
+    import datetime as dt
+
+    origin = header["time_origin_epoch_s"]
+    utc = dt.datetime.fromtimestamp(origin, dt.UTC).isoformat(timespec="microseconds")
+    return {
+        "origin": header["time_origin"],
+        "origin_epoch_s": origin,
+        "origin_utc": utc.replace("+00:00", "Z"),
+        "end_s": header["end_s"],
+    }
+
+
+def _check_within(path: Path, handover_at: float | None, header: dict[str, Any]) -> None:
+    """Refuses a ``--handover-at`` after the capture's last packet (times count from its
+    first packet: an epoch stamp given here is the usual mistake)."""
+    if handover_at is None or handover_at <= header["end_s"]:
+        return
+    t = _time(header)
+    origin = (
+        f"its first packet, {t['origin_utc']}"
+        if t["origin"] == "first_packet"
+        else "the simulation's start (a simulator's clock)"
+    )
+    raise VhoError(
+        f"vho analyze: {path}: --handover-at {handover_at:g}: outside the capture, which "
+        f"spans 0 to {t['end_s']:.6f} s from {origin}; expected seconds from that origin"
+    )
 
 
 def _write(a: CaptureAnalysis, stage: Path, series: pd.DataFrame | None) -> list[Path]:

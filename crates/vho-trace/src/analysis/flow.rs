@@ -197,6 +197,16 @@ impl Direction {
     }
 }
 
+/// What a conversation is made with: what is known of the capture.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowConfig {
+    /// A handover instant given in advance (capture time).
+    pub handover_at_ns: Option<u64>,
+    /// Times are a simulator's clock from the epoch, not from the first packet (see
+    /// [`crate::reader::clock`]): a time of zero is a stamp of zero.
+    pub simulated_clock: bool,
+}
+
 /// One conversation.
 #[derive(Clone, Debug)]
 pub struct Flow {
@@ -222,7 +232,8 @@ pub struct Flow {
 }
 
 impl Flow {
-    pub(crate) fn new(index: usize, s: &Segment, handover_at_ns: Option<u64>) -> Self {
+    pub(crate) fn new(index: usize, s: &Segment, config: FlowConfig) -> Self {
+        let handover_at_ns = config.handover_at_ns;
         let src = (s.src, s.tcp.sport);
         let dst = (s.dst, s.tcp.dport);
         Flow {
@@ -232,7 +243,7 @@ impl Flow {
                 Direction::new(dst, handover_at_ns),
             ],
             client: None,
-            handshake: Handshake::default(),
+            handshake: Handshake::new(config.simulated_clock),
             first_ns: s.ts_ns,
             last_ns: s.ts_ns,
             packets: 0,

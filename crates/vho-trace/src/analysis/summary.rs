@@ -21,6 +21,7 @@ use super::table::{FlowTable, Remaining};
 use super::tcp_analysis::Counters;
 use crate::decode::{decode, Skip};
 use crate::error::TraceError;
+use crate::reader::clock::Origin;
 use crate::reader::Reader;
 
 /// Frames that were not TCP segments, by reason.
@@ -119,8 +120,14 @@ pub struct Summary {
     /// not by the capture's size).
     pub max_open_flows: usize,
     /// What was read in spite of a fault, one sentence each: a file cut short inside its
-    /// last record (see [`crate::reader`]).
+    /// last record (see [`crate::reader`]), packets stamped before the first.
     pub warnings: Vec<String>,
+    /// Where time zero is: every time reported is from it (see [`crate::reader::clock`]).
+    pub time_origin: Origin,
+    /// Time zero's stamp in seconds since the Unix epoch (0 for a simulator's clock).
+    pub time_origin_epoch_s: f64,
+    /// The latest packet's time from the origin: the capture spans 0 to this.
+    pub end_s: f64,
 }
 
 /// The result of [`analyze`]: the capture's [`Summary`] (serialized inline) and every
@@ -312,7 +319,10 @@ impl<R: Read> FlowStream<R> {
             match self.reader.next_record()? {
                 Some(rec) => {
                     a.packets += 1;
-                    match decode(rec.ts_ns, rec.linktype, rec.data) {
+                    if a.packets == 1 {
+                        table.set_origin(Origin::of(rec.ts_ns));
+                    }
+                    match decode(rec.t_ns, rec.linktype, rec.data) {
                         Ok(seg) => {
                             a.tcp_segments += 1;
                             table.push(&seg);
@@ -323,6 +333,17 @@ impl<R: Read> FlowStream<R> {
                 }
                 None => {
                     a.max_open_flows = table.max_open;
+                    let clock = self.reader.clock();
+                    a.time_origin = clock.origin();
+                    a.time_origin_epoch_s = clock.origin_ns().map_or(0.0, secs);
+                    a.end_s = secs(clock.last_ns());
+                    if clock.before_origin > 0 {
+                        a.warnings.push(format!(
+                            "{} packets are stamped before the capture's first (its clock \
+                             stepped back): they were analysed at time 0",
+                            clock.before_origin
+                        ));
+                    }
                     if let Some(e) = self.reader.cut_short() {
                         // tshark: "The file appears to have been cut short in the middle of
                         // a packet" (wiretap's WTAP_ERR_SHORT_READ), and it keeps the rest.

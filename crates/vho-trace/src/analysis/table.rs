@@ -25,9 +25,10 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use hashbrown::HashTable;
 
-use super::flow::{Flow, FlowKey, CLOSED_LINGER_NS, SWEEP_EVERY};
+use super::flow::{Flow, FlowConfig, FlowKey, CLOSED_LINGER_NS, SWEEP_EVERY};
 use crate::decode::tcp::{TcpHeader, RST};
 use crate::decode::Segment;
+use crate::reader::clock::Origin;
 
 /// Which options a [`OneSegment`] carried. An enum (not two `bool`s) so that
 /// `Option<OneSegment>` costs no tag: its unused values are the `None`.
@@ -133,9 +134,9 @@ impl OneSegment {
     }
 
     /// The conversation as a [`Flow`] that has seen this segment.
-    fn into_flow(self, handover_at_ns: Option<u64>) -> Flow {
+    fn into_flow(self, config: FlowConfig) -> Flow {
         let s = self.segment();
-        let mut f = Flow::new(self.index as usize, &s, handover_at_ns);
+        let mut f = Flow::new(self.index as usize, &s, config);
         f.push(&s);
         f
     }
@@ -158,8 +159,8 @@ pub struct FlowTable {
     segments: u64,
     /// The most conversations open at once.
     pub max_open: usize,
-    /// A handover instant given in advance (capture time).
-    handover_at_ns: Option<u64>,
+    /// What every conversation is made with.
+    config: FlowConfig,
 }
 
 /// The key of the conversation in `slot`.
@@ -193,9 +194,17 @@ impl FlowTable {
     /// A table whose flows measure t_a from the first data after `handover_at_ns`.
     pub fn with_handover_at(handover_at_ns: Option<u64>) -> Self {
         FlowTable {
-            handover_at_ns,
+            config: FlowConfig {
+                handover_at_ns,
+                ..FlowConfig::default()
+            },
             ..FlowTable::default()
         }
+    }
+
+    /// Sets where the capture's times count from (before its first segment is pushed).
+    pub fn set_origin(&mut self, origin: Origin) {
+        self.config.simulated_clock = origin == Origin::SimulatedClock;
     }
 
     /// The conversations open now.
@@ -219,7 +228,7 @@ impl FlowTable {
                     .take()
                     .expect("invariant: the index names occupied slots only");
                 self.ones_free.push(slot);
-                let flow = one.into_flow(self.handover_at_ns);
+                let flow = one.into_flow(self.config);
                 let to = FLOW_SLOT | place(&mut self.flows, &mut self.flows_free, Box::new(flow));
                 *self
                     .index
@@ -262,7 +271,7 @@ impl FlowTable {
         let slot = match OneSegment::of(index, s) {
             Some(one) => place(&mut self.ones, &mut self.ones_free, one),
             None => {
-                let mut flow = Flow::new(index, s, self.handover_at_ns);
+                let mut flow = Flow::new(index, s, self.config);
                 flow.push(s);
                 FLOW_SLOT | place(&mut self.flows, &mut self.flows_free, Box::new(flow))
             }
@@ -286,7 +295,7 @@ impl FlowTable {
             self.ones_free.push(slot);
             self.ones[slot as usize]
                 .take()
-                .map(|o| o.into_flow(self.handover_at_ns))
+                .map(|o| o.into_flow(self.config))
         };
         if let Some(mut f) = flow {
             f.finish();
@@ -343,7 +352,7 @@ impl FlowTable {
             order: order.into_iter().map(|(_, slot)| slot).collect(),
             ones: self.ones,
             flows: self.flows,
-            handover_at_ns: self.handover_at_ns,
+            config: self.config,
         }
     }
 }
@@ -356,7 +365,7 @@ pub struct Remaining {
     order: VecDeque<u32>,
     ones: Vec<Option<OneSegment>>,
     flows: Vec<Option<Box<Flow>>>,
-    handover_at_ns: Option<u64>,
+    config: FlowConfig,
 }
 
 impl Iterator for Remaining {
@@ -376,7 +385,7 @@ impl Iterator for Remaining {
             self.ones[slot as usize]
                 .take()
                 .expect(taken)
-                .into_flow(self.handover_at_ns)
+                .into_flow(self.config)
         };
         f.finish();
         Some(f)
@@ -429,10 +438,14 @@ mod tests {
             segment(ACK, 1448, None, Some((5, 9))),
             segment(RST | ACK, 0, Some(2), None),
         ] {
-            let mut direct = Flow::new(3, &s, Some(1));
+            let config = FlowConfig {
+                handover_at_ns: Some(1),
+                simulated_clock: true,
+            };
+            let mut direct = Flow::new(3, &s, config);
             direct.push(&s);
             let kept = OneSegment::of(3, &s).expect("IPv4, no tunnel, no SACK");
-            let replayed = kept.into_flow(Some(1));
+            let replayed = kept.into_flow(config);
             assert_eq!(format!("{replayed:?}"), format!("{direct:?}"));
             assert_eq!(kept.key(), direct.key());
         }

@@ -119,6 +119,20 @@ pub struct Handshake {
     mru_syn_ns: Option<u64>,
     /// From that SYN to the first segment with ACK and without SYN.
     pub first_rtt_ns: Option<u64>,
+    /// Times are stamps from the epoch (a simulator's clock), where Wireshark's "zero is
+    /// none" applies; from a wall-clock capture's first packet, a time of zero is a stamp.
+    zero_is_none: bool,
+}
+
+impl Handshake {
+    /// The timing of a conversation whose times are stamps from the epoch
+    /// (`simulated_clock`) or from the capture's first packet.
+    pub fn new(simulated_clock: bool) -> Self {
+        Handshake {
+            zero_is_none: simulated_clock,
+            ..Handshake::default()
+        }
+    }
 }
 
 /// The fields of a segment the analysis reads.
@@ -161,13 +175,14 @@ impl Handshake {
         // Wireshark keeps the SYN's time as an nstime_t whose zero means "none": a SYN
         // stamped at the epoch itself (as simulators' captures are) gives no handshake RTT,
         // and the out-of-order threshold stays 3 ms.
-        if s.flags & (SYN | ACK) == SYN && s.ts_ns != 0 {
+        if s.flags & (SYN | ACK) == SYN && (s.ts_ns != 0 || !self.zero_is_none) {
             self.mru_syn_ns = Some(s.ts_ns);
         }
         if s.flags & (SYN | ACK) == ACK && self.first_rtt_ns.is_none() {
             if let Some(syn) = self.mru_syn_ns {
                 // A zero difference is "unknown" to Wireshark (nstime_is_zero).
                 self.first_rtt_ns = Some(s.ts_ns.saturating_sub(syn)).filter(|&d| d > 0);
+                // (A SYN at time zero of a wall-clock capture is a real stamp: kept above.)
             }
         }
     }

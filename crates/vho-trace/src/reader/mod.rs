@@ -5,11 +5,15 @@
 //! ends there, as tshark does ("The file appears to have been cut short in the middle of a
 //! packet"): the records before it are read, and [`Reader::cut_short`] says where it ended.
 //! Damage elsewhere (an implausible length, a bad block) is still an error.
+//!
+//! Each record carries its stamp and its time from the capture's origin ([`clock`]).
 
+pub mod clock;
 mod pcap;
 mod pcapng;
 
 use crate::error::TraceError;
+use clock::Clock;
 use std::io::Read;
 
 /// Records larger than this are refused as corrupt rather than allocated (Wireshark's
@@ -21,6 +25,8 @@ pub const MAX_RECORD: usize = 256 * 1024;
 pub struct Record<'a> {
     /// Capture time in nanoseconds since the Unix epoch.
     pub ts_ns: u64,
+    /// Time from the capture's origin in nanoseconds (see [`clock`]): what vho reports.
+    pub t_ns: u64,
     /// Link type of the interface it was captured on (LINKTYPE_* numbers).
     pub linktype: u32,
     /// The captured bytes (possibly cut by the snap length).
@@ -59,6 +65,7 @@ pub struct Reader<R: Read> {
     format: Format,
     buf: Vec<u8>,
     cut_short: Option<TraceError>,
+    clock: Clock,
 }
 
 /// A reader that knows how many bytes it has consumed (for error offsets).
@@ -110,6 +117,7 @@ impl<R: Read> Reader<R> {
             format,
             buf: Vec::with_capacity(2048),
             cut_short: None,
+            clock: Clock::default(),
         })
     }
 
@@ -126,6 +134,7 @@ impl<R: Read> Reader<R> {
         match next {
             Next::Record(h) => Ok(Some(Record {
                 ts_ns: h.ts_ns,
+                t_ns: self.clock.relative(h.ts_ns),
                 linktype: h.linktype,
                 data: &self.buf[h.start..h.end],
                 orig_len: h.orig_len,
@@ -142,5 +151,10 @@ impl<R: Read> Reader<R> {
     /// the records before it were whole.
     pub fn cut_short(&self) -> Option<&TraceError> {
         self.cut_short.as_ref()
+    }
+
+    /// The capture's clock: its origin and the latest time read so far.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 }

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import vho
+from vho.capture import read_tcp
 from vho.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -194,7 +195,7 @@ def test_a_wall_clock_capture_reads_from_its_first_packet(tmp_path: Path) -> Non
     for k in ("first_s", "first_after_handover_s", "adaptation_time_s", "duration_s"):
         assert b.metrics["flows"][0][k] == pytest.approx(a.metrics["flows"][0][k], abs=1e-9), k
     assert b.metrics["flows"][0]["first_s"] == 0
-    segs = vho.capture.read_tcp(wall)
+    segs = read_tcp(wall)
     assert segs.t_s.iloc[0] == 0 and segs.t_s.iloc[-1] == pytest.approx(2.46)
     assert segs.attrs["time_origin_epoch_s"] == EPOCH_NS / 1e9
 

@@ -9,9 +9,11 @@ import subprocess
 from collections import defaultdict
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import vho
+from vho.capture import flow_sequence, read_tcp
 
 # A WLAN -> GPRS hard handover (half of what is queued is lost) whose instant is drawn in
 # [0.3 s, 0.5 s) from the seed, under a Linux-profile download: queue overflows, handover
@@ -232,6 +234,31 @@ def test_captures_rederive_the_ground_truth(hard_run: vho.RunResult) -> None:
     assert lost_up == missing(lambda d: d["from"] == "mh" or d["to"] == "ch")
 
 
+def test_every_data_drop_is_logged_where_and_why_it_happened(hard_run: vho.RunResult) -> None:
+    # The simulator's drop log (the time-sequence graph's drop marks, issue 18 item 7): one row
+    # per data segment dropped, booked to the same link direction and cause as summary.json
+    # counts it, each a segment the sender had sent (in its capture) before the drop.
+    drops = hard_run.drops
+    assert drops is not None and len(drops) > 0
+    assert set(drops.cause) >= {"queue_overflow", "handover_flush"}
+    logged = drops.groupby(["link", "from", "to", "cause"]).size().to_dict()
+    (flow,) = hard_run.flows
+    booked = {(d["link"], d["from"], d["to"], d["cause"]): d["packets"] for d in flow["drops"]}
+    # Data goes ch -> mh: every drop on the way is a data segment (or the FIN).
+    towards_mh = {k: n for k, n in booked.items() if k[2] in ("mh", "ha", "r")}
+    assert {k: logged.get(k, 0) for k in towards_mh} == towards_mh
+    assert drops.t_s.is_monotonic_increasing
+    assert hard_run.out_dir is not None
+    ch = read_tcp(hard_run.out_dir / "ch.pcap")
+    sender = ch.groupby(["src", "sport"])["len"].sum().idxmax()
+    data, _, _ = flow_sequence(ch, sender)
+    first_sent = data.groupby("seq").t_s.min()
+    for row in drops.itertuples():
+        assert first_sent[row.seq] <= row.t_s
+    back = pd.read_parquet(hard_run.out_dir / "series_drops.parquet")
+    pd.testing.assert_frame_equal(back, drops)
+
+
 def test_the_output_directory_is_complete_and_json_is_valid(hard_run: vho.RunResult) -> None:
     assert hard_run.out_dir is not None
     names = sorted(p.name for p in hard_run.out_dir.iterdir())
@@ -239,6 +266,7 @@ def test_the_output_directory_is_complete_and_json_is_valid(hard_run: vho.RunRes
         "ch.pcap",
         "mh.pcap",
         "scenario.resolved.toml",
+        "series_drops.parquet",
         "series_queues.parquet",
         "series_tcp.parquet",
         "summary.json",
@@ -284,5 +312,5 @@ def test_a_run_result_prints_as_one_short_line(fig1: Path, tmp_path: Path) -> No
     assert text == (
         "RunResult('Daniel & Kojo Fig. 1: WLAN -> GPRS at 0.6 s, 200 KB'; seed 1; simulated "
         "4.414 s, ended by completed; 1 flow (1 complete); 1 handover; series: tcp, queues, "
-        f"throughput; in {tmp_path / 'out'})"
+        f"throughput, drops; in {tmp_path / 'out'})"
     )

@@ -9,7 +9,9 @@ A run writes, in its output directory:
 - ``scenario.resolved.toml``: the scenario as run, every default filled in (presets and
   profile values written out; loading it gives the same run);
 - ``<node>.pcap`` for each capture point;
-- ``series_tcp.parquet`` and ``series_queues.parquet`` when the scenario records series.
+- ``series_tcp.parquet``, ``series_queues.parquet`` and ``series_drops.parquet`` (every data
+  segment dropped in the network: time, flow, offset from its first data byte, length, link,
+  cause) when the scenario records series.
 
 Everything is first written to a hidden staging directory beside it and swapped in whole only
 when the run has succeeded (:func:`vho.files.staged_output`): a failed run leaves no file
@@ -49,7 +51,7 @@ OWNED = (
     re.escape(TIMING),
     re.escape(RESOLVED),
     r".+\.pcap",
-    r"series_(tcp|queues)\.parquet",
+    r"series_(tcp|queues|drops)\.parquet",
     r"sequence_.+\.(png|svg)",
 )
 
@@ -66,6 +68,9 @@ class RunResult:
     queues: pd.DataFrame | None = None
     #: Per flow name, bytes delivered in order per 0.1 s (when the scenario records series).
     throughput: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: Every data segment dropped in the network (``t_s``, flow, ``seq``: offset from the
+    #: flow's first data byte, ``len``, link, from, to, cause), when series are recorded.
+    drops: pd.DataFrame | None = None
     wall_s: float = 0.0
     out_dir: Path | None = None
 
@@ -115,6 +120,7 @@ class RunResult:
                 ("tcp", self.tcp),
                 ("queues", self.queues is not None),
                 ("throughput", self.throughput),
+                ("drops", self.drops is not None),
             )
             if on
         ]
@@ -199,14 +205,16 @@ def _in_thread(fn, *args):
     return box["value"]
 
 
-def _frames(raw: dict, summary: dict) -> tuple[dict, pd.DataFrame | None, dict]:
+def _frames(
+    raw: dict, summary: dict
+) -> tuple[dict, pd.DataFrame | None, dict, pd.DataFrame | None]:
     recorded = (
         any(c is not None for c in raw["tcp_series"])
         or raw["queue_series"] is not None
         or any(b is not None for b in raw["rx_bins"])
     )
     if not recorded:  # a run without series (every sweep run) needs no pandas
-        return {}, None, {}
+        return {}, None, {}, None
     import pandas as pd
 
     names = [f["name"] for f in summary["flows"]]
@@ -241,7 +249,32 @@ def _frames(raw: dict, summary: dict) -> tuple[dict, pd.DataFrame | None, dict]:
         thr[name] = pd.DataFrame(
             {"t_s": [i * b["interval_s"] for i in range(n)], "bytes": b["bytes"]}
         )
-    return tcp, queues, thr
+    return tcp, queues, thr, _drops(raw["drop_series"], summary, names)
+
+
+def _drops(cols: dict | None, summary: dict, names: list[str]) -> pd.DataFrame | None:
+    if cols is None:
+        return None
+    import pandas as pd
+
+    links = summary["links"]
+
+    def at(i: int | None, k: str) -> str | None:
+        return None if i is None else links[i][k]
+
+    dirs = cols["dir"]
+    return pd.DataFrame(
+        {
+            "t_s": pd.Series(cols["t_ns"], dtype="float64") / 1e9,
+            "flow": [names[int(i)] for i in cols["flow"]],
+            "seq": pd.Series(cols["seq"], dtype="int64"),
+            "len": pd.Series(cols["len"], dtype="int64"),
+            "link": [at(i, "link") for i in dirs],
+            "from": [at(i, "from") for i in dirs],
+            "to": [at(i, "to") for i in dirs],
+            "cause": cols["cause"],
+        }
+    )
 
 
 def run(
@@ -273,8 +306,8 @@ def run(
         raw = _native.run_scenario(label, text, overrides, seed, None)
         wall = time.perf_counter() - t0
         summary = json.loads(raw["summary_json"])
-        tcp, queues, thr = _frames(raw, summary)
-        return RunResult(summary, tcp, queues, thr, wall, None)
+        tcp, queues, thr, drops = _frames(raw, summary)
+        return RunResult(summary, tcp, queues, thr, drops, wall, None)
 
     out = Path(out_dir)
     for name in _capture_names(text, overrides):
@@ -288,7 +321,7 @@ def run(
         for node in raw["capture_nodes"]:
             files.inside(stage, node, "capture of node", ".pcap")
         summary = json.loads(raw["summary_json"])
-        tcp, queues, thr = _frames(raw, summary)
+        tcp, queues, thr, drops = _frames(raw, summary)
         try:
             if tcp:
                 import pandas as pd
@@ -299,6 +332,8 @@ def run(
                 )
             if queues is not None:
                 queues.to_parquet(stage / "series_queues.parquet", index=False)
+            if drops is not None:
+                drops.to_parquet(stage / "series_drops.parquet", index=False)
             if plot:
                 _plot_sequences(stage, raw["capture_nodes"], summary, tcp)
             resolved = _native.resolve_scenario(label, text, overrides, seed)
@@ -307,7 +342,7 @@ def run(
             (stage / SUMMARY).write_text(raw["summary_json"] + "\n", encoding="utf-8")
         except OSError as e:
             raise OutputError(f"{out}: cannot write the run's output: {e.strerror or e}") from None
-    return RunResult(summary, tcp, queues, thr, wall, out)
+    return RunResult(summary, tcp, queues, thr, drops, wall, out)
 
 
 def resolved(

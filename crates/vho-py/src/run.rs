@@ -68,6 +68,7 @@ fn u64s<T: Copy + Into<u64>>(v: &[T]) -> Vec<f64> {
 /// Runs a scenario. `pcap_paths` maps a capture node's name to the file to write.
 /// Returns a dict: `summary_json` (str), `scenario_hash`, `capture_nodes` (list of names),
 /// `tcp_series` (per flow: dict of columns or None), `queue_series` (dict or None),
+/// `drop_series` (every data segment dropped in the network: dict or None),
 /// `rx_bins` (per flow: interval_s and list of bytes per interval, or None when the scenario
 /// records no series).
 #[pyfunction]
@@ -158,6 +159,34 @@ pub fn run_scenario<'py>(
             )?,
         )?,
         None => d.set_item("queue_series", py.None())?,
+    }
+    match &out.drop_series {
+        Some(ds) => {
+            let d2 = series_dict(
+                py,
+                &[
+                    ("t_ns", u64s(&ds.t_ns)),
+                    ("flow", u64s(&ds.flow)),
+                    ("seq", u64s(&ds.seq)),
+                    ("len", u64s(&ds.len)),
+                ],
+            )?;
+            // u32::MAX: dropped on no link (no route), as summary.json's flows count it.
+            let dirs: Vec<Option<u32>> = ds
+                .dir
+                .iter()
+                .map(|&x| (x != u32::MAX).then_some(x))
+                .collect();
+            d2.set_item("dir", dirs)?;
+            let causes: Vec<&str> = ds
+                .cause
+                .iter()
+                .map(|&c| vho_sim::link::DropCause::ALL[usize::from(c)].name())
+                .collect();
+            d2.set_item("cause", causes)?;
+            d.set_item("drop_series", d2)?;
+        }
+        None => d.set_item("drop_series", py.None())?,
     }
     let bins = PyList::empty(py);
     for b in &out.rx_bins {

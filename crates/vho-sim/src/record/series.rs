@@ -67,6 +67,35 @@ impl QueueSeries {
     }
 }
 
+/// Data segments dropped in the network, as only the simulator knows them (for the
+/// time-sequence graph's drop marks: the studies' key event).
+#[derive(Clone, Debug, Default)]
+pub struct DropSeries {
+    pub t_ns: Vec<u64>,
+    /// The flow's index in the scenario.
+    pub flow: Vec<u32>,
+    /// Offset of the segment's first byte from the flow's first data byte (mod 2^32, as
+    /// sequence numbers on the wire).
+    pub seq: Vec<u32>,
+    /// Payload bytes.
+    pub len: Vec<u32>,
+    /// The link direction it was dropped at (as [`QueueSeries::dir`]), `u32::MAX` for none.
+    pub dir: Vec<u32>,
+    /// Index into `DropCause::ALL`.
+    pub cause: Vec<u8>,
+}
+
+impl DropSeries {
+    pub fn push(&mut self, now: Time, flow: u32, seq: u32, len: u32, dir: Option<u32>, cause: u8) {
+        self.t_ns.push(now.as_nanos());
+        self.flow.push(flow);
+        self.seq.push(seq);
+        self.len.push(len);
+        self.dir.push(dir.unwrap_or(u32::MAX));
+        self.cause.push(cause);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@ use crate::link::loss::LossModel;
 use crate::link::queue::Limit;
 use crate::link::LinkDir;
 use crate::net::routes::{dir_is_a_to_b, dir_link, DirIdx, Routes};
-use crate::record::series::{QueueSeries, TcpSeries};
+use crate::record::series::{DropSeries, QueueSeries, TcpSeries};
 use crate::record::truth::FlowTruth;
 use crate::rng::Rng;
 use crate::sched::EventQueue;
@@ -159,6 +159,7 @@ impl World {
             } else {
                 None
             },
+            drop_series: spec.record.series.then(DropSeries::default),
             booking,
             events: 0,
             spec: spec.clone(),

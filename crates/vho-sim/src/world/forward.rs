@@ -225,14 +225,17 @@ impl World {
     pub(super) fn free_dropped(&mut self, idx: PktIdx, d: Option<DirIdx>, cause: DropCause) {
         let pkt = self.slab.remove(idx);
         let flow = &mut self.flows[pkt.flow as usize];
+        let slot = DropCause::ALL.iter().position(|&c| c == cause).unwrap_or(0);
         if let Some(d) = d {
-            let slot = DropCause::ALL.iter().position(|&c| c == cause).unwrap_or(0);
             flow.drops[d as usize][slot] += 1;
         }
         if pkt.to_receiver && pkt.seg.data_seq_len() > 0 {
             if let Some(base) = flow.data_base {
-                flow.truth
-                    .on_drop(pkt.seg.seq - base, pkt.copy, pkt.seg.len > 0);
+                let offset = pkt.seg.seq - base;
+                flow.truth.on_drop(offset, pkt.copy, pkt.seg.len > 0);
+                if let Some(ds) = &mut self.drop_series {
+                    ds.push(self.now, pkt.flow, offset, pkt.seg.len, d, slot as u8);
+                }
             }
         }
     }

@@ -19,7 +19,7 @@ pub mod summary;
 use crate::link::LinkDir;
 use crate::net::routes::{DirIdx, Routes};
 use crate::packet::{Packet, Slab};
-use crate::record::series::{QueueSeries, TcpSeries};
+use crate::record::series::{DropSeries, QueueSeries, TcpSeries};
 use crate::record::truth::FlowTruth;
 use crate::sched::EventQueue;
 use crate::spec::{LinkIdx, NodeIdx, Spec};
@@ -204,6 +204,7 @@ pub struct World {
     capture: Vec<bool>,
     taps: Vec<(NodeIdx, Box<dyn PacketTap>)>,
     queue_series: Option<QueueSeries>,
+    drop_series: Option<DropSeries>,
     /// Whether `book` has anything to do: some direction has a loss model, or queues are
     /// recorded.
     booking: bool,
@@ -217,6 +218,8 @@ pub struct RunOutput {
     /// Per flow (in scenario order) the sender's state over time, if recorded.
     pub tcp_series: Vec<Option<TcpSeries>>,
     pub queue_series: Option<QueueSeries>,
+    /// Every data segment dropped in the network, if recorded (series).
+    pub drop_series: Option<DropSeries>,
     /// Per flow, bytes delivered in order per `ADAPTATION_INTERVAL`, if recorded (series).
     pub rx_bins: Vec<Option<RxBins>>,
     /// The taps the run was given, handed back to be finished.

@@ -248,6 +248,7 @@ impl World {
             summary,
             tcp_series,
             queue_series: self.queue_series.take(),
+            drop_series: self.drop_series.take(),
             rx_bins,
             taps,
         }

@@ -8,6 +8,7 @@ The wheel is built once per session (``maturin build --release``; about 3 minute
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -80,3 +81,24 @@ def test_the_wheel_reproduces_the_study_from_an_empty_directory(venv: Path, tmp_
     assert "% of the cells are within ±10 % of the paper" in report
     # The study's parameter set is in the report, read from the package.
     assert 'send_window = "40 packets"' in report
+
+
+def test_the_wheel_runs_its_shipped_examples_from_an_empty_directory(
+    venv: Path, tmp_path: Path
+) -> None:
+    # Issue 18, item 1: the examples are in the package; copied out, one runs as it stands.
+    work = tmp_path / "empty"
+    work.mkdir()
+
+    def vho(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [venv / "bin" / "vho", *args], cwd=work, env=_env(), capture_output=True, text=True
+        )
+
+    listed = vho("examples")
+    assert listed.returncode == 0 and "dk-fig1-wlan-gprs" in listed.stdout, listed.stderr
+    assert vho("examples", "--copy", "ex").returncode == 0
+    r = vho("run", "ex/examples/dk-fig1-wlan-gprs.toml", "--out", "fig1")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((work / "fig1" / "summary.json").read_text())
+    assert summary["flows"][0]["spurious_timeouts"] == 2

@@ -221,6 +221,25 @@ def _adaptation(e: dict, handover: dict) -> str:
     return "- (the throughput never reached its mean after the handover)"
 
 
+def _cmd_examples(args: argparse.Namespace) -> int:
+    from . import examples
+
+    if args.copy:
+        for p in examples.copy(Path(args.copy)):
+            print(p)
+        return 0
+    found = examples.bundled()
+    if args.name:
+        text = examples.text(args.name)
+        sys.stdout.write(text)
+        return 0
+    w = max(len(e.name) for e in found)
+    for e in found:
+        print(f"{e.name:<{w}}  {e.kind:<8}  {e.title}")
+    print("\nvho examples NAME prints one; vho examples --copy DIR writes them all to DIR")
+    return 0
+
+
 def _cmd_presets(args: argparse.Namespace) -> int:
     from .runner import presets
 
@@ -444,6 +463,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="replace a non-empty --out that is not a previous analysis, whole",
     )
     an.set_defaults(func=_cmd_analyze)
+
+    ex = sub.add_parser(
+        "examples",
+        help="the scenarios and sweeps shipped with vho: list, print one, or copy them",
+    )
+    ex.add_argument("name", nargs="?", help="an example to print")
+    ex.add_argument("--copy", metavar="DIR", help="write every example into DIR (kept as laid out)")
+    ex.set_defaults(func=_cmd_examples)
 
     pr = sub.add_parser("presets", help="list the link presets, or print one with its sources")
     pr.add_argument("name", nargs="?", help="a preset to print in full")

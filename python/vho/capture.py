@@ -102,3 +102,33 @@ def sequence(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     src, sport, dst, dport = payload.idxmax()
     data, acks, _ = flow_sequence(df, (src, sport), (dst, dport))
     return data, acks
+
+
+#: The label :func:`flow_gaps` gives its rows (``source``), as :func:`vho.plots.time_sequence`
+#: draws them.
+CAPTURE_GAP = "capture gap"
+
+
+def flow_gaps(data: pd.DataFrame) -> pd.DataFrame:
+    """Where bytes are missing from ``data`` (:func:`flow_sequence`'s first frame): each data
+    segment that starts above the highest sequence end seen before it in its direction, the
+    rule of Wireshark's ``tcp.analysis.lost_segment`` ("previous segment not captured").
+
+    Returns one row per gap: ``t_s`` (the segment that revealed it), ``seq`` (the gap's first
+    byte, relative as in ``data``), ``len`` (bytes missing) and ``source`` (:data:`CAPTURE_GAP`).
+    At a receiver-side capture a gap is data lost upstream of it (bytes whose every copy was
+    lost show only when later data arrived before their retransmission); at a sender-side
+    capture there are normally none (the capture itself dropped packets).
+    """
+    end = data.seq + data.len
+    highest = end.cummax().shift(1, fill_value=0)
+    gap = data.seq > highest
+    return pd.DataFrame(
+        {
+            "t_s": data.t_s[gap].to_numpy(),
+            "seq": highest[gap].to_numpy(),
+            "len": (data.seq - highest)[gap].to_numpy(),
+            "source": CAPTURE_GAP,
+        },
+        columns=["t_s", "seq", "len", "source"],
+    )

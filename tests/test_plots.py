@@ -1,0 +1,110 @@
+"""Figures (issue 18, 7): the time-sequence graph keeps the data visible (over the ACK line and
+the SACK blocks, the legend outside the axes) and marks drops by where they were known. What
+is checked is matplotlib's state (what is drawn, in which order, with which legend), never
+pixels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+
+from vho import plots
+
+
+def _flow() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Ten 1000-byte segments, the fourth lost and sent again at 1.0 s; the ACKs and SACK
+    blocks of a receiver that holds the rest."""
+    seqs = [0, 1000, 2000, 4000, 5000, 6000, 7000, 8000, 9000, 3000]
+    data = pd.DataFrame(
+        {
+            "t_s": [0.1 * i for i in range(9)] + [1.0],
+            "seq": seqs,
+            "len": 1000,
+            "retransmission": [False] * 9 + [True],
+        }
+    )
+    acks = pd.DataFrame({"t_s": data.t_s + 0.05, "ack": [1000, 2000, 3000] + [3000] * 6 + [10000]})
+    sacks = pd.DataFrame(
+        {"t_s": acks.t_s[3:9], "left": 4000, "right": [5000 + 1000 * i for i in range(6)]}
+    )
+    return data, acks, sacks
+
+
+GAP = pd.DataFrame({"t_s": [0.3], "seq": [3000], "len": [1000], "source": ["capture gap"]})
+SIM = pd.DataFrame({"t_s": [0.25], "seq": [3000], "len": [1000], "source": ["simulator"]})
+
+
+def _legend(fig: plt.Figure) -> list[str]:
+    (ax,) = [a for a in fig.axes if a.get_legend() is not None]
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def _artist(ax: plt.Axes, label: str):
+    (a,) = [c for c in [*ax.lines, *ax.collections] if c.get_label() == label]
+    return a
+
+
+def test_data_is_drawn_over_the_ack_line_and_the_sack_blocks() -> None:
+    data, acks, sacks = _flow()
+    fig = plots.time_sequence_figure(data, acks, sacks=sacks)
+    ax = fig.axes[0]
+    ack, sack = _artist(ax, "cumulative ACK"), _artist(ax, "SACK block")
+    seg, rtx = _artist(ax, "data"), _artist(ax, "retransmission")
+    assert ack.get_zorder() < sack.get_zorder() < seg.get_zorder() < rtx.get_zorder()
+    # Where the ACK line and the data coincide, the data shows through it.
+    assert ack.get_alpha() is not None and ack.get_alpha() < 1
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("with_rto", [False, True])
+def test_the_legend_lies_outside_the_axes(with_rto: bool) -> None:
+    data, acks, sacks = _flow()
+    rto = pd.DataFrame({"t_s": [0.0, 1.0], "rto_s": [1.0, 2.0]}) if with_rto else None
+    fig = plots.time_sequence_figure(data, acks, sacks=sacks, rto=rto, drops=GAP)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    legend = ax.get_legend().get_window_extent()
+    for a in fig.axes:  # the RTO's twin axes too
+        assert legend.y1 <= a.get_window_extent().y0, (legend, a.get_window_extent())
+    if with_rto:
+        # The sequence axes sit over the RTO's: its line does not cover the data either.
+        assert ax.get_zorder() > fig.axes[1].get_zorder()
+        assert "RTO" in _legend(fig)
+    plt.close(fig)
+
+
+def test_drops_are_marked_by_source_with_their_legend_entries(tmp_path: Path) -> None:
+    data, acks, sacks = _flow()
+    drops = pd.concat([GAP, SIM], ignore_index=True)
+    fig = plots.time_sequence_figure(data, acks, sacks=sacks, drops=drops)
+    labels = _legend(fig)
+    gap, sim = plots.DROP_MARKS["capture gap"][0], plots.DROP_MARKS["simulator"][0]
+    assert gap == "not seen here: lost before the capture point"
+    assert sim == "dropped (simulator)"
+    assert {gap, sim} <= set(labels)
+    ax = fig.axes[0]
+    for label, t in ((gap, 0.3), (sim, 0.25)):
+        marks = _artist(ax, label)
+        # At the drop's time, the middle of its bytes (kB), over the data.
+        assert marks.get_offsets().tolist() == [[t, 3.5]]
+        assert marks.get_zorder() > _artist(ax, "data").get_zorder()
+    # Two sources, two markers.
+    shapes = [_artist(ax, x).get_paths()[0].vertices.tolist() for x in (gap, sim)]
+    assert shapes[0] != shapes[1]
+    plt.close(fig)
+    paths = plots.time_sequence(data, acks, tmp_path / "seq", sacks=sacks, drops=drops)
+    assert [p.name for p in paths] == ["seq.png", "seq.svg"]
+    assert all(p.stat().st_size > 0 for p in paths)
+
+
+def test_drops_outside_the_window_are_not_drawn() -> None:
+    data, acks, sacks = _flow()
+    drops = pd.concat([GAP, SIM.assign(t_s=5.0)], ignore_index=True)
+    fig = plots.time_sequence_figure(data, acks, sacks=sacks, drops=drops, window=(0.0, 1.0))
+    labels = _legend(fig)
+    assert "not seen here: lost before the capture point" in labels
+    assert "dropped (simulator)" not in labels
+    plt.close(fig)

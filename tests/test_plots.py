@@ -11,7 +11,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
+import vho
 from vho import plots
+from vho.analysis import figures
+
+LOSSY = Path(__file__).resolve().parent.parent / "benches/scenarios/lossy-link.toml"
 
 
 def _flow() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -108,3 +112,70 @@ def test_drops_outside_the_window_are_not_drawn() -> None:
     assert "not seen here: lost before the capture point" in labels
     assert "dropped (simulator)" not in labels
     plt.close(fig)
+
+
+# The figures of `vho analyze`.
+
+
+@pytest.fixture(scope="module")
+def lossy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A download over a link that loses 2 % on the way to the mobile, captured at both ends,
+    without vho's time series (as a real capture)."""
+    out = tmp_path_factory.mktemp("lossy")
+    sets = ['flow.0.tcp.profile="rfc"', 'record.pcap=["ch","mh"]', 'flow.0.size="300 KB"']
+    vho.run(LOSSY, out_dir=out, overrides=sets)
+    return out
+
+
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, object]]:
+    """Each figure written, by file stem: its axes' titles and legend labels."""
+    seen: dict[str, dict[str, object]] = {}
+    save = plots._save
+
+    def spy(fig: plt.Figure, stem: Path, formats):
+        legends = [a.get_legend() for a in fig.axes if a.get_legend() is not None]
+        seen[stem.name] = {
+            "titles": [a.get_title() for a in fig.axes],
+            "legend": [t.get_text() for lg in legends for t in lg.get_texts()],
+        }
+        return save(fig, stem, formats)
+
+    monkeypatch.setattr(plots, "_save", spy)
+    return seen
+
+
+def test_analyze_marks_the_gaps_of_a_receiver_side_capture(
+    lossy: Path, tmp_path: Path, drawn: dict[str, dict[str, object]]
+) -> None:
+    gap = plots.DROP_MARKS["capture gap"][0]
+    a = vho.analyze(lossy / "mh.pcap", out_dir=tmp_path / "mh")
+    assert (tmp_path / "mh" / "sequence_flow0.png").is_file()
+    assert a.metrics["flows"][0]["lost_segments"] > 0
+    assert gap in drawn["sequence_flow0"]["legend"]
+    # At the sender every byte passed the capture point: nothing to mark.
+    vho.analyze(lossy / "ch.pcap", out_dir=tmp_path / "ch")
+    assert gap not in drawn["sequence_flow0"]["legend"]
+
+
+def test_the_simulators_drops_are_drawn_when_given(
+    lossy: Path, tmp_path: Path, drawn: dict[str, dict[str, object]]
+) -> None:
+    a = vho.analyze(lossy / "ch.pcap")
+    (entry,) = a.metrics["flows"]
+    sim = pd.DataFrame({"t_s": [9.0], "seq": [157680], "len": [1460]})
+    paths = figures.draw(tmp_path, entry, a.segments(0), [], None, None, sim_drops=sim)
+    assert tmp_path / "sequence_flow0.png" in paths
+    legend = drawn["sequence_flow0"]["legend"]
+    assert "dropped (simulator)" in legend
+    assert plots.DROP_MARKS["capture gap"][0] not in legend
+
+
+def test_vho_run_plot_marks_the_gaps_at_the_mobile(
+    tmp_path: Path, drawn: dict[str, dict[str, object]]
+) -> None:
+    sets = ['flow.0.tcp.profile="rfc"', 'record.pcap=["ch","mh"]', 'flow.0.size="300 KB"']
+    vho.run(LOSSY, out_dir=tmp_path, overrides=sets, plot=True)
+    gap = plots.DROP_MARKS["capture gap"][0]
+    assert gap in drawn["sequence_mh"]["legend"]
+    assert gap not in drawn["sequence_ch"]["legend"]

@@ -1,7 +1,7 @@
 """The figures of ``vho analyze``: per flow, a time-sequence graph (data, cumulative ACK,
-SACK blocks, retransmissions, the handover; vho's RTO on a right axis when its time series is
-at hand), throughput after the handover with the mean and t_a, and cwnd/ssthresh when the
-time series is at hand."""
+SACK blocks, retransmissions, drops where the capture or the simulator knows them, the
+handover; vho's RTO on a right axis when its time series is at hand), throughput after the
+handover with the mean and t_a, and cwnd/ssthresh when the time series is at hand."""
 
 from __future__ import annotations
 
@@ -11,13 +11,22 @@ from typing import Any
 import pandas as pd
 
 from .. import plots
-from ..capture import flow_sequence
+from ..capture import flow_gaps, flow_sequence
 
 
 def throughput_frame(points: list[list[float]]) -> pd.DataFrame:
     """vho-trace's throughput points (ns, b/s) as ``t_s``, ``bps``."""
     df = pd.DataFrame(points, columns=["t_ns", "bps"])
     return pd.DataFrame({"t_s": df.t_ns / 1e9, "bps": df.bps.astype(float)})
+
+
+def _drops(data: pd.DataFrame, sim_drops: pd.DataFrame | None) -> pd.DataFrame:
+    """The capture's gaps and the simulator's drops, as :func:`vho.plots.time_sequence` takes
+    them."""
+    parts = [flow_gaps(data)]
+    if sim_drops is not None:
+        parts.append(sim_drops[["t_s", "seq", "len"]].assign(source="simulator"))
+    return pd.concat([p for p in parts if len(p)] or parts[:1], ignore_index=True)
 
 
 def draw(
@@ -28,9 +37,13 @@ def draw(
     handover_at: float | None,
     series: pd.DataFrame | None,
     handovers: list[float] | None = None,
+    sim_drops: pd.DataFrame | None = None,
 ) -> list[Path]:
     """All figures of one flow into ``out``; returns the files written. ``handovers``: every
-    instant to mark (``handover_at`` alone if not given); t_a is drawn from ``handover_at``."""
+    instant to mark (``handover_at`` alone if not given); t_a is drawn from ``handover_at``.
+    The time-sequence graph marks the capture's gaps (:func:`vho.capture.flow_gaps`) and
+    ``sim_drops``, the simulator's drops of this flow (``t_s``, ``seq`` relative to its first
+    data byte, ``len``)."""
     n = entry["index"]
     sender = (entry["sender"]["addr"], entry["sender"]["port"])
     if handovers is None:
@@ -47,6 +60,7 @@ def draw(
             title=f"flow {n}: {entry['id']}",
             handovers=handovers,
             rto=rto,
+            drops=_drops(data, sim_drops),
         )
     thr = throughput_frame(points)
     if len(thr) >= 2:

@@ -168,3 +168,52 @@ def test_gaps_at_the_receiver_equal_vho_traces_lost_segments(tmp_path: Path) -> 
         counts[node] = len(gaps)
     assert counts["ch"] == 0
     assert 0 < counts["mh"] <= dropped
+
+
+# Data in flight: Wireshark's tcp.analysis.bytes_in_flight.
+
+A, B = ("10.0.0.1", 5001), ("10.0.0.2", 80)
+SYN_ACK = capture.SYN | capture.ACK
+
+
+def _segs(rows: list[tuple[float, bool, int, int, int, int]]) -> pd.DataFrame:
+    """A read_tcp frame from (t_s, from A, seq, ack, len, flags) rows."""
+    out = []
+    for t, fwd, seq, ack, n, flags in rows:
+        (src, sport), (dst, dport) = (A, B) if fwd else (B, A)
+        out.append((t, src, dst, sport, dport, seq, ack, n, flags, []))
+    cols = ["t_s", "src", "dst", "sport", "dport", "seq", "ack", "len", "flags", "sack"]
+    return pd.DataFrame(out, columns=cols)
+
+
+def test_data_in_flight_is_the_highest_byte_sent_less_the_highest_ack() -> None:
+    # A's ISN is 1000 (its data counts from 1001) and B's 5000.
+    segs = _segs(
+        [
+            (0.00, True, 1000, 0, 0, capture.SYN),
+            (0.10, False, 5000, 1001, 0, SYN_ACK),  # before any data: no row
+            (0.10, True, 1001, 5001, 0, capture.ACK),
+            (0.20, True, 1001, 5001, 1000, capture.ACK),  # 1000 sent, none ACKed
+            (0.21, True, 2001, 5001, 1000, capture.ACK),  # 2000
+            (0.22, True, 3001, 5001, 1000, capture.ACK),  # 3000
+            (0.25, False, 5001, 9001, 0, capture.ACK),  # ACKs bytes never seen sent: ignored
+            (0.30, False, 5001, 2001, 0, capture.ACK),  # 1000 ACKed: 2000
+            (0.31, False, 5001, 4001, 0, capture.ACK),  # all ACKed: 0
+            (0.32, False, 5001, 2001, 0, capture.ACK),  # an older ACK takes nothing back
+            (0.40, True, 4001, 5001, 500, capture.ACK),  # 500 sent and, at the same
+            (0.40, False, 5001, 4501, 0, capture.ACK),  # instant, ACKed: one row, 0
+        ]
+    )
+    data, acks, _ = capture.flow_sequence(segs, A)
+    flight = capture.flow_in_flight(data, acks)
+    assert list(flight.itertuples(index=False, name=None)) == [
+        (0.20, 1000),
+        (0.21, 2000),
+        (0.22, 3000),
+        (0.25, 3000),
+        (0.30, 2000),
+        (0.31, 0),
+        (0.32, 0),
+        (0.40, 0),
+    ]
+    assert capture.flow_in_flight(data.iloc[:0], acks).empty

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import vho
-from vho import plots
+from vho import capture, plots
 from vho.analysis import figures
 
 LOSSY = Path(__file__).resolve().parent.parent / "benches/scenarios/lossy-link.toml"
@@ -179,3 +179,42 @@ def test_vho_run_plot_marks_the_gaps_at_the_mobile(
     gap = plots.DROP_MARKS["capture gap"][0]
     assert gap in drawn["sequence_mh"]["legend"]
     assert gap not in drawn["sequence_ch"]["legend"]
+
+
+@pytest.mark.parametrize(
+    ("node", "says"),
+    [
+        ("ch", "captured at the sender: it approximates cwnd"),
+        ("mh", "captured at the receiver: the data it has not yet ACKed"),
+    ],
+)
+def test_without_a_time_series_the_cwnd_figure_shows_the_data_in_flight(
+    lossy: Path, tmp_path: Path, drawn: dict[str, dict[str, object]], node: str, says: str
+) -> None:
+    # Issue 18 (6): a real capture has no vho time series; its cwnd figure is drawn anyway,
+    # from the capture, and its title says what it is where the capture was taken.
+    a = vho.analyze(lossy / f"{node}.pcap", out_dir=tmp_path)
+    assert (tmp_path / "cwnd_flow0.png").is_file() and (tmp_path / "cwnd_flow0.svg").is_file()
+    (title,) = drawn["cwnd_flow0"]["titles"]
+    assert title.startswith("flow 0: data in flight seen in the capture"), title
+    assert says in title, title
+    assert drawn["cwnd_flow0"]["legend"] == ["in flight at the capture point"]
+    assert a.metrics["flows"][0]["capture_point"]["point"] == (
+        "sender" if node == "ch" else "receiver"
+    )
+
+
+def test_at_the_receiver_the_data_in_flight_is_not_the_senders_window(lossy: Path) -> None:
+    # Why the title says so: a receiver ACKs at least every second full-sized segment (RFC
+    # 5681 §4.2), so between losses it holds at most two unACKed; the sender, its window
+    # (20 packets here, reached within the transfer).
+    mss = 1460
+    medians = {}
+    for node in ("ch", "mh"):
+        a = vho.analyze(lossy / f"{node}.pcap")
+        (e,) = a.metrics["flows"]
+        sender = (e["sender"]["addr"], e["sender"]["port"])
+        data, acks, _ = capture.flow_sequence(a.segments(0), sender)
+        medians[node] = capture.flow_in_flight(data, acks).flight.median()
+    assert medians["mh"] <= 2 * mss
+    assert medians["ch"] >= 10 * mss

@@ -132,3 +132,33 @@ def flow_gaps(data: pd.DataFrame) -> pd.DataFrame:
         },
         columns=["t_s", "seq", "len", "source"],
     )
+
+
+def flow_in_flight(data: pd.DataFrame, acks: pd.DataFrame) -> pd.DataFrame:
+    """The data in flight at the capture point over time, from :func:`flow_sequence`'s
+    ``data`` and ``acks``: the highest sequence end sent minus the highest cumulative ACK,
+    updated at each data segment and each ACK (Wireshark's ``tcp.analysis.bytes_in_flight``).
+
+    Returns ``t_s`` and ``flight`` (bytes) from the first data segment on, one row per instant
+    (a segment and an ACK at the same instant count the segment first). An ACK above every
+    byte seen sent (their data not captured, or sent before the capture began) is not counted.
+    At a sender-side capture this is bounded by cwnd and the receiver's window; at a
+    receiver-side one it is what the receiver has not yet ACKed, not the sender's window.
+    """
+    events = pd.concat(
+        [
+            pd.DataFrame({"t_s": data.t_s, "end": data.seq + data.len, "ack": float("nan")}),
+            pd.DataFrame({"t_s": acks.t_s, "end": float("nan"), "ack": acks.ack}),
+        ],
+        ignore_index=True,
+    ).sort_values("t_s", kind="stable")
+    highest = events.end.cummax().ffill()
+    acked = events.ack.where(events.ack <= highest).cummax().ffill().fillna(0)
+    sent = highest.notna()
+    flight = pd.DataFrame(
+        {
+            "t_s": events.t_s[sent].to_numpy(),
+            "flight": (highest - acked)[sent].clip(lower=0).astype("int64").to_numpy(),
+        }
+    )
+    return flight.drop_duplicates("t_s", keep="last").reset_index(drop=True)

@@ -7,6 +7,8 @@
 - :func:`throughput_adaptation`: throughput per interval after a handover with the connection's
   mean and the adaptation time t_a marked (Cottingham & Vidales, Fig. 7).
 - :func:`congestion_window`: the sender's cwnd and ssthresh over time (vho's time series).
+- :func:`data_in_flight`: the data in flight seen in a capture over time, when no time series
+  is at hand.
 """
 
 from __future__ import annotations
@@ -294,6 +296,30 @@ def congestion_window(
             alpha=0.7,
             label="in flight",
         )
+    _axes(ax, "kB", handovers, title)
+    ax.legend(fontsize=8)
+    return _save(fig, Path(stem), formats)
+
+
+def data_in_flight(
+    flight: pd.DataFrame,
+    stem: str | Path,
+    *,
+    handovers: Iterable[float] = (),
+    title: str = "",
+    formats: Iterable[str] = ("png", "svg"),
+) -> list[Path]:
+    """The data in flight seen in a capture (``t_s``, ``flight`` in bytes; see
+    :func:`vho.capture.flow_in_flight`) over time, in kilobytes."""
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.step(
+        flight.t_s,
+        flight.flight / 1e3,
+        where="post",
+        color="tab:gray",
+        lw=1,
+        label="in flight at the capture point",
+    )
     _axes(ax, "kB", handovers, title)
     ax.legend(fontsize=8)
     return _save(fig, Path(stem), formats)

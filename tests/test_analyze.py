@@ -71,6 +71,37 @@ def test_the_handover_is_found_in_both_captures(wlan_gprs: Path) -> None:
         assert h["after_s"] <= 2.0, h
 
 
+def test_at_the_receiver_the_data_ack_time_is_reported_as_the_ack_delay(
+    wlan_gprs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 18 (6): at the mobile (the receiver) a segment's arrival to the ACK covering it
+    # is the receiver's ACK delay, not a round trip; at the sender it is the RTT.
+    timed = {}
+    for node in ("ch", "mh"):
+        a = vho.analyze(wlan_gprs / f"{node}.pcap")
+        (e,) = a.metrics["flows"]
+        (row,) = a.flows.to_dict("records")
+        at_receiver = e["capture_point"]["point"] == "receiver"
+        assert at_receiver == (node == "mh"), e["capture_point"]
+        measured, absent = ("ack_delay", "rtt") if at_receiver else ("rtt", "ack_delay")
+        assert e[measured]["samples"] > 0 and e[f"{measured}_timestamps"] is not None
+        assert e[absent] is None and e[f"{absent}_timestamps"] is None
+        assert row[f"{measured}_mean_s"] == e[measured]["mean_s"]
+        assert row[f"{absent}_mean_s"] is None
+        # No stray columns for the summaries themselves.
+        assert not {"rtt", "ack_delay", "rtt_timestamps", "ack_delay_timestamps"} & set(row)
+        timed[node] = e[measured]
+        assert (
+            main(["analyze", str(wlan_gprs / f"{node}.pcap"), "--out", str(tmp_path / node)]) == 0
+        )
+        (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("  flow 0 ")]
+        said, unsaid = ("ACK delay mean", "RTT") if at_receiver else ("RTT mean", "ACK delay")
+        assert said in line and unsaid not in line, line
+    # The receiver ACKs at once or within its delayed-ACK timer: far below the path's RTT
+    # (WLAN then GPRS, tens to hundreds of ms).
+    assert timed["mh"]["mean_s"] < timed["ch"]["min_s"]
+
+
 @pytest.mark.parametrize("size", ["200 KB", "2 MB"])
 def test_spurious_retransmissions_at_the_receiver_equal_the_ground_truth(
     tmp_path: Path, size: str

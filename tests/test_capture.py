@@ -7,13 +7,16 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import vho
 from vho import capture
 
 TSHARK = shutil.which("tshark")
-FIG1 = Path(__file__).resolve().parent.parent / "scenarios/examples/dk-fig1-wlan-gprs.toml"
+ROOT = Path(__file__).resolve().parent.parent
+FIG1 = ROOT / "scenarios/examples/dk-fig1-wlan-gprs.toml"
+LOSSY = ROOT / "benches/scenarios/lossy-link.toml"
 
 
 @pytest.fixture(scope="module")
@@ -104,3 +107,113 @@ def test_not_a_capture(tmp_path: Path) -> None:
         capture.read_tcp(bad)
     with pytest.raises(vho.CaptureError, match="cannot open"):
         capture.read_tcp(tmp_path / "missing.pcap")
+
+
+# Gaps: Wireshark's tcp.analysis.lost_segment ("previous segment not captured").
+
+
+def _data(rows: list[tuple[float, int, int]]) -> pd.DataFrame:
+    """A data frame as flow_sequence gives it, from (t_s, seq, len) rows."""
+    df = pd.DataFrame(rows, columns=["t_s", "seq", "len"])
+    df["retransmission"] = df.seq < (df.seq + df.len).cummax().shift(1, fill_value=0)
+    return df
+
+
+def test_a_segment_starting_above_the_highest_end_seen_reveals_a_gap() -> None:
+    data = _data(
+        [
+            (0.0, 0, 1000),
+            (0.1, 1000, 1000),
+            (0.2, 3000, 1000),  # 2000..3000 not seen: a gap
+            (0.3, 2000, 1000),  # its retransmission fills it: no gap
+            (0.4, 4000, 500),
+            (0.5, 1000, 1000),  # a retransmission below everything: no gap
+            (0.6, 7000, 1000),  # 4500..7000 not seen: one gap of 2500 bytes
+            (0.7, 8000, 1000),
+        ]
+    )
+    gaps = capture.flow_gaps(data)
+    assert gaps.to_dict("records") == [
+        {"t_s": 0.2, "seq": 2000, "len": 1000, "source": "capture gap"},
+        {"t_s": 0.6, "seq": 4500, "len": 2500, "source": "capture gap"},
+    ]
+
+
+def test_data_missing_before_the_first_segment_captured_after_the_syn_is_a_gap() -> None:
+    # With the SYN seen, sequence numbers count from its next byte: a first data segment at
+    # 1460 means the bytes 0..1460 passed before the capture point saw them.
+    gaps = capture.flow_gaps(_data([(0.5, 1460, 1460), (0.6, 2920, 1460)]))
+    assert gaps[["t_s", "seq", "len"]].to_dict("records") == [{"t_s": 0.5, "seq": 0, "len": 1460}]
+    assert capture.flow_gaps(_data([])).empty
+
+
+def test_gaps_at_the_receiver_equal_vho_traces_lost_segments(tmp_path: Path) -> None:
+    # A lossy access link (2 % on the way to the mobile): the capture at the mobile misses
+    # what the link lost; the one at the sender misses nothing. vho-trace counts the same
+    # rule in Rust, as Wireshark's lost_segment.
+    r = vho.run(
+        LOSSY,
+        out_dir=tmp_path,
+        overrides=['flow.0.tcp.profile="rfc"', 'record.pcap=["ch","mh"]', 'flow.0.size="300 KB"'],
+    )
+    dropped = sum(d["packets"] for d in r.summary["flows"][0]["drops"])
+    counts = {}
+    for node in ("ch", "mh"):
+        a = vho.analyze(tmp_path / f"{node}.pcap")
+        (e,) = a.metrics["flows"]
+        sender = (e["sender"]["addr"], e["sender"]["port"])
+        data, _, _ = capture.flow_sequence(a.segments(0), sender)
+        gaps = capture.flow_gaps(data)
+        assert len(gaps) == e["lost_segments"], node
+        counts[node] = len(gaps)
+    assert counts["ch"] == 0
+    assert 0 < counts["mh"] <= dropped
+
+
+# Data in flight: Wireshark's tcp.analysis.bytes_in_flight.
+
+A, B = ("10.0.0.1", 5001), ("10.0.0.2", 80)
+SYN_ACK = capture.SYN | capture.ACK
+
+
+def _segs(rows: list[tuple[float, bool, int, int, int, int]]) -> pd.DataFrame:
+    """A read_tcp frame from (t_s, from A, seq, ack, len, flags) rows."""
+    out = []
+    for t, fwd, seq, ack, n, flags in rows:
+        (src, sport), (dst, dport) = (A, B) if fwd else (B, A)
+        out.append((t, src, dst, sport, dport, seq, ack, n, flags, []))
+    cols = ["t_s", "src", "dst", "sport", "dport", "seq", "ack", "len", "flags", "sack"]
+    return pd.DataFrame(out, columns=cols)
+
+
+def test_data_in_flight_is_the_highest_byte_sent_less_the_highest_ack() -> None:
+    # A's ISN is 1000 (its data counts from 1001) and B's 5000.
+    segs = _segs(
+        [
+            (0.00, True, 1000, 0, 0, capture.SYN),
+            (0.10, False, 5000, 1001, 0, SYN_ACK),  # before any data: no row
+            (0.10, True, 1001, 5001, 0, capture.ACK),
+            (0.20, True, 1001, 5001, 1000, capture.ACK),  # 1000 sent, none ACKed
+            (0.21, True, 2001, 5001, 1000, capture.ACK),  # 2000
+            (0.22, True, 3001, 5001, 1000, capture.ACK),  # 3000
+            (0.25, False, 5001, 9001, 0, capture.ACK),  # ACKs bytes never seen sent: ignored
+            (0.30, False, 5001, 2001, 0, capture.ACK),  # 1000 ACKed: 2000
+            (0.31, False, 5001, 4001, 0, capture.ACK),  # all ACKed: 0
+            (0.32, False, 5001, 2001, 0, capture.ACK),  # an older ACK takes nothing back
+            (0.40, True, 4001, 5001, 500, capture.ACK),  # 500 sent and, at the same
+            (0.40, False, 5001, 4501, 0, capture.ACK),  # instant, ACKed: one row, 0
+        ]
+    )
+    data, acks, _ = capture.flow_sequence(segs, A)
+    flight = capture.flow_in_flight(data, acks)
+    assert list(flight.itertuples(index=False, name=None)) == [
+        (0.20, 1000),
+        (0.21, 2000),
+        (0.22, 3000),
+        (0.25, 3000),
+        (0.30, 2000),
+        (0.31, 0),
+        (0.32, 0),
+        (0.40, 0),
+    ]
+    assert capture.flow_in_flight(data.iloc[:0], acks).empty

@@ -111,3 +111,63 @@ def sequence(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     src, sport, dst, dport = payload.idxmax()
     data, acks, _ = flow_sequence(df, (src, sport), (dst, dport))
     return data, acks
+
+
+#: The label :func:`flow_gaps` gives its rows (``source``), as :func:`vho.plots.time_sequence`
+#: draws them.
+CAPTURE_GAP = "capture gap"
+
+
+def flow_gaps(data: pd.DataFrame) -> pd.DataFrame:
+    """Where bytes are missing from ``data`` (:func:`flow_sequence`'s first frame): each data
+    segment that starts above the highest sequence end seen before it in its direction, the
+    rule of Wireshark's ``tcp.analysis.lost_segment`` ("previous segment not captured").
+
+    Returns one row per gap: ``t_s`` (the segment that revealed it), ``seq`` (the gap's first
+    byte, relative as in ``data``), ``len`` (bytes missing) and ``source`` (:data:`CAPTURE_GAP`).
+    At a receiver-side capture a gap is data lost upstream of it (bytes whose every copy was
+    lost show only when later data arrived before their retransmission); at a sender-side
+    capture there are normally none (the capture itself dropped packets).
+    """
+    end = data.seq + data.len
+    highest = end.cummax().shift(1, fill_value=0)
+    gap = data.seq > highest
+    return pd.DataFrame(
+        {
+            "t_s": data.t_s[gap].to_numpy(),
+            "seq": highest[gap].to_numpy(),
+            "len": (data.seq - highest)[gap].to_numpy(),
+            "source": CAPTURE_GAP,
+        },
+        columns=["t_s", "seq", "len", "source"],
+    )
+
+
+def flow_in_flight(data: pd.DataFrame, acks: pd.DataFrame) -> pd.DataFrame:
+    """The data in flight at the capture point over time, from :func:`flow_sequence`'s
+    ``data`` and ``acks``: the highest sequence end sent minus the highest cumulative ACK,
+    updated at each data segment and each ACK (Wireshark's ``tcp.analysis.bytes_in_flight``).
+
+    Returns ``t_s`` and ``flight`` (bytes) from the first data segment on, one row per instant
+    (a segment and an ACK at the same instant count the segment first). An ACK above every
+    byte seen sent (their data not captured, or sent before the capture began) is not counted.
+    At a sender-side capture this is bounded by cwnd and the receiver's window; at a
+    receiver-side one it is what the receiver has not yet ACKed, not the sender's window.
+    """
+    events = pd.concat(
+        [
+            pd.DataFrame({"t_s": data.t_s, "end": data.seq + data.len, "ack": float("nan")}),
+            pd.DataFrame({"t_s": acks.t_s, "end": float("nan"), "ack": acks.ack}),
+        ],
+        ignore_index=True,
+    ).sort_values("t_s", kind="stable")
+    highest = events.end.cummax().ffill()
+    acked = events.ack.where(events.ack <= highest).cummax().ffill().fillna(0)
+    sent = highest.notna()
+    flight = pd.DataFrame(
+        {
+            "t_s": events.t_s[sent].to_numpy(),
+            "flight": (highest - acked)[sent].clip(lower=0).astype("int64").to_numpy(),
+        }
+    )
+    return flight.drop_duplicates("t_s", keep="last").reset_index(drop=True)

@@ -187,7 +187,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         goodput = "undefined" if e["goodput_bps"] is None else _fmt(e["goodput_bps"], " b/s", 0)
         print(
             f"  flow {e['index']} {e['id']}: {e['bytes']} B, goodput "
-            f"{goodput}, t_a {_adaptation(e, h)}"
+            f"{goodput}{_delay(e)}, t_a {_adaptation(e, h)}"
         )
         if e["spurious_evidence"] == "none":
             # No receiver-side capture, D-SACK or timestamps: zero would read as "none found".
@@ -207,6 +207,15 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         )
     print(f"-> {out}/metrics.json" + (f" and {len(a.figures)} figure files" if a.figures else ""))
     return 0
+
+
+def _delay(e: dict) -> str:
+    """The flow's mean RTT or, at a receiver-side capture, its ACK delay (what the same
+    data/ACK timing measures there); nothing when no segment was timed."""
+    for key, name in (("rtt", "RTT"), ("ack_delay", "ACK delay")):
+        if e[key] and e[key]["mean_s"] is not None:
+            return f", {name} mean {e[key]['mean_s'] * 1e3:.1f} ms"
+    return ""
 
 
 def _adaptation(e: dict, handover: dict) -> str:

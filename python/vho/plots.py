@@ -1,11 +1,14 @@
 """Figures (matplotlib): every figure is drawn from data vho stored, never by hand.
 
 - :func:`time_sequence`: a tcptrace-style time-sequence graph: data segments as they were seen
-  at a capture point, retransmissions marked, the cumulative ACK line, the handover instant, and
-  (with vho's time series) the sender's RTO on a right axis, as in the thesis's Figures 7-2/7-3.
+  at a capture point, retransmissions and drops marked, the cumulative ACK line, the handover
+  instant, and (with vho's time series) the sender's RTO on a right axis, as in the thesis's
+  Figures 7-2/7-3.
 - :func:`throughput_adaptation`: throughput per interval after a handover with the connection's
   mean and the adaptation time t_a marked (Cottingham & Vidales, Fig. 7).
 - :func:`congestion_window`: the sender's cwnd and ssthresh over time (vho's time series).
+- :func:`data_in_flight`: the data in flight seen in a capture over time, when no time series
+  is at hand.
 """
 
 from __future__ import annotations
@@ -48,6 +51,26 @@ def _axes(ax: plt.Axes, ylabel: str, handovers: Iterable[float], title: str) -> 
 #: bitmap.
 RASTER_ABOVE = 20_000
 
+#: How a time-sequence graph marks a drop, by its ``source``: the legend's words and the
+#: marker. A drop the simulator logged is certain; a gap in a capture says only that the
+#: bytes never passed the capture point (see :func:`vho.capture.flow_gaps`).
+DROP_MARKS: dict[str, tuple[str, dict[str, object]]] = {
+    "simulator": ("dropped (simulator)", {"marker": "v", "color": "tab:red"}),
+    "capture gap": (
+        "not seen here: lost before the capture point",
+        {"marker": "o", "facecolors": "none", "edgecolors": "black"},
+    ),
+}
+# A source not named above.
+_OTHER_DROP = {"marker": "s", "facecolors": "none", "edgecolors": "tab:brown"}
+
+
+def _in_window(df: pd.DataFrame | None, window: tuple[float, float] | None):
+    if df is None or window is None:
+        return df
+    lo, hi = window
+    return df[(df.t_s >= lo) & (df.t_s <= hi)]
+
 
 def time_sequence(
     data: pd.DataFrame,
@@ -59,57 +82,65 @@ def time_sequence(
     handovers: Iterable[float] = (),
     rto: pd.DataFrame | None = None,
     window: tuple[float, float] | None = None,
+    drops: pd.DataFrame | None = None,
     formats: Iterable[str] = ("png", "svg"),
 ) -> list[Path]:
+    """Time-sequence graph written to ``stem`` in each of ``formats`` (see
+    :func:`time_sequence_figure` for the rest); returns the files written."""
+    fig = time_sequence_figure(
+        data,
+        acks,
+        sacks=sacks,
+        title=title,
+        handovers=handovers,
+        rto=rto,
+        window=window,
+        drops=drops,
+    )
+    return _save(fig, Path(stem), formats)
+
+
+def time_sequence_figure(
+    data: pd.DataFrame,
+    acks: pd.DataFrame | None,
+    *,
+    sacks: pd.DataFrame | None = None,
+    title: str = "",
+    handovers: Iterable[float] = (),
+    rto: pd.DataFrame | None = None,
+    window: tuple[float, float] | None = None,
+    drops: pd.DataFrame | None = None,
+) -> plt.Figure:
     """Time-sequence graph.
 
     ``data``: one row per data segment with ``t_s``, ``seq`` (relative, bytes), ``len`` and a
     boolean ``retransmission``. ``acks``: ``t_s`` and ``ack`` (relative). ``sacks``: one row per
     SACK block, ``t_s``, ``left`` and ``right`` (relative), drawn as tcptrace draws them.
-    ``rto``: ``t_s`` and ``rto_s``. Sequence numbers are drawn in kilobytes.
+    ``rto``: ``t_s`` and ``rto_s``. ``drops``: ``t_s``, ``seq`` (relative, as ``data``),
+    ``len`` and ``source`` (see :data:`DROP_MARKS`), each source with its own marker.
+    ``window``: the time span drawn. Sequence numbers are drawn in kilobytes. The data is
+    drawn over the ACK line and the SACK blocks, and the legend below the axes, so that
+    neither hides a segment.
     """
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    if window is not None:
-        lo, hi = window
-        data = data[(data.t_s >= lo) & (data.t_s <= hi)]
-        if acks is not None:
-            acks = acks[(acks.t_s >= lo) & (acks.t_s <= hi)]
-        if rto is not None:
-            rto = rto[(rto.t_s >= lo) & (rto.t_s <= hi)]
-        if sacks is not None:
-            sacks = sacks[(sacks.t_s >= lo) & (sacks.t_s <= hi)]
+    data = _in_window(data, window)
+    acks, rto, sacks, drops = (_in_window(x, window) for x in (acks, rto, sacks, drops))
     new = data[~data.retransmission]
     ret = data[data.retransmission]
     # Past this many segments the SVG gets the marks as a bitmap (the axes and text stay
     # vectors): 300,000 vector lines took half a minute to write and a browser to its knees.
     dense = len(data) + (len(acks) if acks is not None else 0) > RASTER_ABOVE
-    ax.vlines(
-        new.t_s,
-        new.seq / 1e3,
-        (new.seq + new.len) / 1e3,
-        color="tab:blue",
-        lw=1.2,
-        label="data",
-        rasterized=dense,
-    )
-    if len(ret):
-        ax.scatter(
-            ret.t_s,
-            (ret.seq + ret.len / 2) / 1e3,
-            marker="x",
-            color="tab:red",
-            s=18,
-            zorder=3,
-            label="retransmission",
-            rasterized=dense,
-        )
+    # Bottom to top: the ACK line (thin, see-through), SACK blocks, data, retransmissions,
+    # drops.
     if acks is not None and len(acks):
         ax.step(
             acks.t_s,
             acks.ack / 1e3,
             where="post",
             color="tab:green",
-            lw=0.9,
+            lw=0.7,
+            alpha=0.6,
+            zorder=1,
             label="cumulative ACK",
             rasterized=dense,
         )
@@ -120,21 +151,74 @@ def time_sequence(
             sacks.right / 1e3,
             color="tab:purple",
             lw=1.5,
+            alpha=0.7,
+            zorder=2,
             label="SACK block",
             rasterized=dense,
         )
+    ax.vlines(
+        new.t_s,
+        new.seq / 1e3,
+        (new.seq + new.len) / 1e3,
+        color="tab:blue",
+        lw=1.2,
+        zorder=3,
+        label="data",
+        rasterized=dense,
+    )
+    if len(ret):
+        ax.scatter(
+            ret.t_s,
+            (ret.seq + ret.len / 2) / 1e3,
+            marker="x",
+            color="tab:red",
+            s=18,
+            zorder=4,
+            label="retransmission",
+            rasterized=dense,
+        )
+    if drops is not None and len(drops):
+        _drops(ax, drops)
     _axes(ax, "sequence number (kB)", handovers, title)
+    handles, labels = ax.get_legend_handles_labels()
     if rto is not None and len(rto):
         ax2 = ax.twinx()
         ax2.step(rto.t_s, rto.rto_s, where="post", color="tab:orange", lw=1, label="RTO")
         ax2.set_ylabel("RTO (s)", color="tab:orange")
         ax2.tick_params(axis="y", colors="tab:orange")
-        h1, l1 = ax.get_legend_handles_labels()
+        # The sequence axes over the RTO's, so that its line does not cover the data either.
+        ax.set_zorder(ax2.get_zorder() + 1)
+        ax.patch.set_visible(False)
         h2, l2 = ax2.get_legend_handles_labels()
-        ax.legend(h1 + h2, l1 + l2, loc="lower right", fontsize=8)
-    else:
-        ax.legend(loc="upper left", fontsize=8)
-    return _save(fig, Path(stem), formats)
+        handles, labels = handles + h2, labels + l2
+    # Below the axes (under the time axis's label): inside, it covered the transfer's end.
+    ax.legend(
+        handles,
+        labels,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.14),
+        ncol=min(len(labels), 4) or 1,
+        fontsize=8,
+        frameon=False,
+    )
+    return fig
+
+
+def _drops(ax: plt.Axes, drops: pd.DataFrame) -> None:
+    """Each source's drops: the missing bytes as a thin line, a marker at their middle."""
+    for source, d in drops.groupby("source", sort=True):
+        label, style = DROP_MARKS.get(str(source), (f"dropped ({source})", _OTHER_DROP))
+        color = style.get("color", style.get("edgecolors"))
+        ax.vlines(d.t_s, d.seq / 1e3, (d.seq + d.len) / 1e3, color=color, lw=1, zorder=5)
+        ax.scatter(
+            d.t_s,
+            (d.seq + d.len / 2) / 1e3,
+            s=45,
+            linewidths=1.2,
+            zorder=5,
+            label=label,
+            **style,
+        )
 
 
 def throughput_adaptation(
@@ -212,6 +296,30 @@ def congestion_window(
             alpha=0.7,
             label="in flight",
         )
+    _axes(ax, "kB", handovers, title)
+    ax.legend(fontsize=8)
+    return _save(fig, Path(stem), formats)
+
+
+def data_in_flight(
+    flight: pd.DataFrame,
+    stem: str | Path,
+    *,
+    handovers: Iterable[float] = (),
+    title: str = "",
+    formats: Iterable[str] = ("png", "svg"),
+) -> list[Path]:
+    """The data in flight seen in a capture (``t_s``, ``flight`` in bytes; see
+    :func:`vho.capture.flow_in_flight`) over time, in kilobytes."""
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.step(
+        flight.t_s,
+        flight.flight / 1e3,
+        where="post",
+        color="tab:gray",
+        lw=1,
+        label="in flight at the capture point",
+    )
     _axes(ax, "kB", handovers, title)
     ax.legend(fontsize=8)
     return _save(fig, Path(stem), formats)

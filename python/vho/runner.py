@@ -381,4 +381,5 @@ def _plot_sequences(
             title=f"{summary['run']['scenario']}: captured at {node}",
             handovers=handovers,
             rto=rto,
+            drops=capture.flow_gaps(data),
         )

@@ -99,8 +99,11 @@ class CaptureAnalysis:
 def _scalar_rows(entries: list[dict[str, Any]]) -> pd.DataFrame:
     rows = []
     for e in entries:
-        row = {k: v for k, v in e.items() if not isinstance(v, dict | list)}
-        row["rtt_mean_s"] = e["rtt"]["mean_s"]
+        row = {
+            k: v for k, v in e.items() if not isinstance(v, dict | list) and k not in metrics.DELAYS
+        }
+        row["rtt_mean_s"] = e["rtt"]["mean_s"] if e["rtt"] else None
+        row["ack_delay_mean_s"] = e["ack_delay"]["mean_s"] if e["ack_delay"] else None
         row["path_change_at_s"] = e["path_changes"][0]["at_s"] if e["path_changes"] else None
         rows.append(row)
     return pd.DataFrame(rows)

@@ -27,6 +27,11 @@ _FROM_SENDER = (
     "adaptation_time_s",
 )
 
+#: The entry's timing summaries (``samples``, ``min_s``, ``mean_s``, ``max_s``, or None where
+#: not measured): the RTT, or at a receiver-side capture the ACK delay, from data/ACK pairs
+#: and from timestamps.
+DELAYS = ("rtt", "rtt_timestamps", "ack_delay", "ack_delay_timestamps")
+
 
 def _endpoint(d: dict[str, Any]) -> dict[str, Any]:
     return {"addr": d["addr"], "port": d["port"]}
@@ -77,6 +82,10 @@ def flow_entry(flow: dict[str, Any]) -> dict[str, Any]:
     if not defined:
         e["goodput_bps"] = None
     e.update(_spurious(snd))
+    # At a receiver-side capture a segment's arrival to the ACK that covers it is the
+    # receiver's ACK delay (delayed ACKs, RFC 5681 §4.2; longer for data held behind a hole),
+    # not a round trip: it is reported under that name, and the RTT as not measured.
+    here = e["capture_point"]["point"] == "receiver"
     e.update(
         {
             "duplicate_acks": rcv["duplicate_acks"],
@@ -84,8 +93,10 @@ def flow_entry(flow: dict[str, Any]) -> dict[str, Any]:
             "zero_windows": rcv["zero_window"],
             "sack_blocks": rcv["sack_blocks"],
             "dsack_blocks": rcv["dsack_blocks"],
-            "rtt": snd["rtt"],
-            "rtt_timestamps": snd["rtt_ts"],
+            "rtt": None if here else snd["rtt"],
+            "rtt_timestamps": None if here else snd["rtt_ts"],
+            "ack_delay": snd["rtt"] if here else None,
+            "ack_delay_timestamps": snd["rtt_ts"] if here else None,
             "handshake_rtt_s": flow["handshake_rtt_s"],
             "syn_seen": flow["syn_seen"],
             "fin_seen": flow["fin_seen"],

@@ -181,6 +181,21 @@ def test_vho_run_plot_marks_the_gaps_at_the_mobile(
     assert gap not in drawn["sequence_ch"]["legend"]
 
 
+def test_the_simulators_drop_log_is_drawn_by_run_and_analyze(
+    tmp_path: Path, drawn: dict[str, dict[str, object]]
+) -> None:
+    # Daniel & Kojo's Fig. 1 case drops 7 segments in the GPRS queue and leaves no gap at the
+    # mobile (the tail is recovered by a timeout): only the simulator knows the drops, and
+    # both `vho run --plot` and `vho analyze` of its capture (series beside it) mark them.
+    fig1 = LOSSY.parent.parent.parent / "scenarios/examples/dk-fig1-wlan-gprs.toml"
+    r = vho.run(fig1, out_dir=tmp_path / "run", plot=True)
+    assert r.drops is not None and len(r.drops) == 7
+    sim = plots.DROP_MARKS["simulator"][0]
+    assert sim in drawn["sequence_mh"]["legend"]
+    vho.analyze(tmp_path / "run" / "mh.pcap", out_dir=tmp_path / "an")
+    assert sim in drawn["sequence_flow0"]["legend"]
+
+
 @pytest.mark.parametrize(
     ("node", "says"),
     [

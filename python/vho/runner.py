@@ -335,7 +335,7 @@ def run(
             if drops is not None:
                 drops.to_parquet(stage / "series_drops.parquet", index=False)
             if plot:
-                _plot_sequences(stage, raw["capture_nodes"], summary, tcp)
+                _plot_sequences(stage, raw["capture_nodes"], summary, tcp, drops)
             resolved = _native.resolve_scenario(label, text, overrides, seed)
             (stage / RESOLVED).write_text(resolved, encoding="utf-8")
             (stage / TIMING).write_text(json.dumps({"wall_s": wall}) + "\n", encoding="utf-8")
@@ -360,8 +360,14 @@ def presets() -> list[dict]:
 
 
 def _plot_sequences(
-    stage: Path, nodes: list[str], summary: dict, tcp: dict[str, pd.DataFrame]
+    stage: Path,
+    nodes: list[str],
+    summary: dict,
+    tcp: dict[str, pd.DataFrame],
+    drops: pd.DataFrame | None = None,
 ) -> None:
+    import pandas as pd
+
     from . import capture, plots
 
     handovers = [h["at_s"] for h in summary["handovers"]]
@@ -369,6 +375,10 @@ def _plot_sequences(
     if summary["flows"]:
         series = tcp.get(summary["flows"][0]["name"])
         rto = series[["t_s", "rto_s"]] if series is not None else None
+    # The simulator's drops, when the graph's flow is the run's only one.
+    sim = None
+    if drops is not None and len(summary["flows"]) == 1:
+        sim = drops[["t_s", "seq", "len"]].assign(source="simulator")
     for node in nodes:
         df = capture.read_tcp(files.inside(stage, node, "capture of node", ".pcap"))
         if df.empty or not (df["len"] > 0).any():
@@ -381,5 +391,7 @@ def _plot_sequences(
             title=f"{summary['run']['scenario']}: captured at {node}",
             handovers=handovers,
             rto=rto,
-            drops=capture.flow_gaps(data),
+            drops=pd.concat([capture.flow_gaps(data), sim], ignore_index=True)
+            if sim is not None and len(sim)
+            else capture.flow_gaps(data),
         )

@@ -39,6 +39,8 @@ FLOWS = "flows.jsonl"
 # Series written by `vho run` beside its captures (see vho.runner).
 SERIES = "series_tcp.parquet"
 SERIES_COLUMNS = ("t_s", "rto_s", "cwnd", "ssthresh")
+#: The simulator's drop log written beside them (drawn on the time-sequence graph).
+DROPS = "series_drops.parquet"
 # Figures are drawn for at most this many flows (the largest first; `--flow` picks others), so
 # that a capture of thousands of connections does not become thousands of files.
 MAX_FIGURE_FLOWS = 8
@@ -124,6 +126,23 @@ def _series_for(capture: Path, series: str | os.PathLike[str] | pd.DataFrame | N
         return None
     df = _read_series(beside, f"vho analyze: {beside}")
     return df if df["flow"].nunique() == 1 else None
+
+
+def _drops_for(capture: Path, series: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The simulator's drop log (`vho run`'s ``series_drops.parquet``) beside the capture, for
+    the time-sequence graph, when the series beside it was taken (one flow on both sides)."""
+    beside = capture.parent / DROPS
+    if series is None or not beside.is_file():
+        return None
+    try:
+        df = pd.read_parquet(beside)
+    except (OSError, ValueError):
+        return None
+    if not {"t_s", "seq", "len", "flow"} <= set(df.columns) or df["flow"].nunique() > 1:
+        return None
+    if len(df) and set(df["flow"]) != set(series["flow"]):
+        return None
+    return df
 
 
 def _read_series(path: Path, what: str) -> pd.DataFrame:
@@ -315,7 +334,9 @@ def _analyze(
     raw = {**header, "flows": [c for _, c in listed]}
     a = CaptureAnalysis(path, result, _scalar_rows(result["flows"]), raw)
     if stage is not None:
-        a.figures = _write(a, stage, _series_for(path, series, kept.total))
+        beside = _series_for(path, series, kept.total)
+        sim_drops = _drops_for(path, beside) if series is None else None
+        a.figures = _write(a, stage, beside, sim_drops)
     return a
 
 
@@ -349,7 +370,12 @@ def _check_within(path: Path, handover_at: float | None, header: dict[str, Any])
     )
 
 
-def _write(a: CaptureAnalysis, stage: Path, series: pd.DataFrame | None) -> list[Path]:
+def _write(
+    a: CaptureAnalysis,
+    stage: Path,
+    series: pd.DataFrame | None,
+    sim_drops: pd.DataFrame | None = None,
+) -> list[Path]:
     """The figures of the largest flows with enough data to draw, then metrics.json, into the
     staging directory (published whole by the caller)."""
     try:
@@ -367,7 +393,14 @@ def _write(a: CaptureAnalysis, stage: Path, series: pd.DataFrame | None) -> list
         for e in drawn[:MAX_FIGURE_FLOWS]:
             snd, _ = metrics.sides(a._conversation(e["index"]))
             written += figures.draw(
-                stage, e, a.segments(e["index"]), snd["throughput"]["points"], at, series, every
+                stage,
+                e,
+                a.segments(e["index"]),
+                snd["throughput"]["points"],
+                at,
+                series,
+                every,
+                sim_drops=sim_drops,
             )
         body = json.dumps(a.metrics, indent=2, allow_nan=False) + "\n"
         (stage / METRICS).write_text(body, encoding="utf-8")

@@ -436,6 +436,23 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "spurious_rto",
+            "one of off, eifel",
+            "profile",
+            "how a spurious timeout is told: eifel = the ACK of the retransmission echoes an \
+             older timestamp (RFC 3522; needs timestamps)",
+        ),
+        k(
+            t,
+            "spurious_response",
+            "one of conservative, eifel, undo, no-restore",
+            "profile",
+            "after a spurious timeout, resume new data and: cwnd <= ssthresh (conservative, \
+             RFC 5682 §4), RFC 4015's window and RTO (eifel), the old cwnd and ssthresh \
+             (undo, Linux), or keep the reduced window (no-restore, Daniel & Kojo §8)",
+        ),
+        k(
+            t,
             "rescue_retransmission",
             "true or false",
             "profile",

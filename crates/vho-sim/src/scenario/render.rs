@@ -6,7 +6,8 @@
 
 use crate::spec::*;
 use crate::tcp::config::{
-    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, TcpConfig, TimeoutSsthresh,
+    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, SpuriousResponse, SpuriousRto,
+    TcpConfig, TimeoutSsthresh,
 };
 use crate::time::Dur;
 use std::fmt::Write;
@@ -163,6 +164,16 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         TimeoutSsthresh::Linux => "linux",
         TimeoutSsthresh::Always => "always",
     };
+    let spurious = match c.spurious_rto {
+        SpuriousRto::Off => "off",
+        SpuriousRto::Eifel => "eifel",
+    };
+    let response = match c.spurious_response {
+        SpuriousResponse::Conservative => "conservative",
+        SpuriousResponse::Eifel => "eifel",
+        SpuriousResponse::Undo => "undo",
+        SpuriousResponse::NoRestore => "no-restore",
+    };
     let cwv = match c.cwnd_validation {
         CwndValidation::Off => "off",
         CwndValidation::CwndLimited => "cwnd-limited",
@@ -189,6 +200,8 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("timer_at_fast_retransmit = \"{timer}\""),
         format!("timeout_ssthresh = \"{ssthresh}\""),
         format!("rto_keeps_sack = {}", c.rto_keeps_sack),
+        format!("spurious_rto = \"{spurious}\""),
+        format!("spurious_response = \"{response}\""),
         format!("rescue_retransmission = {}", c.rescue_retransmission),
         format!("cwnd_validation = \"{cwv}\""),
         format!("handshake_rtt_sample = {}", c.handshake_rtt_sample),

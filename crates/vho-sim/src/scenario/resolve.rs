@@ -7,7 +7,8 @@ use super::schema::*;
 use super::units;
 use crate::spec::*;
 use crate::tcp::config::{
-    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, TimeoutSsthresh,
+    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, SpuriousResponse, SpuriousRto,
+    TimeoutSsthresh,
 };
 use crate::tcp::profile::{profile, PROFILES};
 use crate::tcp::TcpConfig;
@@ -825,6 +826,22 @@ impl Ctx<'_> {
                 }
             }
             "rto_keeps_sack" => c.rto_keeps_sack = flag()?,
+            "spurious_rto" => {
+                c.spurious_rto = match v.as_str() {
+                    Some("off") => SpuriousRto::Off,
+                    Some("eifel") => SpuriousRto::Eifel,
+                    _ => return Err("one of off, eifel".into()),
+                }
+            }
+            "spurious_response" => {
+                c.spurious_response = match v.as_str() {
+                    Some("conservative") => SpuriousResponse::Conservative,
+                    Some("eifel") => SpuriousResponse::Eifel,
+                    Some("undo") => SpuriousResponse::Undo,
+                    Some("no-restore") => SpuriousResponse::NoRestore,
+                    _ => return Err("one of conservative, eifel, undo, no-restore".into()),
+                }
+            }
             "rescue_retransmission" => c.rescue_retransmission = flag()?,
             "handshake_rtt_sample" => c.handshake_rtt_sample = flag()?,
             "cc" => {
@@ -836,7 +853,7 @@ impl Ctx<'_> {
                 }
             }
             _ => {
-                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, rescue_retransmission, cwnd_validation, handshake_rtt_sample, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_rto, spurious_response, rescue_retransmission, cwnd_validation, handshake_rtt_sample, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
             }
         }
         Ok(())

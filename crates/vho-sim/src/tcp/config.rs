@@ -80,6 +80,29 @@ pub enum TimeoutSsthresh {
     Always,
 }
 
+/// How the sender tells a spurious retransmission timeout (see `tcp::spurious`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SpuriousRto {
+    /// Every timeout is taken as a loss.
+    Off,
+    /// Eifel detection (RFC 3522 §3.2): the first ACK after the timeout's retransmission
+    /// echoes a timestamp older than it. Needs timestamps on the connection.
+    Eifel,
+}
+
+/// What the sender does once a timeout is found spurious (see `tcp::spurious::response`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SpuriousResponse {
+    /// cwnd = min(cwnd, ssthresh): congestion avoidance (RFC 5682 §4; Linux 2.6.22).
+    Conservative,
+    /// RFC 4015 §3.1 steps (8)-(11).
+    Eifel,
+    /// Restore cwnd and ssthresh (Linux's tcp_undo_cwnd).
+    Undo,
+    /// Resume new data, keep the window the timeout left (Daniel & Kojo §8).
+    NoRestore,
+}
+
 /// Whether cwnd grows on ACKs that come while the sender is not using its window.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum CwndValidation {
@@ -192,6 +215,10 @@ pub struct TcpConfig {
     /// made available during the loss recovery following an RTO"; Linux's tcp_enter_loss
     /// keeps the SACKed marks unless the receiver reneged). Off: forget it and go back N.
     pub rto_keeps_sack: bool,
+    /// How a spurious timeout is told (off: never).
+    pub spurious_rto: SpuriousRto,
+    /// What a spurious timeout's detection does.
+    pub spurious_response: SpuriousResponse,
     /// RFC 6675 §4 NextSeg rule (4): one "rescue" retransmission of the highest unSACKed
     /// segment per recovery when rules (1)-(3) find nothing, to keep the ACK clock going
     /// when the tail of the window is lost.

@@ -31,6 +31,7 @@ pub mod sack;
 pub mod segment;
 pub mod sender;
 pub mod seq;
+pub mod spurious;
 pub mod timer;
 
 #[cfg(test)]

@@ -14,7 +14,8 @@
 
 use super::config::{
     CcAlgorithm, CwndValidation, DelAckConfig, FastRetransmitTimer, HeaderModel, LossBasis,
-    RtoAlgorithm, RtoConfig, SackRecovery, TcpConfig, TimeoutSsthresh,
+    RtoAlgorithm, RtoConfig, SackRecovery, SpuriousResponse, SpuriousRto, TcpConfig,
+    TimeoutSsthresh,
 };
 use crate::time::Dur;
 
@@ -65,6 +66,10 @@ fn rfc() -> TcpConfig {
         timer_at_fast_retransmit: FastRetransmitTimer::Restart,
         timeout_ssthresh: TimeoutSsthresh::Rfc5681, // RFC 5681 §3.1 eq. (4), held on a repeat
         rto_keeps_sack: true,                       // RFC 6675 §5.1 SHOULD
+        // Eifel (RFC 3522) and F-RTO (RFC 5682) are Experimental/Proposed additions, not
+        // the base standards this profile follows; a remedy switches them on.
+        spurious_rto: SpuriousRto::Off,
+        spurious_response: SpuriousResponse::Eifel, // RFC 4015, when detection is on
         rescue_retransmission: true,                // RFC 6675 §4 NextSeg rule (4): SHOULD
         // RFC 7661 is Experimental, but its §4.3 rule (no growth while the window is not
         // used) is what keeps cwnd meaningful when the receive window or the application
@@ -121,6 +126,11 @@ fn linux() -> TcpConfig {
         timer_at_fast_retransmit: FastRetransmitTimer::Restart,
         timeout_ssthresh: TimeoutSsthresh::Linux, // tcp_enter_loss
         rto_keeps_sack: true, // tcp_enter_loss keeps TCPCB_SACKED_ACKED unless reneging
+        // Linux has F-RTO (tcp_frto = 2) and undo (tcp_try_undo_loss) on; vho's linux profile
+        // turns them on in a later, measured step (issue 19): off until then, so that its
+        // runs stay as they were. The response is Linux's when detection is switched on.
+        spurious_rto: SpuriousRto::Off,
+        spurious_response: SpuriousResponse::Undo,
         // tcp_xmit_retransmit_queue has no rescue rule; its tail-loss answer is TLP (RFC 8985),
         // which vho does not model.
         rescue_retransmission: false,
@@ -191,9 +201,11 @@ fn ns2() -> TcpConfig {
         timer_at_fast_retransmit: FastRetransmitTimer::Ns2Reset,
         timeout_ssthresh: TimeoutSsthresh::Always, // tcp.cc TcpAgent::timeout -> slowdown()
         rto_keeps_sack: false, // Sack1TcpAgent::timeout: scb_->ClearScoreBoard()
-        rescue_retransmission: false, // not in tcp-sack1.cc
+        spurious_rto: SpuriousRto::Off, // ns-2.35's Sack1 has neither Eifel nor F-RTO
+        spurious_response: SpuriousResponse::Eifel,
+        rescue_retransmission: false,         // not in tcp-sack1.cc
         cwnd_validation: CwndValidation::Off, // opencwnd() on every new ACK (tcp.cc)
-        handshake_rtt_sample: false, // one-way agents: no handshake
+        handshake_rtt_sample: false,          // one-way agents: no handshake
         // Agent/TCP singledup_ 1 (ns-default.tcl; `ns` prints it): send_one() on the first
         // and second duplicate ACK, t_seqno_ <= highest_ack_ + cwnd_ + dupacks_ (tcp.cc).
         limited_transmit: true,

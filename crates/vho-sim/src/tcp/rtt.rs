@@ -104,6 +104,27 @@ impl RttEstimator {
         self.base_rto = Dur(ticks as u64 * tick);
     }
 
+    /// RFC 4015 §3.1 step (11), after a spurious timeout, on the first RTT sample of data
+    /// sent after it: SRTT = max(SRTT_prev, R), RTTVAR = max(RTTVAR_prev, R/2),
+    /// RTO = SRTT + max(G, 4·RTTVAR). ns-2's tick arithmetic has no such step: unchanged.
+    pub fn adapt_after_spurious(&mut self, r: Dur, srtt_prev: Dur, rttvar_prev: Dur) {
+        if self.cfg.algorithm != RtoAlgorithm::Rfc6298 {
+            return;
+        }
+        let r = r.as_nanos();
+        self.srtt = srtt_prev.as_nanos().max(r);
+        self.rttvar = rttvar_prev.as_nanos().max(r / 2);
+        let g = self.cfg.granularity.as_nanos();
+        self.base_rto = Dur(self.srtt + g.max(4 * self.rttvar));
+        self.has_sample = true;
+        self.backoff_shift = 0;
+    }
+
+    /// The timer's granularity G.
+    pub fn granularity(&self) -> Dur {
+        self.cfg.granularity
+    }
+
     /// The timer expired: back off (RFC 6298 §5.5).
     pub fn on_rto(&mut self) {
         if self.backoff_shift < self.cfg.max_backoff_shift {
@@ -309,5 +330,32 @@ mod tests {
         sample(&mut e, 0, 16);
         // (16 + 5) / 10 - 5 / 10 = 2 ticks: SRTT 20 ms.
         assert_eq!(e.srtt(), Dur::from_millis(20));
+    }
+
+    #[test]
+    fn after_a_spurious_timeout_the_first_new_sample_sets_srtt_and_rttvar_from_it() {
+        // RFC 4015 §3.1 step (11): SRTT = max(SRTT_prev, R), RTTVAR = max(RTTVAR_prev, R/2),
+        // RTO = SRTT + max(G, 4·RTTVAR), with the backoff cleared.
+        let mut e = RttEstimator::new(rfc(200, 1));
+        e.on_sample(Time::ZERO, Time::from_millis(100));
+        e.on_rto();
+        e.on_rto();
+        e.adapt_after_spurious(
+            Dur::from_millis(2000),
+            Dur::from_millis(102),
+            Dur::from_millis(50),
+        );
+        assert_eq!(e.srtt(), Dur::from_millis(2000));
+        assert_eq!(e.rttvar(), Dur::from_millis(1000));
+        assert_eq!(e.rto(), Dur::from_millis(6000));
+        assert_eq!(e.backoff_shift(), 0);
+        // A sample below the previous estimate keeps the previous one.
+        e.adapt_after_spurious(
+            Dur::from_millis(10),
+            Dur::from_millis(102),
+            Dur::from_millis(50),
+        );
+        assert_eq!(e.srtt(), Dur::from_millis(102));
+        assert_eq!(e.rttvar(), Dur::from_millis(50));
     }
 }

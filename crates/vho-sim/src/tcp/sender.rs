@@ -11,13 +11,16 @@
 
 use super::cc::{AnyController, CongestionControl, RecoveryStyle, Window};
 use super::config::{
-    CwndValidation, FastRetransmitTimer, LossBasis, SackRecovery, TcpConfig, TimeoutSsthresh,
+    CwndValidation, FastRetransmitTimer, LossBasis, SackRecovery, SpuriousRto, TcpConfig,
+    TimeoutSsthresh,
 };
 use super::options::{negotiate, Negotiated};
 use super::rtt::RttEstimator;
 use super::sack::{NextSeg, Scoreboard};
 use super::segment::{Flags, Segment, TcpOptions, Transmit, TxKind};
 use super::seq::SeqNum;
+use super::spurious::eifel::AcceptableAck;
+use super::spurious::{carries_dsack, response, SpuriousState};
 use super::timer::{Timer, TimerTable};
 use crate::time::{Dur, Time};
 
@@ -59,6 +62,8 @@ pub struct SenderStats {
     pub retransmissions: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Timeouts the sender found spurious (`spurious_rto`).
+    pub spurious_timeouts_detected: u64,
     pub dupacks_received: u64,
     pub acks_received: u64,
     pub rtt_samples: u64,
@@ -124,6 +129,8 @@ pub struct TcpSender {
     pending_rtx: Option<(SeqNum, TxKind)>,
     /// Whether the sender used its cwnd (see [`CwndUse`]).
     cwnd_use: CwndUse,
+    /// A timeout that may prove spurious (`spurious_rto`; see [`super::spurious`]).
+    spurious: SpuriousState,
     stats: SenderStats,
 }
 
@@ -202,6 +209,7 @@ impl TcpSender {
                 until: data_start,
                 ..CwndUse::default()
             },
+            spurious: SpuriousState::default(),
             stats: SenderStats::default(),
         }
     }
@@ -355,6 +363,9 @@ impl TcpSender {
             }
         }
         self.ns2_hold = false;
+        if self.cfg.spurious_rto != SpuriousRto::Off && carries_dsack(seg) {
+            self.spurious.eifel.on_dsack();
+        }
         if self.ns2_sack1() && matches!(self.recovery, Recovery::Fast { .. }) {
             self.ns2_pipe -= 1; // tcp-sack1.cc recv(): --pipe_ for every ACK in recovery
         }
@@ -384,6 +395,13 @@ impl TcpSender {
 
     fn on_new_ack(&mut self, now: Time, seg: &Segment) {
         let acked = seg.ack - self.snd_una;
+        // RFC 3522 §3.2 (3): the first acceptable ACK after the timeout's retransmission.
+        let spurious = self.spurious.eifel.armed()
+            && self.spurious.eifel.on_acceptable_ack(AcceptableAck {
+                tsecr: seg.options.timestamps.map(|(_, tsecr)| tsecr),
+                carries_dsack: carries_dsack(seg),
+                acks_all: seg.ack >= self.snd_max,
+            }) == Some(true);
         self.take_rtt_sample(now, seg);
         self.snd_una = seg.ack;
         if self.snd_nxt < self.snd_una {
@@ -452,6 +470,9 @@ impl TcpSender {
             u.max_out = self.snd_max - self.snd_una;
             u.until = self.snd_nxt.max(self.snd_una + 1);
         }
+        if spurious {
+            self.respond_to_spurious_rto(now, acked);
+        }
         // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it.
         if self.snd_una >= self.snd_max {
             self.timers.stop(Timer::Retransmit);
@@ -468,6 +489,7 @@ impl TcpSender {
                 if tsecr != 0 && sent <= now {
                     self.rtt.on_sample(sent, now);
                     self.stats.rtt_samples += 1;
+                    self.adapt_rto_after_spurious(now.saturating_since(sent), seg.ack);
                 }
             }
             return;
@@ -477,7 +499,51 @@ impl TcpSender {
                 self.rtt.on_sample(t, now);
                 self.stats.rtt_samples += 1;
                 self.timed = None;
+                self.adapt_rto_after_spurious(now.saturating_since(t), seg.ack);
             }
+        }
+    }
+
+    /// RFC 4015 §3.1 step (11): the first RTT sample of data sent after a spurious timeout
+    /// (an ACK beyond SND.MAX at the timeout) adapts the RTO to the delay the timeout met.
+    fn adapt_rto_after_spurious(&mut self, sample: Dur, ack: SeqNum) {
+        if let Some((snd_max_then, srtt_prev, rttvar_prev)) = self.spurious.adapt {
+            if ack > snd_max_then {
+                self.spurious.adapt = None;
+                self.rtt
+                    .adapt_after_spurious(sample, srtt_prev, rttvar_prev);
+            }
+        }
+    }
+
+    /// A timeout proved spurious (see [`super::spurious::response`]): resume with new data
+    /// (RFC 4015 step (8): SND.NXT = SND.MAX; the go-back-N resend stops), leave loss
+    /// recovery with its recovery point at SND.UNA (RFC 5682 §2.1 step 3(b): the next loss
+    /// may be fast-retransmitted), and set the window the configured response gives.
+    #[cold]
+    fn respond_to_spurious_rto(&mut self, now: Time, acked: u32) {
+        self.stats.spurious_timeouts_detected += 1;
+        self.spurious.detected += 1;
+        let Some((prior, snd_max_then)) = self.spurious.prior.take() else {
+            return;
+        };
+        self.snd_nxt = self.snd_max;
+        self.recovery = Recovery::Open;
+        self.recover = self.snd_una;
+        self.dupacks = 0;
+        let response = self.cfg.spurious_response;
+        let iw = self.cfg.initial_window_segments.max(1) * self.neg.mss;
+        let (cwnd, ssthresh) = response::window_after(
+            response,
+            &prior,
+            (self.cc.cwnd(), self.cc.ssthresh()),
+            self.snd_max - self.snd_una,
+            acked,
+            iw,
+        );
+        self.cc.on_spurious_rto(now, cwnd, ssthresh);
+        if response::adapts_rto(response) {
+            self.spurious.adapt = Some((snd_max_then, prior.srtt_prev, prior.rttvar_prev));
         }
     }
 
@@ -631,6 +697,13 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
+        let starts_recovery = !matches!(
+            self.recovery,
+            Recovery::Timeout { una_at_rto, .. } if una_at_rto == self.snd_una
+        );
+        if self.cfg.spurious_rto == SpuriousRto::Eifel && self.neg.timestamps && starts_recovery {
+            self.arm_spurious_detection(now);
+        }
         let basis = self.loss_basis();
         if self.reduces_ssthresh_at_rto() {
             self.cc.on_rto(now, basis);
@@ -652,6 +725,25 @@ impl TcpSender {
         self.timed = None; // Karn
         self.pending_rtx = Some((self.snd_una, TxKind::RetransmitTimeout));
         self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+    }
+
+    /// RFC 3522 §3.2 (1)-(2) and RFC 4015 §3.1 step (0), at the timeout that starts a
+    /// recovery: the retransmission about to go out carries TSval `ts_clock(now)`; the state
+    /// before any reduction is kept for the response.
+    #[cold]
+    fn arm_spurious_detection(&mut self, now: Time) {
+        let flight = self.snd_max - self.snd_una;
+        let g = self.rtt.granularity();
+        let prior = response::Prior {
+            cwnd: self.cc.cwnd(),
+            ssthresh: self.cc.ssthresh(),
+            pipe_prev: flight.max(self.cc.ssthresh()),
+            srtt_prev: self.rtt.srtt() + g + g,
+            rttvar_prev: self.rtt.rttvar(),
+        };
+        self.spurious.prior = Some((prior, self.snd_max));
+        self.spurious.adapt = None;
+        self.spurious.eifel.on_recovery_start(ts_clock(now));
     }
 
     /// Whether this timeout sets a new ssthresh (see [`TimeoutSsthresh`]).

@@ -65,6 +65,9 @@ pub struct FlowSummary {
     pub timeouts: u64,
     pub spurious_timeouts: u64,
     pub fast_retransmits: u64,
+    /// Timeouts the sender itself found spurious (`tcp.spurious_rto`; 0 when off), beside
+    /// the ground truth's `spurious_timeouts`.
+    pub spurious_timeouts_detected: u64,
     pub out_of_order_deliveries: u64,
     pub duplicate_acks: u64,
     pub drops: Vec<DropRow>,
@@ -176,6 +179,7 @@ impl World {
                 timeouts: st.timeouts,
                 spurious_timeouts: truth.spurious_timeouts,
                 fast_retransmits: st.fast_retransmits,
+                spurious_timeouts_detected: st.spurious_timeouts_detected,
                 out_of_order_deliveries: rs.out_of_order_segments,
                 duplicate_acks: st.dupacks_received,
                 drops,

@@ -41,8 +41,9 @@ pub trait CongestionControl {
     /// timer's own retransmission timed out; Linux's tcp_enter_loss in Loss or Recovery):
     /// the loss window only.
     fn on_rto_keeping_ssthresh(&mut self, _now: Time);
-    /// A timeout turned out spurious (Eifel/F-RTO responses; no-op by default).
-    fn on_spurious_rto(&mut self, _now: Time) {}
+    /// A timeout turned out spurious: the sender's response (`tcp::spurious::response`)
+    /// sets the window to `cwnd` and `ssthresh`.
+    fn on_spurious_rto(&mut self, now: Time, cwnd: u32, ssthresh: u32);
     /// The path changed under the connection (a handover notice; no-op by default).
     fn on_path_change(&mut self, _now: Time) {}
     /// Whether a new (non-partial) ACK ends recovery: NewReno waits for the recovery point,
@@ -74,6 +75,13 @@ impl Window {
             ca_fraction: 0,
             ca_fraction_of: initial_cwnd,
         }
+    }
+
+    /// Sets the window outright (a response to a spurious timeout); cwnd at least one
+    /// segment, ssthresh at least two (RFC 5681 eq. (4)'s floor).
+    pub fn set(&mut self, cwnd: u32, ssthresh: u32) {
+        self.cwnd = cwnd.max(self.mss);
+        self.ssthresh = ssthresh.max(2 * self.mss);
     }
 
     /// RFC 5681 §3.1: slow start adds at most SMSS per ACK; congestion avoidance about SMSS
@@ -170,8 +178,8 @@ impl CongestionControl for AnyController {
     fn on_rto_keeping_ssthresh(&mut self, now: Time) {
         each!(self, c => c.on_rto_keeping_ssthresh(now))
     }
-    fn on_spurious_rto(&mut self, now: Time) {
-        each!(self, c => c.on_spurious_rto(now))
+    fn on_spurious_rto(&mut self, now: Time, cwnd: u32, ssthresh: u32) {
+        each!(self, c => c.on_spurious_rto(now, cwnd, ssthresh))
     }
     fn on_path_change(&mut self, now: Time) {
         each!(self, c => c.on_path_change(now))

@@ -871,3 +871,4 @@ fn ns2_sack1_restarts_the_timer_on_every_partial_ack() {
 }
 
 mod rules;
+mod spurious;

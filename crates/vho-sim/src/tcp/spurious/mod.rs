@@ -1,0 +1,39 @@
+//! Detection of spurious retransmissions and timeouts, and the responses to them (issue 19):
+//! a timeout that fired only because the path's delay grew (a handover to a slower link)
+//! resent a window that was never lost. Each detector is sans-IO: the sender tells it what it
+//! sent and what came back, and it answers whether the timeout was spurious.
+//!
+//! - [`eifel`]: Eifel detection with timestamps (RFC 3522).
+//! - [`response`]: what the sender does once a timeout is found spurious (RFC 4015, Linux's
+//!   undo and conservative responses, and Daniel & Kojo §8's "do not restore").
+
+pub mod eifel;
+pub mod response;
+
+use super::segment::Segment;
+use super::seq::SeqNum;
+use crate::time::Dur;
+
+/// What the sender keeps of a timeout while it may yet prove spurious.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SpuriousState {
+    pub eifel: eifel::EifelDetector,
+    /// The state before the recovery's first timeout, and SND.MAX then.
+    pub prior: Option<(response::Prior, SeqNum)>,
+    /// RFC 4015 step (11) pending: SND.MAX at the timeout, SRTT_prev, RTTVAR_prev.
+    pub adapt: Option<(SeqNum, Dur, Dur)>,
+    /// Timeouts the sender found spurious.
+    pub detected: u64,
+}
+
+/// Whether an ACK carries a D-SACK block (RFC 2883 §4: the first block lies below the
+/// cumulative ACK, or inside the second block).
+pub fn carries_dsack(seg: &Segment) -> bool {
+    let blocks = seg.options.sack.as_slice();
+    match blocks {
+        [] => false,
+        [(l, r), rest @ ..] => {
+            *r <= seg.ack || rest.first().is_some_and(|&(l2, r2)| l2 <= *l && *r <= r2)
+        }
+    }
+}

@@ -437,10 +437,11 @@ fn tcp_keys() -> Vec<KeyDoc> {
         k(
             t,
             "spurious_rto",
-            "one of off, eifel",
+            "one of off, eifel, frto",
             "profile",
             "how a spurious timeout is told: eifel = the ACK of the retransmission echoes an \
-             older timestamp (RFC 3522; needs timestamps)",
+             older timestamp (RFC 3522; needs timestamps); frto = two new segments after the \
+             timeout, whose ACKs acknowledge data sent before it (RFC 5682 §3.1)",
         ),
         k(
             t,

@@ -167,6 +167,7 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
     let spurious = match c.spurious_rto {
         SpuriousRto::Off => "off",
         SpuriousRto::Eifel => "eifel",
+        SpuriousRto::Frto => "frto",
     };
     let response = match c.spurious_response {
         SpuriousResponse::Conservative => "conservative",

@@ -830,7 +830,8 @@ impl Ctx<'_> {
                 c.spurious_rto = match v.as_str() {
                     Some("off") => SpuriousRto::Off,
                     Some("eifel") => SpuriousRto::Eifel,
-                    _ => return Err("one of off, eifel".into()),
+                    Some("frto") => SpuriousRto::Frto,
+                    _ => return Err("one of off, eifel, frto".into()),
                 }
             }
             "spurious_response" => {

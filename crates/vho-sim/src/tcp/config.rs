@@ -88,6 +88,9 @@ pub enum SpuriousRto {
     /// Eifel detection (RFC 3522 §3.2): the first ACK after the timeout's retransmission
     /// echoes a timestamp older than it. Needs timestamps on the connection.
     Eifel,
+    /// F-RTO (RFC 5682 §3.1, SACK-enhanced; works without SACK too): new data after the
+    /// timeout, and the next two ACKs tell.
+    Frto,
 }
 
 /// What the sender does once a timeout is found spurious (see `tcp::spurious::response`).

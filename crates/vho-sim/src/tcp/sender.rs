@@ -20,6 +20,7 @@ use super::sack::{NextSeg, Scoreboard};
 use super::segment::{Flags, Segment, TcpOptions, Transmit, TxKind};
 use super::seq::SeqNum;
 use super::spurious::eifel::AcceptableAck;
+use super::spurious::frto::{self, Frto};
 use super::spurious::{carries_dsack, response, SpuriousState};
 use super::timer::{Timer, TimerTable};
 use crate::time::{Dur, Time};
@@ -131,6 +132,10 @@ pub struct TcpSender {
     cwnd_use: CwndUse,
     /// A timeout that may prove spurious (`spurious_rto`; see [`super::spurious`]).
     spurious: SpuriousState,
+    /// The F-RTO episode under way (`spurious_rto = "frto"`).
+    frto: Option<Frto>,
+    /// New segments F-RTO's step 2(b) may send beyond cwnd.
+    frto_credit: u8,
     stats: SenderStats,
 }
 
@@ -210,6 +215,8 @@ impl TcpSender {
                 ..CwndUse::default()
             },
             spurious: SpuriousState::default(),
+            frto: None,
+            frto_credit: 0,
             stats: SenderStats::default(),
         }
     }
@@ -351,6 +358,7 @@ impl TcpSender {
         if seg.ack > self.snd_max {
             return; // acknowledges data never sent (RFC 9293 §3.10.7.4): ignore
         }
+        let una_before = self.snd_una;
         let window_changed = seg.window != self.last_window;
         self.last_window = seg.window;
         self.rwnd = (seg.window as u32) << self.neg.peer_wscale;
@@ -389,6 +397,63 @@ impl TcpSender {
             self.stats.dupacks_received += 1;
             if newly_sacked || !self.neg.sack {
                 self.on_dupack(now);
+            }
+        }
+        if self.frto.is_some() {
+            self.frto_on_ack(seg, una_before, window_changed, newly_sacked);
+        }
+    }
+
+    /// RFC 5682 §3.1 steps 2 and 3 on an ACK (see [`frto`]).
+    #[cold]
+    fn frto_on_ack(
+        &mut self,
+        seg: &Segment,
+        una_before: SeqNum,
+        window_changed: bool,
+        newly_sacked: bool,
+    ) {
+        let Some(mut f) = self.frto else {
+            return;
+        };
+        let rp = self.snd_max;
+        let blocks = seg.options.sack.as_slice();
+        let view = frto::AckView {
+            una_before,
+            ack: seg.ack,
+            duplicate: seg.ack == una_before && seg.len == 0 && !window_changed,
+            sacks_new_below_recovery_point: newly_sacked && blocks.iter().any(|&(l, _)| l < rp),
+            sacks_above_recovery_point: blocks.iter().any(|&(_, r)| r > rp),
+        };
+        let can_send_new = self.snd_max < self.data_end && {
+            let len = self.neg.mss.min(self.data_end - self.snd_max);
+            (self.snd_max + len) - self.snd_una <= self.rwnd.min(self.cfg.send_window_cap)
+        };
+        let step = f.on_ack(view, self.snd_max, can_send_new);
+        self.frto = Some(f);
+        match step {
+            frto::Step::Wait => {}
+            frto::Step::SendNew => {
+                self.snd_nxt = self.snd_max;
+                self.frto_credit = 2;
+            }
+            frto::Step::Spurious => {
+                self.frto = None;
+                self.frto_credit = 0;
+                self.respond_to_spurious_rto(self.snd_una - una_before);
+            }
+            frto::Step::Conventional { cwnd_cap_segments } => {
+                // Go back to SND.UNA in slow start, as the timeout would have.
+                self.frto = None;
+                self.frto_credit = 0;
+                self.spurious.prior = None;
+                self.snd_nxt = self.snd_una;
+                self.sb.high_rxt = self.snd_una;
+                if let Some(n) = cwnd_cap_segments {
+                    let cap = n * self.neg.mss;
+                    let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
+                    self.cc.set_window(cwnd.min(cap), ssthresh);
+                }
             }
         }
     }
@@ -471,7 +536,7 @@ impl TcpSender {
             u.until = self.snd_nxt.max(self.snd_una + 1);
         }
         if spurious {
-            self.respond_to_spurious_rto(now, acked);
+            self.respond_to_spurious_rto(acked);
         }
         // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it.
         if self.snd_una >= self.snd_max {
@@ -521,7 +586,7 @@ impl TcpSender {
     /// recovery with its recovery point at SND.UNA (RFC 5682 §2.1 step 3(b): the next loss
     /// may be fast-retransmitted), and set the window the configured response gives.
     #[cold]
-    fn respond_to_spurious_rto(&mut self, now: Time, acked: u32) {
+    fn respond_to_spurious_rto(&mut self, acked: u32) {
         self.stats.spurious_timeouts_detected += 1;
         self.spurious.detected += 1;
         let Some((prior, snd_max_then)) = self.spurious.prior.take() else {
@@ -541,7 +606,7 @@ impl TcpSender {
             acked,
             iw,
         );
-        self.cc.on_spurious_rto(now, cwnd, ssthresh);
+        self.cc.set_window(cwnd, ssthresh);
         if response::adapts_rto(response) {
             self.spurious.adapt = Some((snd_max_then, prior.srtt_prev, prior.rttvar_prev));
         }
@@ -701,8 +766,34 @@ impl TcpSender {
             self.recovery,
             Recovery::Timeout { una_at_rto, .. } if una_at_rto == self.snd_una
         );
-        if self.cfg.spurious_rto == SpuriousRto::Eifel && self.neg.timestamps && starts_recovery {
-            self.arm_spurious_detection(now);
+        // RFC 5682 §3.1 step 1: not while loss recovery is under way (RecoveryPoint at or
+        // above SND.UNA): then the conventional recovery goes on. Except, as Linux does
+        // (tcp_enter_loss: `tp->frto = ... (new_recovery || icsk->icsk_retransmits)`), when
+        // the timer's own retransmission times out again while F-RTO waits for its ACK: F-RTO
+        // starts over, and the state before the first timeout is what a response restores
+        // (Linux 2.6.22 "Consecutive RTOs keep prior_ssthresh": all such timeouts are
+        // spurious together or none is).
+        let frto_may_start = match self.recovery {
+            Recovery::Open => true,
+            Recovery::Fast { .. } => false,
+            Recovery::Timeout { recover, .. } => {
+                recover < self.snd_una || (self.frto.is_some() && !starts_recovery)
+            }
+        };
+        self.frto = None;
+        self.frto_credit = 0;
+        match self.cfg.spurious_rto {
+            SpuriousRto::Eifel if self.neg.timestamps && starts_recovery => {
+                self.keep_prior();
+                self.spurious.eifel.on_recovery_start(ts_clock(now));
+            }
+            SpuriousRto::Frto if frto_may_start => {
+                if starts_recovery {
+                    self.keep_prior();
+                }
+                self.frto = Some(Frto::start());
+            }
+            _ => {}
         }
         let basis = self.loss_basis();
         if self.reduces_ssthresh_at_rto() {
@@ -727,11 +818,10 @@ impl TcpSender {
         self.timers.set(Timer::Retransmit, now + self.rtt.rto());
     }
 
-    /// RFC 3522 §3.2 (1)-(2) and RFC 4015 §3.1 step (0), at the timeout that starts a
-    /// recovery: the retransmission about to go out carries TSval `ts_clock(now)`; the state
-    /// before any reduction is kept for the response.
+    /// RFC 4015 §3.1 step (0), at the timeout that starts a recovery detection may prove
+    /// spurious: the state before any reduction, kept for the response.
     #[cold]
-    fn arm_spurious_detection(&mut self, now: Time) {
+    fn keep_prior(&mut self) {
         let flight = self.snd_max - self.snd_una;
         let g = self.rtt.granularity();
         let prior = response::Prior {
@@ -743,7 +833,6 @@ impl TcpSender {
         };
         self.spurious.prior = Some((prior, self.snd_max));
         self.spurious.adapt = None;
-        self.spurious.eifel.on_recovery_start(ts_clock(now));
     }
 
     /// Whether this timeout sets a new ssthresh (see [`TimeoutSsthresh`]).
@@ -919,6 +1008,11 @@ impl TcpSender {
                 used -= self.sacked_in_flight(seq);
             }
             if used > win.max(len.min(self.neg.mss)) && seq > self.snd_una {
+                if self.frto_credit > 0 && seq >= self.snd_max && used <= peer_win {
+                    // RFC 5682 §3.1 step 2(b): up to two new segments whatever cwnd says.
+                    self.frto_credit -= 1;
+                    return Some(self.send_at(now, seq, TxKind::New));
+                }
                 self.note_cwnd_use(cwnd <= peer_win);
                 return None;
             }

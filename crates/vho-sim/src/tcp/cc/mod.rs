@@ -41,9 +41,9 @@ pub trait CongestionControl {
     /// timer's own retransmission timed out; Linux's tcp_enter_loss in Loss or Recovery):
     /// the loss window only.
     fn on_rto_keeping_ssthresh(&mut self, _now: Time);
-    /// A timeout turned out spurious: the sender's response (`tcp::spurious::response`)
-    /// sets the window to `cwnd` and `ssthresh`.
-    fn on_spurious_rto(&mut self, now: Time, cwnd: u32, ssthresh: u32);
+    /// Sets the window outright, for what RFC 5681's events do not cover: the response to a
+    /// spurious timeout (`tcp::spurious::response`), F-RTO's caps on cwnd.
+    fn set_window(&mut self, cwnd: u32, ssthresh: u32);
     /// The path changed under the connection (a handover notice; no-op by default).
     fn on_path_change(&mut self, _now: Time) {}
     /// Whether a new (non-partial) ACK ends recovery: NewReno waits for the recovery point,
@@ -178,8 +178,8 @@ impl CongestionControl for AnyController {
     fn on_rto_keeping_ssthresh(&mut self, now: Time) {
         each!(self, c => c.on_rto_keeping_ssthresh(now))
     }
-    fn on_spurious_rto(&mut self, now: Time, cwnd: u32, ssthresh: u32) {
-        each!(self, c => c.on_spurious_rto(now, cwnd, ssthresh))
+    fn set_window(&mut self, cwnd: u32, ssthresh: u32) {
+        each!(self, c => c.set_window(cwnd, ssthresh))
     }
     fn on_path_change(&mut self, now: Time) {
         each!(self, c => c.on_path_change(now))

@@ -44,7 +44,7 @@ impl CongestionControl for NewReno {
         // RFC 6582 §3.2 step 6 option (1): cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
         self.w.cwnd = self.w.ssthresh.min(flight.max(self.w.mss) + self.w.mss);
     }
-    fn on_spurious_rto(&mut self, _now: Time, cwnd: u32, ssthresh: u32) {
+    fn set_window(&mut self, cwnd: u32, ssthresh: u32) {
         self.w.set(cwnd, ssthresh);
     }
     fn on_rto_keeping_ssthresh(&mut self, _now: Time) {

@@ -41,7 +41,7 @@ impl CongestionControl for Ns2Sack1 {
         self.halve_whole_packets(window);
         self.w.cwnd = (window / 2).max(self.w.mss);
     }
-    fn on_spurious_rto(&mut self, _now: Time, cwnd: u32, ssthresh: u32) {
+    fn set_window(&mut self, cwnd: u32, ssthresh: u32) {
         self.w.set(cwnd, ssthresh);
     }
     fn on_rto_keeping_ssthresh(&mut self, _now: Time) {

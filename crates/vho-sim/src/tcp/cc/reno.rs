@@ -50,7 +50,7 @@ impl CongestionControl for Reno {
         // RFC 5681 §3.2 step 6: deflate to ssthresh.
         self.w.cwnd = self.w.ssthresh;
     }
-    fn on_spurious_rto(&mut self, _now: Time, cwnd: u32, ssthresh: u32) {
+    fn set_window(&mut self, cwnd: u32, ssthresh: u32) {
         self.w.set(cwnd, ssthresh);
     }
     fn on_rto_keeping_ssthresh(&mut self, _now: Time) {

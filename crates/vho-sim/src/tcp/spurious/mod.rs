@@ -4,10 +4,12 @@
 //! sent and what came back, and it answers whether the timeout was spurious.
 //!
 //! - [`eifel`]: Eifel detection with timestamps (RFC 3522).
+//! - [`frto`]: F-RTO, new data after the timeout and the next two ACKs (RFC 5682).
 //! - [`response`]: what the sender does once a timeout is found spurious (RFC 4015, Linux's
 //!   undo and conservative responses, and Daniel & Kojo §8's "do not restore").
 
 pub mod eifel;
+pub mod frto;
 pub mod response;
 
 use super::segment::Segment;

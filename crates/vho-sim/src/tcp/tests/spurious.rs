@@ -98,3 +98,72 @@ fn the_responses_differ_in_the_window_they_leave() {
     assert!(eifel > keep, "eifel {eifel} vs no-restore {keep}");
     assert_eq!(keep, conservative);
 }
+
+/// Segments resent other than the one the timer resent, by the timer's go-back-N alone
+/// (`by_timer`) or by anything.
+fn resent_beyond_the_head(p: &Pair, by_timer: bool) -> usize {
+    let head = p
+        .log
+        .iter()
+        .find(|(_, t)| t.kind == TxKind::RetransmitTimeout)
+        .map(|(_, t)| t.segment.seq);
+    p.log
+        .iter()
+        .filter(|(_, t)| {
+            let counted = if by_timer {
+                t.kind == TxKind::RetransmitTimeout
+            } else {
+                t.kind.is_retransmission()
+            };
+            counted && Some(t.segment.seq) != head
+        })
+        .count()
+}
+
+#[test]
+fn frto_finds_the_spurious_timeout_of_a_delay_spike_with_and_without_sack() {
+    // RFC 5682 §3.1: two new segments after the timeout; the ACKs that come back acknowledge
+    // data sent before it: spurious, and the window is not resent by the timer.
+    for sack in [true, false] {
+        let mut c = linux(SpuriousRto::Off, SpuriousResponse::Undo);
+        c.sack = sack;
+        let off = spike(&c);
+        c.spurious_rto = SpuriousRto::Frto;
+        let on = spike(&c);
+        assert!(on.s.stats().timeouts >= 1);
+        assert!(on.s.stats().spurious_timeouts_detected >= 1, "sack {sack}");
+        assert_eq!(resent_beyond_the_head(&on, true), 0, "sack {sack}");
+        assert!(resent_beyond_the_head(&off, false) > 10, "sack {sack}");
+        if sack {
+            // Nothing else is resent either.
+            assert_eq!(resent_beyond_the_head(&on, false), 0);
+        }
+        // Without SACK the timer's three copies of the head arrive as duplicates; their
+        // duplicate ACKs start NewReno's fast recovery (RFC 5682 §2.1 3(b) sets recover to
+        // SND.UNA), whose partial ACKs resend segments that were only late: what D-SACK
+        // (RFC 3708) would tell.
+    }
+}
+
+#[test]
+fn frto_falls_back_to_conventional_recovery_when_the_window_was_lost() {
+    // A whole flight lost at once (every segment after the first ACKs): the new segments
+    // produce duplicate ACKs (step 3(a)), and every lost segment is resent.
+    let c = linux(SpuriousRto::Frto, SpuriousResponse::Undo);
+    let bytes = 40_000;
+    let mut clean = Pair::new(&c, bytes, 5_000_000, Dur::from_millis(5));
+    clean.run(Time::from_secs(60));
+    let mut seqs: Vec<u32> = clean.log.iter().map(|(_, t)| t.segment.seq.0).collect();
+    seqs.sort_unstable();
+    seqs.dedup();
+    let lost: Vec<u32> = seqs[seqs.len() - 6..seqs.len() - 2].to_vec();
+    let mut p = Pair::new(&c, bytes, 5_000_000, Dur::from_millis(5));
+    p.drop_once = lost.clone();
+    p.run(Time::from_secs(60));
+    assert!(p.s.is_complete());
+    assert_eq!(p.r.delivered_bytes(), bytes);
+    assert_eq!(p.s.stats().spurious_timeouts_detected, 0);
+    for q in lost {
+        assert!(!p.retransmissions_of(q).is_empty(), "{q} not resent");
+    }
+}

@@ -870,4 +870,5 @@ fn ns2_sack1_restarts_the_timer_on_every_partial_ack() {
     }
 }
 
+mod dsack;
 mod rules;

@@ -225,3 +225,66 @@ fn no_d_sack_without_the_key_or_without_sack_negotiated() {
     assert_eq!(arrive(&mut r, 0, 499), (500, vec![]));
     assert_eq!(r.stats().dsacks_sent, 0);
 }
+
+// ---- Tests for the sender: D-SACK blocks are no news (RFC 2883 §2 and §5) ----
+
+#[test]
+fn d_sack_acks_neither_sack_new_data_nor_start_recovery() {
+    // RFC 6675 §2: a duplicate ACK (for loss detection) SACKs "previously unacknowledged and
+    // un-SACKed octets"; RFC 2883 §5.1: an ACK whose D-SACK block lies below its ACK field
+    // reports a duplicate. Eight 1000-byte segments out; ACK 3001, then segment 6 SACKed
+    // once; then three ACKs that only report duplicates, below the ACK (segment 2) or inside
+    // the second block (segment 6): no recovery, nothing retransmitted.
+    let mut c = plain(8, true, config::CcAlgorithm::NewReno);
+    c.limited_transmit = false;
+    let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 100_000);
+    assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 8);
+    let t = Time::from_millis(100);
+    s.handle_segment(t, &ack(3001, &[]));
+    let new = drain_sender(&mut s, t);
+    assert!(new.iter().all(|x| x.kind == TxKind::New));
+    s.handle_segment(t, &ack(3001, &[(5001, 6001)]));
+    for sack in [
+        &[(1001, 2001), (5001, 6001)][..],
+        &[(5001, 6001), (5001, 6001)][..],
+        &[(1001, 2001), (5001, 6001)][..],
+    ] {
+        s.handle_segment(t, &ack(3001, sack));
+        assert!(drain_sender(&mut s, t).is_empty());
+    }
+    assert_eq!(s.stats().dupacks_received, 4);
+    assert_eq!(s.stats().fast_retransmits, 0);
+    assert!(!s.probe().in_recovery);
+}
+
+#[test]
+fn a_spurious_timeout_with_d_sack_sends_exactly_what_it_sends_without() {
+    // RFC 2883 §2: "the TCP sender will simply discard any D-SACK blocks, and process the
+    // other SACK blocks". The delay spike of `a_delay_spike_makes_a_spurious_timeout`: its
+    // go-back-N resends arrive as duplicates (RFC 2883 §5.4), each reported by a D-SACK
+    // block; the sender (not yet using them, issue 19) sends the same segments at the same
+    // times as when the receiver sends none.
+    let run = |dsack: bool| {
+        let mut c = cfg("linux");
+        c.handshake = false;
+        c.fin = false;
+        c.dsack = dsack;
+        let mut p = Pair::new(&c, 200_000, 5_000_000, Dur::from_millis(5));
+        p.run(Time::from_millis(100));
+        p.delay = Dur::from_secs(2);
+        p.run(Time::from_secs(60));
+        assert!(p.s.is_complete());
+        let log: Vec<_> = p
+            .log
+            .iter()
+            .map(|(t, x)| (*t, x.segment.seq, x.segment.len, x.kind))
+            .collect();
+        (log, p.r.stats().dsacks_sent, p.s.stats().timeouts)
+    };
+    let (with, dsacks, timeouts) = run(true);
+    let (without, none, _) = run(false);
+    assert!(timeouts >= 1);
+    assert!(dsacks >= 1, "the resends were reported");
+    assert_eq!(none, 0);
+    assert_eq!(with, without);
+}

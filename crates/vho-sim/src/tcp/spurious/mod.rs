@@ -1,0 +1,3 @@
+//! Detection of spurious retransmissions and timeouts (issue 19).
+
+pub mod dsack;

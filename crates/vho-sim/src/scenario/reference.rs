@@ -351,6 +351,13 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "dsack",
+            "true or false",
+            "profile",
+            "the receiver reports duplicate segments in a D-SACK block (RFC 2883 §4)",
+        ),
+        k(
+            t,
             "timestamps",
             "true or false",
             "profile",

@@ -185,6 +185,7 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("cc = \"{cc}\""),
         format!("sack = {}", c.sack),
         format!("sack_recovery = \"{sack_recovery}\""),
+        format!("dsack = {}", c.dsack),
         format!("timestamps = {}", c.timestamps),
         format!("handshake = {}", c.handshake),
         format!("one_way_syn = {}", c.one_way_syn),

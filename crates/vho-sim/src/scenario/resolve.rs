@@ -789,6 +789,7 @@ impl Ctx<'_> {
             "max_rto" => c.rto.max = rto()?,
             "granularity" => c.rto.granularity = time()?,
             "sack" => c.sack = flag()?,
+            "dsack" => c.dsack = flag()?,
             "timestamps" => c.timestamps = flag()?,
             "handshake" => c.handshake = flag()?,
             "one_way_syn" => c.one_way_syn = flag()?,
@@ -854,7 +855,7 @@ impl Ctx<'_> {
                 }
             }
             _ => {
-                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_rto, spurious_response, rescue_retransmission, cwnd_validation, handshake_rtt_sample, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_rto, spurious_response, rescue_retransmission, cwnd_validation, handshake_rtt_sample, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
             }
         }
         Ok(())

@@ -144,6 +144,7 @@ fn loss_recovery_rules_and_drop_lists_are_scenario_keys() {
             "flow.0.tcp.timeout_ssthresh=\"linux\"",
             "flow.0.tcp.cwnd_validation=\"cwnd-limited\"",
             "flow.0.tcp.rto_keeps_sack=true",
+            "flow.0.tcp.dsack=true",
             "access.gprs.down.drop_packets=[2, 7]",
             "access.gprs.down.loss_at=\"entry\"",
         ],
@@ -154,6 +155,7 @@ fn loss_recovery_rules_and_drop_lists_are_scenario_keys() {
     assert_eq!(t.timeout_ssthresh, TimeoutSsthresh::Linux);
     assert_eq!(t.cwnd_validation, CwndValidation::CwndLimited);
     assert!(t.rto_keeps_sack);
+    assert!(t.dsack);
     let gprs = s.links.iter().find(|l| l.name == "gprs").expect("gprs");
     let down = if s.nodes[gprs.b].name == "mh" {
         &gprs.ab

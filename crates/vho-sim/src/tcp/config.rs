@@ -199,6 +199,9 @@ pub struct TcpConfig {
     pub cc: CcAlgorithm,
     /// Use the SACK option and RFC 6675 loss recovery (both ends must agree).
     pub sack: bool,
+    /// The receiver reports each duplicate segment in a D-SACK block, the first block of its
+    /// next ACK (RFC 2883 §4), when SACK is negotiated (RFC 2883 §2: no negotiation of its own).
+    pub dsack: bool,
     /// Timestamps option (RFC 7323 §3).
     pub timestamps: bool,
     /// Window scale shift the receiver offers (RFC 7323 §2); `None` sends no option.

@@ -19,7 +19,8 @@
 //!
 //! Mechanisms, one file each: `rtt.rs` (RFC 6298 estimator), `cc/` (congestion controllers),
 //! `sack.rs` (scoreboard, RFC 6675), `timer.rs` (timer table), `options.rs` (negotiation),
-//! `profile.rs` (named defaults). `sender.rs` and `receiver.rs` connect them.
+//! `profile.rs` (named defaults), `spurious/` (detectors of spurious retransmissions).
+//! `sender.rs` and `receiver.rs` connect them.
 
 pub mod cc;
 pub mod config;

@@ -103,6 +103,8 @@ fn rfc() -> TcpConfig {
             short_segment_acks_at_once: true, // vho's choice: RFC 5681 §4.2 leaves it open
             duplicate_of_last_is_in_order: false, // RFC 9293 §3.10.7.4: ACK duplicates at once
         },
+        // RFC 2883 is an option; off until D-SACK-based undo is wired and measured (issue 19).
+        dsack: false,
         header_model: HeaderModel::Real,
     }
 }
@@ -171,6 +173,10 @@ fn linux() -> TcpConfig {
             short_segment_acks_at_once: true,
             duplicate_of_last_is_in_order: false, // tcp_data_queue: out of window -> dup ACK
         },
+        // Deviation: Linux defaults to net.ipv4.tcp_dsack = 1. The linux profile will turn
+        // D-SACK on together with D-SACK-based undo (RFC 3708) in a later, measured step
+        // (issue 19), so that no run changes before then.
+        dsack: false,
         header_model: HeaderModel::Real,
     }
 }
@@ -247,6 +253,9 @@ fn ns2() -> TcpConfig {
             // duplicate of the highest in-order packet too, so its ACK is delayed like one.
             duplicate_of_last_is_in_order: true,
         },
+        // Agent/TCPSink generateDSacks_ false (ns-default.tcl; Sacker::append_ack in
+        // tcp-sink.cc writes a D-SACK block only when it is set).
+        dsack: false,
         // tcpip_base_hdr_size_ 40 (ns-default.tcl:952), + 8 per SACK block (tcp-sink.cc)
         header_model: HeaderModel::Ns2(40),
     }

@@ -1,6 +1,7 @@
 //! The data receiver: reassembles by sequence ranges (no payload is carried), acknowledges
-//! with SACK blocks (RFC 2018) and delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2). With a
-//! handshake it is the active side and sends the SYN.
+//! with SACK blocks (RFC 2018), D-SACK blocks for duplicates (RFC 2883, `dsack`) and delayed
+//! ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2). With a handshake it is the active side and sends
+//! the SYN.
 
 use super::config::TcpConfig;
 use super::options::{negotiate, Negotiated};
@@ -27,6 +28,8 @@ pub struct ReceiverStats {
     /// Data segments entirely below RCV.NXT (already received).
     pub duplicate_segments: u64,
     pub acks_sent: u64,
+    /// ACKs whose first SACK block was a D-SACK block (RFC 2883 §4).
+    pub dsacks_sent: u64,
     /// ACKs that repeated the previous cumulative ACK while data was outstanding above it.
     pub dupacks_sent: u64,
 }
@@ -41,6 +44,9 @@ pub struct TcpReceiver {
     /// segment (for RFC 2018 §4 block order).
     ooo: Vec<(SeqNum, SeqNum, u64)>,
     arrivals: u64,
+    /// The D-SACK block for the next ACK: the first duplicate run of the most recent data
+    /// segment, if it had one (RFC 2883 §4 rules (1) and (3)).
+    dsack: Option<(SeqNum, SeqNum)>,
     delivered: u64,
     neg: Negotiated,
     timers: TimerTable,
@@ -73,6 +79,7 @@ impl TcpReceiver {
             rcv_nxt: SeqNum(1),
             ooo: Vec::new(),
             arrivals: 0,
+            dsack: None,
             delivered: 0,
             neg: Negotiated::assumed(cfg),
             timers: TimerTable::default(),
@@ -139,6 +146,15 @@ impl TcpReceiver {
         }
         self.arrivals += 1;
         let (start, end) = (seg.seq, seg.seq + seg.len);
+        // RFC 2883 §4 (1): a D-SACK block reports the most recent packet only, so an earlier
+        // duplicate whose ACK is still delayed is not reported (as Linux's tcp_data_queue,
+        // which clears rx_opt.dsack for every arriving segment). RFC 2883 §2 leaves the
+        // moment of the ACK unchanged.
+        self.dsack = if self.cfg.dsack && self.neg.sack && seg.len > 0 {
+            self.first_duplicate(start, end)
+        } else {
+            None
+        };
         if fin {
             // RFC 9293 §3.10.7.4: the FIN is processed when RCV.NXT reaches it; one that
             // arrives above a hole is kept until then (its ACK repeats the hole's edge).
@@ -206,6 +222,18 @@ impl TcpReceiver {
         } else if !self.timers.is_running(Timer::DelayedAck) {
             self.timers.set(Timer::DelayedAck, now + d.timeout);
         }
+    }
+
+    /// RFC 2883 §4 (3) and §4.2: the first contiguous run of `[start, end)` already received,
+    /// below RCV.NXT or in an out-of-order block (of several runs, only the first is reported).
+    fn first_duplicate(&self, start: SeqNum, end: SeqNum) -> Option<(SeqNum, SeqNum)> {
+        if start < self.rcv_nxt {
+            return Some((start, end.min(self.rcv_nxt)));
+        }
+        self.ooo
+            .iter()
+            .find(|&&(l, r, _)| l < end && start < r)
+            .map(|&(l, r, _)| (start.max(l), end.min(r)))
     }
 
     fn insert_ooo(&mut self, start: SeqNum, end: SeqNum) {
@@ -290,13 +318,27 @@ impl TcpReceiver {
             timestamps: self.neg.timestamps.then(|| (ts_clock(now), self.ts_recent)),
             ..TcpOptions::default()
         };
-        if self.neg.sack && !self.ooo.is_empty() {
+        if self.neg.sack && (self.dsack.is_some() || !self.ooo.is_empty()) {
             // RFC 2018 §4: the block with the most recent arrival first, then the others by
             // recency; 3 blocks fit beside timestamps, 4 without.
             let mut blocks: Vec<(SeqNum, SeqNum, u64)> = self.ooo.clone();
             blocks.sort_by_key(|b| std::cmp::Reverse(b.2));
+            if let Some((l, r)) = self.dsack.take() {
+                // RFC 2883 §4: the D-SACK block first, each duplicate in one ACK only (2); a
+                // duplicate above the cumulative ACK is followed by the block holding it (4),
+                // then the other blocks as RFC 2018 orders them (5).
+                options.sack.push(l, r);
+                self.stats.dsacks_sent += 1;
+                if let Some(i) = blocks.iter().position(|&(bl, br, _)| bl <= l && r <= br) {
+                    let holder = blocks.remove(i);
+                    blocks.insert(0, holder);
+                }
+            }
             let room = if options.timestamps.is_some() { 3 } else { 4 };
-            for &(l, r, _) in blocks.iter().take(room) {
+            for &(l, r, _) in blocks.iter() {
+                if options.sack.len() == room {
+                    break;
+                }
                 options.sack.push(l, r);
             }
         }

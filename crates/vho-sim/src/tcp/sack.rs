@@ -1,4 +1,5 @@
-//! The SACK scoreboard and the RFC 6675 loss-recovery functions (IsLost, SetPipe, NextSeg).
+//! The SACK scoreboard and the RFC 6675 loss-recovery functions (IsLost, SetPipe, NextSeg),
+//! and the sender's test for a D-SACK block (RFC 2883 §5).
 //!
 //! The scoreboard keeps the SACKed ranges above the cumulative ACK, sorted and disjoint,
 //! plus HighRxt. Sequence space is walked segment by segment (a bulk sender's segments are
@@ -12,6 +13,18 @@ pub struct Scoreboard {
     blocks: Vec<(SeqNum, SeqNum)>,
     /// RFC 6675 HighRxt: the highest octet retransmitted in this recovery (exclusive end).
     pub high_rxt: SeqNum,
+}
+
+/// The first SACK block of an ACK if it is a D-SACK block, reporting a duplicate (RFC 2883
+/// §5): it starts below the cumulative ACK *of the same ACK* (never SND.UNA, which a reordered
+/// ACK would mislead: "An implementation MUST NOT compare the sequence space in the SACK block
+/// to the TCP state variable snd.una"), or lies within the second block. A block that starts
+/// below the ACK and ends above it cannot be a SACK block (those lie above the cumulative ACK,
+/// RFC 2018 §3) and counts as a D-SACK block too, as Linux's tcp_check_dsack has it.
+pub fn dsack_block(ack: SeqNum, sack: &[(SeqNum, SeqNum)]) -> Option<(SeqNum, SeqNum)> {
+    let &(l, r) = sack.first()?;
+    let inside_second = sack.get(1).is_some_and(|&(l2, r2)| l2 <= l && r <= r2);
+    (l < ack || inside_second).then_some((l, r))
 }
 
 /// What NextSeg chose (RFC 6675 §4).
@@ -45,6 +58,16 @@ impl Scoreboard {
             b.1 > b.0
         });
         self.sacked_above(una) > before
+    }
+
+    /// Update() for one ACK with cumulative ACK `ack` and these blocks, SND.UNA being `una`
+    /// once the ACK is taken: a first block that is a D-SACK block ([`dsack_block`]) is left
+    /// out (RFC 2883 §2: a sender "will simply discard any D-SACK blocks, and process the
+    /// other SACK blocks"), so it SACKs nothing and never makes the ACK a duplicate ACK in
+    /// RFC 6675 §2's sense ("previously unacknowledged and un-SACKed octets").
+    pub fn update_from_ack(&mut self, ack: SeqNum, una: SeqNum, sack: &[(SeqNum, SeqNum)]) -> bool {
+        let skip = usize::from(dsack_block(ack, sack).is_some());
+        self.update(una, &sack[skip..])
     }
 
     /// Bytes SACKed above `una`.
@@ -232,6 +255,45 @@ mod tests {
         assert_eq!(s.blocks, vec![(SeqNum(3000), SeqNum(6000))]);
         s.update(SeqNum(4500), &[]);
         assert_eq!(s.blocks, vec![(SeqNum(4500), SeqNum(6000))]);
+    }
+
+    #[test]
+    fn a_d_sack_block_starts_below_its_own_ack_or_lies_inside_the_second_block() {
+        // RFC 2883 §5, on the ACKs of its §4.1 examples 1-3.
+        let b = |v: &[(u32, u32)]| -> Vec<(SeqNum, SeqNum)> {
+            v.iter().map(|&(l, r)| (SeqNum(l), SeqNum(r))).collect()
+        };
+        let d = |ack: u32, v: &[(u32, u32)]| dsack_block(SeqNum(ack), &b(v));
+        let dup = Some((SeqNum(3000), SeqNum(3500)));
+        assert_eq!(d(4000, &[(3000, 3500)]), dup);
+        assert_eq!(d(4000, &[(3000, 3500), (4500, 5000)]), dup);
+        let dup = Some((SeqNum(5000), SeqNum(5500)));
+        assert_eq!(d(4000, &[(5000, 5500), (4500, 5500)]), dup);
+        // Plain SACK blocks, most recent first (RFC 2018 §4).
+        assert_eq!(d(4000, &[(4500, 5000)]), None);
+        assert_eq!(d(4000, &[(5500, 6000), (4500, 5000)]), None);
+        // A reordered old ACK: its block lies above its own ACK, though below SND.UNA now.
+        assert_eq!(d(1000, &[(1500, 2000)]), None);
+    }
+
+    #[test]
+    fn a_d_sack_block_sacks_nothing_and_is_no_news() {
+        // RFC 2883 §2: the sender discards D-SACK blocks; RFC 6675 §2: only previously
+        // un-SACKed octets make a duplicate ACK. A block straddling the ACK (start below it)
+        // is a D-SACK block and must not SACK its part above the ACK.
+        let mut s = sb(&[(4500, 5500)]);
+        let una = SeqNum(4000);
+        let d = |v: &[(u32, u32)]| -> Vec<(SeqNum, SeqNum)> {
+            v.iter().map(|&(l, r)| (SeqNum(l), SeqNum(r))).collect()
+        };
+        assert!(!s.update_from_ack(una, una, &d(&[(3000, 3500), (4500, 5500)])));
+        assert!(!s.update_from_ack(una, una, &d(&[(5000, 5500), (4500, 5500)])));
+        assert!(!s.update_from_ack(una, una, &d(&[(3500, 4200)])));
+        assert_eq!(s.blocks, vec![(SeqNum(4500), SeqNum(5500))]);
+        assert!(!s.is_lost(una, 500, 3));
+        // The blocks after it are taken as usual.
+        assert!(s.update_from_ack(una, una, &d(&[(3000, 3500), (6000, 6500)])));
+        assert_eq!(s.sacked_between(una, SeqNum(7000)), 1500);
     }
 
     #[test]

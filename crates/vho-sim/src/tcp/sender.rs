@@ -378,9 +378,11 @@ impl TcpSender {
             self.ns2_pipe -= 1; // tcp-sack1.cc recv(): --pipe_ for every ACK in recovery
         }
         let newly_sacked = self.neg.sack
-            && self
-                .sb
-                .update(seg.ack.max(self.snd_una), seg.options.sack.as_slice());
+            && self.sb.update_from_ack(
+                seg.ack,
+                seg.ack.max(self.snd_una),
+                seg.options.sack.as_slice(),
+            );
         if seg.ack > self.snd_una {
             self.on_new_ack(now, seg);
             if self.cfg.sack_forget_on_new_ack && !matches!(self.recovery, Recovery::Fast { .. }) {

@@ -3,11 +3,14 @@
 //! resent a window that was never lost. Each detector is sans-IO: the sender tells it what it
 //! sent and what came back, and it answers whether the timeout was spurious.
 //!
+//! - [`dsack`]: D-SACK-based detection of spurious retransmissions (RFC 3708), not yet
+//!   wired to a response.
 //! - [`eifel`]: Eifel detection with timestamps (RFC 3522).
 //! - [`frto`]: F-RTO, new data after the timeout and the next two ACKs (RFC 5682).
 //! - [`response`]: what the sender does once a timeout is found spurious (RFC 4015, Linux's
 //!   undo and conservative responses, and Daniel & Kojo §8's "do not restore").
 
+pub mod dsack;
 pub mod eifel;
 pub mod frto;
 pub mod response;
@@ -28,14 +31,7 @@ pub struct SpuriousState {
     pub detected: u64,
 }
 
-/// Whether an ACK carries a D-SACK block (RFC 2883 §4: the first block lies below the
-/// cumulative ACK, or inside the second block).
+/// Whether an ACK carries a D-SACK block ([`super::sack::dsack_block`]).
 pub fn carries_dsack(seg: &Segment) -> bool {
-    let blocks = seg.options.sack.as_slice();
-    match blocks {
-        [] => false,
-        [(l, r), rest @ ..] => {
-            *r <= seg.ack || rest.first().is_some_and(|&(l2, r2)| l2 <= *l && *r <= r2)
-        }
-    }
+    super::sack::dsack_block(seg.ack, seg.options.sack.as_slice()).is_some()
 }

@@ -443,12 +443,14 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
-            "spurious_rto",
-            "one of off, eifel, frto",
+            "spurious_detection",
+            "a list of frto, eifel, dsack",
             "profile",
-            "how a spurious timeout is told: eifel = the ACK of the retransmission echoes an \
-             older timestamp (RFC 3522; needs timestamps); frto = two new segments after the \
-             timeout, whose ACKs acknowledge data sent before it (RFC 5682 §3.1)",
+            "which detectors of spurious retransmissions run (any together): frto = two new \
+             segments after a timeout, whose ACKs acknowledge data sent before it (RFC 5682 \
+             §3.1); eifel = the ACK of the retransmission echoes an older timestamp (RFC 3522; \
+             needs timestamps); dsack = every retransmission of a recovery reported duplicate \
+             (RFC 3708; needs the receiver's dsack)",
         ),
         k(
             t,

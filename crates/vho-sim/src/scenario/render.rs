@@ -6,8 +6,8 @@
 
 use crate::spec::*;
 use crate::tcp::config::{
-    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, SpuriousResponse, SpuriousRto,
-    TcpConfig, TimeoutSsthresh,
+    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, SpuriousResponse, TcpConfig,
+    TimeoutSsthresh,
 };
 use crate::time::Dur;
 use std::fmt::Write;
@@ -164,11 +164,13 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         TimeoutSsthresh::Linux => "linux",
         TimeoutSsthresh::Always => "always",
     };
-    let spurious = match c.spurious_rto {
-        SpuriousRto::Off => "off",
-        SpuriousRto::Eifel => "eifel",
-        SpuriousRto::Frto => "frto",
-    };
+    let spurious = c
+        .spurious_detection
+        .names()
+        .iter()
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
     let response = match c.spurious_response {
         SpuriousResponse::Conservative => "conservative",
         SpuriousResponse::Eifel => "eifel",
@@ -202,7 +204,7 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("timer_at_fast_retransmit = \"{timer}\""),
         format!("timeout_ssthresh = \"{ssthresh}\""),
         format!("rto_keeps_sack = {}", c.rto_keeps_sack),
-        format!("spurious_rto = \"{spurious}\""),
+        format!("spurious_detection = [{spurious}]"),
         format!("spurious_response = \"{response}\""),
         format!("rescue_retransmission = {}", c.rescue_retransmission),
         format!("cwnd_validation = \"{cwv}\""),

@@ -7,8 +7,8 @@ use super::schema::*;
 use super::units;
 use crate::spec::*;
 use crate::tcp::config::{
-    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, SpuriousResponse, SpuriousRto,
-    TimeoutSsthresh,
+    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, SpuriousDetection,
+    SpuriousResponse, TimeoutSsthresh,
 };
 use crate::tcp::profile::{profile, PROFILES};
 use crate::tcp::TcpConfig;
@@ -827,13 +827,18 @@ impl Ctx<'_> {
                 }
             }
             "rto_keeps_sack" => c.rto_keeps_sack = flag()?,
-            "spurious_rto" => {
-                c.spurious_rto = match v.as_str() {
-                    Some("off") => SpuriousRto::Off,
-                    Some("eifel") => SpuriousRto::Eifel,
-                    Some("frto") => SpuriousRto::Frto,
-                    _ => return Err("one of off, eifel, frto".into()),
+            "spurious_detection" => {
+                let expected = || "a list of frto, eifel, dsack (empty: none)".to_string();
+                let mut d = SpuriousDetection::default();
+                for name in v.as_array().ok_or_else(expected)? {
+                    match name.as_str() {
+                        Some("frto") => d.frto = true,
+                        Some("eifel") => d.eifel = true,
+                        Some("dsack") => d.dsack = true,
+                        _ => return Err(expected()),
+                    }
                 }
+                c.spurious_detection = d;
             }
             "spurious_response" => {
                 c.spurious_response = match v.as_str() {
@@ -855,7 +860,7 @@ impl Ctx<'_> {
                 }
             }
             _ => {
-                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_rto, spurious_response, rescue_retransmission, cwnd_validation, handshake_rtt_sample, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_detection, spurious_response, rescue_retransmission, cwnd_validation, handshake_rtt_sample, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
             }
         }
         Ok(())

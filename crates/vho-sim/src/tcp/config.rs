@@ -80,17 +80,38 @@ pub enum TimeoutSsthresh {
     Always,
 }
 
-/// How the sender tells a spurious retransmission timeout (see `tcp::spurious`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum SpuriousRto {
-    /// Every timeout is taken as a loss.
-    Off,
+/// Which detectors of spurious retransmissions run (see `tcp::spurious`); any together, as
+/// Linux runs F-RTO, timestamp undo and D-SACK undo at once.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct SpuriousDetection {
     /// Eifel detection (RFC 3522 §3.2): the first ACK after the timeout's retransmission
     /// echoes a timestamp older than it. Needs timestamps on the connection.
-    Eifel,
+    pub eifel: bool,
     /// F-RTO (RFC 5682 §3.1, SACK-enhanced; works without SACK too): new data after the
     /// timeout, and the next two ACKs tell.
-    Frto,
+    pub frto: bool,
+    /// D-SACK (RFC 3708): every retransmission of a recovery (fast retransmit or timeout)
+    /// reported as a duplicate by the receiver. Needs SACK and a receiver that sends D-SACK.
+    pub dsack: bool,
+}
+
+impl SpuriousDetection {
+    /// The detectors' names, in the order `vho schema` lists them.
+    pub const NAMES: [&'static str; 3] = ["frto", "eifel", "dsack"];
+
+    pub fn any(&self) -> bool {
+        self.eifel || self.frto || self.dsack
+    }
+
+    /// The names of the detectors on.
+    pub fn names(&self) -> Vec<&'static str> {
+        let on = [self.frto, self.eifel, self.dsack];
+        Self::NAMES
+            .into_iter()
+            .zip(on)
+            .filter_map(|(n, o)| o.then_some(n))
+            .collect()
+    }
 }
 
 /// What the sender does once a timeout is found spurious (see `tcp::spurious::response`).
@@ -221,8 +242,8 @@ pub struct TcpConfig {
     /// made available during the loss recovery following an RTO"; Linux's tcp_enter_loss
     /// keeps the SACKed marks unless the receiver reneged). Off: forget it and go back N.
     pub rto_keeps_sack: bool,
-    /// How a spurious timeout is told (off: never).
-    pub spurious_rto: SpuriousRto,
+    /// Which detectors of spurious retransmissions run (none: every loss is believed).
+    pub spurious_detection: SpuriousDetection,
     /// What a spurious timeout's detection does.
     pub spurious_response: SpuriousResponse,
     /// RFC 6675 §4 NextSeg rule (4): one "rescue" retransmission of the highest unSACKed

@@ -14,7 +14,7 @@
 
 use super::config::{
     CcAlgorithm, CwndValidation, DelAckConfig, FastRetransmitTimer, HeaderModel, LossBasis,
-    RtoAlgorithm, RtoConfig, SackRecovery, SpuriousResponse, SpuriousRto, TcpConfig,
+    RtoAlgorithm, RtoConfig, SackRecovery, SpuriousDetection, SpuriousResponse, TcpConfig,
     TimeoutSsthresh,
 };
 use crate::time::Dur;
@@ -68,7 +68,7 @@ fn rfc() -> TcpConfig {
         rto_keeps_sack: true,                       // RFC 6675 §5.1 SHOULD
         // Eifel (RFC 3522) and F-RTO (RFC 5682) are Experimental/Proposed additions, not
         // the base standards this profile follows; a remedy switches them on.
-        spurious_rto: SpuriousRto::Off,
+        spurious_detection: SpuriousDetection::default(),
         spurious_response: SpuriousResponse::Eifel, // RFC 4015, when detection is on
         rescue_retransmission: true,                // RFC 6675 §4 NextSeg rule (4): SHOULD
         // RFC 7661 is Experimental, but its §4.3 rule (no growth while the window is not
@@ -131,7 +131,7 @@ fn linux() -> TcpConfig {
         // Linux has F-RTO (tcp_frto = 2) and undo (tcp_try_undo_loss) on; vho's linux profile
         // turns them on in a later, measured step (issue 19): off until then, so that its
         // runs stay as they were. The response is Linux's when detection is switched on.
-        spurious_rto: SpuriousRto::Off,
+        spurious_detection: SpuriousDetection::default(),
         spurious_response: SpuriousResponse::Undo,
         // tcp_xmit_retransmit_queue has no rescue rule; its tail-loss answer is TLP (RFC 8985),
         // which vho does not model.
@@ -207,7 +207,7 @@ fn ns2() -> TcpConfig {
         timer_at_fast_retransmit: FastRetransmitTimer::Ns2Reset,
         timeout_ssthresh: TimeoutSsthresh::Always, // tcp.cc TcpAgent::timeout -> slowdown()
         rto_keeps_sack: false, // Sack1TcpAgent::timeout: scb_->ClearScoreBoard()
-        spurious_rto: SpuriousRto::Off, // ns-2.35's Sack1 has neither Eifel nor F-RTO
+        spurious_detection: SpuriousDetection::default(), // ns-2.35's Sack1 has neither Eifel nor F-RTO
         spurious_response: SpuriousResponse::Eifel,
         rescue_retransmission: false,         // not in tcp-sack1.cc
         cwnd_validation: CwndValidation::Off, // opencwnd() on every new ACK (tcp.cc)

@@ -11,14 +11,16 @@
 
 use super::cc::{AnyController, CongestionControl, RecoveryStyle, Window};
 use super::config::{
-    CwndValidation, FastRetransmitTimer, LossBasis, SackRecovery, SpuriousRto, TcpConfig,
+    CwndValidation, FastRetransmitTimer, LossBasis, SackRecovery, SpuriousResponse, TcpConfig,
     TimeoutSsthresh,
 };
 use super::options::{negotiate, Negotiated};
 use super::rtt::RttEstimator;
+use super::sack::dsack_block;
 use super::sack::{NextSeg, Scoreboard};
 use super::segment::{Flags, Segment, TcpOptions, Transmit, TxKind};
 use super::seq::SeqNum;
+use super::spurious::dsack::{self, EpisodeKind, Status};
 use super::spurious::eifel::AcceptableAck;
 use super::spurious::frto::{self, Frto};
 use super::spurious::{carries_dsack, response, SpuriousState};
@@ -63,8 +65,10 @@ pub struct SenderStats {
     pub retransmissions: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
-    /// Timeouts the sender found spurious (`spurious_rto`).
+    /// Timeouts the sender found spurious (`spurious_detection`).
     pub spurious_timeouts_detected: u64,
+    /// Fast retransmits the sender found spurious (`spurious_detection` with dsack).
+    pub spurious_fast_retransmits_detected: u64,
     pub dupacks_received: u64,
     pub acks_received: u64,
     pub rtt_samples: u64,
@@ -371,9 +375,11 @@ impl TcpSender {
             }
         }
         self.ns2_hold = false;
-        if self.cfg.spurious_rto != SpuriousRto::Off && carries_dsack(seg) {
-            self.spurious.eifel.on_dsack();
-        }
+        let dsack = if self.cfg.spurious_detection.any() {
+            self.dsack_seen(seg)
+        } else {
+            None
+        };
         if self.ns2_sack1() && matches!(self.recovery, Recovery::Fast { .. }) {
             self.ns2_pipe -= 1; // tcp-sack1.cc recv(): --pipe_ for every ACK in recovery
         }
@@ -404,6 +410,74 @@ impl TcpSender {
         if self.frto.is_some() {
             self.frto_on_ack(seg, una_before, window_changed, newly_sacked);
         }
+        if self.cfg.spurious_detection.dsack {
+            let verdict = dsack.or_else(|| self.spurious.dsack.on_cumulative_ack(seg.ack));
+            if let Some(v) = verdict {
+                self.respond_to_spurious_recovery(v, self.snd_una - una_before);
+            }
+        }
+    }
+
+    /// A D-SACK block on this ACK (before the scoreboard takes the ACK): Eifel's history
+    /// (RFC 3522 §3.2 (5)) and RFC 3708's detector, which may conclude here.
+    #[cold]
+    fn dsack_seen(&mut self, seg: &Segment) -> Option<dsack::Verdict> {
+        let (left, right) = dsack_block(seg.ack, seg.options.sack.as_slice())?;
+        self.spurious.eifel.on_dsack();
+        if !self.cfg.spurious_detection.dsack {
+            return None;
+        }
+        let empty = self.sb.is_empty();
+        self.spurious
+            .dsack
+            .on_dsack(left, right, self.snd_una, empty)
+    }
+
+    /// Whether a recovery starting now joins RFC 3708's running episode (whose state before
+    /// its first reduction is then the one to keep).
+    fn dsack_joins(&self) -> bool {
+        self.cfg.spurious_detection.dsack
+            && matches!(
+                self.spurious.dsack.status(),
+                Status::Open {
+                    recovered: false,
+                    ..
+                }
+            )
+    }
+
+    /// RFC 3708's verdict: every retransmission of the recovery was a duplicate. Found after
+    /// the recovery (RFC 4015 §2's LATE_SPUR_TO): what was resent stays resent, and the window
+    /// is set as the response says (RFC 4015 step (9), Linux's tcp_try_undo_dsack for undo).
+    /// RFC 4015 answers timeouts only: after a spurious fast retransmit its eifel response
+    /// restores the window as undo does.
+    #[cold]
+    fn respond_to_spurious_recovery(&mut self, v: dsack::Verdict, acked: u32) {
+        let Some((prior, snd_max_then)) = self.spurious.prior.take() else {
+            return; // already answered (F-RTO or Eifel found the same timeout)
+        };
+        match v.kind {
+            EpisodeKind::Timeout => self.stats.spurious_timeouts_detected += 1,
+            EpisodeKind::FastRetransmit => self.stats.spurious_fast_retransmits_detected += 1,
+        }
+        self.spurious.detected += 1;
+        let mut response = self.cfg.spurious_response;
+        if v.kind == EpisodeKind::FastRetransmit && response == SpuriousResponse::Eifel {
+            response = SpuriousResponse::Undo;
+        }
+        let iw = self.cfg.initial_window_segments.max(1) * self.neg.mss;
+        let (cwnd, ssthresh) = response::window_after(
+            response,
+            &prior,
+            (self.cc.cwnd(), self.cc.ssthresh()),
+            self.snd_max - self.snd_una,
+            acked,
+            iw,
+        );
+        self.cc.set_window(cwnd, ssthresh);
+        if v.kind == EpisodeKind::Timeout && response::adapts_rto(response) {
+            self.spurious.adapt = Some((snd_max_then, prior.srtt_prev, prior.rttvar_prev));
+        }
     }
 
     /// RFC 5682 §3.1 steps 2 and 3 on an ACK (see [`frto`]).
@@ -418,7 +492,9 @@ impl TcpSender {
         let Some(mut f) = self.frto else {
             return;
         };
-        let rp = self.snd_max;
+        // The SACK clauses of step 3 are measured against the RecoveryPoint step 2 set, not
+        // against SND.MAX, which the two new segments have moved.
+        let rp = f.recovery_point(self.snd_max);
         let blocks = seg.options.sack.as_slice();
         let view = frto::AckView {
             una_before,
@@ -448,7 +524,6 @@ impl TcpSender {
                 // Go back to SND.UNA in slow start, as the timeout would have.
                 self.frto = None;
                 self.frto_credit = 0;
-                self.spurious.prior = None;
                 self.snd_nxt = self.snd_una;
                 self.sb.high_rxt = self.snd_una;
                 if let Some(n) = cwnd_cap_segments {
@@ -589,11 +664,14 @@ impl TcpSender {
     /// may be fast-retransmitted), and set the window the configured response gives.
     #[cold]
     fn respond_to_spurious_rto(&mut self, acked: u32) {
-        self.stats.spurious_timeouts_detected += 1;
-        self.spurious.detected += 1;
+        // The first detector to conclude answers; the others of this recovery stop.
+        self.frto = None;
+        self.frto_credit = 0;
         let Some((prior, snd_max_then)) = self.spurious.prior.take() else {
             return;
         };
+        self.stats.spurious_timeouts_detected += 1;
+        self.spurious.detected += 1;
         self.snd_nxt = self.snd_max;
         self.recovery = Recovery::Open;
         self.recover = self.snd_una;
@@ -682,6 +760,15 @@ impl TcpSender {
 
     fn enter_fast_recovery(&mut self, now: Time) {
         self.stats.fast_retransmits += 1;
+        if self.cfg.spurious_detection.dsack {
+            if !self.dsack_joins() {
+                self.keep_prior();
+            }
+            let (una, max) = (self.snd_una, self.snd_max);
+            self.spurious
+                .dsack
+                .on_episode_start(una, max, EpisodeKind::FastRetransmit);
+        }
         self.recover = self.snd_max;
         self.recovery = Recovery::Fast {
             recover: self.snd_max,
@@ -784,18 +871,23 @@ impl TcpSender {
         };
         self.frto = None;
         self.frto_credit = 0;
-        match self.cfg.spurious_rto {
-            SpuriousRto::Eifel if self.neg.timestamps && starts_recovery => {
+        let d = self.cfg.spurious_detection;
+        if d.any() {
+            if starts_recovery && !self.dsack_joins() {
                 self.keep_prior();
+            }
+            if d.dsack {
+                let (una, max) = (self.snd_una, self.snd_max);
+                self.spurious
+                    .dsack
+                    .on_episode_start(una, max, EpisodeKind::Timeout);
+            }
+            if d.eifel && self.neg.timestamps && starts_recovery {
                 self.spurious.eifel.on_recovery_start(ts_clock(now));
             }
-            SpuriousRto::Frto if frto_may_start => {
-                if starts_recovery {
-                    self.keep_prior();
-                }
+            if d.frto && frto_may_start {
                 self.frto = Some(Frto::start());
             }
-            _ => {}
         }
         let basis = self.loss_basis();
         if self.reduces_ssthresh_at_rto() {
@@ -1129,6 +1221,9 @@ impl TcpSender {
         let seg = self.header(now, seq, flags, len);
         if kind.is_retransmission() {
             self.stats.retransmissions += 1;
+            if self.cfg.spurious_detection.dsack {
+                self.spurious.dsack.on_retransmit(seq, len);
+            }
             if self.timed.is_some_and(|(t, _)| t >= seq && t < end) {
                 self.timed = None; // Karn: never time a retransmitted segment
             }
@@ -1157,6 +1252,10 @@ impl TcpSender {
 
     fn send_fin(&mut self, now: Time, kind: TxKind) -> Transmit {
         let seg = self.header(now, self.data_end, Flags::FIN | Flags::ACK, 0);
+        if kind.is_retransmission() && self.cfg.spurious_detection.dsack {
+            // A resent FIN is never D-SACKed: its recovery is not declared spurious.
+            self.spurious.dsack.on_retransmit(self.data_end, 0);
+        }
         self.snd_nxt = self.data_end + 1;
         self.snd_max = self.snd_max.max(self.snd_nxt);
         self.stats.segments_sent += 1;

@@ -68,6 +68,8 @@ pub struct FlowSummary {
     /// Timeouts the sender itself found spurious (`tcp.spurious_rto`; 0 when off), beside
     /// the ground truth's `spurious_timeouts`.
     pub spurious_timeouts_detected: u64,
+    /// Fast retransmits the sender found spurious (D-SACK, RFC 3708).
+    pub spurious_fast_retransmits_detected: u64,
     pub out_of_order_deliveries: u64,
     pub duplicate_acks: u64,
     pub drops: Vec<DropRow>,
@@ -180,6 +182,7 @@ impl World {
                 spurious_timeouts: truth.spurious_timeouts,
                 fast_retransmits: st.fast_retransmits,
                 spurious_timeouts_detected: st.spurious_timeouts_detected,
+                spurious_fast_retransmits_detected: st.spurious_fast_retransmits_detected,
                 out_of_order_deliveries: rs.out_of_order_segments,
                 duplicate_acks: st.dupacks_received,
                 drops,

@@ -53,6 +53,15 @@ pub enum Step {
 }
 
 impl Frto {
+    /// RecoveryPoint once step 2 has set it (SND.MAX when the retransmission's ACK came);
+    /// before that, SND.MAX is what the next ACK is measured against.
+    pub fn recovery_point(&self, snd_max: SeqNum) -> SeqNum {
+        match self.phase {
+            Phase::AwaitRetransmitAck => snd_max,
+            Phase::AwaitSecondAck => self.recovery_point,
+        }
+    }
+
     /// Step 1: the timeout's retransmission of the first unacknowledged segment has gone out.
     pub fn start() -> Self {
         Frto {

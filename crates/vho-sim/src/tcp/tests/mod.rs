@@ -332,6 +332,9 @@ struct Pair {
     drop_once: Vec<u32>,
     /// Lose the first FIN the sender sends.
     drop_fin_once: bool,
+    /// Data segments (by sequence number) whose first transmission takes this much longer:
+    /// reordering.
+    delay_once: Vec<(u32, Dur)>,
     log: Vec<(Time, Transmit)>,
 }
 
@@ -353,6 +356,7 @@ impl Pair {
             wire: Vec::new(),
             drop_once: Vec::new(),
             drop_fin_once: false,
+            delay_once: Vec::new(),
             log: Vec::new(),
         }
     }
@@ -377,7 +381,18 @@ impl Pair {
                 return;
             }
         }
-        self.wire.push((done + self.delay, side, tx.segment));
+        let mut extra = Dur::ZERO;
+        if side == 0 {
+            if let Some(i) = self
+                .delay_once
+                .iter()
+                .position(|&(q, _)| q == tx.segment.seq.0 && tx.segment.len > 0)
+            {
+                extra = self.delay_once.remove(i).1;
+            }
+        }
+        self.wire
+            .push((done + self.delay + extra, side, tx.segment));
     }
 
     fn pump(&mut self) {

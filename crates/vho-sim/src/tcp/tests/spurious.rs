@@ -4,23 +4,46 @@
 //! genuine one that it does not.
 
 use super::*;
-use crate::tcp::config::{SpuriousResponse, SpuriousRto};
+use crate::tcp::config::{SpuriousDetection, SpuriousResponse};
+
+/// Which detectors run.
+#[derive(Clone, Copy)]
+enum SpuriousRto {
+    Off,
+    Eifel,
+    Frto,
+    Dsack,
+}
 
 fn linux(spurious: SpuriousRto, response: SpuriousResponse) -> TcpConfig {
     let mut c = cfg("linux");
     c.handshake = false;
     c.fin = false;
-    c.spurious_rto = spurious;
+    c.dsack = true;
+    c.spurious_detection = detection(spurious);
     c.spurious_response = response;
     c
+}
+
+fn detection(d: SpuriousRto) -> SpuriousDetection {
+    SpuriousDetection {
+        eifel: matches!(d, SpuriousRto::Eifel),
+        frto: matches!(d, SpuriousRto::Frto),
+        dsack: matches!(d, SpuriousRto::Dsack),
+    }
 }
 
 /// 200 KB at 5 Mb/s with 5 ms each way, then every segment after 100 ms takes 2 s more:
 /// the RTO (about 200 ms) expires although nothing is lost.
 fn spike(c: &TcpConfig) -> Pair {
+    spike_of(c, Dur::from_secs(2))
+}
+
+/// As [`spike`], with the delay the path takes on.
+fn spike_of(c: &TcpConfig, delay: Dur) -> Pair {
     let mut p = Pair::new(c, 200_000, 5_000_000, Dur::from_millis(5));
     p.run(Time::from_millis(100));
-    p.delay = Dur::from_secs(2);
+    p.delay = delay;
     p.run(Time::from_secs(60));
     assert!(p.s.is_complete());
     assert_eq!(p.r.delivered_bytes(), 200_000);
@@ -128,7 +151,7 @@ fn frto_finds_the_spurious_timeout_of_a_delay_spike_with_and_without_sack() {
         let mut c = linux(SpuriousRto::Off, SpuriousResponse::Undo);
         c.sack = sack;
         let off = spike(&c);
-        c.spurious_rto = SpuriousRto::Frto;
+        c.spurious_detection = detection(SpuriousRto::Frto);
         let on = spike(&c);
         assert!(on.s.stats().timeouts >= 1);
         assert!(on.s.stats().spurious_timeouts_detected >= 1, "sack {sack}");
@@ -166,4 +189,57 @@ fn frto_falls_back_to_conventional_recovery_when_the_window_was_lost() {
     for q in lost {
         assert!(!p.retransmissions_of(q).is_empty(), "{q} not resent");
     }
+}
+
+#[test]
+fn dsack_finds_the_spurious_timeout_after_the_recovery() {
+    // RFC 3708 §3 (B.1): a 300 ms spike, one timeout: every segment it resent comes back
+    // D-SACKed; the verdict comes once the recovery is over (RFC 4015's LATE_SPUR_TO), and
+    // undo restores ssthresh.
+    let ms300 = Dur::from_millis(300);
+    let keep = spike_of(
+        &linux(SpuriousRto::Dsack, SpuriousResponse::NoRestore),
+        ms300,
+    );
+    let undo = spike_of(&linux(SpuriousRto::Dsack, SpuriousResponse::Undo), ms300);
+    for p in [&keep, &undo] {
+        assert_eq!(p.s.stats().timeouts, 1);
+        assert_eq!(p.s.stats().spurious_timeouts_detected, 1);
+    }
+    assert!(undo.s.probe().ssthresh > keep.s.probe().ssthresh);
+    // Without the receiver's D-SACK there is nothing to go on.
+    let mut c = linux(SpuriousRto::Dsack, SpuriousResponse::Undo);
+    c.dsack = false;
+    assert_eq!(spike_of(&c, ms300).s.stats().spurious_timeouts_detected, 0);
+    // The 2 s spike's timer resends the head three times (backoff): (A.3) refuses.
+    let p = spike(&linux(SpuriousRto::Dsack, SpuriousResponse::Undo));
+    assert!(p.s.stats().timeouts >= 2);
+    assert_eq!(p.s.stats().spurious_timeouts_detected, 0);
+}
+
+#[test]
+fn dsack_finds_a_fast_retransmit_made_by_reordering_and_undoes_it() {
+    // RFC 2883 §5.2 / RFC 3708: one segment arrives 30 ms late (after three later ones):
+    // three duplicate ACKs, a fast retransmit, and the late original D-SACKs the resend.
+    let run = |d: SpuriousRto| {
+        let c = linux(d, SpuriousResponse::Undo);
+        let mut clean = Pair::new(&c, 300_000, 5_000_000, Dur::from_millis(5));
+        clean.run(Time::from_secs(60));
+        let mut seqs: Vec<u32> = clean.log.iter().map(|(_, t)| t.segment.seq.0).collect();
+        seqs.sort_unstable();
+        seqs.dedup();
+        let mut p = Pair::new(&c, 300_000, 5_000_000, Dur::from_millis(5));
+        p.delay_once = vec![(seqs[seqs.len() / 2], Dur::from_millis(30))];
+        p.run(Time::from_secs(60));
+        assert!(p.s.is_complete());
+        p
+    };
+    let off = run(SpuriousRto::Off);
+    let on = run(SpuriousRto::Dsack);
+    assert_eq!(off.s.stats().fast_retransmits, 1);
+    assert_eq!(on.s.stats().fast_retransmits, 1);
+    assert_eq!(off.s.stats().spurious_fast_retransmits_detected, 0);
+    assert_eq!(on.s.stats().spurious_fast_retransmits_detected, 1);
+    // The halving is undone: ssthresh back where it was, above the one left halved.
+    assert!(on.s.probe().ssthresh > off.s.probe().ssthresh);
 }

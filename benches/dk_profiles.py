@@ -22,9 +22,9 @@ from vho.reproduce import daniel_kojo as dk
 KEYS = ["table", "direction", "model", "size_bytes", "htime_s"]
 
 
-def run(profile: str, out: Path, reps: int, workers: int | None) -> pd.DataFrame:
+def run(profile: str, out: Path, reps: int, workers: int | None, sets: list[str]) -> pd.DataFrame:
     cs = dk.study_cells(quick=False)
-    extra = [f'flow.0.tcp.profile="{profile}"']
+    extra = [f'flow.0.tcp.profile="{profile}"', *sets]
     df = dk.run_sweep(dk.make_sweep(cs, reps, 1, extra), out / "runs", workers, quiet=True)
     t = dk.per_cell(df, cs)
     t.to_csv(out / f"{profile}.csv", index=False, float_format="%.6f")
@@ -68,12 +68,20 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="a directory of an earlier run to compare")
     ap.add_argument("--profiles", default="rfc,linux")
     ap.add_argument("--reps", type=int, default=dk.REPLICATIONS)
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a scenario override for every run, after the profile (e.g. "
+        "'flow.0.tcp.spurious_response=\"no-restore\"')",
+    )
     ap.add_argument("--workers", type=int)
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     lines = ["# Daniel & Kojo cells per profile", ""]
     for p in a.profiles.split(","):
-        t = run(p, a.out, a.reps, a.workers)
+        t = run(p, a.out, a.reps, a.workers, a.set)
         print(f"{p}: {(t['rel_diff'].abs() <= dk.TOLERANCE).mean():.1%} of cells within 10 %")
         if a.before and (a.before / f"{p}.csv").exists():
             lines += compare(p, pd.read_csv(a.before / f"{p}.csv"), t)

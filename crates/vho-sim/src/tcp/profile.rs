@@ -128,10 +128,16 @@ fn linux() -> TcpConfig {
         timer_at_fast_retransmit: FastRetransmitTimer::Restart,
         timeout_ssthresh: TimeoutSsthresh::Linux, // tcp_enter_loss
         rto_keeps_sack: true, // tcp_enter_loss keeps TCPCB_SACKED_ACKED unless reneging
-        // Linux has F-RTO (tcp_frto = 2) and undo (tcp_try_undo_loss) on; vho's linux profile
-        // turns them on in a later, measured step (issue 19): off until then, so that its
-        // runs stay as they were. The response is Linux's when detection is switched on.
-        spurious_detection: SpuriousDetection::default(),
+        // net.ipv4.tcp_frto = 2 (SACK-enhanced F-RTO, the only one since 3.10), undo by
+        // timestamps (tcp_packet_delayed: the echo predates the retransmission, as Eifel) and
+        // by D-SACK (tcp_try_undo_dsack / undo_retrans, RFC 3708's counting); the response
+        // restores cwnd and ssthresh (tcp_undo_cwnd). benches/dk_profiles.py measured what
+        // this did to the Daniel & Kojo cells (docs/tcp-profiles-dk-cells.md).
+        spurious_detection: SpuriousDetection {
+            frto: true,
+            eifel: true,
+            dsack: true,
+        },
         spurious_response: SpuriousResponse::Undo,
         // tcp_xmit_retransmit_queue has no rescue rule; its tail-loss answer is TLP (RFC 8985),
         // which vho does not model.
@@ -173,10 +179,7 @@ fn linux() -> TcpConfig {
             short_segment_acks_at_once: true,
             duplicate_of_last_is_in_order: false, // tcp_data_queue: out of window -> dup ACK
         },
-        // Deviation: Linux defaults to net.ipv4.tcp_dsack = 1. The linux profile will turn
-        // D-SACK on together with D-SACK-based undo (RFC 3708) in a later, measured step
-        // (issue 19), so that no run changes before then.
-        dsack: false,
+        dsack: true, // net.ipv4.tcp_dsack = 1
         header_model: HeaderModel::Real,
     }
 }

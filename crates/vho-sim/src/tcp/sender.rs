@@ -140,6 +140,8 @@ pub struct TcpSender {
     frto: Option<Frto>,
     /// New segments F-RTO's step 2(b) may send beyond cwnd.
     frto_credit: u8,
+    /// Some detector of spurious retransmissions runs (one test on the ACK path).
+    spurious_on: bool,
     stats: SenderStats,
 }
 
@@ -221,6 +223,7 @@ impl TcpSender {
             spurious: SpuriousState::default(),
             frto: None,
             frto_credit: 0,
+            spurious_on: cfg.spurious_detection.any(),
             stats: SenderStats::default(),
         }
     }
@@ -375,7 +378,7 @@ impl TcpSender {
             }
         }
         self.ns2_hold = false;
-        let dsack = if self.cfg.spurious_detection.any() {
+        let dsack = if self.spurious_on {
             self.dsack_seen(seg)
         } else {
             None
@@ -407,6 +410,21 @@ impl TcpSender {
                 self.on_dupack(now);
             }
         }
+        if self.spurious_on {
+            self.detect_after_ack(seg, una_before, window_changed, newly_sacked, dsack);
+        }
+    }
+
+    /// F-RTO's steps and RFC 3708's verdict once the ACK has been taken.
+    #[cold]
+    fn detect_after_ack(
+        &mut self,
+        seg: &Segment,
+        una_before: SeqNum,
+        window_changed: bool,
+        newly_sacked: bool,
+        dsack: Option<dsack::Verdict>,
+    ) {
         if self.frto.is_some() {
             self.frto_on_ack(seg, una_before, window_changed, newly_sacked);
         }
@@ -1221,7 +1239,7 @@ impl TcpSender {
         let seg = self.header(now, seq, flags, len);
         if kind.is_retransmission() {
             self.stats.retransmissions += 1;
-            if self.cfg.spurious_detection.dsack {
+            if self.spurious_on && self.cfg.spurious_detection.dsack {
                 self.spurious.dsack.on_retransmit(seq, len);
             }
             if self.timed.is_some_and(|(t, _)| t >= seq && t < end) {

@@ -227,10 +227,12 @@ c = socket.create_connection(("{RECEIVER}", {PORT})); c.sendall(b"x" * {BIG}); c
         assert m["time"]["origin"] == "first_packet"
         down, up = (t - m["time"]["origin_epoch_s"] for t in (switched_down, switched_up))
         found = h["all"]
-        # Two, or three where the sender also stalled on the slow path (its timer backed off:
-        # a level with no data at its start is no path, but one with a lone retransmission
-        # can pass; 2 of 9 runs here).
-        assert len(found) in (2, 3), (where, found)
+        # At least the two; more where the sender also stalled on the slow path (its timer
+        # backed off: a level with no data at its start is no path, but one with a lone
+        # retransmission can pass: 3 in 2 of 9 runs here, 4 once under a loaded CI), and
+        # those only between the switches: nothing is found outside them.
+        assert len(found) >= 2, (where, found)
+        assert all(down - 0.4 < c["at_s"] < up + 15 for c in found), (where, found, down, up)
         # The first segment that went the slow way: within 0.4 s of the switch (the queue
         # drains at the old rate first; at the receiver the path's delay comes on top). The
         # way back is found where the data rate came back, which is after the switch by as

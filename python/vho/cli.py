@@ -268,7 +268,8 @@ def _cmd_presets(args: argparse.Namespace) -> int:
         )
     print(
         "\nTCP profiles (flow.tcp.profile): rfc (the standards as written), linux (a Linux "
-        "host's defaults; NewReno with SACK, vho has no CUBIC yet), ns2 (ns-2.35's Sack1). "
+        "host's defaults; NewReno with SACK, vho has no CUBIC yet), ns2 (ns-2.35's Sack1), "
+        "linux-2.0 (the thesis testbed's Linux 2.0.36: Reno, no SACK, its own RTO). "
         "Every key: vho schema"
     )
     return 0

@@ -194,7 +194,7 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:17: handover.from: expected \"wlan\" (the link in use then), got \"gprs\""),
         ("no flow", "[access.w]\npreset = \"dk-wlan\"\n", &[], "s.toml:1: flow: at least one [[flow]]"),
         ("unknown tcp profile", &GOOD.replace("profile = \"ns2\"", "profile = \"bsd\""), &[],
-            "s.toml:25: flow.tcp: expected a profile: one of rfc, linux, ns2, got \"bsd\""),
+            "s.toml:25: flow.tcp: expected a profile: one of rfc, linux, ns2, linux-2.0, got \"bsd\""),
         ("loss out of range", "[access.w]\npreset = \"dk-wlan\"\nloss = 1.5\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
             "s.toml:3: access.w.loss: expected a probability from 0 to 1, got 1.5"),
         ("unknown queue model", "[access.w]\npreset = \"dk-wlan\"\nqueue_model = \"red\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],

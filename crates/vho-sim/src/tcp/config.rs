@@ -148,6 +148,11 @@ pub enum RtoAlgorithm {
     /// ns-2's `TcpAgent::rtt_update` (tcp.cc): samples counted in whole `tcp_tick`s, SRTT and
     /// RTTVAR kept as scaled integers (3 and 2 fraction bits), RTO rounded to ticks.
     Ns2Ticks,
+    /// Linux 2.0's `tcp_rtt_estimator` (net/ipv4/tcp_input.c): samples in jiffies (the
+    /// granularity, 10 ms at HZ = 100), at least one; rtt kept ×8 and mdev ×4, the first
+    /// sample giving RTO = 3·RTT; RTO = R + R/4 + R >> (cwnd − 1) with R = A + 4D, in whole
+    /// jiffies, within [min, max].
+    Linux20,
 }
 
 /// How bytes on the wire are counted for a segment (what links serialise and queue).

@@ -19,7 +19,7 @@ use super::config::{
 };
 use crate::time::Dur;
 
-pub const PROFILES: &[&str] = &["rfc", "linux", "ns2"];
+pub const PROFILES: &[&str] = &["rfc", "linux", "ns2", "linux-2.0"];
 
 /// The profile called `name`.
 pub fn profile(name: &str) -> Option<TcpConfig> {
@@ -27,6 +27,7 @@ pub fn profile(name: &str) -> Option<TcpConfig> {
         "rfc" => Some(rfc()),
         "linux" => Some(linux()),
         "ns2" => Some(ns2()),
+        "linux-2.0" => Some(linux20()),
         _ => None,
     }
 }
@@ -103,7 +104,7 @@ fn rfc() -> TcpConfig {
             short_segment_acks_at_once: true, // vho's choice: RFC 5681 §4.2 leaves it open
             duplicate_of_last_is_in_order: false, // RFC 9293 §3.10.7.4: ACK duplicates at once
         },
-        // RFC 2883 is an option; off until D-SACK-based undo is wired and measured (issue 19).
+        // RFC 2883 is an option the base standards do not require; a remedy turns it on.
         dsack: false,
         header_model: HeaderModel::Real,
     }
@@ -261,6 +262,81 @@ fn ns2() -> TcpConfig {
         dsack: false,
         // tcpip_base_hdr_size_ 40 (ns-default.tcl:952), + 8 per SACK block (tcp-sink.cc)
         header_model: HeaderModel::Ns2(40),
+    }
+}
+
+/// Linux 2.0.36, the kernel at both ends of the thesis testbed (003, §6.1: MosquitoNet 1.0.5
+/// on Linux 2.0.36). Values marked "2.0:" were read in a Linux 2.0.x `net/ipv4/tcp_input.c`
+/// and `tcp_timer.c` (the reading: docs/design/issue-19-sources.md §1.2); the rest are vho's
+/// choices where this model has no counterpart or the source was not read.
+fn linux20() -> TcpConfig {
+    TcpConfig {
+        profile: "linux-2.0",
+        // 1500 − 40: 2.0 sends no option but the MSS (tcp_options parses only that). The
+        // thesis's download used 1420 (§7.1.3: "an MSS of 1420 bytes"): its scenario sets it.
+        mss: 1460,
+        handshake: true,
+        one_way_syn: false,
+        fin: true,
+        // 2.0: tcp_ack's fast retransmit on the third duplicate ACK, ssthresh = max(cwnd/2, 2),
+        // cwnd = ssthresh + 3, one more per further duplicate, cwnd = ssthresh on the next new
+        // ACK: Reno (RFC 2001).
+        cc: CcAlgorithm::Reno,
+        sack: false,                // 2.0: no SACK option
+        timestamps: false,          // 2.0: no timestamps
+        window_scale: None,         // 2.0: no window scaling
+        initial_window_segments: 1, // slow start from one segment (RFC 2001; vho's reading)
+        initial_ssthresh: 0x7fff_ffff,
+        dupthresh: 3, // 2.0: MAX_DUP_ACKS + 1 duplicate ACKs
+        // 2.0: tcp_ack re-arms the timer (tcp_reset_xmit_timer TIME_WRITE) at every ACK it
+        // takes, duplicates included; vho restarts it at new ACKs and at the fast retransmit.
+        timer_at_fast_retransmit: FastRetransmitTimer::Restart,
+        // 2.0: tcp_retransmit, at every timeout: ssthresh = cong_window >> 1, cong_window = 1.
+        timeout_ssthresh: TimeoutSsthresh::Always,
+        rto_keeps_sack: false,
+        // None of F-RTO, Eifel or D-SACK existed in 1998.
+        spurious_detection: SpuriousDetection {
+            frto: false,
+            eifel: false,
+            dsack: false,
+        },
+        spurious_response: SpuriousResponse::Conservative,
+        rescue_retransmission: false,
+        // 2.0: tcp_ack grows cong_window on every ACK of new data (slow start up to
+        // ssthresh, then one segment per window), used or not.
+        cwnd_validation: CwndValidation::Off,
+        // 2.0: on the handshake's last ACK "Reset the RTT estimator to the initial state".
+        handshake_rtt_sample: false,
+        limited_transmit: false, // RFC 3042 is from 2001
+        sack_is_lost_trigger: false,
+        // 2.0: a duplicate ACK counts only "after(ack, sk->high_seq)" (Floyd's "fast
+        // retransmit wars"): RFC 6582's `recover` after a timeout.
+        dupacks_after_timeout_new_ack: false,
+        sack_forget_on_new_ack: false,
+        sack_recovery: SackRecovery::Rfc6675, // unused without SACK
+        // vho's choice: SK_RMEM_MAX less one byte; the thesis's scenario sets its 16 KB.
+        receive_window: 32_767,
+        send_window_cap: u32::MAX,
+        loss_basis: LossBasis::LinuxCwnd, // 2.0: halves cong_window (in segments)
+        rto: RtoConfig {
+            algorithm: RtoAlgorithm::Linux20,  // 2.0: tcp_rtt_estimator
+            initial: Dur::from_secs(3),        // 2.0: TCP_TIMEOUT_INIT = 3*HZ
+            min: Dur::from_millis(200),        // 2.0: HZ/5, "keep .2 as minimum"
+            max: Dur::from_secs(120),          // 2.0: 120*HZ
+            granularity: Dur::from_millis(10), // a jiffy at HZ = 100
+            tick_phase: Dur::ZERO,             // drawn per flow from the run's seed
+            max_backoff_shift: 16,             // 2.0: rto << 1 per timeout up to 120*HZ
+        },
+        delack: DelAckConfig {
+            enabled: true,
+            timeout: Dur::from_millis(200), // §7.1.2: delayed ACKs "up to 200 ms"
+            every: 2,                       // vho's choice: RFC 1122's every second segment
+            quickack_segments: 0,
+            short_segment_acks_at_once: false,
+            duplicate_of_last_is_in_order: false,
+        },
+        dsack: false,
+        header_model: HeaderModel::Real,
     }
 }
 

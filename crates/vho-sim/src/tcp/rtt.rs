@@ -11,7 +11,12 @@
 //!   RTTVAR_BITS)) + SRTT) >> SRTT_BITS ticks (the same 1/8, 1/4 and K = 4). After more than
 //!   three backoffs SRTT is folded into RTTVAR and forgotten (`rtt_backoff`, tcp.cc:629-637).
 //!
-//! Both: the minimum is applied before the backoff, as RFC 6298 (2.4) then (5.5) and ns-2's
+//! - [`RtoAlgorithm::Linux20`]: Linux 2.0's `tcp_rtt_estimator` (net/ipv4/tcp_input.c, the
+//!   kernel of the thesis testbed): the same integer arithmetic in jiffies, but the first
+//!   sample sets RTTVAR to RTT/2 ("make sure rto = 3*rtt") and RTO = R + R/4 + R >> (cwnd − 1)
+//!   with R = SRTT + 4·RTTVAR ("We diverge from Jacobson's algorithm here").
+//!
+//! All: the minimum is applied before the backoff, as RFC 6298 (2.4) then (5.5) and ns-2's
 //! `rtt_timeout` with `rfc2988_` true (tcp.cc:543-549) do, and the maximum after. Backoff is
 //! cleared by the next valid sample.
 
@@ -51,9 +56,16 @@ impl RttEstimator {
     /// A valid RTT measurement of a segment sent at `sent` and acknowledged at `now` (never
     /// a retransmitted segment: RFC 6298 §3, Karn).
     pub fn on_sample(&mut self, sent: Time, now: Time) {
+        self.on_sample_at_cwnd(sent, now, 1);
+    }
+
+    /// [`RttEstimator::on_sample`] for a sender whose congestion window is `cwnd_segments`
+    /// (Linux 2.0's RTO depends on it).
+    pub fn on_sample_at_cwnd(&mut self, sent: Time, now: Time, cwnd_segments: u32) {
         match self.cfg.algorithm {
             RtoAlgorithm::Rfc6298 => self.sample_rfc6298(now.saturating_since(sent)),
             RtoAlgorithm::Ns2Ticks => self.sample_ns2(sent, now),
+            RtoAlgorithm::Linux20 => self.sample_linux20(sent, now, cwnd_segments),
         }
         self.has_sample = true;
         self.backoff_shift = 0;
@@ -125,6 +137,31 @@ impl RttEstimator {
         self.cfg.granularity
     }
 
+    fn sample_linux20(&mut self, sent: Time, now: Time, cwnd_segments: u32) {
+        let tick = self.cfg.granularity.as_nanos().max(1);
+        let phase = self.cfg.tick_phase.as_nanos();
+        let jiffies = |t: Time| (t.as_nanos() + phase) / tick;
+        // m = jiffies - oskb->when; if (m <= 0) m = 1;
+        let m = (jiffies(now).saturating_sub(jiffies(sent))).max(1) as i64;
+        let (mut rtt, mut mdev) = (self.srtt as i64, self.rttvar as i64);
+        if self.has_sample {
+            let mut err = m - (rtt >> 3);
+            rtt += err; // rtt = 7/8 rtt + 1/8 new
+            err = err.abs() - (mdev >> 2);
+            mdev += err; // mdev = 3/4 mdev + 1/4 new
+        } else {
+            rtt = m << 3; // "take the measured time to be rtt"
+            mdev = m << 1; // "make sure rto = 3*rtt"
+        }
+        self.srtt = rtt.max(0) as u64;
+        self.rttvar = mdev.max(0) as u64;
+        let mut rto = (rtt >> 3) + mdev;
+        // "We diverge from Jacobson's algorithm here": rto += rto/4 + rto >> (cwnd - 1).
+        let shift = cwnd_segments.saturating_sub(1).min(63);
+        rto += (rto >> 2) + (rto >> shift);
+        self.base_rto = Dur(rto.max(0) as u64 * tick);
+    }
+
     /// The timer expired: back off (RFC 6298 §5.5).
     pub fn on_rto(&mut self) {
         if self.backoff_shift < self.cfg.max_backoff_shift {
@@ -163,16 +200,17 @@ impl RttEstimator {
     pub fn srtt(&self) -> Dur {
         match self.cfg.algorithm {
             RtoAlgorithm::Rfc6298 => Dur(self.srtt),
-            RtoAlgorithm::Ns2Ticks => {
+            RtoAlgorithm::Ns2Ticks | RtoAlgorithm::Linux20 => {
                 Dur((self.srtt * self.cfg.granularity.as_nanos()) >> NS2_SRTT_BITS)
             }
         }
     }
 
+    /// RTTVAR (Linux 2.0: mdev is 4·D, kept ×4 as ns-2's RTTVAR is: the same scaling).
     pub fn rttvar(&self) -> Dur {
         match self.cfg.algorithm {
             RtoAlgorithm::Rfc6298 => Dur(self.rttvar),
-            RtoAlgorithm::Ns2Ticks => {
+            RtoAlgorithm::Ns2Ticks | RtoAlgorithm::Linux20 => {
                 Dur((self.rttvar * self.cfg.granularity.as_nanos()) >> NS2_RTTVAR_BITS)
             }
         }
@@ -357,5 +395,49 @@ mod tests {
         );
         assert_eq!(e.srtt(), Dur::from_millis(102));
         assert_eq!(e.rttvar(), Dur::from_millis(50));
+    }
+
+    fn linux20() -> RtoConfig {
+        RtoConfig {
+            algorithm: RtoAlgorithm::Linux20,
+            initial: Dur::from_secs(3),
+            min: Dur::from_millis(200),
+            max: Dur::from_secs(120),
+            granularity: Dur::from_millis(10),
+            tick_phase: Dur::ZERO,
+            max_backoff_shift: 16,
+        }
+    }
+
+    #[test]
+    fn linux_2_0_sets_rto_from_a_sample_and_the_congestion_window() {
+        // Linux 2.0 tcp_rtt_estimator: a first sample of 50 jiffies gives rtt = 50 << 3 and
+        // mdev = 50 << 1, so R = A + 4D = 50 + 100 = 150 jiffies ("make sure rto = 3*rtt");
+        // RTO = R + R/4 + R >> (cwnd - 1): 150 + 37 + 75 = 262 jiffies with cwnd 2, and
+        // 150 + 37 + 150 = 337 with cwnd 1.
+        let mut e = RttEstimator::new(linux20());
+        e.on_sample_at_cwnd(Time::ZERO, Time::from_millis(500), 2);
+        assert_eq!(e.rto(), Dur::from_millis(2620));
+        assert_eq!(e.srtt(), Dur::from_millis(500));
+        let mut e = RttEstimator::new(linux20());
+        e.on_sample_at_cwnd(Time::ZERO, Time::from_millis(500), 1);
+        assert_eq!(e.rto(), Dur::from_millis(3370));
+        // A second sample of 10 jiffies: err = 10 - 50 = -40, rtt = 400 - 40 = 360;
+        // mdev = 100 + (40 - 25) = 115; R = 45 + 115 = 160; with cwnd 4: 160 + 40 + 20.
+        e.on_sample_at_cwnd(Time::ZERO, Time::from_millis(100), 4);
+        assert_eq!(e.rto(), Dur::from_millis(2200));
+    }
+
+    #[test]
+    fn linux_2_0_floors_the_rto_at_200_ms_and_counts_a_sample_under_a_jiffy_as_one() {
+        // WaveLAN's 3.5 ms round trip is under a jiffy: m = 1 ("if (m <= 0) m = 1" counts
+        // whole jiffies), R = 3, RTO far below HZ/5, so 200 ms: the thesis's "RTO value is
+        // 200 ms when the handover occurs".
+        let mut e = RttEstimator::new(linux20());
+        for k in 0..20u64 {
+            let t = Time::from_millis(10 * k);
+            e.on_sample_at_cwnd(t, t + Dur::from_micros(3500), 11);
+        }
+        assert_eq!(e.rto(), Dur::from_millis(200));
     }
 }

@@ -278,6 +278,11 @@ impl TcpSender {
         self.timers.next()
     }
 
+    /// cwnd in whole segments (Linux 2.0's RTO reads `snd_cwnd`).
+    fn cwnd_segments(&self) -> u32 {
+        self.cc.cwnd() / self.neg.mss.max(1)
+    }
+
     fn flight(&self) -> u32 {
         if self.sack_recovery() {
             self.sb
@@ -312,7 +317,7 @@ impl TcpSender {
                 if let Some((_, sent)) = self.timed.take() {
                     // RFC 6298 §2 / Linux tcp_synack_rtt_meas: the SYN-ACK's round trip,
                     // unless it was retransmitted (Karn: `timed` is then cleared).
-                    self.rtt.on_sample(sent, now);
+                    self.rtt.on_sample_at_cwnd(sent, now, self.cwnd_segments());
                     self.stats.rtt_samples += 1;
                 }
                 if self.syn_lost {
@@ -647,7 +652,7 @@ impl TcpSender {
             if let Some((_, tsecr)) = seg.options.timestamps {
                 let sent = Time::from_millis(tsecr as u64);
                 if tsecr != 0 && sent <= now {
-                    self.rtt.on_sample(sent, now);
+                    self.rtt.on_sample_at_cwnd(sent, now, self.cwnd_segments());
                     self.stats.rtt_samples += 1;
                     self.adapt_rto_after_spurious(now.saturating_since(sent), seg.ack);
                 }
@@ -656,7 +661,7 @@ impl TcpSender {
         }
         if let Some((seq, t)) = self.timed {
             if seg.ack > seq {
-                self.rtt.on_sample(t, now);
+                self.rtt.on_sample_at_cwnd(t, now, self.cwnd_segments());
                 self.stats.rtt_samples += 1;
                 self.timed = None;
                 self.adapt_rto_after_spurious(now.saturating_since(t), seg.ack);

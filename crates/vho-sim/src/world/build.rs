@@ -84,8 +84,12 @@ impl World {
                 (SeqNum(0), SeqNum(0))
             };
             let mut tcp = fs.tcp;
-            if tcp.rto.algorithm == RtoAlgorithm::Ns2Ticks {
-                // ns-2's boot_time_ = Random::uniform(tcp_tick_) (tcp.cc:481), per flow.
+            if matches!(
+                tcp.rto.algorithm,
+                RtoAlgorithm::Ns2Ticks | RtoAlgorithm::Linux20
+            ) {
+                // ns-2's boot_time_ = Random::uniform(tcp_tick_) (tcp.cc:481), per flow; a
+                // kernel's jiffies are as unrelated to the connection's start.
                 let mut rng = Rng::stream(spec.seed, &format!("flow:{}:tick-phase", fs.name));
                 tcp.rto.tick_phase = Dur(rng.below(tcp.rto.granularity.as_nanos().max(1)));
             }

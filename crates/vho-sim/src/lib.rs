@@ -19,6 +19,7 @@ pub mod link;
 pub mod net;
 pub mod packet;
 pub mod record;
+pub mod remedy;
 pub mod rng;
 pub mod scenario;
 pub mod sched;

@@ -148,6 +148,20 @@ pub enum HandoverKind {
     Hard { loss_fraction: f64 },
 }
 
+/// What a soft handover does with the packets waiting in the old link's queue (the remedy
+/// `flush-on-handover`, thesis §7.2.3 and §8.1).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Flush {
+    /// They drain over the old link (a soft handover's own behaviour).
+    #[default]
+    Off,
+    /// They move, in order, to the new link's queue: nothing is lost.
+    Move,
+    /// They are discarded: the thesis's proposal ("the sender discards the queued packets in
+    /// its buffer"), which TCP then retransmits.
+    Discard,
+}
+
 #[derive(Clone, Debug)]
 pub struct HandoverSpec {
     pub mobile: usize,
@@ -162,6 +176,8 @@ pub struct HandoverSpec {
     /// Nothing crosses the access link in either direction for this long after the instant
     /// (Daniel & Kojo §5.2 vhodelay); then the new link carries traffic.
     pub delay: Dur,
+    /// With a soft handover: what becomes of the old link's waiting packets.
+    pub flush: Flush,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -184,6 +200,9 @@ pub struct FlowSpec {
     pub bytes: u64,
     pub start: Time,
     pub tcp: TcpConfig,
+    /// The remedies asked for this flow, by name (`crate::remedy`); already applied to the
+    /// spec (its TCP settings, its mobile's handovers) when the spec is built.
+    pub remedies: Vec<crate::remedy::Remedy>,
 }
 
 #[derive(Clone, Debug, Default)]

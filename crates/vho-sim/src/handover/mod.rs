@@ -13,7 +13,7 @@ use crate::rng::Rng;
 use crate::spec::HandoverSpec;
 use crate::time::{Dur, Time};
 
-pub use crate::spec::HandoverKind;
+pub use crate::spec::{Flush, HandoverKind};
 
 /// The instant of handover `index`: `at`, or uniform in `[at, at + window)` from the
 /// handover's own random stream (Daniel & Kojo §5: "uniformly distributed in a 1 second
@@ -31,6 +31,7 @@ pub fn draw_instant(spec: &HandoverSpec, seed: u64, index: usize) -> Time {
 /// caller to free and record (cause [`DropCause::HandoverFlush`]).
 pub fn transfer_queue(
     kind: HandoverKind,
+    flush: Flush,
     old: &mut LinkDir,
     new: &mut LinkDir,
     now: Time,
@@ -38,7 +39,28 @@ pub fn transfer_queue(
     dropped: &mut Vec<PktIdx>,
 ) {
     match kind {
-        HandoverKind::SoftDrainOld => {}
+        HandoverKind::SoftDrainOld => match flush {
+            Flush::Off => {}
+            // The packet on the old link's wire finishes there; the ones waiting behind it
+            // go to the new link in order (thesis §7.2.3's flush, `move`).
+            Flush::Move => {
+                // Another physical link: it may start at once, not where it last went idle.
+                new.free_at = new.free_at.max(now);
+                let moved: Vec<(PktIdx, u32)> = old.queue.drain_all().collect();
+                old.counters.moved_out += moved.len() as u64;
+                for (idx, size) in moved {
+                    new.counters.moved_in += 1;
+                    new.queue.push_unchecked(idx, size);
+                }
+            }
+            // "the sender discards the queued packets in its buffer" (thesis §7.2.3).
+            Flush::Discard => {
+                for (idx, _) in old.queue.drain_all() {
+                    old.counters.dropped[flush_slot()] += 1;
+                    dropped.push(idx);
+                }
+            }
+        },
         HandoverKind::SoftReconfigure { shrink } => {
             // One physical link whose parameters change: the packet on the air finishes at
             // the old rate, then the queue drains at the new one.
@@ -115,6 +137,7 @@ mod tests {
         let mut dropped = Vec::new();
         transfer_queue(
             HandoverKind::SoftDrainOld,
+            Flush::Off,
             &mut old,
             &mut new,
             Time::ZERO,
@@ -122,6 +145,43 @@ mod tests {
             &mut dropped,
         );
         assert_eq!((old.queue.len(), new.queue.len(), dropped.len()), (4, 0, 0));
+    }
+
+    #[test]
+    fn flush_on_handover_moves_or_discards_what_waits_on_the_old_link() {
+        // Thesis §7.2.3: the queue at the home agent drains over the old PPP link for ~15 s
+        // after a slow -> fast handover; flushing it moves the waiting packets to the new
+        // link (`move`) or discards them for TCP to resend (`discard`, the thesis's wording).
+        // The packet on the old link's wire finishes there either way.
+        let (mut old, mut new) = (loaded(10, 5), dir(10));
+        let mut dropped = Vec::new();
+        let mut rng = Rng::from_u64(1);
+        transfer_queue(
+            HandoverKind::SoftDrainOld,
+            Flush::Move,
+            &mut old,
+            &mut new,
+            Time::ZERO,
+            &mut rng,
+            &mut dropped,
+        );
+        assert_eq!((old.queue.len(), new.queue.len(), dropped.len()), (0, 4, 0));
+        assert!(old.busy_until().is_some());
+        let (mut old, mut new) = (loaded(10, 5), dir(10));
+        transfer_queue(
+            HandoverKind::SoftDrainOld,
+            Flush::Discard,
+            &mut old,
+            &mut new,
+            Time::ZERO,
+            &mut rng,
+            &mut dropped,
+        );
+        assert_eq!(
+            (new.queue.len(), dropped, old.counters.dropped[1]),
+            (0, vec![1, 2, 3, 4], 4)
+        );
+        assert!(old.conserves_packets());
     }
 
     #[test]
@@ -133,6 +193,7 @@ mod tests {
         let mut rng = Rng::from_u64(1);
         transfer_queue(
             HandoverKind::SoftReconfigure { shrink: false },
+            Flush::Off,
             &mut old,
             &mut new,
             Time::ZERO,
@@ -145,6 +206,7 @@ mod tests {
         let (mut old, mut new) = (loaded(10, 6), dir(3));
         transfer_queue(
             HandoverKind::SoftReconfigure { shrink: true },
+            Flush::Off,
             &mut old,
             &mut new,
             Time::ZERO,
@@ -162,6 +224,7 @@ mod tests {
         let mut dropped = Vec::new();
         transfer_queue(
             HandoverKind::Hard { loss_fraction: 1.0 },
+            Flush::Off,
             &mut old,
             &mut new,
             Time::ZERO,
@@ -185,6 +248,7 @@ mod tests {
             window: Dur::from_secs(1),
             kind: HandoverKind::SoftDrainOld,
             delay: Dur::ZERO,
+            flush: Flush::Off,
         };
         let a = draw_instant(&spec, 11, 0);
         assert_eq!(a, draw_instant(&spec, 11, 0));

@@ -266,6 +266,14 @@ pub fn keys() -> Vec<KeyDoc> {
              §5.2 vhodelay)",
         ),
         k(
+            "handover",
+            "flush",
+            "one of off, move, discard",
+            "off",
+            "soft only: the packets waiting on the old link move to the new one, or are \
+             discarded (thesis §7.2.3); the remedy flush-on-handover sets move",
+        ),
+        k(
             "flow",
             "name",
             "string",
@@ -288,6 +296,14 @@ pub fn keys() -> Vec<KeyDoc> {
             "a profile name, or a table of the flow.tcp keys",
             "linux",
             "the TCP of both ends",
+        ),
+        k(
+            "flow",
+            "remedies",
+            "list of remedy names",
+            "[]",
+            "mechanisms against what a handover does to TCP, by name (see Remedies below); \
+             each sets the settings it needs, which the resolved scenario shows",
         ),
         k(
             "record",
@@ -597,6 +613,14 @@ pub fn markdown() -> String {
             default.replace('|', "\\|"),
             d.meaning.replace('|', "\\|")
         ));
+    }
+    o.push_str(
+        "\n## Remedies\n\nNamed in `flow.remedies`, applied in this order whatever the \
+         order listed (the last detector's response holds; `no-restore` replaces it).\n\n\
+         | remedy | what it does |\n|---|---|\n",
+    );
+    for r in crate::remedy::Remedy::ALL {
+        o.push_str(&format!("| `{}` | {} |\n", r.name(), r.summary()));
     }
     o
 }

@@ -73,6 +73,11 @@ pub fn to_toml(spec: &Spec) -> String {
         if h.delay > Dur::ZERO {
             let _ = writeln!(o, "delay = {}", dur(h.delay));
         }
+        match h.flush {
+            Flush::Off => {}
+            Flush::Move => o.push_str("flush = \"move\"\n"),
+            Flush::Discard => o.push_str("flush = \"discard\"\n"),
+        }
         o.push('\n');
     }
     for f in &spec.flows {
@@ -80,6 +85,10 @@ pub fn to_toml(spec: &Spec) -> String {
         let _ = writeln!(o, "from = {}\nto = {}", node(f.src), node(f.dst));
         let _ = writeln!(o, "size = \"{} B\"", f.bytes);
         let _ = writeln!(o, "start = {}", dur(Dur(f.start.as_nanos())));
+        if !f.remedies.is_empty() {
+            let names: Vec<String> = f.remedies.iter().map(|r| q(r.name())).collect();
+            let _ = writeln!(o, "remedies = [{}]", names.join(", "));
+        }
         let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
     }
     let pcap: Vec<String> = spec.record.pcap_at.iter().map(|&n| node(n)).collect();

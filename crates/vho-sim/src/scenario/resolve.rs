@@ -5,6 +5,7 @@ use super::error::{line_of, ScenarioError};
 use super::presets::PresetSet;
 use super::schema::*;
 use super::units;
+use crate::remedy::Remedy;
 use crate::spec::*;
 use crate::tcp::config::{
     CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, SpuriousDetection,
@@ -84,7 +85,7 @@ impl Ctx<'_> {
             Some(s) => Time(self.with(s, "run.stop", units::duration)?.as_nanos()),
             None => Time::from_secs(DEFAULT_STOP_S),
         };
-        Ok(Spec {
+        let mut spec = Spec {
             name: file
                 .run
                 .name
@@ -101,7 +102,9 @@ impl Ctx<'_> {
                 pcap_at,
                 series: file.record.series,
             },
-        })
+        };
+        crate::remedy::apply_all(&mut spec);
+        Ok(spec)
     }
 
     // ---- topology ----
@@ -570,6 +573,34 @@ impl Ctx<'_> {
                 Some(d) => self.with(d, "handover.delay", units::duration)?,
                 None => Dur::ZERO,
             };
+            let flush = match &ht.flush {
+                None => Flush::Off,
+                Some(v) => {
+                    let flush = match v.get_ref().as_str() {
+                        "off" => Flush::Off,
+                        "move" => Flush::Move,
+                        "discard" => Flush::Discard,
+                        other => {
+                            return Err(self.err(
+                                v.span(),
+                                "handover.flush",
+                                "one of off, move, discard",
+                                Some(format!("{other:?}")),
+                            ))
+                        }
+                    };
+                    if flush != Flush::Off && kind != HandoverKind::SoftDrainOld {
+                        return Err(self.err(
+                            v.span(),
+                            "handover.flush",
+                            "no `flush` except with kind = \"soft\" (the other kinds decide \
+                             the old queue themselves)",
+                            Some(format!("{:?}", v.get_ref())),
+                        ));
+                    }
+                    flush
+                }
+            };
             out.push(HandoverSpec {
                 mobile: 0,
                 from,
@@ -578,6 +609,7 @@ impl Ctx<'_> {
                 window,
                 kind,
                 delay,
+                flush,
             });
         }
         // Each handover must leave the link the previous one moved to, whatever instants the
@@ -651,6 +683,21 @@ impl Ctx<'_> {
                 None => Time::ZERO,
             };
             let tcp = self.tcp(ft.tcp.as_ref())?;
+            let mut remedies = Vec::new();
+            for r in ft.remedies.iter().flatten() {
+                let remedy = Remedy::from_name(r.get_ref()).ok_or_else(|| {
+                    let names: Vec<&str> = Remedy::ALL.iter().map(|r| r.name()).collect();
+                    self.err(
+                        r.span(),
+                        "flow.remedies",
+                        format!("remedies among {}", names.join(", ")),
+                        Some(format!("{:?}", r.get_ref())),
+                    )
+                })?;
+                if !remedies.contains(&remedy) {
+                    remedies.push(remedy);
+                }
+            }
             let name = ft.name.clone().unwrap_or_else(|| format!("flow{i}"));
             out.push(FlowSpec {
                 name,
@@ -659,6 +706,7 @@ impl Ctx<'_> {
                 bytes,
                 start,
                 tcp,
+                remedies,
             });
         }
         Ok(out)

@@ -120,6 +120,7 @@ pub struct HandoverT {
     pub kind: Option<S>,
     pub loss: Option<Spanned<f64>>,
     pub delay: Option<S>,
+    pub flush: Option<S>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -131,6 +132,7 @@ pub struct FlowT {
     pub size: S,
     pub start: Option<S>,
     pub tcp: Option<Spanned<toml::Value>>,
+    pub remedies: Option<Vec<S>>,
 }
 
 #[derive(Deserialize, Debug, Default)]

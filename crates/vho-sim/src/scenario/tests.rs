@@ -2,7 +2,8 @@
 //! checking the exact one-line message.
 
 use super::*;
-use crate::spec::{HandoverKind, QueueLimit};
+use crate::spec::{Flush, HandoverKind, QueueLimit};
+use crate::tcp::config::SpuriousResponse;
 use crate::time::{Dur, Time};
 
 const GOOD: &str = r#"[run]
@@ -340,8 +341,14 @@ fn every_value_the_reference_lists_for_a_tcp_or_link_key_loads() {
             "handover" => format!("handover.0.{}", d.key),
             _ => continue, // node.kind: the general form (its values are checked by its tests)
         };
+        // `flush` is for soft handovers only.
+        let soft = if d.key == "flush" {
+            "handover.0.kind=\"soft\""
+        } else {
+            "run.seed=1"
+        };
         for v in values.split(", ") {
-            load_str(GOOD, &[&format!("{path}=\"{v}\"")])
+            load_str(GOOD, &[soft, &format!("{path}=\"{v}\"")])
                 .unwrap_or_else(|e| panic!("{path} = {v}: {e}"));
         }
     }
@@ -355,5 +362,44 @@ fn the_reference_document_is_what_vho_schema_prints() {
         doc == super::reference::markdown(),
         "docs/scenario-reference.md is stale: regenerate it with `vho schema > \
          docs/scenario-reference.md`"
+    );
+}
+
+#[test]
+fn remedies_set_what_they_need_and_refuse_unknown_names() {
+    // Issue 19: a remedy by name sets its mechanism's settings; listed twice or in another
+    // order it does the same; the resolved scenario lists it and shows its effect.
+    let s = load_str(
+        GOOD,
+        &[
+            "handover.0.kind=\"soft\"",
+            "flow.0.remedies=[\"no-restore\", \"frto\", \"flush-on-handover\", \"frto\"]",
+        ],
+    )
+    .expect("loads");
+    let f = &s.flows[0];
+    assert!(f.tcp.spurious_detection.frto);
+    assert_eq!(f.tcp.spurious_response, SpuriousResponse::NoRestore);
+    assert_eq!(s.handovers[0].flush, Flush::Move);
+    assert_eq!(f.remedies.len(), 3);
+    let s = load_str(GOOD, &["flow.0.remedies=[\"dsack-undo\"]"]).expect("loads");
+    let t = &s.flows[0].tcp;
+    assert!(t.sack && t.dsack && t.spurious_detection.dsack);
+    assert_eq!(t.spurious_response, SpuriousResponse::Undo);
+    // A soft-reconfigure handover already moves its queue: flush-on-handover leaves it.
+    assert_eq!(s.handovers[0].flush, Flush::Off);
+    let e = load_str(GOOD, &["flow.0.remedies=[\"rto-reset\"]"]).unwrap_err();
+    assert!(
+        e.to_string().contains(
+            "flow.remedies: expected remedies among frto, eifel, dsack-undo, no-restore, \
+             flush-on-handover, got \"rto-reset\""
+        ),
+        "{e}"
+    );
+    let e = load_str(GOOD, &["handover.0.flush=\"move\""]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("no `flush` except with kind = \"soft\""),
+        "{e}"
     );
 }

@@ -30,13 +30,16 @@ impl World {
                 let (lo, hi) = self.dirs.split_at_mut(o);
                 (&mut hi[0], &mut lo[n])
             };
-            transfer_queue(spec.kind, a, b, now, &mut rng, &mut dropped);
+            transfer_queue(spec.kind, spec.flush, a, b, now, &mut rng, &mut dropped);
             if spec.delay.as_nanos() > 0 {
                 b.blocked_until = b.blocked_until.max(now + spec.delay);
             }
             // Book the flushed packets where the link counters put them: a hard handover
             // loses them on the old link, shrink_queue on the new one.
-            let at = if matches!(spec.kind, HandoverKind::Hard { .. }) {
+            let at = if matches!(
+                spec.kind,
+                HandoverKind::Hard { .. } | HandoverKind::SoftDrainOld
+            ) {
                 old
             } else {
                 new

@@ -254,6 +254,9 @@ impl World {
                 self.now = stop_at;
                 return Ok(EndedBy::StopTime);
             }
+            // The clock never runs back: an event scheduled in the past is a model's bug (a
+            // link that started serving from a stale `free_at` once did).
+            debug_assert!(t >= self.now, "event at {t:?} before now {:?}", self.now);
             self.now = t;
             self.events += 1;
             if self.events == check_at {

@@ -86,6 +86,7 @@ fn chain(bytes: u64, handover: Option<(f64, HandoverKind, u64)>, wlan_first: boo
                 window: Dur::from_millis(window_ms),
                 kind,
                 delay: Dur::ZERO,
+                flush: Flush::Off,
             })
             .into_iter()
             .collect(),
@@ -96,6 +97,7 @@ fn chain(bytes: u64, handover: Option<(f64, HandoverKind, u64)>, wlan_first: boo
             bytes,
             start: Time::ZERO,
             tcp,
+            remedies: Vec::new(),
         }],
         record: RecordSpec::default(),
     }

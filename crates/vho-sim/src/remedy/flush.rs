@@ -1,0 +1,22 @@
+//! `flush-on-handover`: at a soft handover the packets waiting in the old link's queue (at
+//! the home agent going down, at the mobile going up) move to the new link instead of draining
+//! over the old one (thesis §7.2.3: after PPP -> WaveLAN the home agent's PPP queue drained for
+//! about 15 s while WaveLAN idled; §8.1). The thesis proposed discarding them; `move` loses
+//! nothing, and a scenario can ask for `discard` with `[[handover]] flush = "discard"`.
+
+use crate::spec::{Flush, HandoverKind, Spec};
+
+pub const FLUSH_ON_HANDOVER: &str = "at a soft handover move the packets waiting on the old \
+                                     link to the new one (thesis §7.2.3, §8.1)";
+
+/// Every soft handover of the mobile the flow runs to or from, not already flushing.
+pub fn apply(spec: &mut Spec, flow: usize) {
+    let f = &spec.flows[flow];
+    let ends = [f.src, f.dst];
+    for h in &mut spec.handovers {
+        let mobile = spec.mobiles[h.mobile].node;
+        if ends.contains(&mobile) && h.kind == HandoverKind::SoftDrainOld && h.flush == Flush::Off {
+            h.flush = Flush::Move;
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! Remedies: the mechanisms the studies propose against what a vertical handover does to
+//! TCP, switchable by name per flow (`[[flow]] remedies = [...]`). Each name maps to one
+//! mechanism, which lives where it acts: in the TCP sender (`tcp::spurious`), in the handover
+//! (`handover::transfer_queue`'s flush). Applying a remedy sets the spec's settings for that
+//! mechanism, so the resolved scenario shows what it did, and applying it twice changes
+//! nothing.
+//!
+//! - [`spurious`]: `frto`, `eifel`, `dsack-undo` (detection of spurious timeouts with their
+//!   RFCs' responses) and `no-restore` (Daniel & Kojo §8's response).
+//! - [`flush`]: `flush-on-handover` (thesis §7.2.3).
+
+pub mod flush;
+pub mod spurious;
+
+use crate::spec::Spec;
+
+/// A remedy, by what it does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Remedy {
+    Frto,
+    Eifel,
+    DsackUndo,
+    NoRestore,
+    FlushOnHandover,
+}
+
+impl Remedy {
+    pub const ALL: [Remedy; 5] = [
+        Remedy::Frto,
+        Remedy::Eifel,
+        Remedy::DsackUndo,
+        Remedy::NoRestore,
+        Remedy::FlushOnHandover,
+    ];
+
+    /// The name a scenario gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Remedy::Frto => "frto",
+            Remedy::Eifel => "eifel",
+            Remedy::DsackUndo => "dsack-undo",
+            Remedy::NoRestore => "no-restore",
+            Remedy::FlushOnHandover => "flush-on-handover",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Remedy> {
+        Remedy::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// What it does and where it comes from, one line (the scenario reference lists it).
+    pub fn summary(self) -> &'static str {
+        match self {
+            Remedy::Frto => spurious::FRTO,
+            Remedy::Eifel => spurious::EIFEL,
+            Remedy::DsackUndo => spurious::DSACK_UNDO,
+            Remedy::NoRestore => spurious::NO_RESTORE,
+            Remedy::FlushOnHandover => flush::FLUSH_ON_HANDOVER,
+        }
+    }
+
+    /// Sets the spec's settings for this remedy on flow `flow`.
+    pub fn apply(self, spec: &mut Spec, flow: usize) {
+        match self {
+            Remedy::Frto | Remedy::Eifel | Remedy::DsackUndo | Remedy::NoRestore => {
+                spurious::apply(self, &mut spec.flows[flow].tcp)
+            }
+            Remedy::FlushOnHandover => flush::apply(spec, flow),
+        }
+    }
+}
+
+/// Applies every flow's remedies in [`Remedy::ALL`]'s order whatever the order listed: the
+/// detectors' responses first (the last of frto, eifel, dsack-undo sets it), `no-restore`
+/// over them.
+pub fn apply_all(spec: &mut Spec) {
+    for f in 0..spec.flows.len() {
+        for r in Remedy::ALL {
+            if spec.flows[f].remedies.contains(&r) {
+                r.apply(spec, f);
+            }
+        }
+    }
+}

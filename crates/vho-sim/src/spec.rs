@@ -178,6 +178,9 @@ pub struct HandoverSpec {
     pub delay: Dur,
     /// With a soft handover: what becomes of the old link's waiting packets.
     pub flush: Flush,
+    /// When the mobile's handover manager announces the handover to its TCP endpoints, from
+    /// the instant (negative: before it); `None`: it does not (issue 19).
+    pub notify: Option<i64>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -249,6 +249,7 @@ mod tests {
             kind: HandoverKind::SoftDrainOld,
             delay: Dur::ZERO,
             flush: Flush::Off,
+            notify: None,
         };
         let a = draw_instant(&spec, 11, 0);
         assert_eq!(a, draw_instant(&spec, 11, 0));

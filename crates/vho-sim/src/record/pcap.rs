@@ -156,6 +156,10 @@ fn encode_options(out: &mut [u8], seg: &Segment) -> usize {
     if let Some(ws) = o.window_scale {
         put(out, &mut n, &[1, 3, 3, ws]);
     }
+    if o.handover_notice {
+        let x = crate::tcp::segment::HANDOVER_NOTICE_EXID.to_be_bytes();
+        put(out, &mut n, &[253, 4, x[0], x[1]]);
+    }
     if !o.sack.is_empty() {
         let room = (40usize.saturating_sub(n + 4)) / 8;
         let blocks = &o.sack.as_slice()[..o.sack.len().min(room)];

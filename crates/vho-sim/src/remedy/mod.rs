@@ -7,9 +7,11 @@
 //!
 //! - [`spurious`]: `frto`, `eifel`, `dsack-undo` (detection of spurious timeouts with their
 //!   RFCs' responses) and `no-restore` (Daniel & Kojo §8's response).
+//! - [`notice`]: `rto-reset` and `new-path`, on the handover notification.
 //! - [`flush`]: `flush-on-handover` (thesis §7.2.3).
 
 pub mod flush;
+pub mod notice;
 pub mod spurious;
 
 use crate::spec::Spec;
@@ -21,15 +23,19 @@ pub enum Remedy {
     Eifel,
     DsackUndo,
     NoRestore,
+    RtoReset,
+    NewPath,
     FlushOnHandover,
 }
 
 impl Remedy {
-    pub const ALL: [Remedy; 5] = [
+    pub const ALL: [Remedy; 7] = [
         Remedy::Frto,
         Remedy::Eifel,
         Remedy::DsackUndo,
         Remedy::NoRestore,
+        Remedy::RtoReset,
+        Remedy::NewPath,
         Remedy::FlushOnHandover,
     ];
 
@@ -40,6 +46,8 @@ impl Remedy {
             Remedy::Eifel => "eifel",
             Remedy::DsackUndo => "dsack-undo",
             Remedy::NoRestore => "no-restore",
+            Remedy::RtoReset => "rto-reset",
+            Remedy::NewPath => "new-path",
             Remedy::FlushOnHandover => "flush-on-handover",
         }
     }
@@ -55,6 +63,8 @@ impl Remedy {
             Remedy::Eifel => spurious::EIFEL,
             Remedy::DsackUndo => spurious::DSACK_UNDO,
             Remedy::NoRestore => spurious::NO_RESTORE,
+            Remedy::RtoReset => notice::RTO_RESET,
+            Remedy::NewPath => notice::NEW_PATH,
             Remedy::FlushOnHandover => flush::FLUSH_ON_HANDOVER,
         }
     }
@@ -65,6 +75,7 @@ impl Remedy {
             Remedy::Frto | Remedy::Eifel | Remedy::DsackUndo | Remedy::NoRestore => {
                 spurious::apply(self, &mut spec.flows[flow].tcp)
             }
+            Remedy::RtoReset | Remedy::NewPath => notice::apply(self, spec, flow),
             Remedy::FlushOnHandover => flush::apply(spec, flow),
         }
     }

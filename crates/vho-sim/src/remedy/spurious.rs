@@ -34,6 +34,6 @@ pub fn apply(r: Remedy, tcp: &mut TcpConfig) {
             tcp.spurious_response = SpuriousResponse::Undo;
         }
         Remedy::NoRestore => tcp.spurious_response = SpuriousResponse::NoRestore,
-        Remedy::FlushOnHandover => {}
+        Remedy::RtoReset | Remedy::NewPath | Remedy::FlushOnHandover => {}
     }
 }

@@ -274,6 +274,22 @@ pub fn keys() -> Vec<KeyDoc> {
              discarded (thesis §7.2.3); the remedy flush-on-handover sets move",
         ),
         k(
+            "handover",
+            "notify",
+            "one of none, before, at, after",
+            "none",
+            "the mobile's handover manager tells its TCP endpoints: a TCP option (RFC 6994 \
+             kind 253, ExID 0x5648) on the mobile's next ACK carries it to a sender across the \
+             network; the remedies rto-reset and new-path act on it (and set at)",
+        ),
+        k(
+            "handover",
+            "notify_offset",
+            TIME,
+            "100 ms",
+            "how long before (after) the instant a before (after) notification comes",
+        ),
+        k(
             "flow",
             "name",
             "string",
@@ -476,6 +492,21 @@ fn tcp_keys() -> Vec<KeyDoc> {
             "after a spurious timeout, resume new data and: cwnd <= ssthresh (conservative, \
              RFC 5682 §4), RFC 4015's window and RTO (eifel), the old cwnd and ssthresh \
              (undo, Linux), or keep the reduced window (no-restore, Daniel & Kojo §8)",
+        ),
+        k(
+            t,
+            "rto_reset",
+            "true or false",
+            "profile",
+            "on a handover notification reset the RTO and the RTT estimate (thesis §8.1)",
+        ),
+        k(
+            t,
+            "new_path",
+            "true or false",
+            "profile",
+            "on a handover notification start over: RTO, cwnd and ssthresh initial (thesis \
+             §7.1.5; Daniel & Kojo §8)",
         ),
         k(
             t,

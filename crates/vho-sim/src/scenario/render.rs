@@ -73,6 +73,18 @@ pub fn to_toml(spec: &Spec) -> String {
         if h.delay > Dur::ZERO {
             let _ = writeln!(o, "delay = {}", dur(h.delay));
         }
+        match h.notify {
+            None => {}
+            Some(0) => o.push_str("notify = \"at\"\n"),
+            Some(ns) => {
+                let side = if ns < 0 { "before" } else { "after" };
+                let _ = writeln!(
+                    o,
+                    "notify = \"{side}\"\nnotify_offset = {}",
+                    dur(Dur(ns.unsigned_abs()))
+                );
+            }
+        }
         match h.flush {
             Flush::Off => {}
             Flush::Move => o.push_str("flush = \"move\"\n"),
@@ -215,6 +227,8 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("rto_keeps_sack = {}", c.rto_keeps_sack),
         format!("spurious_detection = [{spurious}]"),
         format!("spurious_response = \"{response}\""),
+        format!("rto_reset = {}", c.rto_reset),
+        format!("new_path = {}", c.new_path),
         format!("rescue_retransmission = {}", c.rescue_retransmission),
         format!("cwnd_validation = \"{cwv}\""),
         format!("handshake_rtt_sample = {}", c.handshake_rtt_sample),

@@ -121,6 +121,8 @@ pub struct HandoverT {
     pub loss: Option<Spanned<f64>>,
     pub delay: Option<S>,
     pub flush: Option<S>,
+    pub notify: Option<S>,
+    pub notify_offset: Option<S>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -388,11 +388,11 @@ fn remedies_set_what_they_need_and_refuse_unknown_names() {
     assert_eq!(t.spurious_response, SpuriousResponse::Undo);
     // A soft-reconfigure handover already moves its queue: flush-on-handover leaves it.
     assert_eq!(s.handovers[0].flush, Flush::Off);
-    let e = load_str(GOOD, &["flow.0.remedies=[\"rto-reset\"]"]).unwrap_err();
+    let e = load_str(GOOD, &["flow.0.remedies=[\"rto-rest\"]"]).unwrap_err();
     assert!(
         e.to_string().contains(
             "flow.remedies: expected remedies among frto, eifel, dsack-undo, no-restore, \
-             flush-on-handover, got \"rto-reset\""
+             rto-reset, new-path, flush-on-handover, got \"rto-rest\""
         ),
         "{e}"
     );

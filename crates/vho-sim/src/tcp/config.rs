@@ -251,6 +251,13 @@ pub struct TcpConfig {
     pub spurious_detection: SpuriousDetection,
     /// What a spurious timeout's detection does.
     pub spurious_response: SpuriousResponse,
+    /// On a handover notification, reset the RTO to its initial value and forget the RTT
+    /// estimate (thesis §8.1: "reset the RTO value after a handover to an initial value").
+    pub rto_reset: bool,
+    /// On a handover notification, start over on the new path: `rto_reset`, and cwnd back to
+    /// the initial window, ssthresh to its initial value (thesis §7.1.5; Daniel & Kojo §8:
+    /// "treated as a new connection").
+    pub new_path: bool,
     /// RFC 6675 §4 NextSeg rule (4): one "rescue" retransmission of the highest unSACKed
     /// segment per recovery when rules (1)-(3) find nothing, to keep the ACK clock going
     /// when the tail of the window is lost.

@@ -71,7 +71,10 @@ fn rfc() -> TcpConfig {
         // the base standards this profile follows; a remedy switches them on.
         spurious_detection: SpuriousDetection::default(),
         spurious_response: SpuriousResponse::Eifel, // RFC 4015, when detection is on
-        rescue_retransmission: true,                // RFC 6675 §4 NextSeg rule (4): SHOULD
+        // Handover-aware remedies (issue 19): no standard has them; a remedy turns them on.
+        rto_reset: false,
+        new_path: false,
+        rescue_retransmission: true, // RFC 6675 §4 NextSeg rule (4): SHOULD
         // RFC 7661 is Experimental, but its §4.3 rule (no growth while the window is not
         // used) is what keeps cwnd meaningful when the receive window or the application
         // limits the sender; RFC 5681 as written lets cwnd grow without bound there.
@@ -140,6 +143,8 @@ fn linux() -> TcpConfig {
             dsack: true,
         },
         spurious_response: SpuriousResponse::Undo,
+        rto_reset: false, // Linux has no handover notification
+        new_path: false,
         // tcp_xmit_retransmit_queue has no rescue rule; its tail-loss answer is TLP (RFC 8985),
         // which vho does not model.
         rescue_retransmission: false,
@@ -213,6 +218,8 @@ fn ns2() -> TcpConfig {
         rto_keeps_sack: false, // Sack1TcpAgent::timeout: scb_->ClearScoreBoard()
         spurious_detection: SpuriousDetection::default(), // ns-2.35's Sack1 has neither Eifel nor F-RTO
         spurious_response: SpuriousResponse::Eifel,
+        rto_reset: false, // ns-2.35 has no handover notification
+        new_path: false,
         rescue_retransmission: false,         // not in tcp-sack1.cc
         cwnd_validation: CwndValidation::Off, // opencwnd() on every new ACK (tcp.cc)
         handshake_rtt_sample: false,          // one-way agents: no handshake
@@ -301,6 +308,8 @@ fn linux20() -> TcpConfig {
             dsack: false,
         },
         spurious_response: SpuriousResponse::Conservative,
+        rto_reset: false,
+        new_path: false,
         rescue_retransmission: false,
         // 2.0: tcp_ack grows cong_window on every ACK of new data (slow start up to
         // ssthresh, then one segment per window), used or not.

@@ -52,6 +52,8 @@ pub struct TcpReceiver {
     timers: TimerTable,
     syn_rtt: RttEstimator,
     ack_now: bool,
+    /// A handover notification waits to ride on the next ACK (see `notify_handover`).
+    notice_pending: bool,
     /// Full-sized segments received since the last ACK (RFC 5681 §4.2).
     unacked: u32,
     quickacks_left: u32,
@@ -80,6 +82,7 @@ impl TcpReceiver {
             ooo: Vec::new(),
             arrivals: 0,
             dsack: None,
+            notice_pending: false,
             delivered: 0,
             neg: Negotiated::assumed(cfg),
             timers: TimerTable::default(),
@@ -293,6 +296,7 @@ impl TcpReceiver {
             window_scale: self.cfg.window_scale,
             timestamps: self.cfg.timestamps.then(|| (ts_clock(now), 0)),
             sack: SackBlocks::EMPTY,
+            handover_notice: false,
         };
         let segment = Segment {
             src_port: self.ports.0,
@@ -307,6 +311,16 @@ impl TcpReceiver {
         Transmit {
             segment,
             kind: TxKind::New,
+        }
+    }
+
+    /// The mobile's handover manager announces a handover (issue 19): the next ACK carries
+    /// the notification option to the sender, and goes at once (with no data arriving during
+    /// the switch, a delayed or data-clocked ACK could be seconds away).
+    pub fn notify_handover(&mut self) {
+        if self.state == State::Established {
+            self.notice_pending = true;
+            self.ack_now = true;
         }
     }
 
@@ -334,7 +348,10 @@ impl TcpReceiver {
                     blocks.insert(0, holder);
                 }
             }
-            let room = if options.timestamps.is_some() { 3 } else { 4 };
+            // 40 option bytes: 4 + 8 per block, after timestamps (12) and the notice (4).
+            let used = if options.timestamps.is_some() { 12 } else { 0 }
+                + if self.notice_pending { 4 } else { 0 };
+            let room = (40 - used - 4) / 8;
             for &(l, r, _) in blocks.iter() {
                 if options.sack.len() == room {
                     break;
@@ -342,6 +359,7 @@ impl TcpReceiver {
                 options.sack.push(l, r);
             }
         }
+        options.handover_notice = std::mem::take(&mut self.notice_pending);
         if self.last_ack_sent == Some(self.rcv_nxt) && !self.ooo.is_empty() {
             self.stats.dupacks_sent += 1;
         }

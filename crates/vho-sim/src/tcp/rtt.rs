@@ -132,6 +132,16 @@ impl RttEstimator {
         self.backoff_shift = 0;
     }
 
+    /// Forgets the estimate: the RTO goes back to its initial value, the backoff is cleared,
+    /// and the next sample is taken as the first (RFC 6298 (2.1)-(2.2)).
+    pub fn reset(&mut self) {
+        self.srtt = 0;
+        self.rttvar = 0;
+        self.has_sample = false;
+        self.base_rto = self.cfg.initial;
+        self.backoff_shift = 0;
+    }
+
     /// The timer's granularity G.
     pub fn granularity(&self) -> Dur {
         self.cfg.granularity

@@ -103,7 +103,13 @@ pub struct TcpOptions {
     pub sack: SackBlocks,
     /// Timestamps (kind 8, RFC 7323 §3): (TSval, TSecr).
     pub timestamps: Option<(u32, u32)>,
+    /// The handover notification vho's mobile endpoints send (issue 19): RFC 6994's shared
+    /// experimental option, kind 253, length 4, ExID [`HANDOVER_NOTICE_EXID`].
+    pub handover_notice: bool,
 }
+
+/// The notification option's experiment identifier (RFC 6994 §3; "VH").
+pub const HANDOVER_NOTICE_EXID: u16 = 0x5648;
 
 impl TcpOptions {
     /// Option bytes on the wire, padded to a multiple of 4 with NOPs as real stacks lay them
@@ -122,6 +128,9 @@ impl TcpOptions {
         }
         if self.timestamps.is_some() {
             n += 12;
+        }
+        if self.handover_notice {
+            n += 4;
         }
         if !self.sack.is_empty() {
             n += 4 + 8 * self.sack.len() as u32;

@@ -69,6 +69,8 @@ pub struct SenderStats {
     pub spurious_timeouts_detected: u64,
     /// Fast retransmits the sender found spurious (`spurious_detection` with dsack).
     pub spurious_fast_retransmits_detected: u64,
+    /// Handover notifications received.
+    pub handover_notices: u64,
     pub dupacks_received: u64,
     pub acks_received: u64,
     pub rtt_samples: u64,
@@ -370,6 +372,10 @@ impl TcpSender {
         if seg.ack > self.snd_max {
             return; // acknowledges data never sent (RFC 9293 §3.10.7.4): ignore
         }
+        if seg.options.handover_notice {
+            // An ACK sent to carry the notification is not a duplicate ACK (below).
+            self.notify_handover(now);
+        }
         let una_before = self.snd_una;
         let window_changed = seg.window != self.last_window;
         self.last_window = seg.window;
@@ -406,6 +412,7 @@ impl TcpSender {
             && seg.len == 0
             && self.snd_max > self.snd_una
             && !window_changed
+            && !seg.options.handover_notice
         {
             // RFC 5681 §2: a duplicate ACK. With SACK it drives loss recovery only if it SACKs
             // new data (RFC 6675 §2; ns-2's Sack1 counts it only if scb_->CheckUpdate(); Linux
@@ -978,6 +985,31 @@ impl TcpSender {
     /// Hook for remedies that learn of a handover (none by default): see `cc::on_path_change`.
     pub fn handle_path_change(&mut self, now: Time) {
         self.cc.on_path_change(now);
+    }
+
+    /// A handover notification (issue 19): the option on an ACK from the mobile, or the
+    /// mobile's own handover manager when this sender runs there. What it does is the
+    /// remedies' (`rto_reset`, `new_path`); without them nothing.
+    pub fn notify_handover(&mut self, now: Time) {
+        self.stats.handover_notices += 1;
+        if !(self.cfg.rto_reset || self.cfg.new_path) {
+            return;
+        }
+        // Thesis §8.1: "reset the RTO value after a handover to an initial value", and the
+        // estimate it came from, so that the first sample on the new path sets it afresh
+        // (RFC 6298 (2.2)); a running timer restarts with it.
+        self.rtt.reset();
+        self.timed = None;
+        if self.timers.is_running(Timer::Retransmit) {
+            self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+        }
+        if self.cfg.new_path {
+            // Thesis §7.1.5 / Daniel & Kojo §8: "treated as a new connection": the initial
+            // window and ssthresh, no duplicate ACKs counted from the old path.
+            let iw = self.cfg.initial_window_segments.max(1) * self.neg.mss;
+            self.cc.set_window(iw, self.cfg.initial_ssthresh);
+            self.dupacks = 0;
+        }
     }
 
     // ---- outputs ----

@@ -10,6 +10,29 @@ use crate::spec::HandoverKind;
 use crate::spec::{LinkIdx, NodeIdx};
 
 impl World {
+    /// The mobile's handover manager tells every TCP endpoint running at the mobile about
+    /// handover `h` (issue 19): a receiver there sends the notification on its next ACK, a
+    /// sender there learns it directly. Endpoints elsewhere learn only from what crosses
+    /// the network.
+    pub(super) fn notify_handover(&mut self, h: usize) {
+        let mobile = self.spec.mobiles[self.spec.handovers[h].mobile].node;
+        let now = self.now;
+        for f in 0..self.flows.len() {
+            if !self.flows[f].started {
+                continue;
+            }
+            let (src, dst) = (self.spec.flows[f].src, self.spec.flows[f].dst);
+            if dst == mobile {
+                self.flows[f].receiver.notify_handover();
+                self.pump(f, 1);
+            }
+            if src == mobile {
+                self.flows[f].sender.notify_handover(now);
+                self.pump(f, 0);
+            }
+        }
+    }
+
     pub(super) fn apply_handover(&mut self, h: usize) {
         self.handovers[h].happened = true;
         let now = self.now;

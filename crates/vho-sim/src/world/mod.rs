@@ -114,6 +114,8 @@ enum Event {
     },
     FlowStart(u32),
     Handover(u32),
+    /// The mobile's handover manager announces handover `h` to its TCP endpoints.
+    Notify(u32),
 }
 
 /// Bytes delivered in order to a flow's receiver, per fixed interval.
@@ -241,6 +243,11 @@ impl World {
         }
         for (h, st) in self.handovers.iter().enumerate() {
             self.queue.schedule(st.at, Event::Handover(h as u32));
+            if let Some(offset) = self.spec.handovers[h].notify {
+                // A notification due before time zero comes at time zero.
+                let at = Time(st.at.as_nanos().saturating_add_signed(offset));
+                self.queue.schedule(at, Event::Notify(h as u32));
+            }
         }
         let stop_at = self.spec.stop_at;
         // The no-progress guard: at every NO_PROGRESS_EVENTS-th event, time must have moved
@@ -285,6 +292,7 @@ impl World {
                     self.pump(f as usize, 1);
                 }
                 Event::Handover(h) => self.apply_handover(h as usize),
+                Event::Notify(h) => self.notify_handover(h as usize),
             }
             // Only an endpoint receiving can complete a flow (`arrive` raises the flag).
             if self.maybe_done && self.all_done() {

@@ -70,6 +70,8 @@ pub struct FlowSummary {
     pub spurious_timeouts_detected: u64,
     /// Fast retransmits the sender found spurious (D-SACK, RFC 3708).
     pub spurious_fast_retransmits_detected: u64,
+    /// Handover notifications that reached the sender (`handover.notify`).
+    pub handover_notices: u64,
     pub out_of_order_deliveries: u64,
     pub duplicate_acks: u64,
     pub drops: Vec<DropRow>,
@@ -183,6 +185,7 @@ impl World {
                 fast_retransmits: st.fast_retransmits,
                 spurious_timeouts_detected: st.spurious_timeouts_detected,
                 spurious_fast_retransmits_detected: st.spurious_fast_retransmits_detected,
+                handover_notices: st.handover_notices,
                 out_of_order_deliveries: rs.out_of_order_segments,
                 duplicate_acks: st.dupacks_received,
                 drops,

@@ -87,6 +87,7 @@ fn chain(bytes: u64, handover: Option<(f64, HandoverKind, u64)>, wlan_first: boo
                 kind,
                 delay: Dur::ZERO,
                 flush: Flush::Off,
+                notify: None,
             })
             .into_iter()
             .collect(),

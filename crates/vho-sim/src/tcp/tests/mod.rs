@@ -886,5 +886,6 @@ fn ns2_sack1_restarts_the_timer_on_every_partial_ack() {
 }
 
 mod dsack;
+mod notice;
 mod rules;
 mod spurious;

@@ -1,0 +1,91 @@
+//! The handover notification (issue 19): the mobile's receiver carries it on its next ACK, at
+//! once; the sender's remedies act on it and nothing else does.
+
+use super::*;
+
+fn established_receiver() -> TcpReceiver {
+    let mut c = cfg("linux-2.0");
+    c.handshake = false;
+    let mut r = TcpReceiver::new(&c, 2, 1, SeqNum(0));
+    r.handle_segment(Time::ZERO, &data(1, 1460));
+    while r.poll_transmit(Time::ZERO).is_some() {}
+    r
+}
+
+#[test]
+fn the_receiver_sends_the_notice_once_on_an_immediate_ack() {
+    let mut r = established_receiver();
+    let t = Time::from_millis(5);
+    assert!(r.poll_transmit(t).is_none());
+    r.notify_handover();
+    let ack = r
+        .poll_transmit(t)
+        .expect("an ACK at once, not a delayed one");
+    assert!(ack.segment.options.handover_notice);
+    // RFC 6994 experimental option: 4 bytes on the wire.
+    assert_eq!(ack.segment.options.wire_len(), 4);
+    r.handle_segment(t, &data(1461, 1460));
+    r.handle_segment(t, &data(2921, 1460));
+    let next = r.poll_transmit(t).expect("an ACK");
+    assert!(!next.segment.options.handover_notice);
+}
+
+/// A sender with 10 segments out and an RTO backed off twice.
+fn backed_off(c: impl FnOnce(&mut TcpConfig)) -> TcpSender {
+    let mut cf = cfg("linux-2.0");
+    cf.handshake = false;
+    cf.fin = false;
+    cf.initial_window_segments = 10;
+    c(&mut cf);
+    let mut s = TcpSender::new(&cf, 1, 2, SeqNum(0), 100_000);
+    drain_sender(&mut s, Time::ZERO);
+    s.handle_segment(Time::from_millis(100), &ack(1461, &[]));
+    drain_sender(&mut s, Time::from_millis(100));
+    for _ in 0..2 {
+        let t = s.poll_timeout().expect("timer");
+        s.handle_timeout(t);
+        drain_sender(&mut s, t);
+    }
+    s
+}
+
+fn notice(n: u32) -> Segment {
+    let mut a = ack(n, &[]);
+    a.options.handover_notice = true;
+    a
+}
+
+#[test]
+fn rto_reset_puts_the_initial_rto_back_on_a_notice_and_nothing_else_does() {
+    // Thesis §8.1: "reset the RTO value after a handover to an initial value".
+    let mut s = backed_off(|c| c.rto_reset = true);
+    let before = s.probe().rto;
+    assert!(before > Dur::from_secs(1));
+    let t = Time::from_secs(5);
+    s.handle_segment(t, &notice(1461));
+    assert_eq!(s.probe().rto, Dur::from_secs(3)); // Linux 2.0's TCP_TIMEOUT_INIT
+    assert_eq!(s.poll_timeout(), Some(t + Dur::from_secs(3)));
+    assert_eq!(s.stats().handover_notices, 1);
+    // Not a duplicate ACK (it repeats SND.UNA only to carry the notice).
+    assert_eq!(s.stats().dupacks_received, 0);
+    // Without the remedy the notice changes nothing.
+    let mut plain = backed_off(|_| {});
+    let rto = plain.probe().rto;
+    plain.handle_segment(t, &notice(1461));
+    assert_eq!(plain.probe().rto, rto);
+    assert_eq!(plain.stats().handover_notices, 1);
+}
+
+#[test]
+fn new_path_also_restarts_the_window_from_the_initial_one() {
+    // Thesis §7.1.5 / Daniel & Kojo §8: a new connection on the new path.
+    let mut s = backed_off(|c| {
+        c.new_path = true;
+        c.initial_window_segments = 10;
+    });
+    s.handle_segment(Time::from_secs(5), &notice(1461));
+    let p = s.probe();
+    assert_eq!(p.cwnd, 10 * 1460);
+    assert_eq!(p.ssthresh, 0x7fff_ffff);
+    assert_eq!(p.rto, Dur::from_secs(3));
+}

@@ -147,3 +147,26 @@ def test_a_notice_before_the_switch_reaches_the_sender_sooner() -> None:
     # estimate relearns WaveLAN's RTT before the switch, which finds the RTO at 200 ms again
     # (7 spurious timeouts, as without the remedy; 4 announced at the instant).
     assert early["spurious_timeouts"] > f["spurious_timeouts"]
+
+
+def test_fast_rto_decrease_brings_the_rto_down_when_the_rtt_falls() -> None:
+    # Thesis §7.2.2: after slow -> fast "the RTO value increases from 20 seconds to more than
+    # 50 seconds" although the RTT fell, because the variance is added; §8.1 proposes to let
+    # it fall "to a value close to the new RTT" once several samples agree. Here (1 MB, so
+    # that enough data crosses WaveLAN) the RTO peaks at 25 s when the home agent's PPP
+    # queue has drained; it then takes 1.75 s of samples to fall below 1 s, and 0.17 s with
+    # the remedy (three samples).
+    def fall(remedies: str) -> float:
+        r = vho.run(
+            SLOW_TO_FAST.replace('size = "200 KB"', 'size = "1 MB"'),
+            overrides=[f"flow.0.remedies={remedies}", "record.series=true"],
+        )
+        t = r.tcp["flow0"]
+        a = t[t.t_s > 20]
+        peak = a.rto_s.idxmax()
+        assert a.rto_s.max() > 20
+        low = a[(a.index > peak) & (a.rto_s < 1.0)]
+        return float(low.t_s.iloc[0] - a.t_s[peak])
+
+    assert fall("[]") > 1.0
+    assert fall('["fast-rto-decrease"]') < 0.5

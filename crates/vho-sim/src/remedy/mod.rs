@@ -6,7 +6,8 @@
 //! nothing.
 //!
 //! - [`spurious`]: `frto`, `eifel`, `dsack-undo` (detection of spurious timeouts with their
-//!   RFCs' responses) and `no-restore` (Daniel & Kojo §8's response).
+//!   RFCs' responses), `no-restore` (Daniel & Kojo §8's response) and `fast-rto-decrease`
+//!   (the timer's side of the same trouble, thesis §7.2.2).
 //! - [`notice`]: `rto-reset` and `new-path`, on the handover notification.
 //! - [`flush`]: `flush-on-handover` (thesis §7.2.3).
 
@@ -25,17 +26,19 @@ pub enum Remedy {
     NoRestore,
     RtoReset,
     NewPath,
+    FastRtoDecrease,
     FlushOnHandover,
 }
 
 impl Remedy {
-    pub const ALL: [Remedy; 7] = [
+    pub const ALL: [Remedy; 8] = [
         Remedy::Frto,
         Remedy::Eifel,
         Remedy::DsackUndo,
         Remedy::NoRestore,
         Remedy::RtoReset,
         Remedy::NewPath,
+        Remedy::FastRtoDecrease,
         Remedy::FlushOnHandover,
     ];
 
@@ -48,6 +51,7 @@ impl Remedy {
             Remedy::NoRestore => "no-restore",
             Remedy::RtoReset => "rto-reset",
             Remedy::NewPath => "new-path",
+            Remedy::FastRtoDecrease => "fast-rto-decrease",
             Remedy::FlushOnHandover => "flush-on-handover",
         }
     }
@@ -65,6 +69,7 @@ impl Remedy {
             Remedy::NoRestore => spurious::NO_RESTORE,
             Remedy::RtoReset => notice::RTO_RESET,
             Remedy::NewPath => notice::NEW_PATH,
+            Remedy::FastRtoDecrease => spurious::FAST_RTO_DECREASE,
             Remedy::FlushOnHandover => flush::FLUSH_ON_HANDOVER,
         }
     }
@@ -72,9 +77,11 @@ impl Remedy {
     /// Sets the spec's settings for this remedy on flow `flow`.
     pub fn apply(self, spec: &mut Spec, flow: usize) {
         match self {
-            Remedy::Frto | Remedy::Eifel | Remedy::DsackUndo | Remedy::NoRestore => {
-                spurious::apply(self, &mut spec.flows[flow].tcp)
-            }
+            Remedy::Frto
+            | Remedy::Eifel
+            | Remedy::DsackUndo
+            | Remedy::NoRestore
+            | Remedy::FastRtoDecrease => spurious::apply(self, &mut spec.flows[flow].tcp),
             Remedy::RtoReset | Remedy::NewPath => notice::apply(self, spec, flow),
             Remedy::FlushOnHandover => flush::apply(spec, flow),
         }

@@ -11,6 +11,9 @@ pub const EIFEL: &str = "Eifel detection (RFC 3522, needs timestamps) with the E
 pub const DSACK_UNDO: &str = "the receiver reports duplicates (D-SACK, RFC 2883) and the sender \
                               undoes a recovery whose every resend was one (RFC 3708; Linux's \
                               tcp_try_undo_dsack)";
+pub const FAST_RTO_DECREASE: &str = "let the RTO fall at once when 3 RTT samples agree far below \
+                                     SRTT (thesis §7.2.2, §8.1; after slow -> fast the RTO \
+                                     climbed from 20 to over 50 s)";
 pub const NO_RESTORE: &str = "after a spurious timeout keep the reduced window, do not restore \
                               the old path's cwnd and ssthresh (Daniel & Kojo §8)";
 
@@ -34,6 +37,7 @@ pub fn apply(r: Remedy, tcp: &mut TcpConfig) {
             tcp.spurious_response = SpuriousResponse::Undo;
         }
         Remedy::NoRestore => tcp.spurious_response = SpuriousResponse::NoRestore,
+        Remedy::FastRtoDecrease => tcp.fast_rto_decrease = true,
         Remedy::RtoReset | Remedy::NewPath | Remedy::FlushOnHandover => {}
     }
 }

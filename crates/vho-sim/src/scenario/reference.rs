@@ -510,6 +510,14 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "fast_rto_decrease",
+            "true or false",
+            "profile",
+            "when 3 RTT samples agree within x1.5, all below SRTT/4, SRTT becomes their mean \
+             and the RTO falls with it (thesis §7.2.2, §8.1)",
+        ),
+        k(
+            t,
             "rescue_retransmission",
             "true or false",
             "profile",

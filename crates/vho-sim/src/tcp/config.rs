@@ -258,6 +258,9 @@ pub struct TcpConfig {
     /// the initial window, ssthresh to its initial value (thesis §7.1.5; Daniel & Kojo §8:
     /// "treated as a new connection").
     pub new_path: bool,
+    /// Let the RTO fall at once when several RTT samples agree far below SRTT (thesis §7.2.2,
+    /// §8.1; the rule: `tcp::rtt::FastDecrease`).
+    pub fast_rto_decrease: bool,
     /// RFC 6675 §4 NextSeg rule (4): one "rescue" retransmission of the highest unSACKed
     /// segment per recovery when rules (1)-(3) find nothing, to keep the ACK clock going
     /// when the tail of the window is lost.

@@ -74,6 +74,7 @@ fn rfc() -> TcpConfig {
         // Handover-aware remedies (issue 19): no standard has them; a remedy turns them on.
         rto_reset: false,
         new_path: false,
+        fast_rto_decrease: false,
         rescue_retransmission: true, // RFC 6675 §4 NextSeg rule (4): SHOULD
         // RFC 7661 is Experimental, but its §4.3 rule (no growth while the window is not
         // used) is what keeps cwnd meaningful when the receive window or the application
@@ -145,6 +146,7 @@ fn linux() -> TcpConfig {
         spurious_response: SpuriousResponse::Undo,
         rto_reset: false, // Linux has no handover notification
         new_path: false,
+        fast_rto_decrease: false,
         // tcp_xmit_retransmit_queue has no rescue rule; its tail-loss answer is TLP (RFC 8985),
         // which vho does not model.
         rescue_retransmission: false,
@@ -220,6 +222,7 @@ fn ns2() -> TcpConfig {
         spurious_response: SpuriousResponse::Eifel,
         rto_reset: false, // ns-2.35 has no handover notification
         new_path: false,
+        fast_rto_decrease: false,
         rescue_retransmission: false,         // not in tcp-sack1.cc
         cwnd_validation: CwndValidation::Off, // opencwnd() on every new ACK (tcp.cc)
         handshake_rtt_sample: false,          // one-way agents: no handshake
@@ -310,6 +313,7 @@ fn linux20() -> TcpConfig {
         spurious_response: SpuriousResponse::Conservative,
         rto_reset: false,
         new_path: false,
+        fast_rto_decrease: false,
         rescue_retransmission: false,
         // 2.0: tcp_ack grows cong_window on every ACK of new data (slow start up to
         // ssthresh, then one segment per window), used or not.

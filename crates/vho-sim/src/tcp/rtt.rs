@@ -39,7 +39,33 @@ pub struct RttEstimator {
     /// RTO before backoff and bounds.
     base_rto: Dur,
     backoff_shift: u32,
+    /// The last samples, for the `fast-rto-decrease` remedy (`None`: off).
+    fast: Option<FastDecrease>,
+    fast_decreases: u64,
 }
+
+/// The remedy `fast-rto-decrease` (thesis §7.2.2 and §8.1: "if the RTT suddenly decreases
+/// significantly and several RTT measurements show the same value, the RTO should be decreased
+/// to a value close to the new RTT, instead of adding the variance"). The thesis states no
+/// numbers; vho's rule (docs/design/issue-19-sources.md §2): when the last
+/// [`FAST_DECREASE_SAMPLES`] samples are all below SRTT / [`FAST_DECREASE_DROP`] and within a
+/// ratio of [`FAST_DECREASE_SPREAD`] of each other, SRTT becomes their mean and RTTVAR
+/// max(G, SRTT/4, max − min). Increases follow the ordinary rule.
+#[derive(Clone, Copy, Debug, Default)]
+struct FastDecrease {
+    recent: [u64; FAST_DECREASE_SAMPLES],
+    n: usize,
+}
+
+/// Samples that must agree (vho's choice: three, the fewest that say "several").
+pub const FAST_DECREASE_SAMPLES: usize = 3;
+/// How far below SRTT they must all be (vho's choice: the thesis's drop was ×200; 4 leaves
+/// ordinary jitter alone).
+pub const FAST_DECREASE_DROP: u64 = 4;
+/// Their largest over their smallest at most this, in tenths ("the same value": 1.5).
+pub const FAST_DECREASE_SPREAD_TENTHS: u64 = 15;
+/// [`FAST_DECREASE_SPREAD_TENTHS`] as a ratio, for the docs.
+pub const FAST_DECREASE_SPREAD: f64 = 1.5;
 
 impl RttEstimator {
     pub fn new(cfg: RtoConfig) -> Self {
@@ -50,7 +76,15 @@ impl RttEstimator {
             has_sample: false,
             base_rto: cfg.initial,
             backoff_shift: 0,
+            fast: None,
+            fast_decreases: 0,
         }
+    }
+
+    /// With the remedy `fast-rto-decrease` on (see [`FastDecrease`]).
+    pub fn with_fast_decrease(mut self, on: bool) -> Self {
+        self.fast = on.then(FastDecrease::default);
+        self
     }
 
     /// A valid RTT measurement of a segment sent at `sent` and acknowledged at `now` (never
@@ -62,6 +96,11 @@ impl RttEstimator {
     /// [`RttEstimator::on_sample`] for a sender whose congestion window is `cwnd_segments`
     /// (Linux 2.0's RTO depends on it).
     pub fn on_sample_at_cwnd(&mut self, sent: Time, now: Time, cwnd_segments: u32) {
+        if self.fast.is_some() && self.fast_decrease(now.saturating_since(sent)) {
+            self.has_sample = true;
+            self.backoff_shift = 0;
+            return;
+        }
         match self.cfg.algorithm {
             RtoAlgorithm::Rfc6298 => self.sample_rfc6298(now.saturating_since(sent)),
             RtoAlgorithm::Ns2Ticks => self.sample_ns2(sent, now),
@@ -69,6 +108,55 @@ impl RttEstimator {
         }
         self.has_sample = true;
         self.backoff_shift = 0;
+    }
+
+    /// The remedy's rule on a new sample `r`; true when it set the estimate.
+    #[cold]
+    fn fast_decrease(&mut self, r: Dur) -> bool {
+        let srtt = self.srtt().as_nanos();
+        let Some(f) = self.fast.as_mut() else {
+            return false;
+        };
+        f.recent[f.n % FAST_DECREASE_SAMPLES] = r.as_nanos();
+        f.n += 1;
+        if !self.has_sample || f.n < FAST_DECREASE_SAMPLES {
+            return false;
+        }
+        let (lo, hi) = f
+            .recent
+            .iter()
+            .fold((u64::MAX, 0), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        let drop = f
+            .recent
+            .iter()
+            .all(|&x| x.saturating_mul(FAST_DECREASE_DROP) < srtt);
+        let same = hi.saturating_mul(10) <= lo.max(1).saturating_mul(FAST_DECREASE_SPREAD_TENTHS);
+        if !(drop && same) {
+            return false;
+        }
+        let mean = f.recent.iter().sum::<u64>() / FAST_DECREASE_SAMPLES as u64;
+        f.n = 0;
+        let g = self.cfg.granularity.as_nanos();
+        let rttvar = g.max(mean / 4).max(hi - lo);
+        self.set_estimate(mean, rttvar);
+        self.base_rto = Dur(mean + g.max(4 * rttvar));
+        self.fast_decreases += 1;
+        true
+    }
+
+    /// Sets SRTT and RTTVAR (ns) in the algorithm's own units.
+    fn set_estimate(&mut self, srtt_ns: u64, rttvar_ns: u64) {
+        match self.cfg.algorithm {
+            RtoAlgorithm::Rfc6298 => {
+                self.srtt = srtt_ns;
+                self.rttvar = rttvar_ns;
+            }
+            RtoAlgorithm::Ns2Ticks | RtoAlgorithm::Linux20 => {
+                let tick = self.cfg.granularity.as_nanos().max(1);
+                self.srtt = (srtt_ns << NS2_SRTT_BITS) / tick;
+                self.rttvar = (rttvar_ns << NS2_RTTVAR_BITS) / tick;
+            }
+        }
     }
 
     fn sample_rfc6298(&mut self, r: Dur) {
@@ -140,6 +228,14 @@ impl RttEstimator {
         self.has_sample = false;
         self.base_rto = self.cfg.initial;
         self.backoff_shift = 0;
+        if let Some(f) = self.fast.as_mut() {
+            f.n = 0;
+        }
+    }
+
+    /// How many times `fast-rto-decrease` set the estimate.
+    pub fn fast_decreases(&self) -> u64 {
+        self.fast_decreases
     }
 
     /// The timer's granularity G.
@@ -449,5 +545,54 @@ mod tests {
             e.on_sample_at_cwnd(t, t + Dur::from_micros(3500), 11);
         }
         assert_eq!(e.rto(), Dur::from_millis(200));
+    }
+
+    #[test]
+    fn fast_rto_decrease_fires_when_three_samples_agree_far_below_srtt() {
+        // Thesis §7.2.2: after slow -> fast the samples fall from seconds to milliseconds; the
+        // ordinary rule lets the RTO climb (the variance term), the remedy brings it down.
+        let mut plain = RttEstimator::new(rfc(200, 1));
+        let mut fast = RttEstimator::new(rfc(200, 1)).with_fast_decrease(true);
+        for e in [&mut plain, &mut fast] {
+            for k in 0..5 {
+                let t = Time::from_secs(k);
+                e.on_sample(t, t + Dur::from_secs(16));
+            }
+        }
+        for ms in [40u64, 50, 45] {
+            for e in [&mut plain, &mut fast] {
+                e.on_sample(Time::ZERO, Time::from_millis(ms));
+            }
+        }
+        assert_eq!(fast.fast_decreases(), 1);
+        assert_eq!(fast.srtt(), Dur::from_millis(45)); // the mean of 40, 50, 45
+                                                       // RTTVAR = max(G, SRTT/4, max - min) = 11.25 ms; RTO = 45 + 45 = 90 ms, floored at 200.
+        assert_eq!(fast.rttvar(), Dur::from_micros(11_250));
+        assert_eq!(fast.rto(), Dur::from_millis(200));
+        assert!(plain.rto() > Dur::from_secs(20), "{:?}", plain.rto());
+        assert_eq!(plain.fast_decreases(), 0);
+    }
+
+    #[test]
+    fn fast_rto_decrease_leaves_jitter_and_spread_samples_alone() {
+        // ±50 % around 100 ms: never a quarter of SRTT. A drop whose samples disagree by
+        // more than x1.5 is not "the same value".
+        let mut e = RttEstimator::new(rfc(200, 1)).with_fast_decrease(true);
+        for (k, ms) in [100u64, 150, 50, 140, 60, 100, 149, 51]
+            .iter()
+            .cycle()
+            .take(200)
+            .enumerate()
+        {
+            let t = Time::from_millis(k as u64 * 10);
+            e.on_sample(t, t + Dur::from_millis(*ms));
+        }
+        assert_eq!(e.fast_decreases(), 0);
+        let mut e = RttEstimator::new(rfc(200, 1)).with_fast_decrease(true);
+        e.on_sample(Time::ZERO, Time::from_secs(10));
+        for ms in [10u64, 30, 10] {
+            e.on_sample(Time::ZERO, Time::from_millis(ms));
+        }
+        assert_eq!(e.fast_decreases(), 0);
     }
 }

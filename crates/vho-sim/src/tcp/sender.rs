@@ -204,7 +204,7 @@ impl TcpSender {
             // The receiver is configured alike: its first ACK advertises this window.
             last_window: (cfg.receive_window >> neg.peer_wscale).min(u16::MAX as u32) as u16,
             cc: AnyController::new(cfg.cc, w),
-            rtt: RttEstimator::new(cfg.rto),
+            rtt: RttEstimator::new(cfg.rto).with_fast_decrease(cfg.fast_rto_decrease),
             timers: TimerTable::default(),
             recovery: Recovery::Open,
             recover: iss,

@@ -170,3 +170,48 @@ def test_fast_rto_decrease_brings_the_rto_down_when_the_rtt_falls() -> None:
 
     assert fall("[]") > 1.0
     assert fall('["fast-rto-decrease"]') < 0.5
+
+
+# The thesis's links back and forth: WaveLAN -> GSM at 4 s, back at 40 s, Linux 2.0 with its
+# 16 KB window, 1 MB (done on WaveLAN after the return).
+THERE_AND_BACK = """\
+[run]
+name = "WaveLAN -> GSM -> WaveLAN"
+seed = 1
+stop = "600 s"
+[wired]
+preset = "ethernet-10m"
+[access.wavelan]
+preset = "wavelan"
+[access.gsm]
+preset = "gsm-ppp"
+[mobile]
+start = "wavelan"
+[[handover]]
+at = "4 s"
+from = "wavelan"
+to = "gsm"
+[[handover]]
+at = "40 s"
+from = "gsm"
+to = "wavelan"
+[[flow]]
+from = "ch"
+to = "mh"
+size = "1 MB"
+tcp = { profile = "linux-2.0", mss = 1420, receive_window = "16 KiB" }
+"""
+
+
+def test_rtt_injection_remembers_each_interface_from_the_notifications() -> None:
+    # Cottingham & Vidales §7: inject "the last RTT seen on that particular type of
+    # interface" before the handover. The notification names the interfaces left and taken
+    # (the option's two bytes after the ExID): the move to GSM finds nothing recorded for
+    # GSM; the move back finds WaveLAN's RTT, recorded when the mobile left it.
+    text = vho.resolved(THERE_AND_BACK, overrides=['flow.0.remedies=["rtt-injection"]'])
+    assert text.count('notify = "before"') == 2 and "rtt_injection = true" in text
+    (f,) = vho.run(THERE_AND_BACK, overrides=['flow.0.remedies=["rtt-injection"]']).flows
+    assert f["handover_notices"] == 2
+    assert (f["rtt_injections_without_hint"], f["rtt_injections"]) == (1, 1)
+    (plain,) = vho.run(THERE_AND_BACK).flows
+    assert (plain["handover_notices"], plain["rtt_injections"]) == (0, 0)

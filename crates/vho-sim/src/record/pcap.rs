@@ -156,9 +156,9 @@ fn encode_options(out: &mut [u8], seg: &Segment) -> usize {
     if let Some(ws) = o.window_scale {
         put(out, &mut n, &[1, 3, 3, ws]);
     }
-    if o.handover_notice {
+    if let Some(h) = o.handover_notice {
         let x = crate::tcp::segment::HANDOVER_NOTICE_EXID.to_be_bytes();
-        put(out, &mut n, &[253, 4, x[0], x[1]]);
+        put(out, &mut n, &[1, 1, 253, 6, x[0], x[1], h.from, h.to]);
     }
     if !o.sack.is_empty() {
         let room = (40usize.saturating_sub(n + 4)) / 8;

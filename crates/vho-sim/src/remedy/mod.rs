@@ -8,7 +8,7 @@
 //! - [`spurious`]: `frto`, `eifel`, `dsack-undo` (detection of spurious timeouts with their
 //!   RFCs' responses), `no-restore` (Daniel & Kojo §8's response) and `fast-rto-decrease`
 //!   (the timer's side of the same trouble, thesis §7.2.2).
-//! - [`notice`]: `rto-reset` and `new-path`, on the handover notification.
+//! - [`notice`]: `rto-reset`, `new-path` and `rtt-injection`, on the handover notification.
 //! - [`flush`]: `flush-on-handover` (thesis §7.2.3).
 
 pub mod flush;
@@ -26,18 +26,20 @@ pub enum Remedy {
     NoRestore,
     RtoReset,
     NewPath,
+    RttInjection,
     FastRtoDecrease,
     FlushOnHandover,
 }
 
 impl Remedy {
-    pub const ALL: [Remedy; 8] = [
+    pub const ALL: [Remedy; 9] = [
         Remedy::Frto,
         Remedy::Eifel,
         Remedy::DsackUndo,
         Remedy::NoRestore,
         Remedy::RtoReset,
         Remedy::NewPath,
+        Remedy::RttInjection,
         Remedy::FastRtoDecrease,
         Remedy::FlushOnHandover,
     ];
@@ -51,6 +53,7 @@ impl Remedy {
             Remedy::NoRestore => "no-restore",
             Remedy::RtoReset => "rto-reset",
             Remedy::NewPath => "new-path",
+            Remedy::RttInjection => "rtt-injection",
             Remedy::FastRtoDecrease => "fast-rto-decrease",
             Remedy::FlushOnHandover => "flush-on-handover",
         }
@@ -69,6 +72,7 @@ impl Remedy {
             Remedy::NoRestore => spurious::NO_RESTORE,
             Remedy::RtoReset => notice::RTO_RESET,
             Remedy::NewPath => notice::NEW_PATH,
+            Remedy::RttInjection => notice::RTT_INJECTION,
             Remedy::FastRtoDecrease => spurious::FAST_RTO_DECREASE,
             Remedy::FlushOnHandover => flush::FLUSH_ON_HANDOVER,
         }
@@ -82,7 +86,9 @@ impl Remedy {
             | Remedy::DsackUndo
             | Remedy::NoRestore
             | Remedy::FastRtoDecrease => spurious::apply(self, &mut spec.flows[flow].tcp),
-            Remedy::RtoReset | Remedy::NewPath => notice::apply(self, spec, flow),
+            Remedy::RtoReset | Remedy::NewPath | Remedy::RttInjection => {
+                notice::apply(self, spec, flow)
+            }
             Remedy::FlushOnHandover => flush::apply(spec, flow),
         }
     }

@@ -1,5 +1,6 @@
 //! The remedies that act on the handover notification (`handover.notify`): `rto-reset`
-//! (thesis §8.1) and `new-path` (thesis §7.1.5; Daniel & Kojo §8). Each switches its TCP
+//! (thesis §8.1), `new-path` (thesis §7.1.5; Daniel & Kojo §8) and `rtt-injection`
+//! (Cottingham & Vidales §7). Each switches its TCP
 //! response on and, where the flow's mobile does not announce its handovers yet, makes it
 //! announce them at the instant.
 
@@ -8,20 +9,35 @@ use crate::spec::Spec;
 
 pub const RTO_RESET: &str = "on the handover notification reset the RTO to its initial value \
                              and forget the RTT estimate (thesis §8.1)";
+pub const RTT_INJECTION: &str = "before the handover raise the RTT estimate to the one last \
+                                 measured on the interface taken, plus 25 % (Cottingham & \
+                                 Vidales §7); nothing on an interface's first visit";
 pub const NEW_PATH: &str = "on the handover notification start over as a new connection: \
                             RTO, cwnd and ssthresh initial (thesis §7.1.5; Daniel & Kojo §8)";
 
 pub fn apply(r: Remedy, spec: &mut Spec, flow: usize) {
     let f = &mut spec.flows[flow];
-    match r {
-        Remedy::RtoReset => f.tcp.rto_reset = true,
-        Remedy::NewPath => f.tcp.new_path = true,
+    // Cottingham & Vidales §7 inject "before the connection is handed off": the
+    // notification comes ahead of the instant; the others act at it.
+    let when = match r {
+        Remedy::RtoReset => {
+            f.tcp.rto_reset = true;
+            0
+        }
+        Remedy::NewPath => {
+            f.tcp.new_path = true;
+            0
+        }
+        Remedy::RttInjection => {
+            f.tcp.rtt_injection = true;
+            -((crate::scenario::resolve::DEFAULT_NOTIFY_OFFSET_MS * 1_000_000) as i64)
+        }
         _ => return,
-    }
+    };
     let ends = [f.src, f.dst];
     for h in &mut spec.handovers {
         if ends.contains(&spec.mobiles[h.mobile].node) && h.notify.is_none() {
-            h.notify = Some(0);
+            h.notify = Some(when);
         }
     }
 }

@@ -518,6 +518,14 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "rtt_injection",
+            "true or false",
+            "profile",
+            "on a handover notification raise SRTT to the one last measured on the interface \
+             taken, plus 25 % (Cottingham & Vidales §7)",
+        ),
+        k(
+            t,
             "rescue_retransmission",
             "true or false",
             "profile",

@@ -230,6 +230,7 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("rto_reset = {}", c.rto_reset),
         format!("new_path = {}", c.new_path),
         format!("fast_rto_decrease = {}", c.fast_rto_decrease),
+        format!("rtt_injection = {}", c.rtt_injection),
         format!("rescue_retransmission = {}", c.rescue_retransmission),
         format!("cwnd_validation = \"{cwv}\""),
         format!("handshake_rtt_sample = {}", c.handshake_rtt_sample),

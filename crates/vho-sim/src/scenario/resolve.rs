@@ -10,7 +10,7 @@ use crate::remedy::Remedy;
 /// `handover.notify_offset` when not given: how long before (or after) the instant a
 /// `before` (`after`) notification comes. vho's choice: the sources give no figure (Chen et
 /// al. raise it on a link-layer trigger, the thesis proposes it without timing).
-const DEFAULT_NOTIFY_OFFSET_MS: u64 = 100;
+pub const DEFAULT_NOTIFY_OFFSET_MS: u64 = 100;
 use crate::spec::*;
 use crate::tcp::config::{
     CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, SpuriousDetection,
@@ -902,6 +902,7 @@ impl Ctx<'_> {
             "rto_reset" => c.rto_reset = flag()?,
             "new_path" => c.new_path = flag()?,
             "fast_rto_decrease" => c.fast_rto_decrease = flag()?,
+            "rtt_injection" => c.rtt_injection = flag()?,
             "spurious_detection" => {
                 let expected = || "a list of frto, eifel, dsack (empty: none)".to_string();
                 let mut d = SpuriousDetection::default();
@@ -935,7 +936,7 @@ impl Ctx<'_> {
                 }
             }
             _ => {
-                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_detection, spurious_response, rto_reset, new_path, fast_rto_decrease, rescue_retransmission, cwnd_validation, handshake_rtt_sample, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_detection, spurious_response, rto_reset, new_path, fast_rto_decrease, rtt_injection, rescue_retransmission, cwnd_validation, handshake_rtt_sample, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
             }
         }
         Ok(())

@@ -392,7 +392,7 @@ fn remedies_set_what_they_need_and_refuse_unknown_names() {
     assert!(
         e.to_string().contains(
             "flow.remedies: expected remedies among frto, eifel, dsack-undo, no-restore, \
-             rto-reset, new-path, fast-rto-decrease, flush-on-handover, got \"rto-rest\""
+             rto-reset, new-path, rtt-injection, fast-rto-decrease, flush-on-handover, got \"rto-rest\""
         ),
         "{e}"
     );

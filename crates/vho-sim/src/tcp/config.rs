@@ -261,6 +261,9 @@ pub struct TcpConfig {
     /// Let the RTO fall at once when several RTT samples agree far below SRTT (thesis §7.2.2,
     /// §8.1; the rule: `tcp::rtt::FastDecrease`).
     pub fast_rto_decrease: bool,
+    /// On a handover notification, raise the RTT estimate to the one last measured on the
+    /// interface taken, plus a margin (Cottingham & Vidales §7).
+    pub rtt_injection: bool,
     /// RFC 6675 §4 NextSeg rule (4): one "rescue" retransmission of the highest unSACKed
     /// segment per recovery when rules (1)-(3) find nothing, to keep the ACK clock going
     /// when the tail of the window is lost.

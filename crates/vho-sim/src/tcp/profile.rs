@@ -75,6 +75,7 @@ fn rfc() -> TcpConfig {
         rto_reset: false,
         new_path: false,
         fast_rto_decrease: false,
+        rtt_injection: false,
         rescue_retransmission: true, // RFC 6675 §4 NextSeg rule (4): SHOULD
         // RFC 7661 is Experimental, but its §4.3 rule (no growth while the window is not
         // used) is what keeps cwnd meaningful when the receive window or the application
@@ -147,6 +148,7 @@ fn linux() -> TcpConfig {
         rto_reset: false, // Linux has no handover notification
         new_path: false,
         fast_rto_decrease: false,
+        rtt_injection: false,
         // tcp_xmit_retransmit_queue has no rescue rule; its tail-loss answer is TLP (RFC 8985),
         // which vho does not model.
         rescue_retransmission: false,
@@ -223,6 +225,7 @@ fn ns2() -> TcpConfig {
         rto_reset: false, // ns-2.35 has no handover notification
         new_path: false,
         fast_rto_decrease: false,
+        rtt_injection: false,
         rescue_retransmission: false,         // not in tcp-sack1.cc
         cwnd_validation: CwndValidation::Off, // opencwnd() on every new ACK (tcp.cc)
         handshake_rtt_sample: false,          // one-way agents: no handshake
@@ -314,6 +317,7 @@ fn linux20() -> TcpConfig {
         rto_reset: false,
         new_path: false,
         fast_rto_decrease: false,
+        rtt_injection: false,
         rescue_retransmission: false,
         // 2.0: tcp_ack grows cong_window on every ACK of new data (slow start up to
         // ssthresh, then one segment per window), used or not.

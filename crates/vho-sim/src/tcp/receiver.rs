@@ -6,7 +6,7 @@
 use super::config::TcpConfig;
 use super::options::{negotiate, Negotiated};
 use super::rtt::RttEstimator;
-use super::segment::{Flags, SackBlocks, Segment, TcpOptions, Transmit, TxKind};
+use super::segment::{Flags, HandoverNotice, SackBlocks, Segment, TcpOptions, Transmit, TxKind};
 use super::sender::ts_clock;
 use super::seq::SeqNum;
 use super::timer::{Timer, TimerTable};
@@ -53,7 +53,7 @@ pub struct TcpReceiver {
     syn_rtt: RttEstimator,
     ack_now: bool,
     /// A handover notification waits to ride on the next ACK (see `notify_handover`).
-    notice_pending: bool,
+    notice_pending: Option<HandoverNotice>,
     /// Full-sized segments received since the last ACK (RFC 5681 §4.2).
     unacked: u32,
     quickacks_left: u32,
@@ -82,7 +82,7 @@ impl TcpReceiver {
             ooo: Vec::new(),
             arrivals: 0,
             dsack: None,
-            notice_pending: false,
+            notice_pending: None,
             delivered: 0,
             neg: Negotiated::assumed(cfg),
             timers: TimerTable::default(),
@@ -296,7 +296,7 @@ impl TcpReceiver {
             window_scale: self.cfg.window_scale,
             timestamps: self.cfg.timestamps.then(|| (ts_clock(now), 0)),
             sack: SackBlocks::EMPTY,
-            handover_notice: false,
+            handover_notice: None,
         };
         let segment = Segment {
             src_port: self.ports.0,
@@ -317,9 +317,9 @@ impl TcpReceiver {
     /// The mobile's handover manager announces a handover (issue 19): the next ACK carries
     /// the notification option to the sender, and goes at once (with no data arriving during
     /// the switch, a delayed or data-clocked ACK could be seconds away).
-    pub fn notify_handover(&mut self) {
+    pub fn notify_handover(&mut self, notice: HandoverNotice) {
         if self.state == State::Established {
-            self.notice_pending = true;
+            self.notice_pending = Some(notice);
             self.ack_now = true;
         }
     }
@@ -350,7 +350,7 @@ impl TcpReceiver {
             }
             // 40 option bytes: 4 + 8 per block, after timestamps (12) and the notice (4).
             let used = if options.timestamps.is_some() { 12 } else { 0 }
-                + if self.notice_pending { 4 } else { 0 };
+                + if self.notice_pending.is_some() { 8 } else { 0 };
             let room = (40 - used - 4) / 8;
             for &(l, r, _) in blocks.iter() {
                 if options.sack.len() == room {

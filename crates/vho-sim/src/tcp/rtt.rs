@@ -233,6 +233,22 @@ impl RttEstimator {
         }
     }
 
+    /// `rtt-injection`: SRTT and RTTVAR raised to at least `srtt` and `rttvar` (an estimate
+    /// without a sample takes them as its first), the RTO recomputed from them, the backoff
+    /// cleared.
+    pub fn inject(&mut self, srtt: Dur, rttvar: Dur) {
+        let (s, v) = if self.has_sample {
+            (self.srtt().max(srtt), self.rttvar().max(rttvar))
+        } else {
+            (srtt, rttvar)
+        };
+        self.set_estimate(s.as_nanos(), v.as_nanos());
+        let g = self.cfg.granularity.as_nanos();
+        self.base_rto = Dur(s.as_nanos() + g.max(4 * v.as_nanos()));
+        self.has_sample = true;
+        self.backoff_shift = 0;
+    }
+
     /// How many times `fast-rto-decrease` set the estimate.
     pub fn fast_decreases(&self) -> u64 {
         self.fast_decreases

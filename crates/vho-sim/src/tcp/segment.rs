@@ -104,8 +104,16 @@ pub struct TcpOptions {
     /// Timestamps (kind 8, RFC 7323 §3): (TSval, TSecr).
     pub timestamps: Option<(u32, u32)>,
     /// The handover notification vho's mobile endpoints send (issue 19): RFC 6994's shared
-    /// experimental option, kind 253, length 4, ExID [`HANDOVER_NOTICE_EXID`].
-    pub handover_notice: bool,
+    /// experimental option, kind 253, length 6: ExID [`HANDOVER_NOTICE_EXID`], then the
+    /// mobile's interface left and the one taken (indices of its `interfaces`).
+    pub handover_notice: Option<HandoverNotice>,
+}
+
+/// What the notification says: the mobile moves from interface `from` to `to`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct HandoverNotice {
+    pub from: u8,
+    pub to: u8,
 }
 
 /// The notification option's experiment identifier (RFC 6994 §3; "VH").
@@ -129,8 +137,8 @@ impl TcpOptions {
         if self.timestamps.is_some() {
             n += 12;
         }
-        if self.handover_notice {
-            n += 4;
+        if self.handover_notice.is_some() {
+            n += 8; // 6, padded to a word with two NOPs
         }
         if !self.sack.is_empty() {
             n += 4 + 8 * self.sack.len() as u32;

@@ -18,7 +18,7 @@ use super::options::{negotiate, Negotiated};
 use super::rtt::RttEstimator;
 use super::sack::dsack_block;
 use super::sack::{NextSeg, Scoreboard};
-use super::segment::{Flags, Segment, TcpOptions, Transmit, TxKind};
+use super::segment::{Flags, HandoverNotice, Segment, TcpOptions, Transmit, TxKind};
 use super::seq::SeqNum;
 use super::spurious::dsack::{self, EpisodeKind, Status};
 use super::spurious::eifel::AcceptableAck;
@@ -71,6 +71,10 @@ pub struct SenderStats {
     pub spurious_fast_retransmits_detected: u64,
     /// Handover notifications received.
     pub handover_notices: u64,
+    /// `rtt_injection`: RTTs injected, and notifications that found no RTT recorded for the
+    /// interface taken.
+    pub rtt_injections: u64,
+    pub rtt_injections_without_hint: u64,
     pub dupacks_received: u64,
     pub acks_received: u64,
     pub rtt_samples: u64,
@@ -142,6 +146,9 @@ pub struct TcpSender {
     frto: Option<Frto>,
     /// New segments F-RTO's step 2(b) may send beyond cwnd.
     frto_credit: u8,
+    /// The SRTT and RTTVAR last measured on each of the mobile's interfaces (by index), kept
+    /// from the notifications (`rtt_injection`).
+    rtt_by_interface: [Option<(Dur, Dur)>; MAX_INTERFACES],
     /// Some detector of spurious retransmissions runs (one test on the ACK path).
     spurious_on: bool,
     stats: SenderStats,
@@ -153,6 +160,13 @@ pub struct TcpSender {
 /// number the sender compares lies within 2^31 of SND.UNA, where 32-bit wrap-around
 /// comparison is exact (RFC 9293 §3.4), and sequence numbers wrap past 2^32 as on the wire.
 const SEND_BUFFER: u32 = 1 << 30;
+
+/// Interfaces of a mobile whose RTT `rtt_injection` remembers.
+const MAX_INTERFACES: usize = 8;
+
+/// `rtt_injection`'s "small fraction added on for safety" (Cottingham & Vidales §7 gives none;
+/// vho's choice: 25 %, a quarter of the RTT, about one RTTVAR at RFC 6298's first sample).
+pub const RTT_INJECTION_MARGIN_PERCENT: u64 = 25;
 
 /// Linux's record of whether the window is used (`tcp_cwnd_validate`, include/net/tcp.h
 /// `tcp_is_cwnd_limited`), for [`CwndValidation::CwndLimited`].
@@ -225,6 +239,7 @@ impl TcpSender {
             spurious: SpuriousState::default(),
             frto: None,
             frto_credit: 0,
+            rtt_by_interface: [None; MAX_INTERFACES],
             spurious_on: cfg.spurious_detection.any(),
             stats: SenderStats::default(),
         }
@@ -372,9 +387,9 @@ impl TcpSender {
         if seg.ack > self.snd_max {
             return; // acknowledges data never sent (RFC 9293 §3.10.7.4): ignore
         }
-        if seg.options.handover_notice {
+        if let Some(notice) = seg.options.handover_notice {
             // An ACK sent to carry the notification is not a duplicate ACK (below).
-            self.notify_handover(now);
+            self.notify_handover(now, notice);
         }
         let una_before = self.snd_una;
         let window_changed = seg.window != self.last_window;
@@ -412,7 +427,7 @@ impl TcpSender {
             && seg.len == 0
             && self.snd_max > self.snd_una
             && !window_changed
-            && !seg.options.handover_notice
+            && seg.options.handover_notice.is_none()
         {
             // RFC 5681 §2: a duplicate ACK. With SACK it drives loss recovery only if it SACKs
             // new data (RFC 6675 §2; ns-2's Sack1 counts it only if scb_->CheckUpdate(); Linux
@@ -791,7 +806,7 @@ impl TcpSender {
     fn enter_fast_recovery(&mut self, now: Time) {
         self.stats.fast_retransmits += 1;
         if self.cfg.spurious_detection.dsack {
-            if !self.dsack_joins() {
+            if self.spurious.prior.is_none() || !self.dsack_joins() {
                 self.keep_prior();
             }
             let (una, max) = (self.snd_una, self.snd_max);
@@ -903,7 +918,10 @@ impl TcpSender {
         self.frto_credit = 0;
         let d = self.cfg.spurious_detection;
         if d.any() {
-            if starts_recovery && !self.dsack_joins() {
+            // A recovery that joins RFC 3708's running episode keeps that episode's state
+            // before its first reduction, unless a detector has already answered for it
+            // (the response took it): then this timeout's own state is kept.
+            if starts_recovery && (self.spurious.prior.is_none() || !self.dsack_joins()) {
                 self.keep_prior();
             }
             if d.dsack {
@@ -990,11 +1008,45 @@ impl TcpSender {
     /// A handover notification (issue 19): the option on an ACK from the mobile, or the
     /// mobile's own handover manager when this sender runs there. What it does is the
     /// remedies' (`rto_reset`, `new_path`); without them nothing.
-    pub fn notify_handover(&mut self, now: Time) {
+    pub fn notify_handover(&mut self, now: Time, notice: HandoverNotice) {
         self.stats.handover_notices += 1;
-        if !(self.cfg.rto_reset || self.cfg.new_path) {
+        // What was measured on the interface left, for `rtt_injection` on a return to it.
+        if self.rtt.has_sample() {
+            let measured = (self.rtt.srtt(), self.rtt.rttvar());
+            if let Some(slot) = self.rtt_by_interface.get_mut(usize::from(notice.from)) {
+                *slot = Some(measured);
+            }
+        }
+        if !(self.cfg.rto_reset || self.cfg.new_path || self.cfg.rtt_injection) {
             return;
         }
+        if self.cfg.rto_reset || self.cfg.new_path {
+            self.reset_for_new_path(now);
+        }
+        if self.cfg.rtt_injection {
+            self.inject_rtt(now, notice.to);
+        }
+    }
+
+    /// Cottingham & Vidales §7: "allow a 'guessed' value for the new interface's RTT to be
+    /// injected into TCP's estimation of the RTT ... the last RTT seen on that particular type
+    /// of interface, possibly with a small fraction added on for safety". With no RTT
+    /// recorded for the interface (the first visit), nothing is injected.
+    fn inject_rtt(&mut self, now: Time, to: u8) {
+        let Some(Some((srtt, rttvar))) = self.rtt_by_interface.get(usize::from(to)).copied() else {
+            self.stats.rtt_injections_without_hint += 1;
+            return;
+        };
+        let r = srtt + Dur(srtt.as_nanos() * RTT_INJECTION_MARGIN_PERCENT / 100);
+        self.rtt.inject(r, rttvar.max(Dur(r.as_nanos() / 2)));
+        self.stats.rtt_injections += 1;
+        if self.timers.is_running(Timer::Retransmit) {
+            self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+        }
+    }
+
+    /// `rto_reset` and `new_path` on a notification.
+    fn reset_for_new_path(&mut self, now: Time) {
         // Thesis §8.1: "reset the RTO value after a handover to an initial value", and the
         // estimate it came from, so that the first sample on the new path sets it afresh
         // (RFC 6298 (2.2)); a running timer restarts with it.

@@ -8,6 +8,7 @@ use crate::net::routes::{dir_index, dir_link, DirIdx, Routes};
 use crate::rng::Rng;
 use crate::spec::HandoverKind;
 use crate::spec::{LinkIdx, NodeIdx};
+use crate::tcp::segment::HandoverNotice;
 
 impl World {
     /// The mobile's handover manager tells every TCP endpoint running at the mobile about
@@ -15,7 +16,14 @@ impl World {
     /// sender there learns it directly. Endpoints elsewhere learn only from what crosses
     /// the network.
     pub(super) fn notify_handover(&mut self, h: usize) {
-        let mobile = self.spec.mobiles[self.spec.handovers[h].mobile].node;
+        let hs = &self.spec.handovers[h];
+        let m = &self.spec.mobiles[hs.mobile];
+        let index = |l| m.interfaces.iter().position(|&i| i == l).unwrap_or(0) as u8;
+        let notice = HandoverNotice {
+            from: index(hs.from),
+            to: index(hs.to),
+        };
+        let mobile = m.node;
         let now = self.now;
         for f in 0..self.flows.len() {
             if !self.flows[f].started {
@@ -23,11 +31,11 @@ impl World {
             }
             let (src, dst) = (self.spec.flows[f].src, self.spec.flows[f].dst);
             if dst == mobile {
-                self.flows[f].receiver.notify_handover();
+                self.flows[f].receiver.notify_handover(notice);
                 self.pump(f, 1);
             }
             if src == mobile {
-                self.flows[f].sender.notify_handover(now);
+                self.flows[f].sender.notify_handover(now, notice);
                 self.pump(f, 0);
             }
         }

@@ -72,6 +72,10 @@ pub struct FlowSummary {
     pub spurious_fast_retransmits_detected: u64,
     /// Handover notifications that reached the sender (`handover.notify`).
     pub handover_notices: u64,
+    /// `rtt_injection`: RTTs injected at a notification, and notifications that found no RTT
+    /// recorded for the interface taken (its first visit).
+    pub rtt_injections: u64,
+    pub rtt_injections_without_hint: u64,
     pub out_of_order_deliveries: u64,
     pub duplicate_acks: u64,
     pub drops: Vec<DropRow>,
@@ -186,6 +190,8 @@ impl World {
                 spurious_timeouts_detected: st.spurious_timeouts_detected,
                 spurious_fast_retransmits_detected: st.spurious_fast_retransmits_detected,
                 handover_notices: st.handover_notices,
+                rtt_injections: st.rtt_injections,
+                rtt_injections_without_hint: st.rtt_injections_without_hint,
                 out_of_order_deliveries: rs.out_of_order_segments,
                 duplicate_acks: st.dupacks_received,
                 drops,

@@ -2,6 +2,7 @@
 //! once; the sender's remedies act on it and nothing else does.
 
 use super::*;
+use crate::tcp::segment::HandoverNotice;
 
 fn established_receiver() -> TcpReceiver {
     let mut c = cfg("linux-2.0");
@@ -17,17 +18,20 @@ fn the_receiver_sends_the_notice_once_on_an_immediate_ack() {
     let mut r = established_receiver();
     let t = Time::from_millis(5);
     assert!(r.poll_transmit(t).is_none());
-    r.notify_handover();
+    r.notify_handover(HandoverNotice { from: 0, to: 1 });
     let ack = r
         .poll_transmit(t)
         .expect("an ACK at once, not a delayed one");
-    assert!(ack.segment.options.handover_notice);
-    // RFC 6994 experimental option: 4 bytes on the wire.
-    assert_eq!(ack.segment.options.wire_len(), 4);
+    assert_eq!(
+        ack.segment.options.handover_notice,
+        Some(HandoverNotice { from: 0, to: 1 })
+    );
+    // RFC 6994 experimental option: 6 bytes and 2 NOPs on the wire.
+    assert_eq!(ack.segment.options.wire_len(), 8);
     r.handle_segment(t, &data(1461, 1460));
     r.handle_segment(t, &data(2921, 1460));
     let next = r.poll_transmit(t).expect("an ACK");
-    assert!(!next.segment.options.handover_notice);
+    assert!(next.segment.options.handover_notice.is_none());
 }
 
 /// A sender with 10 segments out and an RTO backed off twice.
@@ -51,7 +55,7 @@ fn backed_off(c: impl FnOnce(&mut TcpConfig)) -> TcpSender {
 
 fn notice(n: u32) -> Segment {
     let mut a = ack(n, &[]);
-    a.options.handover_notice = true;
+    a.options.handover_notice = Some(HandoverNotice { from: 0, to: 1 });
     a
 }
 
@@ -88,4 +92,44 @@ fn new_path_also_restarts_the_window_from_the_initial_one() {
     assert_eq!(p.cwnd, 10 * 1460);
     assert_eq!(p.ssthresh, 0x7fff_ffff);
     assert_eq!(p.rto, Dur::from_secs(3));
+}
+
+#[test]
+fn rtt_injection_raises_the_estimate_on_a_return_to_a_known_interface() {
+    // Cottingham & Vidales §7: "the last RTT seen on that particular type of interface,
+    // possibly with a small fraction added on for safety". Interface 1 is slow (2 s RTT), 0
+    // fast (20 ms): leaving 1 records its RTT; coming back to it injects 2 s + 25 %.
+    let mut cf = cfg("rfc");
+    cf.handshake = false;
+    cf.fin = false;
+    cf.rtt_injection = true;
+    let mut s = TcpSender::new(&cf, 1, 2, SeqNum(0), 1_000_000);
+    drain_sender(&mut s, Time::ZERO);
+    s.handle_segment(Time::from_secs(2), &ack(1461, &[]));
+    assert_eq!(s.probe().srtt, Dur::from_secs(2));
+    let leave_slow = |n: u32, from: u8, to: u8| {
+        let mut a = ack(n, &[]);
+        a.options.handover_notice = Some(HandoverNotice { from, to });
+        a
+    };
+    // 1 -> 0: nothing known of 0 yet.
+    s.handle_segment(Time::from_secs(3), &leave_slow(1461, 1, 0));
+    assert_eq!(s.stats().rtt_injections_without_hint, 1);
+    assert_eq!(s.probe().srtt, Dur::from_secs(2));
+    // The fast path's samples bring SRTT down (timestamps off: one timed segment each).
+    let mut t = Time::from_secs(3);
+    let mut una = 1461;
+    for _ in 0..40 {
+        drain_sender(&mut s, t);
+        t += Dur::from_millis(20);
+        una += 1460;
+        s.handle_segment(t, &ack(una, &[]));
+    }
+    let fast = s.probe().srtt;
+    assert!(fast < Dur::from_millis(1500), "{fast:?}");
+    // 0 -> 1: back to the slow interface: SRTT >= 2 s + 25 %, RTO above it.
+    s.handle_segment(t, &leave_slow(una, 0, 1));
+    assert_eq!(s.stats().rtt_injections, 1);
+    assert_eq!(s.probe().srtt, Dur::from_millis(2500));
+    assert!(s.probe().rto > Dur::from_millis(2500));
 }

@@ -381,6 +381,8 @@ def _sweep_plot(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
+    import inspect
+
     from .reproduce import STUDIES
 
     study = STUDIES.get(args.study)
@@ -389,14 +391,19 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             f"vho reproduce: no study {args.study!r}; expected one of {', '.join(STUDIES)}"
         )
     out = Path(args.out) if args.out else Path("out") / args.study
-    report = study(
-        out,
-        quick=args.quick,
-        workers=args.workers,
-        seed=args.seed,
-        quiet=args.quiet,
-        sensitivity=args.sensitivity,
-    )
+    options = {"quick": args.quick, "seed": args.seed, "quiet": args.quiet}
+    takes = inspect.signature(study).parameters
+    # The options only some studies have: refused, in one line, where given to another.
+    for name, flag, given in (
+        ("workers", "--workers", args.workers is not None),
+        ("sensitivity", "--no-sensitivity", not args.sensitivity),
+        ("force", "--force", args.force),
+    ):
+        if name in takes:
+            options[name] = getattr(args, name)
+        elif given:
+            raise VhoError(f"vho reproduce {args.study}: {flag} does not apply to this study")
+    report = study(out, **options)
     print(f"-> {out}/table.csv, {report}")
     return 0
 
@@ -523,17 +530,24 @@ def build_parser() -> argparse.ArgumentParser:
     sw.set_defaults(func=_cmd_sweep)
 
     rp = sub.add_parser("reproduce", help="reproduce a study's tables and figures")
-    rp.add_argument("study", help="daniel-kojo")
-    rp.add_argument("--quick", action="store_true", help="fewer replications, for CI")
+    rp.add_argument("study", help="daniel-kojo or thesis")
+    rp.add_argument("--quick", action="store_true", help="fewer replications (seeds), for CI")
     rp.add_argument("--out", help="output directory (default: out/<study>)")
-    rp.add_argument("--workers", type=_workers, help="local worker processes (default: all)")
+    rp.add_argument(
+        "--workers", type=_workers, help="daniel-kojo: local worker processes (default: all)"
+    )
     rp.add_argument("--seed", type=_seed, default=1, help="base seed (default 1)")
     rp.add_argument("--quiet", action="store_true", help="no progress bars")
     rp.add_argument(
         "--no-sensitivity",
         dest="sensitivity",
         action="store_false",
-        help="skip the runs that move each open value (about 80 %% of the time)",
+        help="daniel-kojo: skip the runs that move each open value (about 80 %% of the time)",
+    )
+    rp.add_argument(
+        "--force",
+        action="store_true",
+        help="thesis: replace a non-empty --out that is not a previous output of the study, whole",
     )
     rp.set_defaults(func=_cmd_reproduce)
     return p

@@ -8,9 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from . import daniel_kojo
+from . import daniel_kojo, thesis
 
-#: Study name -> ``reproduce(out, *, quick, workers, seed, quiet, sensitivity) -> report path``.
-STUDIES: dict[str, Callable[..., Path]] = {"daniel-kojo": daniel_kojo.reproduce}
+#: Study name -> ``reproduce(out, *, quick, seed, quiet, ...) -> report path``; a study takes
+#: the options that apply to it of ``workers``, ``sensitivity`` and ``force`` (`vho reproduce`
+#: refuses the others).
+STUDIES: dict[str, Callable[..., Path]] = {
+    "daniel-kojo": daniel_kojo.reproduce,
+    "thesis": thesis.reproduce,
+}
 
 __all__ = ["STUDIES"]

@@ -380,7 +380,23 @@ fn remedies_set_what_they_need_and_refuse_unknown_names() {
     let f = &s.flows[0];
     assert!(f.tcp.spurious_detection.frto);
     assert_eq!(f.tcp.spurious_response, SpuriousResponse::NoRestore);
-    assert_eq!(s.handovers[0].flush, Flush::Move);
+    // WLAN -> GPRS is to a slower link: flush-on-handover leaves it (thesis §7.2.3 moves the
+    // queue from the slower link to the faster); the way back would be flushed.
+    assert_eq!(s.handovers[0].flush, Flush::Off);
+    let back = load_str(
+        &GOOD
+            .replace("start = \"wlan\"", "start = \"gprs\"")
+            .replace(
+                "from = \"wlan\"\nto = \"gprs\"",
+                "from = \"gprs\"\nto = \"wlan\"",
+            ),
+        &[
+            "handover.0.kind=\"soft\"",
+            "flow.0.remedies=[\"flush-on-handover\"]",
+        ],
+    )
+    .expect("loads");
+    assert_eq!(back.handovers[0].flush, Flush::Move);
     assert_eq!(f.remedies.len(), 3);
     let s = load_str(GOOD, &["flow.0.remedies=[\"dsack-undo\"]"]).expect("loads");
     let t = &s.flows[0].tcp;

@@ -8,6 +8,14 @@
 //! Recovery state is one enum: `Open`, `Fast` (fast retransmit / fast recovery, RFC 5681 §3.2,
 //! RFC 6582, RFC 6675 §5) or `Timeout` (the slow start that follows an RTO, RFC 5681 §3.1,
 //! resending from SND.UNA go-back-N style as BSD, Linux without SACK and ns-2 do).
+//!
+//! Beside this file: `recovery.rs` (duplicate ACKs, fast retransmit, what SACK recovery
+//! sends), `detection.rs` (spurious-timeout detection and its responses, issue 19) and
+//! `notice.rs` (the handover notification's remedies).
+
+mod detection;
+mod notice;
+mod recovery;
 
 use super::cc::{AnyController, CongestionControl, RecoveryStyle, Window};
 use super::config::{
@@ -442,144 +450,6 @@ impl TcpSender {
         }
     }
 
-    /// F-RTO's steps and RFC 3708's verdict once the ACK has been taken.
-    #[cold]
-    fn detect_after_ack(
-        &mut self,
-        seg: &Segment,
-        una_before: SeqNum,
-        window_changed: bool,
-        newly_sacked: bool,
-        dsack: Option<dsack::Verdict>,
-    ) {
-        if self.frto.is_some() {
-            self.frto_on_ack(seg, una_before, window_changed, newly_sacked);
-        }
-        if self.cfg.spurious_detection.dsack {
-            let verdict = dsack.or_else(|| self.spurious.dsack.on_cumulative_ack(seg.ack));
-            if let Some(v) = verdict {
-                self.respond_to_spurious_recovery(v, self.snd_una - una_before);
-            }
-        }
-    }
-
-    /// A D-SACK block on this ACK (before the scoreboard takes the ACK): Eifel's history
-    /// (RFC 3522 §3.2 (5)) and RFC 3708's detector, which may conclude here.
-    #[cold]
-    fn dsack_seen(&mut self, seg: &Segment) -> Option<dsack::Verdict> {
-        let (left, right) = dsack_block(seg.ack, seg.options.sack.as_slice())?;
-        self.spurious.eifel.on_dsack();
-        if !self.cfg.spurious_detection.dsack {
-            return None;
-        }
-        let empty = self.sb.is_empty();
-        self.spurious
-            .dsack
-            .on_dsack(left, right, self.snd_una, empty)
-    }
-
-    /// Whether a recovery starting now joins RFC 3708's running episode (whose state before
-    /// its first reduction is then the one to keep).
-    fn dsack_joins(&self) -> bool {
-        self.cfg.spurious_detection.dsack
-            && matches!(
-                self.spurious.dsack.status(),
-                Status::Open {
-                    recovered: false,
-                    ..
-                }
-            )
-    }
-
-    /// RFC 3708's verdict: every retransmission of the recovery was a duplicate. Found after
-    /// the recovery (RFC 4015 §2's LATE_SPUR_TO): what was resent stays resent, and the window
-    /// is set as the response says (RFC 4015 step (9), Linux's tcp_try_undo_dsack for undo).
-    /// RFC 4015 answers timeouts only: after a spurious fast retransmit its eifel response
-    /// restores the window as undo does.
-    #[cold]
-    fn respond_to_spurious_recovery(&mut self, v: dsack::Verdict, acked: u32) {
-        let Some((prior, snd_max_then)) = self.spurious.prior.take() else {
-            return; // already answered (F-RTO or Eifel found the same timeout)
-        };
-        match v.kind {
-            EpisodeKind::Timeout => self.stats.spurious_timeouts_detected += 1,
-            EpisodeKind::FastRetransmit => self.stats.spurious_fast_retransmits_detected += 1,
-        }
-        self.spurious.detected += 1;
-        let mut response = self.cfg.spurious_response;
-        if v.kind == EpisodeKind::FastRetransmit && response == SpuriousResponse::Eifel {
-            response = SpuriousResponse::Undo;
-        }
-        let iw = self.cfg.initial_window_segments.max(1) * self.neg.mss;
-        let (cwnd, ssthresh) = response::window_after(
-            response,
-            &prior,
-            (self.cc.cwnd(), self.cc.ssthresh()),
-            self.snd_max - self.snd_una,
-            acked,
-            iw,
-        );
-        self.cc.set_window(cwnd, ssthresh);
-        if v.kind == EpisodeKind::Timeout && response::adapts_rto(response) {
-            self.spurious.adapt = Some((snd_max_then, prior.srtt_prev, prior.rttvar_prev));
-        }
-    }
-
-    /// RFC 5682 §3.1 steps 2 and 3 on an ACK (see [`frto`]).
-    #[cold]
-    fn frto_on_ack(
-        &mut self,
-        seg: &Segment,
-        una_before: SeqNum,
-        window_changed: bool,
-        newly_sacked: bool,
-    ) {
-        let Some(mut f) = self.frto else {
-            return;
-        };
-        // The SACK clauses of step 3 are measured against the RecoveryPoint step 2 set, not
-        // against SND.MAX, which the two new segments have moved.
-        let rp = f.recovery_point(self.snd_max);
-        let blocks = seg.options.sack.as_slice();
-        let view = frto::AckView {
-            una_before,
-            ack: seg.ack,
-            duplicate: seg.ack == una_before && seg.len == 0 && !window_changed,
-            sacks_new_below_recovery_point: newly_sacked && blocks.iter().any(|&(l, _)| l < rp),
-            sacks_above_recovery_point: blocks.iter().any(|&(_, r)| r > rp),
-        };
-        let can_send_new = self.snd_max < self.data_end && {
-            let len = self.neg.mss.min(self.data_end - self.snd_max);
-            (self.snd_max + len) - self.snd_una <= self.rwnd.min(self.cfg.send_window_cap)
-        };
-        let step = f.on_ack(view, self.snd_max, can_send_new);
-        self.frto = Some(f);
-        match step {
-            frto::Step::Wait => {}
-            frto::Step::SendNew => {
-                self.snd_nxt = self.snd_max;
-                self.frto_credit = 2;
-            }
-            frto::Step::Spurious => {
-                self.frto = None;
-                self.frto_credit = 0;
-                self.respond_to_spurious_rto(self.snd_una - una_before);
-            }
-            frto::Step::Conventional { cwnd_cap_segments } => {
-                // Go back to SND.UNA in slow start, as the timeout would have.
-                self.frto = None;
-                self.frto_credit = 0;
-                self.snd_nxt = self.snd_una;
-                self.sb.high_rxt = self.snd_una;
-                if let Some(n) = cwnd_cap_segments {
-                    let cap = n * self.neg.mss;
-                    let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
-                    self.cc.set_window(cwnd.min(cap), ssthresh);
-                }
-            }
-        }
-    }
-
     fn on_new_ack(&mut self, now: Time, seg: &Segment) {
         let acked = seg.ack - self.snd_una;
         // RFC 3522 §3.2 (3): the first acceptable ACK after the timeout's retransmission.
@@ -691,86 +561,6 @@ impl TcpSender {
         }
     }
 
-    /// RFC 4015 §3.1 step (11): the first RTT sample of data sent after a spurious timeout
-    /// (an ACK beyond SND.MAX at the timeout) adapts the RTO to the delay the timeout met.
-    fn adapt_rto_after_spurious(&mut self, sample: Dur, ack: SeqNum) {
-        if let Some((snd_max_then, srtt_prev, rttvar_prev)) = self.spurious.adapt {
-            if ack > snd_max_then {
-                self.spurious.adapt = None;
-                self.rtt
-                    .adapt_after_spurious(sample, srtt_prev, rttvar_prev);
-            }
-        }
-    }
-
-    /// A timeout proved spurious (see [`super::spurious::response`]): resume with new data
-    /// (RFC 4015 step (8): SND.NXT = SND.MAX; the go-back-N resend stops), leave loss
-    /// recovery with its recovery point at SND.UNA (RFC 5682 §2.1 step 3(b): the next loss
-    /// may be fast-retransmitted), and set the window the configured response gives.
-    #[cold]
-    fn respond_to_spurious_rto(&mut self, acked: u32) {
-        // The first detector to conclude answers; the others of this recovery stop.
-        self.frto = None;
-        self.frto_credit = 0;
-        let Some((prior, snd_max_then)) = self.spurious.prior.take() else {
-            return;
-        };
-        self.stats.spurious_timeouts_detected += 1;
-        self.spurious.detected += 1;
-        self.snd_nxt = self.snd_max;
-        self.recovery = Recovery::Open;
-        self.recover = self.snd_una;
-        self.dupacks = 0;
-        let response = self.cfg.spurious_response;
-        let iw = self.cfg.initial_window_segments.max(1) * self.neg.mss;
-        let (cwnd, ssthresh) = response::window_after(
-            response,
-            &prior,
-            (self.cc.cwnd(), self.cc.ssthresh()),
-            self.snd_max - self.snd_una,
-            acked,
-            iw,
-        );
-        self.cc.set_window(cwnd, ssthresh);
-        if response::adapts_rto(response) {
-            self.spurious.adapt = Some((snd_max_then, prior.srtt_prev, prior.rttvar_prev));
-        }
-    }
-
-    fn on_dupack(&mut self, now: Time) {
-        match self.recovery {
-            Recovery::Open => {
-                self.dupacks += 1;
-                let sack_says_lost = self.neg.sack
-                    && self.cfg.sack_is_lost_trigger
-                    && self
-                        .sb
-                        .is_lost(self.snd_una, self.neg.mss, self.cfg.dupthresh);
-                // RFC 5681 §3.2 step 2 on the DupThresh-th duplicate ACK (RFC 6675 §5 also
-                // on IsLost(HighACK + 1)); RFC 6582 §3.2 step 1: only if the cumulative ACK
-                // covers more than `recover`.
-                if (self.dupacks == self.cfg.dupthresh || sack_says_lost) && self.may_recover() {
-                    self.enter_fast_recovery(now);
-                }
-            }
-            Recovery::Fast { .. } => self.cc.on_dupack_in_recovery(self.style()),
-            Recovery::Timeout { .. } => {}
-        }
-    }
-
-    /// Whether the cumulative ACK is past the last recovery point, so that a new fast
-    /// retransmit may start. RFC 6675 §5.1 (SACK): once HighACK >= RecoveryPoint, i.e. SND.UNA
-    /// has reached `recover` (HighData + 1). RFC 6582 §3.2 step 1 (no SACK): once the ACK
-    /// "covers more than recover" (SND.UNA > `recover`); ns-2's Sack1 likewise
-    /// (`highest_ack_ > recover_`, tcp-sack1.cc dupack_action(), in packet numbers).
-    fn may_recover(&self) -> bool {
-        if self.neg.sack && self.cfg.sack_recovery == SackRecovery::Rfc6675 {
-            self.snd_una >= self.recover
-        } else {
-            self.snd_una > self.recover
-        }
-    }
-
     /// Whether an ACK of new data may grow cwnd (see [`CwndValidation`]).
     fn may_grow_cwnd(&self) -> bool {
         match self.cfg.cwnd_validation {
@@ -801,49 +591,6 @@ impl TcpSender {
         if blocked_by_cwnd || flight >= self.cc.cwnd() {
             u.limited_now = true;
         }
-    }
-
-    fn enter_fast_recovery(&mut self, now: Time) {
-        self.stats.fast_retransmits += 1;
-        if self.cfg.spurious_detection.dsack {
-            if self.spurious.prior.is_none() || !self.dsack_joins() {
-                self.keep_prior();
-            }
-            let (una, max) = (self.snd_una, self.snd_max);
-            self.spurious
-                .dsack
-                .on_episode_start(una, max, EpisodeKind::FastRetransmit);
-        }
-        self.recover = self.snd_max;
-        self.recovery = Recovery::Fast {
-            recover: self.snd_max,
-            partial_acks: 0,
-            rescued: false,
-        };
-        match self.cfg.timer_at_fast_retransmit {
-            FastRetransmitTimer::Keep => {}
-            FastRetransmitTimer::Restart => {
-                self.timers.set(Timer::Retransmit, now + self.rtt.rto());
-            }
-            FastRetransmitTimer::Ns2Reset => {
-                self.timers.set(Timer::Retransmit, now + self.rtt.rto());
-                self.timed = None; // rtt_active_ = 0
-            }
-        }
-        let basis = self.loss_basis();
-        self.cc.on_fast_retransmit(now, basis, self.style());
-        self.sb.high_rxt = self.snd_una;
-        self.pending_rtx = Some((self.snd_una, TxKind::RetransmitFast));
-        // tcp-sack1.cc dupack_action(): pipe_ = maxseq_ - highest_ack_ - numdupacks_ (the
-        // packets outstanding less those the duplicate ACKs say have left).
-        self.ns2_hold = self.ns2_sack1();
-        let mss = self.neg.mss.max(1);
-        self.ns2_pipe =
-            (self.snd_max - self.snd_una).div_ceil(mss) as i64 - self.cfg.dupthresh as i64;
-    }
-
-    fn ns2_sack1(&self) -> bool {
-        self.neg.sack && self.cfg.sack_recovery == SackRecovery::Ns2Sack1
     }
 
     /// What a loss halves into ssthresh (see [`LossBasis`]).
@@ -960,23 +707,6 @@ impl TcpSender {
         self.timers.set(Timer::Retransmit, now + self.rtt.rto());
     }
 
-    /// RFC 4015 §3.1 step (0), at the timeout that starts a recovery detection may prove
-    /// spurious: the state before any reduction, kept for the response.
-    #[cold]
-    fn keep_prior(&mut self) {
-        let flight = self.snd_max - self.snd_una;
-        let g = self.rtt.granularity();
-        let prior = response::Prior {
-            cwnd: self.cc.cwnd(),
-            ssthresh: self.cc.ssthresh(),
-            pipe_prev: flight.max(self.cc.ssthresh()),
-            srtt_prev: self.rtt.srtt() + g + g,
-            rttvar_prev: self.rtt.rttvar(),
-        };
-        self.spurious.prior = Some((prior, self.snd_max));
-        self.spurious.adapt = None;
-    }
-
     /// Whether this timeout sets a new ssthresh (see [`TimeoutSsthresh`]).
     fn reduces_ssthresh_at_rto(&self) -> bool {
         match (self.cfg.timeout_ssthresh, self.recovery) {
@@ -1003,65 +733,6 @@ impl TcpSender {
     /// Hook for remedies that learn of a handover (none by default): see `cc::on_path_change`.
     pub fn handle_path_change(&mut self, now: Time) {
         self.cc.on_path_change(now);
-    }
-
-    /// A handover notification (issue 19): the option on an ACK from the mobile, or the
-    /// mobile's own handover manager when this sender runs there. What it does is the
-    /// remedies' (`rto_reset`, `new_path`); without them nothing.
-    pub fn notify_handover(&mut self, now: Time, notice: HandoverNotice) {
-        self.stats.handover_notices += 1;
-        // What was measured on the interface left, for `rtt_injection` on a return to it.
-        if self.rtt.has_sample() {
-            let measured = (self.rtt.srtt(), self.rtt.rttvar());
-            if let Some(slot) = self.rtt_by_interface.get_mut(usize::from(notice.from)) {
-                *slot = Some(measured);
-            }
-        }
-        if !(self.cfg.rto_reset || self.cfg.new_path || self.cfg.rtt_injection) {
-            return;
-        }
-        if self.cfg.rto_reset || self.cfg.new_path {
-            self.reset_for_new_path(now);
-        }
-        if self.cfg.rtt_injection {
-            self.inject_rtt(now, notice.to);
-        }
-    }
-
-    /// Cottingham & Vidales §7: "allow a 'guessed' value for the new interface's RTT to be
-    /// injected into TCP's estimation of the RTT ... the last RTT seen on that particular type
-    /// of interface, possibly with a small fraction added on for safety". With no RTT
-    /// recorded for the interface (the first visit), nothing is injected.
-    fn inject_rtt(&mut self, now: Time, to: u8) {
-        let Some(Some((srtt, rttvar))) = self.rtt_by_interface.get(usize::from(to)).copied() else {
-            self.stats.rtt_injections_without_hint += 1;
-            return;
-        };
-        let r = srtt + Dur(srtt.as_nanos() * RTT_INJECTION_MARGIN_PERCENT / 100);
-        self.rtt.inject(r, rttvar.max(Dur(r.as_nanos() / 2)));
-        self.stats.rtt_injections += 1;
-        if self.timers.is_running(Timer::Retransmit) {
-            self.timers.set(Timer::Retransmit, now + self.rtt.rto());
-        }
-    }
-
-    /// `rto_reset` and `new_path` on a notification.
-    fn reset_for_new_path(&mut self, now: Time) {
-        // Thesis §8.1: "reset the RTO value after a handover to an initial value", and the
-        // estimate it came from, so that the first sample on the new path sets it afresh
-        // (RFC 6298 (2.2)); a running timer restarts with it.
-        self.rtt.reset();
-        self.timed = None;
-        if self.timers.is_running(Timer::Retransmit) {
-            self.timers.set(Timer::Retransmit, now + self.rtt.rto());
-        }
-        if self.cfg.new_path {
-            // Thesis §7.1.5 / Daniel & Kojo §8: "treated as a new connection": the initial
-            // window and ssthresh, no duplicate ACKs counted from the old path.
-            let iw = self.cfg.initial_window_segments.max(1) * self.neg.mss;
-            self.cc.set_window(iw, self.cfg.initial_ssthresh);
-            self.dupacks = 0;
-        }
     }
 
     // ---- outputs ----
@@ -1091,87 +762,6 @@ impl TcpSender {
             return self.poll_sack_recovery(now);
         }
         self.poll_window(now)
-    }
-
-    /// RFC 6675 §5 step (C): while pipe < cwnd, send what NextSeg says (or ns-2's Sack1).
-    fn poll_sack_recovery(&mut self, now: Time) -> Option<Transmit> {
-        if self.ns2_sack1() {
-            return self.poll_ns2_sack1_recovery(now);
-        }
-        let (mss, dt) = (self.neg.mss, self.cfg.dupthresh);
-        if self.sb.pipe(self.snd_una, self.snd_max, mss, dt) + mss > self.cc.cwnd() {
-            return None;
-        }
-        let can_new = self.snd_nxt < self.data_end && self.rwnd_allows(self.snd_nxt);
-        match self
-            .sb
-            .next_seg(self.snd_una, self.snd_max, mss, dt, can_new)
-        {
-            Some(NextSeg::Retransmit(seq)) => {
-                Some(self.send_at(now, seq, TxKind::RetransmitRecovery))
-            }
-            Some(NextSeg::New) => Some(self.send_at(now, self.snd_nxt, TxKind::New)),
-            None => self.rescue(now),
-        }
-    }
-
-    /// RFC 6675 §4 NextSeg rule (4): when rules (1)-(3) find nothing and unSACKed data is
-    /// outstanding, once per recovery ("If HighACK is greater than RescueRxt", RescueRxt being
-    /// set to RecoveryPoint, which HighACK cannot pass within the recovery), the segment
-    /// holding the highest unSACKed octet; HighRxt is not updated.
-    fn rescue(&mut self, now: Time) -> Option<Transmit> {
-        let Recovery::Fast {
-            recover,
-            partial_acks,
-            rescued: false,
-        } = self.recovery
-        else {
-            return None;
-        };
-        if !self.cfg.rescue_retransmission {
-            return None;
-        }
-        let seq = self
-            .sb
-            .highest_unsacked_segment(self.snd_una, self.snd_max, self.neg.mss)?;
-        if self.cfg.fin && self.at_data_end(seq) {
-            return None; // the FIN's turn comes with the timer
-        }
-        self.recovery = Recovery::Fast {
-            recover,
-            partial_acks,
-            rescued: true,
-        };
-        let high_rxt = self.sb.high_rxt;
-        let tx = self.send_at(now, seq, TxKind::RetransmitRecovery);
-        self.sb.high_rxt = high_rxt;
-        Some(tx)
-    }
-
-    /// tcp-sack1.cc send_much() in fast recovery: while pipe_ < int(cwnd_), the next hole
-    /// (GetNextRetran, from above the last retransmission), else the next packet in sequence,
-    /// each within window_ of the cumulative ACK; pipe_ one more per packet.
-    fn poll_ns2_sack1_recovery(&mut self, now: Time) -> Option<Transmit> {
-        let mss = self.neg.mss.max(1);
-        if self.ns2_hold || self.ns2_pipe >= (self.cc.cwnd() / mss) as i64 {
-            return None;
-        }
-        let from = self.snd_una.max(self.sb.high_rxt);
-        let tx = match self.sb.next_hole(from, self.snd_max, mss) {
-            Some(seq) if self.rwnd_allows(seq) => {
-                self.send_at(now, seq, TxKind::RetransmitRecovery)
-            }
-            Some(_) => return None,
-            None => {
-                let seq = self.snd_nxt;
-                if seq >= self.data_end || !self.rwnd_allows(seq) {
-                    return None;
-                }
-                self.send_at(now, seq, self.kind_at(seq))
-            }
-        };
-        self.ns2_pipe += 1;
-        Some(tx)
     }
 
     /// What sending at `seq` is: new below the highest sequence sent, else a resend (after a

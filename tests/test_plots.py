@@ -233,3 +233,19 @@ def test_at_the_receiver_the_data_in_flight_is_not_the_senders_window(lossy: Pat
         medians[node] = capture.flow_in_flight(data, acks).flight.median()
     assert medians["mh"] <= 2 * mss
     assert medians["ch"] >= 10 * mss
+
+
+def test_a_damaged_drop_log_beside_a_capture_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vho.cli import main
+
+    fig1 = LOSSY.parent.parent.parent / "scenarios/examples/dk-fig1-wlan-gprs.toml"
+    vho.run(fig1, out_dir=tmp_path / "run")
+    drops = tmp_path / "run" / "series_drops.parquet"
+    drops.write_bytes(drops.read_bytes()[:40])
+    out = tmp_path / "an"
+    assert main(["analyze", str(tmp_path / "run" / "mh.pcap"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "series_drops.parquet: not a Parquet file" in err, err
+    assert not out.exists()

@@ -154,7 +154,7 @@ def test_fast_rto_decrease_brings_the_rto_down_when_the_rtt_falls() -> None:
     # 50 seconds" although the RTT fell, because the variance is added; §8.1 proposes to let
     # it fall "to a value close to the new RTT" once several samples agree. Here (1 MB, so
     # that enough data crosses WaveLAN) the RTO peaks at 25 s when the home agent's PPP
-    # queue has drained; it then takes 1.75 s of samples to fall below 1 s, and 0.17 s with
+    # queue has drained; it then takes 1.75 s of samples to fall below 1 s, and 0.18 s with
     # the remedy (three samples).
     def fall(remedies: str) -> float:
         r = vho.run(

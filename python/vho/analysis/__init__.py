@@ -134,11 +134,21 @@ def _drops_for(capture: Path, series: pd.DataFrame | None) -> pd.DataFrame | Non
     beside = capture.parent / DROPS
     if series is None or not beside.is_file():
         return None
+    import pyarrow as pa
+
     try:
         df = pd.read_parquet(beside)
-    except (OSError, ValueError):
-        return None
-    if not {"t_s", "seq", "len", "flow"} <= set(df.columns) or df["flow"].nunique() > 1:
+    except (OSError, ValueError, pa.ArrowException) as e:
+        # Refused as the series beside it is (`_read_series`): a damaged run output is said,
+        # not drawn without its drops.
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise VhoError(
+            f"vho analyze: {beside}: not a Parquet file of vho's drops ({first})"
+        ) from None
+    missing = [c for c in ("t_s", "seq", "len", "flow") if c not in df.columns]
+    if missing:
+        raise VhoError(f"vho analyze: {beside}: not vho's {DROPS} (no column {', '.join(missing)})")
+    if df["flow"].nunique() > 1:
         return None
     if len(df) and set(df["flow"]) != set(series["flow"]):
         return None

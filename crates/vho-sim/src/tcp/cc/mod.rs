@@ -44,8 +44,6 @@ pub trait CongestionControl {
     /// Sets the window outright, for what RFC 5681's events do not cover: the response to a
     /// spurious timeout (`tcp::spurious::response`), F-RTO's caps on cwnd.
     fn set_window(&mut self, cwnd: u32, ssthresh: u32);
-    /// The path changed under the connection (a handover notice; no-op by default).
-    fn on_path_change(&mut self, _now: Time) {}
     /// Whether a new (non-partial) ACK ends recovery: NewReno waits for the recovery point,
     /// Reno leaves on the first new ACK.
     fn waits_for_recovery_point(&self) -> bool;
@@ -180,9 +178,6 @@ impl CongestionControl for AnyController {
     }
     fn set_window(&mut self, cwnd: u32, ssthresh: u32) {
         each!(self, c => c.set_window(cwnd, ssthresh))
-    }
-    fn on_path_change(&mut self, now: Time) {
-        each!(self, c => c.on_path_change(now))
     }
     fn waits_for_recovery_point(&self) -> bool {
         each!(self, c => c.waits_for_recovery_point())

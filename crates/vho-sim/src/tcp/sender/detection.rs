@@ -68,7 +68,6 @@ impl TcpSender {
             EpisodeKind::Timeout => self.stats.spurious_timeouts_detected += 1,
             EpisodeKind::FastRetransmit => self.stats.spurious_fast_retransmits_detected += 1,
         }
-        self.spurious.detected += 1;
         let mut response = self.cfg.spurious_response;
         if v.kind == EpisodeKind::FastRetransmit && response == SpuriousResponse::Eifel {
             response = SpuriousResponse::Undo;
@@ -182,7 +181,6 @@ impl TcpSender {
             return;
         };
         self.stats.spurious_timeouts_detected += 1;
-        self.spurious.detected += 1;
         self.snd_nxt = self.snd_max;
         self.recovery = Recovery::Open;
         self.recover = self.snd_una;

@@ -730,11 +730,6 @@ impl TcpSender {
         }
     }
 
-    /// Hook for remedies that learn of a handover (none by default): see `cc::on_path_change`.
-    pub fn handle_path_change(&mut self, now: Time) {
-        self.cc.on_path_change(now);
-    }
-
     // ---- outputs ----
 
     pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {

@@ -27,8 +27,6 @@ pub struct SpuriousState {
     pub prior: Option<(response::Prior, SeqNum)>,
     /// RFC 4015 step (11) pending: SND.MAX at the timeout, SRTT_prev, RTTVAR_prev.
     pub adapt: Option<(SeqNum, Dur, Dur)>,
-    /// Timeouts the sender found spurious.
-    pub detected: u64,
 }
 
 /// Whether an ACK carries a D-SACK block ([`super::sack::dsack_block`]).

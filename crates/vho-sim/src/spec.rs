@@ -23,7 +23,40 @@ pub struct Spec {
     pub mobiles: Vec<MobileSpec>,
     pub handovers: Vec<HandoverSpec>,
     pub flows: Vec<FlowSpec>,
+    /// Functions on nodes' forwarding paths (`[[node_function]]`), in the order each node
+    /// runs them.
+    pub functions: Vec<FunctionSpec>,
     pub record: RecordSpec,
+}
+
+/// A node function (`crate::net::function`) and the node it runs at.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct FunctionSpec {
+    pub node: NodeIdx,
+    pub kind: FunctionKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FunctionKind {
+    /// Rewrites the advertised window to the access link's bandwidth-delay product
+    /// (`net::window_clamp`; the remedy `cwnd-clamp`).
+    WindowClamp,
+    /// An IP-layer queue keeping the access links' device queues short
+    /// (`net::flow_control`; the remedy `link-flow-control`).
+    LinkFlowControl,
+}
+
+impl FunctionKind {
+    pub const ALL: [FunctionKind; 2] = [FunctionKind::WindowClamp, FunctionKind::LinkFlowControl];
+    pub fn name(self) -> &'static str {
+        match self {
+            FunctionKind::WindowClamp => "window-clamp",
+            FunctionKind::LinkFlowControl => "link-flow-control",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<FunctionKind> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

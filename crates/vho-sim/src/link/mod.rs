@@ -244,6 +244,19 @@ impl LinkDir {
         }
     }
 
+    pub fn rate_bps(&self) -> u64 {
+        self.rate_bps
+    }
+
+    /// When, brought up to the present, the queue next shrinks: the packet on the air
+    /// finishes, or a blocked direction holding packets may start. `None` when idle and empty.
+    pub fn next_dequeue(&self) -> Option<Time> {
+        match self.in_tx {
+            Some((_, _, done)) => Some(done),
+            None => self.retry_at(),
+        }
+    }
+
     /// The earliest instant at which an idle, non-empty direction may start.
     pub fn ready_at(&self) -> Time {
         self.blocked_until.max(self.free_at)

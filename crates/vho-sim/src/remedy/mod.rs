@@ -10,9 +10,12 @@
 //!   (the timer's side of the same trouble, thesis §7.2.2).
 //! - [`notice`]: `rto-reset`, `new-path` and `rtt-injection`, on the handover notification.
 //! - [`flush`]: `flush-on-handover` (thesis §7.2.3).
+//! - [`proxy`]: `cwnd-clamp` and `link-flow-control`, functions of the home-agent node
+//!   (`net::function`).
 
 pub mod flush;
 pub mod notice;
+pub mod proxy;
 pub mod spurious;
 
 use crate::spec::Spec;
@@ -29,10 +32,12 @@ pub enum Remedy {
     RttInjection,
     FastRtoDecrease,
     FlushOnHandover,
+    CwndClamp,
+    LinkFlowControl,
 }
 
 impl Remedy {
-    pub const ALL: [Remedy; 9] = [
+    pub const ALL: [Remedy; 11] = [
         Remedy::Frto,
         Remedy::Eifel,
         Remedy::DsackUndo,
@@ -42,6 +47,8 @@ impl Remedy {
         Remedy::RttInjection,
         Remedy::FastRtoDecrease,
         Remedy::FlushOnHandover,
+        Remedy::CwndClamp,
+        Remedy::LinkFlowControl,
     ];
 
     /// The name a scenario gives it.
@@ -56,6 +63,8 @@ impl Remedy {
             Remedy::RttInjection => "rtt-injection",
             Remedy::FastRtoDecrease => "fast-rto-decrease",
             Remedy::FlushOnHandover => "flush-on-handover",
+            Remedy::CwndClamp => "cwnd-clamp",
+            Remedy::LinkFlowControl => "link-flow-control",
         }
     }
 
@@ -75,6 +84,8 @@ impl Remedy {
             Remedy::RttInjection => notice::RTT_INJECTION,
             Remedy::FastRtoDecrease => spurious::FAST_RTO_DECREASE,
             Remedy::FlushOnHandover => flush::FLUSH_ON_HANDOVER,
+            Remedy::CwndClamp => proxy::CWND_CLAMP,
+            Remedy::LinkFlowControl => proxy::LINK_FLOW_CONTROL,
         }
     }
 
@@ -90,6 +101,10 @@ impl Remedy {
                 notice::apply(self, spec, flow)
             }
             Remedy::FlushOnHandover => flush::apply(spec, flow),
+            Remedy::CwndClamp => proxy::apply(crate::spec::FunctionKind::WindowClamp, spec, flow),
+            Remedy::LinkFlowControl => {
+                proxy::apply(crate::spec::FunctionKind::LinkFlowControl, spec, flow)
+            }
         }
     }
 }

@@ -215,6 +215,25 @@ pub fn keys() -> Vec<KeyDoc> {
             "none",
             "overrides from the second node to the first",
         ),
+        k(
+            "node_function",
+            "node",
+            "a node name",
+            "required",
+            "the node on whose forwarding path it acts (ha in the common form)",
+        ),
+        k(
+            "node_function",
+            "kind",
+            "window-clamp | link-flow-control",
+            "required",
+            "window-clamp: rewrite the window advertised to a sender whose data crosses an \
+             access link to that link's bandwidth-delay product plus one segment, shared by the \
+             link's active connections (Cottingham & Vidales §7; the remedy cwnd-clamp); \
+             link-flow-control: an IP-layer queue that admits packets to an access link's \
+             device queue only while it holds less than the link's bandwidth-delay product, \
+             routing them when they leave it (thesis §7.2.3; the remedy link-flow-control)",
+        ),
         k("handover", "at", TIME, "required", "when it happens"),
         k(
             "handover",

@@ -103,6 +103,14 @@ pub fn to_toml(spec: &Spec) -> String {
         }
         let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
     }
+    for f in &spec.functions {
+        let _ = writeln!(
+            o,
+            "[[node_function]]\nnode = {}\nkind = {}\n",
+            node(f.node),
+            q(f.kind.name())
+        );
+    }
     let pcap: Vec<String> = spec.record.pcap_at.iter().map(|&n| node(n)).collect();
     let _ = writeln!(
         o,

@@ -70,6 +70,7 @@ impl Ctx<'_> {
         }
         let handovers = self.handovers(&file, &b)?;
         let flows = self.flows(&file, &b)?;
+        let functions = self.functions(&file, &b)?;
         let mut pcap_at = Vec::new();
         for n in &file.record.pcap {
             pcap_at.push(b.node(self, n, "record.pcap")?);
@@ -103,6 +104,7 @@ impl Ctx<'_> {
             mobiles: b.mobiles,
             handovers,
             flows,
+            functions,
             record: RecordSpec {
                 pcap_at,
                 series: file.record.series,
@@ -732,6 +734,34 @@ impl Ctx<'_> {
                 tcp,
                 remedies,
             });
+        }
+        Ok(out)
+    }
+
+    fn functions(&self, file: &File, b: &Builder) -> R<Vec<FunctionSpec>> {
+        let mut out = Vec::new();
+        for f in &file.node_function {
+            let ft = f.get_ref();
+            let node = b.node(self, &ft.node, "node_function.node")?;
+            let kind = FunctionKind::from_name(ft.kind.get_ref()).ok_or_else(|| {
+                let names: Vec<&str> = FunctionKind::ALL.iter().map(|k| k.name()).collect();
+                self.err(
+                    ft.kind.span(),
+                    "node_function.kind",
+                    format!("one of {}", names.join(", ")),
+                    Some(format!("{:?}", ft.kind.get_ref())),
+                )
+            })?;
+            let fs = FunctionSpec { node, kind };
+            if out.contains(&fs) {
+                return Err(self.err(
+                    f.span(),
+                    "node_function",
+                    "each kind at most once per node",
+                    Some(format!("{} twice at {:?}", kind.name(), ft.node.get_ref())),
+                ));
+            }
+            out.push(fs);
         }
         Ok(out)
     }

@@ -26,7 +26,17 @@ pub struct File {
     #[serde(default)]
     pub flow: Vec<Spanned<FlowT>>,
     #[serde(default)]
+    pub node_function: Vec<Spanned<NodeFunctionT>>,
+    #[serde(default)]
     pub record: RecordT,
+}
+
+/// A function on a node's forwarding path.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct NodeFunctionT {
+    pub node: S,
+    pub kind: S,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -189,7 +189,7 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:18: handover.to: expected a link: one of wired, gprs, wlan, got \"lte\""),
         ("malformed toml", "[run\nname = 1\n", &[], "s.toml:1: invalid table header; expected `.`, `]`"),
         ("bad override value", GOOD, &["access.gprs.rate=fast"], "--set access.gprs.rate=fast: access.gprs.rate: expected a rate such as \"200 kb/s\" (b/s, kb/s, Mb/s, Gb/s (or bps, kbps, Mbps, Gbps)), got \"fast\""),
-        ("override of an unknown section", GOOD, &["bogus.key=1"], "--set bogus.key=1: unknown field `bogus`, expected one of `run`, `wired`, `access`, `mobile`, `node`, `link`, `handover`, `flow`, `record`"),
+        ("override of an unknown section", GOOD, &["bogus.key=1"], "--set bogus.key=1: unknown field `bogus`, expected one of `run`, `wired`, `access`, `mobile`, `node`, `link`, `handover`, `flow`, `node_function`, `record`"),
         ("override path into a value", GOOD, &["run.name.x=1"], "--set run.name.x=1: run.name.x: expected name to be a table, got 1"),
         ("handover from a link not in use", &GOOD.replace("from = \"wlan\"", "from = \"gprs\"").replace("to = \"gprs\"", "to = \"wlan\""), &[],
             "s.toml:17: handover.from: expected \"wlan\" (the link in use then), got \"gprs\""),
@@ -405,13 +405,17 @@ fn remedies_set_what_they_need_and_refuse_unknown_names() {
     // A soft-reconfigure handover already moves its queue: flush-on-handover leaves it.
     assert_eq!(s.handovers[0].flush, Flush::Off);
     let e = load_str(GOOD, &["flow.0.remedies=[\"rto-rest\"]"]).unwrap_err();
-    assert!(
-        e.to_string().contains(
-            "flow.remedies: expected remedies among frto, eifel, dsack-undo, no-restore, \
-             rto-reset, new-path, rtt-injection, fast-rto-decrease, flush-on-handover, got \"rto-rest\""
-        ),
-        "{e}"
+    // The message lists every remedy by name, then what was given.
+    let names: Vec<&str> = crate::remedy::Remedy::ALL
+        .iter()
+        .map(|r| r.name())
+        .collect();
+    let want = format!(
+        "flow.remedies: expected remedies among {}, got \"rto-rest\"",
+        names.join(", ")
     );
+    assert!(e.to_string().contains(&want), "{e}");
+    assert!(names.contains(&"rto-reset") && names.contains(&"cwnd-clamp"));
     let e = load_str(GOOD, &["handover.0.flush=\"move\""]).unwrap_err();
     assert!(
         e.to_string()

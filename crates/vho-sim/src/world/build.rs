@@ -142,6 +142,7 @@ impl World {
             || dirs
                 .iter()
                 .any(|d| !matches!(d.loss, crate::link::loss::LossModel::None));
+        let functions = super::functions::build(spec, &dirs);
         Ok(World {
             now: Time::ZERO,
             queue: EventQueue::with_capacity(64),
@@ -156,6 +157,8 @@ impl World {
             maybe_done: spec.flows.is_empty(),
             handovers,
             flows,
+            any_functions: !spec.functions.is_empty(),
+            functions,
             capture,
             taps: Vec::new(),
             queue_series: if spec.record.series {

@@ -98,6 +98,7 @@ impl World {
             }
         }
         self.routes = Routes::compute(self.spec.nodes.len(), &self.ends, &self.up);
+        self.routes_changed();
     }
 
     /// The direction of `link` towards (or away from) the mobile node.

@@ -13,6 +13,17 @@ pub struct Summary {
     pub flows: Vec<FlowSummary>,
     pub handovers: Vec<HandoverSummary>,
     pub links: Vec<LinkDirSummary>,
+    /// What each node function did (absent when the scenario has none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub node_functions: Vec<NodeFunctionSummary>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeFunctionSummary {
+    pub node: String,
+    pub kind: &'static str,
+    /// Its counters by name (see `net::window_clamp`, `net::flow_control`).
+    pub counters: std::collections::BTreeMap<&'static str, u64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -255,6 +266,18 @@ impl World {
             flows,
             handovers,
             links,
+            node_functions: self
+                .functions
+                .iter()
+                .enumerate()
+                .flat_map(|(n, fns)| {
+                    fns.chain.iter().map(move |f| NodeFunctionSummary {
+                        node: spec.nodes[n].name.clone(),
+                        kind: f.kind(),
+                        counters: f.counters().into_iter().collect(),
+                    })
+                })
+                .collect(),
         };
         summary.run.warnings = warnings(&summary, ended);
         let tcp_series = self.flows.iter_mut().map(|f| f.series.take()).collect();

@@ -4,9 +4,10 @@ tests/test_remedies.py and the thesis example):
     python3 benches/thesis_remedies.py
 
 GSM -> WaveLAN at 20 s (200 KB, Linux 2.0): t_a and transfer time without a remedy, with
-flush-on-handover, and with `flush = "discard"`; the RTO's fall after its peak (1 MB) without
+flush-on-handover, with `flush = "discard"`, link-flow-control and cwnd-clamp; the RTO's fall after its peak (1 MB) without
 and with fast-rto-decrease; WaveLAN -> GSM (the thesis example): spurious timeouts without a
-remedy, with rto-reset at the instant and announced 1 s early, with frto, and with both.
+remedy, with rto-reset at the instant and announced 1 s early, with frto, with both, with
+cwnd-clamp and with link-flow-control.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def main() -> None:
         ("no remedy", []),
         ("flush-on-handover", ['flow.0.remedies=["flush-on-handover"]']),
         ('flush = "discard"', ['handover.0.flush="discard"']),
+        ("link-flow-control", ['flow.0.remedies=["link-flow-control"]']),
+        ("cwnd-clamp", ['flow.0.remedies=["cwnd-clamp"]']),
     ):
         f = _flow(s2f, *sets)
         ta = f["adaptation_time_s"]
@@ -75,6 +78,8 @@ def main() -> None:
         ),
         ("frto", ['flow.0.remedies=["frto"]']),
         ("rto-reset + frto", ['flow.0.remedies=["rto-reset", "frto"]']),
+        ("cwnd-clamp", ['flow.0.remedies=["cwnd-clamp"]']),
+        ("link-flow-control", ['flow.0.remedies=["link-flow-control"]']),
     ):
         f = _flow(THESIS, *sets)
         print(

@@ -8,9 +8,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import vho
+from vho.capture import SYN, read_tcp
 from vho.cli import main
 
 # The thesis's §7.2 case: a download over GSM (Linux 2.0, 16 KB window, MSS 1420) moves to
@@ -215,3 +217,74 @@ def test_rtt_injection_remembers_each_interface_from_the_notifications() -> None
     assert (f["rtt_injections_without_hint"], f["rtt_injections"]) == (1, 1)
     (plain,) = vho.run(THERE_AND_BACK).flows
     assert (plain["handover_notices"], plain["rtt_injections"]) == (0, 0)
+
+
+def _functions(*sets: str) -> tuple[dict, dict]:
+    """The flow and the home agent's node functions' counters, by kind."""
+    r = vho.run(SLOW_TO_FAST, overrides=list(sets))
+    (f,) = r.flows
+    fns = {x["kind"]: x["counters"] for x in r.summary.get("node_functions", [])}
+    return f, fns
+
+
+def test_link_flow_control_keeps_the_ppp_queue_short_so_a_handover_reroutes_the_rest() -> None:
+    # Thesis §7.2.3: "the IP sending process should delay putting packets in the queue of a
+    # slow link"; what waits at the IP layer then takes the new link at the handover.
+    plain, none = _functions()
+    f, fns = _functions('flow.0.remedies=["link-flow-control"]')
+    assert none == {}
+    c = fns["link-flow-control"]
+    assert c["packets_rerouted"] >= 5 and c["held_at_end"] == 0
+    assert c["packets_held"] == c["packets_released"]
+    # Only the device queue (one packet waiting, the PPP link's BDP) drains over GSM: t_a
+    # falls from about 15 s to about 3 s, the transfer by more than 10 s, nothing dropped.
+    assert f["adaptation_time_s"] < 5 < 12 < plain["adaptation_time_s"]
+    assert f["transfer_time_s"] < plain["transfer_time_s"] - 10
+    assert f["drops"] == []
+
+
+def test_link_flow_control_reroutes_nothing_without_a_handover() -> None:
+    f, fns = _functions(
+        'flow.0.remedies=["link-flow-control"]', 'handover.0.at="400 s"', 'run.stop="400 s"'
+    )
+    assert f["completed"]
+    c = fns["link-flow-control"]
+    assert c["packets_held"] > 0 and c["packets_rerouted"] == 0
+
+
+def test_cwnd_clamp_rewrites_the_window_to_the_links_bdp_and_the_ppp_queue_stays_short(
+    tmp_path: Path,
+) -> None:
+    # Cottingham & Vidales §7: the home agent's proxy rewrites the advertised window; over GSM
+    # (7680 b/s, 1.42 KB segments, 2.09 s base RTT) that is 3 segments, 4260 B, where the
+    # thesis found 4 KB the best window (§7.1.3). The CH sees the rewritten window, the MH
+    # its own.
+    out = tmp_path / "run"
+    r = vho.run(
+        SLOW_TO_FAST,
+        overrides=['flow.0.remedies=["cwnd-clamp"]', 'record.pcap=["ch", "mh"]'],
+        out_dir=out,
+    )
+    (f,) = r.flows
+    assert r.summary["node_functions"][0]["counters"]["windows_rewritten"] > 0
+    # The MH's ACKs of data (not its SYN) carry 16 KiB as they leave it; at the CH 4260 B,
+    # over GSM before the switch at 20 s and over WaveLAN after it: there 2 Mb/s over a base
+    # RTT of 11.2 ms (4 ms of propagation, a 1460-byte packet and an ACK serialised on
+    # WaveLAN and the Ethernet) is 2800 B, + 1420 = 4220 B, also 3 segments.
+    at_mh = read_tcp(out / "mh.pcap")
+    at_ch = read_tcp(out / "ch.pcap")
+
+    def acks_of_data(d: pd.DataFrame) -> pd.DataFrame:
+        # The handshake's last ACK acknowledges the SYN alone: the lowest ACK after the SYN.
+        a = d[(d.sport == 40001) & ((d["flags"] & SYN) == 0)]
+        return a[a.ack > a.ack.min()]
+
+    acks_mh, acks_ch = acks_of_data(at_mh), acks_of_data(at_ch)
+    assert set(acks_mh.window) == {16384}
+    over_gsm = acks_ch[acks_ch.t_s < 20].window
+    assert len(over_gsm) > 10 and set(over_gsm) == {3 * 1420}
+    assert set(acks_ch[acks_ch.t_s > 20.5].window) == {3 * 1420}
+    plain, _ = _functions()
+    # The PPP queue no longer holds a whole 16 KB window: t_a about 3 s instead of 15.
+    assert f["adaptation_time_s"] < 5 < 12 < plain["adaptation_time_s"]
+    assert f["transfer_time_s"] < plain["transfer_time_s"] - 10

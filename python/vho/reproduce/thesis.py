@@ -110,6 +110,17 @@ VARIANTS: tuple[Variant, ...] = (
         "flush-on-handover (§7.2.3)",
         ('flow.0.remedies=["flush-on-handover"]',),
     ),
+    # Functions of the home agent, not of TCP (`[[node_function]]`).
+    Variant(
+        "link-flow-control",
+        "link-flow-control (§7.2.3)",
+        ('flow.0.remedies=["link-flow-control"]',),
+    ),
+    Variant(
+        "cwnd-clamp",
+        "cwnd-clamp (Cottingham & Vidales §7)",
+        ('flow.0.remedies=["cwnd-clamp"]',),
+    ),
 )
 #: The cases run with every variant (the others with the thesis's TCP only).
 COMPARED = ("fast-slow", "slow-fast")

@@ -4,10 +4,11 @@ tests/test_remedies.py and the thesis example):
     python3 benches/thesis_remedies.py
 
 GSM -> WaveLAN at 20 s (200 KB, Linux 2.0): t_a and transfer time without a remedy, with
-flush-on-handover, with `flush = "discard"`, link-flow-control and cwnd-clamp; the RTO's fall after its peak (1 MB) without
-and with fast-rto-decrease; WaveLAN -> GSM (the thesis example): spurious timeouts without a
-remedy, with rto-reset at the instant and announced 1 s early, with frto, with both, with
-cwnd-clamp and with link-flow-control.
+flush-on-handover, with `flush = "discard"`, link-flow-control and cwnd-clamp; the RTO's fall
+after its peak (1 MB) without and with fast-rto-decrease, with Linux 2.0's RTT sampling and
+with one segment timed per round trip; WaveLAN -> GSM (the thesis
+example): spurious timeouts without a remedy, with rto-reset at the instant and announced
+1 s early, with frto, with both, with cwnd-clamp and with link-flow-control.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ def _flow(text: str | Path, *sets: str) -> dict:
     return f
 
 
-def _rto_fall(text: str, remedies: str) -> tuple[float, float]:
-    r = vho.run(text, overrides=[f"flow.0.remedies={remedies}", "record.series=true"])
+def _rto_fall(text: str, remedies: str, *sets: str) -> tuple[float, float]:
+    r = vho.run(text, overrides=[f"flow.0.remedies={remedies}", "record.series=true", *sets])
     t = r.tcp["flow0"]
     a = t[t.t_s > 20]
     peak = a.rto_s.idxmax()
@@ -61,9 +62,15 @@ def main() -> None:
             f"{sum(d['packets'] for d in f['drops'])}"
         )
     big = s2f.replace('size = "200 KB"', 'size = "1 MB"')
-    for remedies in ("[]", '["fast-rto-decrease"]'):
-        peak, fall = _rto_fall(big, remedies)
-        print(f"  1 MB {remedies:<24} RTO peak {peak:.1f} s, below 1 s {fall:.2f} s later")
+    one = 'flow.0.tcp.rtt_sampling="one-per-rtt"'
+    for sets in ((), (one,)):
+        for remedies in ("[]", '["fast-rto-decrease"]'):
+            peak, fall = _rto_fall(big, remedies, *sets)
+            how = "one segment per RTT" if sets else "Linux 2.0's sampling"
+            print(
+                f"  1 MB {remedies:<24} {how:<22} RTO peak {peak:.1f} s, below 1 s "
+                f"{fall:.2f} s later"
+            )
     print("WaveLAN -> GSM (scenarios/examples/thesis-wavelan-gsm.toml)")
     for label, sets in (
         ("no remedy", []),

@@ -110,7 +110,9 @@ def test_rto_reset_rides_the_notification_and_removes_the_first_spurious_timeout
     # Thesis §8.1 on its own fast -> slow case: the RTO at the switch is 200 ms (Linux 2.0's
     # floor) while the first segment over GSM takes about 2 s. Reset to 3 s on the mobile's
     # notification, the first timeouts do not fire; the later ones, as the home agent's PPP
-    # queue fills, still do (7 -> 4 here).
+    # queue fills, still do (6 -> 4 here). The timeout it defers comes with a fuller window,
+    # whose go-back-N resends more (23 segments instead of 17): fewer timeouts, not fewer
+    # resends.
     (plain,) = vho.run(THESIS).flows
     r = vho.run(
         THESIS,
@@ -120,7 +122,6 @@ def test_rto_reset_rides_the_notification_and_removes_the_first_spurious_timeout
     (f,) = r.flows
     assert f["handover_notices"] == 1 and plain["handover_notices"] == 0
     assert f["spurious_timeouts"] < plain["spurious_timeouts"]
-    assert f["retransmissions"] < plain["retransmissions"]
     # The notification crossed the network: an option of kind 253 (RFC 6994) on one ACK
     # from the mobile, in both captures, which tshark dissects without complaint.
     if TSHARK is None:
@@ -155,13 +156,14 @@ def test_fast_rto_decrease_brings_the_rto_down_when_the_rtt_falls() -> None:
     # Thesis §7.2.2: after slow -> fast "the RTO value increases from 20 seconds to more than
     # 50 seconds" although the RTT fell, because the variance is added; §8.1 proposes to let
     # it fall "to a value close to the new RTT" once several samples agree. Here (1 MB, so
-    # that enough data crosses WaveLAN) the RTO peaks at 25 s when the home agent's PPP
-    # queue has drained; it then takes 1.75 s of samples to fall below 1 s, and 0.18 s with
-    # the remedy (three samples).
-    def fall(remedies: str) -> float:
+    # that enough data crosses WaveLAN) the RTO peaks at about 40 s when the home agent's
+    # PPP queue has drained. Linux 2.0 samples every segment an ACK frees, so its own RTO is
+    # below 1 s 0.20 s later, 0.02 s with the remedy; a sender that times one segment per
+    # round trip (RFC 6298 §3, 4.4BSD) needs seconds, and the remedy's three samples.
+    def fall(remedies: str, *sets: str) -> float:
         r = vho.run(
             SLOW_TO_FAST.replace('size = "200 KB"', 'size = "1 MB"'),
-            overrides=[f"flow.0.remedies={remedies}", "record.series=true"],
+            overrides=[f"flow.0.remedies={remedies}", "record.series=true", *sets],
         )
         t = r.tcp["flow0"]
         a = t[t.t_s > 20]
@@ -170,8 +172,10 @@ def test_fast_rto_decrease_brings_the_rto_down_when_the_rtt_falls() -> None:
         low = a[(a.index > peak) & (a.rto_s < 1.0)]
         return float(low.t_s.iloc[0] - a.t_s[peak])
 
-    assert fall("[]") > 1.0
-    assert fall('["fast-rto-decrease"]') < 0.5
+    assert fall('["fast-rto-decrease"]') < fall("[]") < 0.5
+    one = 'flow.0.tcp.rtt_sampling="one-per-rtt"'
+    assert fall("[]", one) > 1.0
+    assert fall('["fast-rto-decrease"]', one) < 0.5
 
 
 # The thesis's links back and forth: WaveLAN -> GSM at 4 s, back at 40 s, Linux 2.0 with its

@@ -566,6 +566,24 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "rtt_sampling",
+            "one of one-per-rtt, every-freed-segment",
+            "profile",
+            "without timestamps, which segments are timed: one at a time, never a \
+             retransmitted one (RFC 6298 §3, Karn), or every segment an ACK frees, from its \
+             latest transmission, none while a timeout's retransmissions are under way (Linux \
+             2.0's tcp_ack)",
+        ),
+        k(
+            t,
+            "timeout_holds_new_data",
+            "true or false",
+            "profile",
+            "after a timeout send no new data until everything outstanding is acknowledged \
+             (Linux 2.0's tcp_ack: the write queue moves only while retransmits == 0)",
+        ),
+        k(
+            t,
             "receive_window",
             SIZE,
             "profile",

@@ -6,8 +6,8 @@
 
 use crate::spec::*;
 use crate::tcp::config::{
-    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, SpuriousResponse, TcpConfig,
-    TimeoutSsthresh,
+    CcAlgorithm, CwndValidation, FastRetransmitTimer, RttSampling, SackRecovery, SpuriousResponse,
+    TcpConfig, TimeoutSsthresh,
 };
 use crate::time::Dur;
 use std::fmt::Write;
@@ -242,6 +242,14 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("rescue_retransmission = {}", c.rescue_retransmission),
         format!("cwnd_validation = \"{cwv}\""),
         format!("handshake_rtt_sample = {}", c.handshake_rtt_sample),
+        format!(
+            "rtt_sampling = \"{}\"",
+            match c.rtt_sampling {
+                RttSampling::OnePerRtt => "one-per-rtt",
+                RttSampling::EveryFreedSegment => "every-freed-segment",
+            }
+        ),
+        format!("timeout_holds_new_data = {}", c.timeout_holds_new_data),
         format!("receive_window = \"{} B\"", c.receive_window),
         format!("send_window = \"{} B\"", c.send_window_cap),
         format!("initial_rto = {}", dur(c.rto.initial)),

@@ -13,7 +13,7 @@ use crate::remedy::Remedy;
 pub const DEFAULT_NOTIFY_OFFSET_MS: u64 = 100;
 use crate::spec::*;
 use crate::tcp::config::{
-    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, SpuriousDetection,
+    CcAlgorithm, CwndValidation, FastRetransmitTimer, RttSampling, SackRecovery, SpuriousDetection,
     SpuriousResponse, TimeoutSsthresh,
 };
 use crate::tcp::profile::{profile, PROFILES};
@@ -957,6 +957,14 @@ impl Ctx<'_> {
             }
             "rescue_retransmission" => c.rescue_retransmission = flag()?,
             "handshake_rtt_sample" => c.handshake_rtt_sample = flag()?,
+            "timeout_holds_new_data" => c.timeout_holds_new_data = flag()?,
+            "rtt_sampling" => {
+                c.rtt_sampling = match v.as_str() {
+                    Some("one-per-rtt") => RttSampling::OnePerRtt,
+                    Some("every-freed-segment") => RttSampling::EveryFreedSegment,
+                    _ => return Err("one of one-per-rtt, every-freed-segment".into()),
+                }
+            }
             "cc" => {
                 c.cc = match v.as_str() {
                     Some("reno") => CcAlgorithm::Reno,
@@ -966,7 +974,7 @@ impl Ctx<'_> {
                 }
             }
             _ => {
-                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_detection, spurious_response, rto_reset, new_path, fast_rto_decrease, rtt_injection, rescue_retransmission, cwnd_validation, handshake_rtt_sample, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_detection, spurious_response, rto_reset, new_path, fast_rto_decrease, rtt_injection, rescue_retransmission, cwnd_validation, handshake_rtt_sample, rtt_sampling, timeout_holds_new_data, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
             }
         }
         Ok(())

@@ -10,9 +10,11 @@
 //!   (the timer's side of the same trouble, thesis §7.2.2).
 //! - [`notice`]: `rto-reset`, `new-path` and `rtt-injection`, on the handover notification.
 //! - [`flush`]: `flush-on-handover` (thesis §7.2.3).
+//! - [`red`]: `red` (thesis §7.1.5, §8.2).
 
 pub mod flush;
 pub mod notice;
+pub mod red;
 pub mod spurious;
 
 use crate::spec::Spec;
@@ -29,10 +31,11 @@ pub enum Remedy {
     RttInjection,
     FastRtoDecrease,
     FlushOnHandover,
+    Red,
 }
 
 impl Remedy {
-    pub const ALL: [Remedy; 9] = [
+    pub const ALL: [Remedy; 10] = [
         Remedy::Frto,
         Remedy::Eifel,
         Remedy::DsackUndo,
@@ -42,6 +45,7 @@ impl Remedy {
         Remedy::RttInjection,
         Remedy::FastRtoDecrease,
         Remedy::FlushOnHandover,
+        Remedy::Red,
     ];
 
     /// The name a scenario gives it.
@@ -56,6 +60,7 @@ impl Remedy {
             Remedy::RttInjection => "rtt-injection",
             Remedy::FastRtoDecrease => "fast-rto-decrease",
             Remedy::FlushOnHandover => "flush-on-handover",
+            Remedy::Red => "red",
         }
     }
 
@@ -75,6 +80,7 @@ impl Remedy {
             Remedy::RttInjection => notice::RTT_INJECTION,
             Remedy::FastRtoDecrease => spurious::FAST_RTO_DECREASE,
             Remedy::FlushOnHandover => flush::FLUSH_ON_HANDOVER,
+            Remedy::Red => red::RED,
         }
     }
 
@@ -90,6 +96,7 @@ impl Remedy {
                 notice::apply(self, spec, flow)
             }
             Remedy::FlushOnHandover => flush::apply(spec, flow),
+            Remedy::Red => red::apply(spec, flow),
         }
     }
 }

@@ -38,6 +38,10 @@ pub fn apply(r: Remedy, tcp: &mut TcpConfig) {
         }
         Remedy::NoRestore => tcp.spurious_response = SpuriousResponse::NoRestore,
         Remedy::FastRtoDecrease => tcp.fast_rto_decrease = true,
-        Remedy::RtoReset | Remedy::NewPath | Remedy::RttInjection | Remedy::FlushOnHandover => {}
+        Remedy::RtoReset
+        | Remedy::NewPath
+        | Remedy::RttInjection
+        | Remedy::FlushOnHandover
+        | Remedy::Red => {}
     }
 }

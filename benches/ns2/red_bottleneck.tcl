@@ -70,7 +70,7 @@ proc finish {} {
     global ns nflows tcp mss edrop qm af avgfile
     set acked 0
     for {set i 0} {$i < $nflows} {incr i} {
-        set acked [expr {$acked + [$tcp($i) set ack_] * $mss}]
+        set acked [expr {$acked + ([$tcp($i) set ack_] + 1) * $mss}]
     }
     flush $af
     close $af

@@ -124,14 +124,13 @@ COMPARE_KEYS = {
 }  # fmt: skip
 
 #: The remedies the thesis and issue 19 propose that are not built yet: (name, what, source).
-#: (rto-reset, new-path, fast-rto-decrease and flush-on-handover are rows of the comparison;
+#: (rto-reset, new-path, fast-rto-decrease, flush-on-handover and red are rows of the comparison;
 #: rtt-injection acts from an interface's second visit on, which these single handovers lack.)
 NOT_BUILT = [
     ("adaptive dupthresh", "tolerate the reordering of a slow -> fast handover",
      "Daniel & Kojo §2"),
     ("cwnd-clamp", "the HA rewrites the advertised window to the new link's BDP",
      "Cottingham & Vidales §7"),
-    ("red", "RED on the wireless links' queues", "thesis §7.1.5, §8.2"),
     ("link-flow-control", "keep the slow link's queue short", "thesis §7.2.3"),
     ("the oracle", "a sender told the new path's rate and RTT at the switch: the bound",
      "issue 19 item 3"),

@@ -261,6 +261,10 @@ fn the_resolved_scenario_loads_back_to_the_same_run() {
             "access.gprs.down.drop_packets=[1, 5]",
             "handover.0.kind=\"hard\"",
         ],
+        &[
+            "access.gprs.queue_model=\"red\"",
+            "access.gprs.down.red={ min_thresh = 3, q_weight = 0.01, gentle = false }",
+        ],
     ];
     for (i, text) in texts.iter().enumerate() {
         for extra in sets.iter().filter(|_| i == 0).chain([&(&[] as &[&str])]) {

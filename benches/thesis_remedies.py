@@ -6,9 +6,10 @@ tests/test_remedies.py and the thesis example):
 GSM -> WaveLAN at 20 s (200 KB, Linux 2.0): t_a and transfer time without a remedy, with
 flush-on-handover, with `flush = "discard"`, link-flow-control and cwnd-clamp; the RTO's fall
 after its peak (1 MB) without and with fast-rto-decrease, with Linux 2.0's RTT sampling and
-with one segment timed per round trip; WaveLAN -> GSM (the thesis
-example): spurious timeouts without a remedy, with rto-reset at the instant and announced
-1 s early, with frto, with both, with cwnd-clamp and with link-flow-control.
+with one segment timed per round trip; WaveLAN -> GSM (the thesis example): spurious timeouts
+without a remedy, with rto-reset at the instant and announced 1 s early, with frto, with both,
+with cwnd-clamp, with link-flow-control and with red (its early drops on WaveLAN before the
+switch and on GSM, the first GSM one's instant).
 """
 
 from __future__ import annotations
@@ -87,12 +88,22 @@ def main() -> None:
         ("rto-reset + frto", ['flow.0.remedies=["rto-reset", "frto"]']),
         ("cwnd-clamp", ['flow.0.remedies=["cwnd-clamp"]']),
         ("link-flow-control", ['flow.0.remedies=["link-flow-control"]']),
+        ("red", ['flow.0.remedies=["red"]']),
     ):
         f = _flow(THESIS, *sets)
         print(
             f"  {label:<20} spurious timeouts {f['spurious_timeouts']}, retransmissions "
             f"{f['retransmissions']}, transfer {f['transfer_time_s']:.1f} s"
         )
+    r = vho.run(THESIS, overrides=['flow.0.remedies=["red"]', "record.series=true"])
+    d = r.drops
+    gsm = d[d.link == "gsm"]
+    tcp = r.tcp["flow0"]
+    print(
+        f"  red: early drops {len(d[d.link == 'wavelan'])} on WaveLAN before the switch, "
+        f"{len(gsm)} on GSM (the first {gsm.t_s.min() - 4.0:.0f} s after the switch); "
+        f"SRTT peak {tcp.srtt_s.max():.1f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def test_the_report_has_a_row_for_every_phenomenon_of_the_thesis(quick: Path) ->
         assert re.search(r"\| (within|\*\*differs\*\*)", hit[0]), hit[0]
     assert "## Remedies not built yet" in report
     # Every remedy built so far is a comparison column.
-    for name in ("rto-reset", "new-path", "fast-rto-decrease", "flush-on-handover"):
+    for name in ("rto-reset", "new-path", "fast-rto-decrease", "flush-on-handover", "red"):
         assert f"| {name} (§" in report, name
     assert "today's Linux" in report and "F-RTO on Linux 2.0" in report
     t = pd.read_csv(quick / "table.csv")

@@ -91,6 +91,26 @@ pub enum QueueModel {
     /// between queue and link (`pkt_`), so the ns-2 rule applies to the queue without its
     /// head, one packet more in all.
     Ns2DropTailDelayer,
+    /// Random Early Detection as ns-2.35's `Queue/RED` (`link::red`), parameters in
+    /// [`DirSpec::red`]; the hard limit is red.cc's: an arrival is dropped when the packets
+    /// (or bytes) already waiting reach the limit.
+    Red,
+}
+
+/// RED's parameters a scenario may set (`queue_model = "red"`); `None` takes ns-2.35's
+/// automatic or default value (`link::red::RedParams::resolve`).
+#[derive(Clone, Copy, PartialEq, Debug, Default)]
+pub struct RedSpec {
+    /// th_min in packets of 500 B (`thresh_`; automatic: max(5, targetdelay · ptc / 2)).
+    pub min_thresh: Option<f64>,
+    /// th_max in packets of 500 B (`maxthresh_`; automatic: 3 · th_min).
+    pub max_thresh: Option<f64>,
+    /// `1/linterm_` (0.1).
+    pub max_p: Option<f64>,
+    /// `q_weight_` (automatic: 1 − exp(−1/(10 · RTT · ptc))).
+    pub q_weight: Option<f64>,
+    /// `gentle_` (true).
+    pub gentle: Option<bool>,
 }
 
 /// How many packets a link direction's queue holds.
@@ -140,6 +160,8 @@ pub struct DirSpec {
     pub delay: Dur,
     pub queue: QueueLimit,
     pub queue_model: QueueModel,
+    /// RED's parameters (read with `QueueModel::Red` only).
+    pub red: RedSpec,
     pub loss: LossSpec,
     pub loss_at: LossAt,
 }

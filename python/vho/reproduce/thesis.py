@@ -110,6 +110,7 @@ VARIANTS: tuple[Variant, ...] = (
         "flush-on-handover (§7.2.3)",
         ('flow.0.remedies=["flush-on-handover"]',),
     ),
+    Variant("red", "red (§7.1.5, §8.2)", ('flow.0.remedies=["red"]',)),
     # Functions of the home agent, not of TCP (`[[node_function]]`).
     Variant(
         "link-flow-control",

@@ -124,13 +124,12 @@ COMPARE_KEYS = {
 }  # fmt: skip
 
 #: The remedies the thesis and issue 19 propose that are not built yet: (name, what, source).
-#: (rto-reset, new-path, fast-rto-decrease, flush-on-handover, link-flow-control and cwnd-clamp
-#: are rows of the comparison;
+#: (rto-reset, new-path, fast-rto-decrease, flush-on-handover, red, link-flow-control and
+#: cwnd-clamp are rows of the comparison;
 #: rtt-injection acts from an interface's second visit on, which these single handovers lack.)
 NOT_BUILT = [
     ("adaptive dupthresh", "tolerate the reordering of a slow -> fast handover",
      "Daniel & Kojo §2"),
-    ("red", "RED on the wireless links' queues", "thesis §7.1.5, §8.2"),
     ("the oracle", "a sender told the new path's rate and RTT at the switch: the bound",
      "issue 19 item 3"),
 ]  # fmt: skip

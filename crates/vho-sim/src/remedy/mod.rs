@@ -12,10 +12,12 @@
 //! - [`flush`]: `flush-on-handover` (thesis §7.2.3).
 //! - [`proxy`]: `cwnd-clamp` and `link-flow-control`, functions of the home-agent node
 //!   (`net::function`).
+//! - [`red`]: `red` (thesis §7.1.5, §8.2).
 
 pub mod flush;
 pub mod notice;
 pub mod proxy;
+pub mod red;
 pub mod spurious;
 
 use crate::spec::Spec;
@@ -32,12 +34,13 @@ pub enum Remedy {
     RttInjection,
     FastRtoDecrease,
     FlushOnHandover,
+    Red,
     CwndClamp,
     LinkFlowControl,
 }
 
 impl Remedy {
-    pub const ALL: [Remedy; 11] = [
+    pub const ALL: [Remedy; 12] = [
         Remedy::Frto,
         Remedy::Eifel,
         Remedy::DsackUndo,
@@ -47,6 +50,7 @@ impl Remedy {
         Remedy::RttInjection,
         Remedy::FastRtoDecrease,
         Remedy::FlushOnHandover,
+        Remedy::Red,
         Remedy::CwndClamp,
         Remedy::LinkFlowControl,
     ];
@@ -63,6 +67,7 @@ impl Remedy {
             Remedy::RttInjection => "rtt-injection",
             Remedy::FastRtoDecrease => "fast-rto-decrease",
             Remedy::FlushOnHandover => "flush-on-handover",
+            Remedy::Red => "red",
             Remedy::CwndClamp => "cwnd-clamp",
             Remedy::LinkFlowControl => "link-flow-control",
         }
@@ -84,6 +89,7 @@ impl Remedy {
             Remedy::RttInjection => notice::RTT_INJECTION,
             Remedy::FastRtoDecrease => spurious::FAST_RTO_DECREASE,
             Remedy::FlushOnHandover => flush::FLUSH_ON_HANDOVER,
+            Remedy::Red => red::RED,
             Remedy::CwndClamp => proxy::CWND_CLAMP,
             Remedy::LinkFlowControl => proxy::LINK_FLOW_CONTROL,
         }
@@ -101,6 +107,7 @@ impl Remedy {
                 notice::apply(self, spec, flow)
             }
             Remedy::FlushOnHandover => flush::apply(spec, flow),
+            Remedy::Red => red::apply(spec, flow),
             Remedy::CwndClamp => proxy::apply(crate::spec::FunctionKind::WindowClamp, spec, flow),
             Remedy::LinkFlowControl => {
                 proxy::apply(crate::spec::FunctionKind::LinkFlowControl, spec, flow)

@@ -146,6 +146,24 @@ fn dir(d: &DirSpec) -> String {
         QueueModel::DropTail => "droptail",
         QueueModel::Ns2DropTail => "ns2-droptail",
         QueueModel::Ns2DropTailDelayer => "ns2-droptail-delayer",
+        QueueModel::Red => "red",
+    };
+    // RED's overrides as given (the automatic values are worked out again at load).
+    let r = &d.red;
+    let red: Vec<String> = [
+        r.min_thresh.map(|v| format!("min_thresh = {v:?}")),
+        r.max_thresh.map(|v| format!("max_thresh = {v:?}")),
+        r.max_p.map(|v| format!("max_p = {v:?}")),
+        r.q_weight.map(|v| format!("q_weight = {v:?}")),
+        r.gentle.map(|v| format!("gentle = {v}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let red = if red.is_empty() {
+        String::new()
+    } else {
+        format!(", red = {{ {} }}", red.join(", "))
     };
     let loss = match &d.loss {
         LossSpec::None => "loss = 0.0".to_string(),
@@ -160,8 +178,8 @@ fn dir(d: &DirSpec) -> String {
         LossAt::Entry => "entry",
     };
     format!(
-        "{{ rate = \"{} b/s\", delay = {}, queue = {queue}, queue_model = \"{model}\", {loss}, \
-         loss_at = \"{at}\" }}",
+        "{{ rate = \"{} b/s\", delay = {}, queue = {queue}, queue_model = \"{model}\"{red}, \
+         {loss}, loss_at = \"{at}\" }}",
         d.rate_bps,
         dur(d.delay)
     )

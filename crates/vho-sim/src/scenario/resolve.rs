@@ -290,6 +290,7 @@ impl Ctx<'_> {
                 delay: l.delay.clone(),
                 queue: l.queue.clone(),
                 queue_model: l.queue_model.clone(),
+                red: l.red.clone(),
                 loss: l.loss.clone(),
                 loss_at: l.loss_at.clone(),
                 drop_packets: l.drop_packets.clone(),
@@ -402,6 +403,7 @@ impl Ctx<'_> {
             delay: l.delay.clone(),
             queue: l.queue.clone(),
             queue_model: l.queue_model.clone(),
+            red: l.red.clone(),
             loss: l.loss.clone(),
             loss_at: l.loss_at.clone(),
             drop_packets: l.drop_packets.clone(),
@@ -434,6 +436,9 @@ impl Ctx<'_> {
             p.queue_model =
                 Some(self.with(m, &format!("{field}.queue_model"), parse_queue_model)?);
         }
+        if let Some(r) = &d.red {
+            self.red_overrides(&mut p.red, r, field)?;
+        }
         if let Some(l) = &d.loss {
             let v = *l.get_ref();
             if !(0.0..=1.0).contains(&v) {
@@ -464,6 +469,42 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// `red = { ... }`: each key given replaces the one before (preset, link, direction).
+    fn red_overrides(&self, red: &mut RedSpec, r: &toml::Spanned<RedT>, field: &str) -> R<()> {
+        let t = r.get_ref();
+        let bad = |key: &str, what: &str, v: f64| {
+            self.err(
+                r.span(),
+                &format!("{field}.red.{key}"),
+                what,
+                Some(v.to_string()),
+            )
+        };
+        let positive = |key: &str, v: Option<f64>| match v {
+            Some(x) if !(x > 0.0 && x.is_finite()) => Err(bad(key, "a positive number", x)),
+            _ => Ok(v),
+        };
+        let fraction = |key: &str, v: Option<f64>| match v {
+            Some(x) if !(x > 0.0 && x <= 1.0) => Err(bad(key, "a number in (0, 1]", x)),
+            _ => Ok(v),
+        };
+        red.min_thresh = positive("min_thresh", t.min_thresh)?.or(red.min_thresh);
+        red.max_thresh = positive("max_thresh", t.max_thresh)?.or(red.max_thresh);
+        red.max_p = fraction("max_p", t.max_p)?.or(red.max_p);
+        red.q_weight = fraction("q_weight", t.q_weight)?.or(red.q_weight);
+        red.gentle = t.gentle.or(red.gentle);
+        if let (Some(lo), Some(hi)) = (red.min_thresh, red.max_thresh) {
+            if hi <= lo {
+                return Err(bad(
+                    "max_thresh",
+                    &format!("a threshold above min_thresh ({lo} packets)"),
+                    hi,
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn finish_dir(&self, p: PartialDir, field: &str, mtu: u32) -> R<DirSpec> {
         let missing = |what: &str| {
             self.err(
@@ -478,6 +519,7 @@ impl Ctx<'_> {
             delay: p.delay.ok_or_else(|| missing("delay"))?,
             queue: p.queue.unwrap_or(QueueLimit::Bdp { mtu_bytes: mtu }),
             queue_model: p.queue_model.unwrap_or_default(),
+            red: p.red,
             loss: match (p.loss, p.drop_packets) {
                 (Some(x), Some(_)) if x > 0.0 => {
                     return Err(self.err(
@@ -1022,9 +1064,12 @@ fn parse_queue_model(s: &str) -> Result<QueueModel, String> {
         "droptail" => Ok(QueueModel::DropTail),
         "ns2-droptail" => Ok(QueueModel::Ns2DropTail),
         "ns2-droptail-delayer" => Ok(QueueModel::Ns2DropTailDelayer),
-        _ => {
-            Err("a queue model: \"droptail\", \"ns2-droptail\" or \"ns2-droptail-delayer\"".into())
-        }
+        "red" => Ok(QueueModel::Red),
+        _ => Err(
+            "a queue model: \"droptail\", \"ns2-droptail\", \"ns2-droptail-delayer\" \
+                  or \"red\""
+                .into(),
+        ),
     }
 }
 
@@ -1042,6 +1087,7 @@ struct PartialDir {
     delay: Option<Dur>,
     queue: Option<QueueLimit>,
     queue_model: Option<QueueModel>,
+    red: RedSpec,
     loss: Option<f64>,
     loss_at: Option<LossAt>,
     drop_packets: Option<Vec<u64>>,

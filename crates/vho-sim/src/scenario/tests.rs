@@ -198,8 +198,12 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:25: flow.tcp: expected a profile: one of rfc, linux, ns2, linux-2.0, got \"bsd\""),
         ("loss out of range", "[access.w]\npreset = \"dk-wlan\"\nloss = 1.5\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
             "s.toml:3: access.w.loss: expected a probability from 0 to 1, got 1.5"),
-        ("unknown queue model", "[access.w]\npreset = \"dk-wlan\"\nqueue_model = \"red\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
-            "s.toml:3: access.w.queue_model: expected a queue model: \"droptail\", \"ns2-droptail\" or \"ns2-droptail-delayer\", got \"red\""),
+        ("unknown queue model", "[access.w]\npreset = \"dk-wlan\"\nqueue_model = \"codel\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:3: access.w.queue_model: expected a queue model: \"droptail\", \"ns2-droptail\", \"ns2-droptail-delayer\" or \"red\", got \"codel\""),
+        ("red thresholds out of order", "[access.w]\npreset = \"dk-wlan\"\nqueue_model = \"red\"\nred = { min_thresh = 10, max_thresh = 4 }\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:4: access.w.red.max_thresh: expected a threshold above min_thresh (10 packets), got 4"),
+        ("red weight out of range", "[access.w]\npreset = \"dk-wlan\"\nqueue_model = \"red\"\nred = { q_weight = 0 }\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:4: access.w.red.q_weight: expected a number in (0, 1], got 0"),
         ("unknown loss position", "[access.w]\npreset = \"dk-wlan\"\nloss_at = \"queue\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
             "s.toml:3: access.w.loss_at: expected where the loss model takes packets: \"air\" or \"entry\", got \"queue\""),
         ("drop list out of order", "[access.w]\npreset = \"dk-wlan\"\ndown = { drop_packets = [5, 3] }\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
@@ -257,6 +261,10 @@ fn the_resolved_scenario_loads_back_to_the_same_run() {
             "access.gprs.down.drop_packets=[1, 5]",
             "handover.0.kind=\"hard\"",
         ],
+        &[
+            "access.gprs.queue_model=\"red\"",
+            "access.gprs.down.red={ min_thresh = 3, q_weight = 0.01, gentle = false }",
+        ],
     ];
     for (i, text) in texts.iter().enumerate() {
         for extra in sets.iter().filter(|_| i == 0).chain([&(&[] as &[&str])]) {
@@ -304,6 +312,7 @@ fn the_reference_lists_exactly_the_keys_the_loader_takes() {
     assert_eq!(documented("wired"), sorted(accepted::<LinkT>()));
     assert_eq!(documented("access.NAME"), sorted(accepted::<LinkT>()));
     assert_eq!(documented("access.NAME.down"), sorted(accepted::<DirT>()));
+    assert_eq!(documented("access.NAME.red"), sorted(accepted::<RedT>()));
     assert_eq!(documented("mobile"), sorted(accepted::<MobileT>()));
     assert_eq!(documented("node"), sorted(accepted::<NodeT>()));
     assert_eq!(documented("link"), sorted(accepted::<GeneralLinkT>()));

@@ -156,7 +156,7 @@ struct Flow {
     completed_at: Option<Time>,
     series: Option<TcpSeries>,
     /// Drops of this flow's packets per link direction and cause.
-    drops: Vec<[u64; 3]>,
+    drops: Vec<[u64; crate::link::DROP_CAUSES]>,
     /// IPv4 identification counters of the two ends.
     ip_id: [u16; 2],
     /// When recording series: bytes delivered in order per `ADAPTATION_INTERVAL`.

@@ -124,6 +124,13 @@ pub struct LinkDirSummary {
     pub dropped_queue_overflow: u64,
     pub dropped_handover_flush: u64,
     pub dropped_random_loss: u64,
+    /// RED's early drops; only on a direction whose queue runs RED (absent otherwise, so a
+    /// drop-tail run's summary is as it was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped_early_drop: Option<u64>,
+    /// RED's mean average queue (bytes) over the arrivals it judged, on a RED direction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub red_mean_avg_bytes: Option<f64>,
     pub still_in_network: u64,
     pub conserved: bool,
 }
@@ -245,6 +252,15 @@ impl World {
                     dropped_queue_overflow: c.dropped[0],
                     dropped_handover_flush: c.dropped[1],
                     dropped_random_loss: c.dropped[2],
+                    dropped_early_drop: dir.red().map(|_| c.dropped[3]),
+                    red_mean_avg_bytes: dir.red().map(|r| {
+                        let st = r.stats();
+                        if st.arrivals == 0 {
+                            0.0
+                        } else {
+                            st.avg_sum / st.arrivals as f64
+                        }
+                    }),
                     still_in_network: dir.in_system(),
                     conserved: dir.conserves_packets(),
                 }

@@ -11,6 +11,7 @@ fn dir(rate_bps: u64, delay_ms: u64, queue: QueueLimit) -> DirSpec {
         delay: Dur::from_millis(delay_ms),
         queue,
         queue_model: Default::default(),
+        red: Default::default(),
         loss: LossSpec::None,
         loss_at: Default::default(),
     }

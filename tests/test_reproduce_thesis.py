@@ -86,15 +86,18 @@ def test_the_first_segment_over_gsm_times_out_three_times(runs: pd.DataFrame) ->
     # 3.0 s after the segment goes out; a lone 1420-byte segment's round trip is 1460/960 +
     # 40/960 + 2 x 0.262 = 2.09 s (after the third, before the fourth), 1024 bytes 1.67 s
     # (likewise), 536 bytes 1.17 s (after the second only). vho: exactly 3, 3 and 2 at every
-    # instant drawn. The first expiry resends the oldest segment of the window that crossed
-    # WaveLAN (its ACK comes back over GSM), not the segment over GSM itself: vho moves the
-    # MH's ACKs to GSM at the switch, the thesis's MosquitoNet a little later (l.1307-1313).
+    # instant drawn. With MSS 1420 the first expiry resends the oldest segment of the window
+    # that crossed WaveLAN, not the segment over GSM itself: the MH's ACKs still cross WaveLAN
+    # until its registration completes (0.302 s after the switch, l.1307-1313, the study's
+    # uplink_delay), and the last of them leaves that segment unacknowledged. With the
+    # smaller windows of §7.1.3 it depends on the instant drawn.
     for case, n in (("fast-slow", 3), ("fast-slow-4k", 3), ("fast-slow-536", 2)):
         g = _base(runs, case)
         assert (g["first_segment_timeouts"] == n).all(), (case, g["first_segment_timeouts"])
-        assert (g["first_timeout_original_over_wavelan"] == 1).all()
-        # 0.2 s after the last ACK before the switch (or just after it, over WaveLAN).
-        assert g["first_timeout_s"].between(0.15, 0.215).all(), g["first_timeout_s"]
+        if case == "fast-slow":
+            assert (g["first_timeout_original_over_wavelan"] == 1).all()
+        # 0.2 s after the last ACK over WaveLAN, which may come up to 0.302 s after the switch.
+        assert g["first_timeout_s"].between(0.15, 0.302 + 0.215).all(), g["first_timeout_s"]
     assert (_base(runs, "fast-slow")["first_segment_timeouts"] >= 3).all()
     # That segment's round trip, 2.09 s when nothing is queued ahead of it (above): in vho
     # at most one segment is (2.09 + 1.52 s).
@@ -160,6 +163,7 @@ def _trace(data: list[tuple], acks: list[tuple], cwnd: int) -> th.Trace:
         mh_acks=a.iloc[0:0],
         mss=1000,
         gsm_delay_s=0.262,
+        uplink_delay_s=0.0,
     )
 
 
@@ -179,6 +183,20 @@ def test_linux_2_0s_estimator_replayed_by_hand() -> None:
     rp = th.linux20_replay(tr)
     assert rp["sample_s"].tolist() == [0.5, 0.2]
     assert rp["rto_s"].tolist() == [2.62, 2.63]
+
+
+def test_after_a_timeout_linux_2_0_takes_no_sample_until_its_queue_empties() -> None:
+    # tcp_ack: `if (sk->retransmits) flag |= 2` for every segment freed; retransmits is
+    # cleared when send_head becomes NULL. Segments 0 and 1000 sent at 0 s; the timer resends
+    # segment 0 at 0.3 s; ACK 1000 (0.5 s) and ACK 2000 (0.6 s) free them without a sample;
+    # the queue is then empty, and segment 2000, sent after that ACK, gives one: 0.3 s.
+    tr = _trace(
+        [(0.0, 0, 1000, False), (0.0, 1000, 1000, False), (0.3, 0, 1000, True),
+         (0.6, 2000, 1000, False)],
+        [(0.5, 1000), (0.6, 2000), (0.9, 3000)],
+        cwnd=2000,
+    )  # fmt: skip
+    assert th.linux20_replay(tr)["sample_s"].tolist() == [0.3]
 
 
 def test_timer_sends_are_the_retransmissions_no_ack_clocked() -> None:

@@ -44,14 +44,22 @@ pub enum FunctionKind {
     /// An IP-layer queue keeping the access links' device queues short
     /// (`net::flow_control`; the remedy `link-flow-control`).
     LinkFlowControl,
+    /// The home agent's IP-in-IP tunnel to the mobile: 20 bytes more per packet on the access
+    /// link (`net::tunnel`).
+    IpInIp,
 }
 
 impl FunctionKind {
-    pub const ALL: [FunctionKind; 2] = [FunctionKind::WindowClamp, FunctionKind::LinkFlowControl];
+    pub const ALL: [FunctionKind; 3] = [
+        FunctionKind::WindowClamp,
+        FunctionKind::LinkFlowControl,
+        FunctionKind::IpInIp,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             FunctionKind::WindowClamp => "window-clamp",
             FunctionKind::LinkFlowControl => "link-flow-control",
+            FunctionKind::IpInIp => "ip-in-ip",
         }
     }
     pub fn from_name(s: &str) -> Option<FunctionKind> {
@@ -236,6 +244,10 @@ pub struct HandoverSpec {
     /// When the mobile's handover manager announces the handover to its TCP endpoints, from
     /// the instant (negative: before it); `None`: it does not (issue 19).
     pub notify: Option<i64>,
+    /// With a soft handover: the mobile keeps sending over the old link this long after the
+    /// instant (MosquitoNet's mobile takes the new interface for outgoing packets once its
+    /// registration is complete, thesis §6 l.1307-1313); zero moves both directions at once.
+    pub uplink_delay: Dur,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

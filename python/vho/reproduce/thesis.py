@@ -73,7 +73,8 @@ CASES: tuple[Case, ...] = (
          ("flow.0.tcp.mss=536", 'flow.0.tcp.receive_window="2144 B"'), "fast-slow", 536),
     Case("slow-fast", "GSM -> WaveLAN, 16 KiB window, MSS 1420 (§7.2.2)", "Figs. 7-10, 7-11",
          ('mobile.start="gsm"', 'handover.0.from="gsm"', 'handover.0.to="wavelan"',
-          'handover.0.at="70 s"', 'handover.0.window="1.5 s"'), "slow-fast", 1420),
+          'handover.0.at="70 s"', 'handover.0.window="1.5 s"',
+          'handover.0.uplink_delay="2 ms"'), "slow-fast", 1420),
 )  # fmt: skip
 
 
@@ -156,6 +157,8 @@ class Trace:
     mh_acks: pd.DataFrame
     mss: int
     gsm_delay_s: float
+    #: How long after the switch the MH kept sending over the old link (``uplink_delay``).
+    uplink_delay_s: float
 
 
 def read_trace(out: Path, mss: int) -> Trace:
@@ -183,6 +186,7 @@ def read_trace(out: Path, mss: int) -> Trace:
         mh_acks=mh_acks,
         mss=mss,
         gsm_delay_s=_seconds(gsm["forward"]["delay"]),
+        uplink_delay_s=_seconds(resolved["handover"][0].get("uplink_delay", "0 s")),
     )
 
 
@@ -412,7 +416,8 @@ def _first_segment(tr: Trace, timers: pd.DataFrame) -> dict[str, float]:
         "first_segment_was_resend": float(bool(gsm["retransmission"])),
         "first_segment_rtt_s": acked - float(gsm["t_s"]),
         # The MH's ACKs take GSM from the switch on: when the first of them reached the CH.
-        "first_ack_over_gsm_s": ack_arrival(tr, at) - at,
+        "first_ack_over_gsm_s": ack_arrival(tr, at + tr.uplink_delay_s) - at,
+        "uplink_delay_s": tr.uplink_delay_s,
     }
     if len(timers):
         t1 = timers.iloc[0]

@@ -57,7 +57,8 @@ LABELS: dict[str, tuple[str, str, int]] = {
     "first_segment_timeouts": ("timeouts while the first segment over GSM awaits its ACK", "", 1),
     "first_segment_own_timeouts": ("... of which resent that segment", "", 1),
     "first_segment_rtt_s": ("round trip of the first segment over GSM", "s", 2),
-    "first_ack_over_gsm_s": ("first ACK the MH sent after the switch, at the CH", "s after", 2),
+    "first_ack_over_gsm_s": ("first ACK the MH sent over GSM, at the CH", "s after", 2),
+    "uplink_delay_s": ("the MH sends over the old link until", "s after", 2),
     "window_segments": ("segments in flight at the switch", "", 1),
     "window_resent": ("segments of the window at the switch resent", "", 1),
     "retransmissions_after": ("resends after the switch", "", 1),
@@ -188,18 +189,19 @@ def explain(c: Claim, f: Facts, mss: int) -> str:
             f"(a lone segment: {lone:.2f} s) while the RTO, 0.2 s at the switch, doubled at "
             f"each expiry. The first expiry, {f.first_timeout_s:.2f} s after the switch, resent "
             f"the oldest unacknowledged segment, which in {int(wl.sum())} of {len(wl)} seeds "
-            "had crossed WaveLAN: its ACK was on its way back over GSM (the first ACK the MH "
-            f"sent after the switch reached the CH {f.first_ack_over_gsm_s:.2f} s after it)."
+            "had crossed WaveLAN: the MH acknowledged over WaveLAN until its registration "
+            f"completed {f.uplink_delay_s:.2f} s after the switch (l.1307-1313), and the ACK of "
+            "that segment came back over GSM (the first the MH sent over GSM reached the CH "
+            f"{f.first_ack_over_gsm_s:.2f} s after the switch)."
         )
     if key == ("fast-slow", "window_resent"):
         return (
             f"{f.window_segments:.0f} segments were in flight at the switch; "
             f"{f.window_segments - f.window_resent:.1f} were acknowledged before a resend "
-            "reached them. vho's soft handover lets what was crossing WaveLAN arrive there and "
-            "moves the MH's ACKs to GSM at the same instant: the first it sent after the switch "
-            f"reached the CH {f.first_ack_over_gsm_s:.2f} s later, after the 0.2 s RTO had "
-            "fired; in the thesis the window went out after the switch, over PPP (l.1569-1573), "
-            "and the MH kept sending on WaveLAN until its registration completed (l.1307-1313)."
+            "reached them: they had crossed WaveLAN, and the MH acknowledged over WaveLAN until "
+            f"its registration completed {f.uplink_delay_s:.2f} s after the switch "
+            "(l.1307-1313). In the thesis the window went out after the switch, over PPP "
+            "(l.1569-1573), so all of it waited in the HA's PPP queue."
         )
     if key == ("fast-slow", "duplicate_acks"):
         return (

@@ -251,6 +251,7 @@ mod tests {
             delay: Dur::ZERO,
             flush: Flush::Off,
             notify: None,
+            uplink_delay: Dur::ZERO,
         };
         let a = draw_instant(&spec, 11, 0);
         assert_eq!(a, draw_instant(&spec, 11, 0));

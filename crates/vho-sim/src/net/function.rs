@@ -15,6 +15,7 @@
 
 use super::flow_control::LinkFlowControl;
 use super::routes::DirIdx;
+use super::tunnel::IpInIp;
 use super::window_clamp::WindowClamp;
 use crate::link::queue::Limit;
 use crate::packet::{Packet, PktIdx};
@@ -70,6 +71,7 @@ pub type Counters = Vec<(&'static str, u64)>;
 pub enum AnyFunction {
     WindowClamp(WindowClamp),
     LinkFlowControl(LinkFlowControl),
+    IpInIp(IpInIp),
 }
 
 impl AnyFunction {
@@ -78,6 +80,7 @@ impl AnyFunction {
         match self {
             AnyFunction::WindowClamp(_) => "window-clamp",
             AnyFunction::LinkFlowControl(_) => "link-flow-control",
+            AnyFunction::IpInIp(_) => "ip-in-ip",
         }
     }
 
@@ -92,6 +95,7 @@ impl AnyFunction {
         match self {
             AnyFunction::WindowClamp(f) => f.on_packet(now, pkt, hop),
             AnyFunction::LinkFlowControl(f) => f.on_packet(idx, pkt, hop, fabric),
+            AnyFunction::IpInIp(f) => f.on_packet(pkt, hop),
         }
     }
 
@@ -99,7 +103,7 @@ impl AnyFunction {
     /// the new link).
     pub fn poll_release(&mut self, now: Time, fabric: &dyn Fabric) -> Option<PktIdx> {
         match self {
-            AnyFunction::WindowClamp(_) => None,
+            AnyFunction::WindowClamp(_) | AnyFunction::IpInIp(_) => None,
             AnyFunction::LinkFlowControl(f) => f.poll_release(now, fabric),
         }
     }
@@ -107,7 +111,7 @@ impl AnyFunction {
     /// When to call `poll_release` again.
     pub fn poll_timeout(&self, fabric: &dyn Fabric) -> Option<Time> {
         match self {
-            AnyFunction::WindowClamp(_) => None,
+            AnyFunction::WindowClamp(_) | AnyFunction::IpInIp(_) => None,
             AnyFunction::LinkFlowControl(f) => f.poll_timeout(fabric),
         }
     }
@@ -115,7 +119,7 @@ impl AnyFunction {
     /// Whether it holds packets (`poll_release` can have something to say).
     pub fn holds(&self) -> bool {
         match self {
-            AnyFunction::WindowClamp(_) => false,
+            AnyFunction::WindowClamp(_) | AnyFunction::IpInIp(_) => false,
             AnyFunction::LinkFlowControl(f) => f.held() > 0,
         }
     }
@@ -124,6 +128,7 @@ impl AnyFunction {
         match self {
             AnyFunction::WindowClamp(f) => f.counters(),
             AnyFunction::LinkFlowControl(f) => f.counters(),
+            AnyFunction::IpInIp(f) => f.counters(),
         }
     }
 }

@@ -7,9 +7,11 @@
 
 //!
 //! Node functions ([`function`]) act on the packets a node forwards: a window-clamping proxy
-//! ([`window_clamp`]), an IP-layer queue in front of slow links ([`flow_control`]).
+//! ([`window_clamp`]), an IP-layer queue in front of slow links ([`flow_control`]), the home
+//! agent's IP-in-IP tunnel ([`tunnel`]).
 
 pub mod flow_control;
 pub mod function;
 pub mod routes;
+pub mod tunnel;
 pub mod window_clamp;

@@ -66,6 +66,16 @@ impl Routes {
         Routes { n: n_nodes, next }
     }
 
+    /// Sends everything `node` originates or forwards over direction `d` (a mobile host still
+    /// sending over its old link after a handover), until the table is recomputed.
+    pub fn pin_node(&mut self, node: NodeIdx, d: DirIdx) {
+        for dst in 0..self.n {
+            if dst != node {
+                self.next[node * self.n + dst] = d;
+            }
+        }
+    }
+
     pub fn next_hop(&self, node: NodeIdx, dst: NodeIdx) -> Option<DirIdx> {
         let d = self.next[node * self.n + dst];
         (d != NO_ROUTE).then_some(d)

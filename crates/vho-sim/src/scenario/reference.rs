@@ -281,14 +281,16 @@ pub fn keys() -> Vec<KeyDoc> {
         k(
             "node_function",
             "kind",
-            "window-clamp | link-flow-control",
+            "window-clamp | link-flow-control | ip-in-ip",
             "required",
             "window-clamp: rewrite the window advertised to a sender whose data crosses an \
              access link to that link's bandwidth-delay product plus one segment, shared by the \
              link's active connections (Cottingham & Vidales §7; the remedy cwnd-clamp); \
              link-flow-control: an IP-layer queue that admits packets to an access link's \
              device queue only while it holds less than the link's bandwidth-delay product, \
-             routing them when they leave it (thesis §7.2.3; the remedy link-flow-control)",
+             routing them when they leave it (thesis §7.2.3; the remedy link-flow-control); \
+             ip-in-ip: tunnel what goes to a mobile host, 20 bytes of outer IPv4 header on its \
+             access link (RFC 2003; Mobile IP's home agent, thesis §2)",
         ),
         k("handover", "at", TIME, "required", "when it happens"),
         k(
@@ -363,6 +365,15 @@ pub fn keys() -> Vec<KeyDoc> {
             TIME,
             "100 ms",
             "how long before (after) the instant a before (after) notification comes",
+        ),
+        k(
+            "handover",
+            "uplink_delay",
+            TIME,
+            "0 s",
+            "soft only: the mobile keeps sending over the old link this long after the instant \
+             (MosquitoNet's mobile uses the new interface once its registration is complete, \
+             thesis §6 l.1307-1313)",
         ),
         k(
             "flow",

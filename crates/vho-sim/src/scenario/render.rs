@@ -85,6 +85,9 @@ pub fn to_toml(spec: &Spec) -> String {
                 );
             }
         }
+        if h.uplink_delay > Dur::ZERO {
+            let _ = writeln!(o, "uplink_delay = {}", dur(h.uplink_delay));
+        }
         match h.flush {
             Flush::Off => {}
             Flush::Move => o.push_str("flush = \"move\"\n"),

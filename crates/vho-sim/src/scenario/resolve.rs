@@ -668,6 +668,22 @@ impl Ctx<'_> {
                     ))
                 }
             };
+            let uplink_delay = match &ht.uplink_delay {
+                None => Dur::ZERO,
+                Some(v) => {
+                    let d = self.with(v, "handover.uplink_delay", units::duration)?;
+                    if d > Dur::ZERO && kind != HandoverKind::SoftDrainOld {
+                        return Err(self.err(
+                            v.span(),
+                            "handover.uplink_delay",
+                            "no `uplink_delay` except with kind = \"soft\" (only a soft \
+                             handover keeps the old link)",
+                            Some(format!("{:?}", v.get_ref())),
+                        ));
+                    }
+                    d
+                }
+            };
             out.push(HandoverSpec {
                 mobile: 0,
                 from,
@@ -678,6 +694,7 @@ impl Ctx<'_> {
                 delay,
                 flush,
                 notify,
+                uplink_delay,
             });
         }
         // Each handover must leave the link the previous one moved to, whatever instants the

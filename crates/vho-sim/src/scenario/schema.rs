@@ -149,6 +149,7 @@ pub struct HandoverT {
     pub flush: Option<S>,
     pub notify: Option<S>,
     pub notify_offset: Option<S>,
+    pub uplink_delay: Option<S>,
 }
 
 #[derive(Deserialize, Debug)]

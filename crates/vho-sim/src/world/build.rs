@@ -164,6 +164,7 @@ impl World {
             handovers,
             flows,
             any_functions: !spec.functions.is_empty(),
+            pinned_uplink: None,
             functions,
             capture,
             taps: Vec::new(),

@@ -160,3 +160,43 @@ fn node_functions_leave_a_run_deterministic() {
         serde_json::to_string(&b).expect("json")
     );
 }
+
+#[test]
+fn ip_in_ip_adds_an_outer_header_on_the_access_link_towards_the_mobile_only() {
+    // RFC 2003 §3.1: 20 bytes of outer IPv4 header per tunnelled packet; triangle routing
+    // leaves the mobile's own packets alone (thesis l.1521-1522).
+    let plain = run(&chain(100_000, None, true), Vec::new()).expect("runs");
+    let out = run(
+        &with(chain(100_000, None, true), FunctionKind::IpInIp),
+        Vec::new(),
+    )
+    .expect("runs");
+    let dir = |s: &super::Summary, link: &str, to: &str| {
+        s.links
+            .iter()
+            .find(|l| l.link == link && l.to == to)
+            .cloned()
+            .expect("direction")
+    };
+    let (a, b) = (
+        dir(&plain.summary, "wlan", "mh"),
+        dir(&out.summary, "wlan", "mh"),
+    );
+    assert_eq!(b.delivered, a.delivered);
+    assert_eq!(b.delivered_bytes, a.delivered_bytes + 20 * b.delivered);
+    let (a, b) = (
+        dir(&plain.summary, "wlan", "ha"),
+        dir(&out.summary, "wlan", "ha"),
+    );
+    assert_eq!(b.delivered_bytes, a.delivered_bytes);
+    let (a, b) = (
+        dir(&plain.summary, "wired", "ch"),
+        dir(&out.summary, "wired", "ch"),
+    );
+    assert_eq!(b.delivered_bytes, a.delivered_bytes);
+    let down = dir(&out.summary, "wlan", "mh");
+    assert_eq!(
+        out.summary.node_functions[0].counters["packets_encapsulated"],
+        down.offered
+    );
+}

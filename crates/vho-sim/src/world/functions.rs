@@ -11,6 +11,7 @@ use crate::link::{DropCause, LinkDir};
 use crate::net::flow_control::LinkFlowControl;
 use crate::net::function::{AnyFunction, Fabric, Hop, LinkView, PathTiming, Verdict};
 use crate::net::routes::{dir_is_a_to_b, dir_link, DirIdx, Routes};
+use crate::net::tunnel::IpInIp;
 use crate::net::window_clamp::WindowClamp;
 use crate::packet::PktIdx;
 use crate::spec::{FunctionKind, NodeIdx, Spec};
@@ -220,6 +221,18 @@ pub(super) fn build(spec: &Spec, dirs: &[LinkDir]) -> Vec<NodeFunctions> {
                     .max_by_key(|&l| as_bytes(l))
                     .unwrap_or(Limit::Packets(0));
                 AnyFunction::LinkFlowControl(LinkFlowControl::new(budget, capacity))
+            }
+            FunctionKind::IpInIp => {
+                let towards_mobile = (0..dirs.len())
+                    .map(|d| {
+                        let dir = &dirs[d];
+                        dir.from == fs.node
+                            && spec.mobiles.iter().any(|m| {
+                                m.node == dir.to && m.interfaces.contains(&dir_link(d as DirIdx))
+                            })
+                    })
+                    .collect();
+                AnyFunction::IpInIp(IpInIp::new(towards_mobile))
             }
         };
         out[fs.node].chain.push(f);

@@ -43,6 +43,7 @@ impl World {
 
     pub(super) fn apply_handover(&mut self, h: usize) {
         self.handovers[h].happened = true;
+        self.pinned_uplink = None;
         let now = self.now;
         let spec = self.spec.handovers[h].clone();
         let mut rng = Rng::stream(self.spec.seed, &format!("handover:{h}:loss"));
@@ -98,7 +99,25 @@ impl World {
             }
         }
         self.routes = Routes::compute(self.spec.nodes.len(), &self.ends, &self.up);
+        if spec.uplink_delay > crate::time::Dur::ZERO {
+            // Until its registration completes the mobile keeps sending over the old link.
+            let old_up = self.dir_of(spec.from, mobile_node, false);
+            self.routes.pin_node(mobile_node, old_up);
+            self.pinned_uplink = Some(h);
+            self.queue
+                .schedule(now + spec.uplink_delay, super::Event::UplinkMove(h as u32));
+        }
         self.routes_changed();
+    }
+
+    /// Handover `h`'s mobile sends over the new link from now on (unless a later handover
+    /// has already recomputed the routes).
+    pub(super) fn move_uplink(&mut self, h: usize) {
+        if self.pinned_uplink == Some(h) {
+            self.pinned_uplink = None;
+            self.routes = Routes::compute(self.spec.nodes.len(), &self.ends, &self.up);
+            self.routes_changed();
+        }
     }
 
     /// The direction of `link` towards (or away from) the mobile node.

@@ -119,6 +119,8 @@ enum Event {
     Notify(u32),
     /// A node's functions asked to be woken (`world::functions`).
     NodeWake(u32),
+    /// Handover `h`'s mobile moves its outgoing packets to the new link (`uplink_delay`).
+    UplinkMove(u32),
 }
 
 /// Bytes delivered in order to a flow's receiver, per fixed interval.
@@ -210,6 +212,8 @@ pub struct World {
     functions: Vec<functions::NodeFunctions>,
     /// Whether any node has a function (the forwarding path tests this flag only).
     any_functions: bool,
+    /// The handover whose mobile still sends over its old link (`uplink_delay`).
+    pinned_uplink: Option<usize>,
     capture: Vec<bool>,
     taps: Vec<(NodeIdx, Box<dyn PacketTap>)>,
     queue_series: Option<QueueSeries>,
@@ -301,6 +305,7 @@ impl World {
                 Event::Handover(h) => self.apply_handover(h as usize),
                 Event::Notify(h) => self.notify_handover(h as usize),
                 Event::NodeWake(n) => self.on_node_wake(n as usize),
+                Event::UplinkMove(h) => self.move_uplink(h as usize),
             }
             // Only an endpoint receiving can complete a flow (`arrive` raises the flag).
             if self.maybe_done && self.all_done() {

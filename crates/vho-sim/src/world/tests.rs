@@ -93,6 +93,7 @@ pub(super) fn chain(
                 delay: Dur::ZERO,
                 flush: Flush::Off,
                 notify: None,
+                uplink_delay: Dur::ZERO,
             })
             .into_iter()
             .collect(),
@@ -315,4 +316,32 @@ fn a_bdp_queue_of_one_packet_under_ns2s_droptail_is_refused() {
     spec.stop_at = Time::from_secs(5);
     let out = run(&spec, Vec::new()).expect("runs");
     assert_eq!(out.summary.flows[0].bytes_delivered, 0);
+}
+
+#[test]
+fn with_an_uplink_delay_the_mobile_keeps_sending_over_the_old_link() {
+    // Thesis §6 l.1307-1313: the mobile takes the new interface for its own packets once its
+    // registration completes; the home agent sends over the new one from the instant.
+    let soft = Some((0.3, HandoverKind::SoftDrainOld, 0));
+    let uplink_after = |delay_ms: u64| {
+        let mut spec = chain(300_000, soft, true);
+        spec.handovers[0].uplink_delay = Dur::from_millis(delay_ms);
+        let s = run(&spec, Vec::new()).expect("runs").summary;
+        let up = |link: &str| {
+            s.links
+                .iter()
+                .find(|l| l.link == link && l.to == "ha")
+                .map(|l| l.delivered)
+                .expect("direction")
+        };
+        (up("wlan"), up("gprs"), s.flows[0].completed)
+    };
+    let (wlan0, gprs0, done0) = uplink_after(0);
+    let (wlan1, gprs1, done1) = uplink_after(500);
+    assert!(done0 && done1);
+    // Half a second of ACKs more over WLAN, as many fewer over GPRS.
+    assert!(
+        wlan1 > wlan0 && gprs1 < gprs0,
+        "{wlan0} {gprs0} / {wlan1} {gprs1}"
+    );
 }

@@ -11,12 +11,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from vho import compare, sweep
+from vho import _native, compare, sweep
 from vho.cli import main
-from vho.compare import stats
+from vho.compare import fold, stats
 from vho.compare.scenarios import FAST_SLOW, SLOW_FAST
 from vho.compare.variants import DEFAULT_VARIANTS, known_remedies
 from vho.reproduce import daniel_kojo
+from vho.sweep.spec import toml_literal
 
 ROOT = Path(__file__).resolve().parent.parent
 FIG1 = ROOT / "scenarios" / "examples" / "dk-fig1-wlan-gprs.toml"  # WLAN -> GPRS
@@ -214,3 +215,43 @@ def test_default_variants_hold_every_remedy_alone() -> None:
     assert set(known_remedies()) - aside <= singles
     names = [frozenset(x.remedies) for x in DEFAULT_VARIANTS]
     assert len(set(names)) == len(names)  # no set twice
+
+
+# --- variants that are the same runs (vho.compare.fold) ------------------------------------
+
+
+def test_every_remedy_alone_shows_in_the_resolved_scenario_of_some_default_scenario() -> None:
+    """Folding rests on this: a remedy acts only through settings the resolved scenario shows
+    (remedy/mod.rs). One that changed nothing visible anywhere would be folded into plain."""
+    p = compare.plan(reference="plain", variants=list(known_remedies()), replications=1)
+    same = fold.same_runs(p)
+    for r in known_remedies():
+        assert any((s.name, r) not in same for s in p.scenarios), r
+
+
+def test_a_folded_variant_is_the_same_runs_as_the_one_it_is_folded_into() -> None:
+    """flush-on-handover moves the old link's queue at a soft handover; Daniel & Kojo's
+    soft-reconfigure handover has none: the same runs as plain TCP, seed by seed."""
+    p = compare.plan(reference="plain", variants=["flush-on-handover"], scenarios=["daniel-kojo"])
+    s = p.scenarios[0]
+    assert fold.same_runs(p)[(s.name, "flush-on-handover")] == "plain"
+    keys = [f"{k}={toml_literal(v)}" for k, v in s.keys.items()]
+    summaries = [
+        json.loads(
+            _native.run_scenario(
+                s.base.label, s.base.text, [*keys, f"flow.0.remedies={r}"], 7, None
+            )["summary_json"]
+        )["flows"]
+        for r in ("[]", '["flush-on-handover"]')
+    ]
+    assert summaries[0] == summaries[1]
+
+
+def test_folding_changes_no_number(tmp_path: Path) -> None:
+    args = [*QUICK, "--variant", "flush-on-handover", "--variant", "fast-rto-decrease"]
+    assert main([*args, "--out", str(tmp_path / "fold")]) == 0
+    assert main([*args, "--no-fold", "--out", str(tmp_path / "all")]) == 0
+    folded = json.loads((tmp_path / "fold" / "compare.json").read_text())
+    assert folded["runs_made"] < folded["runs"]
+    csv = [(tmp_path / d / "compare.csv").read_bytes() for d in ("fold", "all")]
+    assert csv[0] == csv[1]

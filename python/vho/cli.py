@@ -427,6 +427,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         resume=args.resume,
         quiet=args.quiet,
         command=shlex.join(["vho", *args.argv]),
+        fold=args.fold,
     )
     c = compare.stats.closest(table, plan.references)
     if len(c):
@@ -643,6 +644,13 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--workers", type=_workers, help="local worker processes (default: all cores)")
     cp.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on a Dask cluster")
     cp.add_argument("--resume", action="store_true", help="continue (and reuse) the runs in --out")
+    cp.add_argument(
+        "--no-fold",
+        dest="fold",
+        action="store_false",
+        help="run every variant, also one whose resolved scenario is another's but for the "
+        "names of its remedies (by default such a variant is the same runs: run once, copied)",
+    )
     cp.add_argument("--quiet", action="store_true", help="no progress bars")
     cp.set_defaults(func=_cmd_compare)
 

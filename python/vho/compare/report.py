@@ -69,6 +69,17 @@ def write_markdown(
         " otherwise (docs/design/issue-19-sources.md §4). Beats plain: (T_plain - T) / T_plain.",
         "",
     ]
+    copied = runs[runs["same_as"].notna()]
+    if len(copied):
+        pairs = copied.groupby(["variant", "same_as"], sort=False)["scenario"].nunique()
+        shown = "; ".join(f"{v} = {w} in {n} scenarios" for (v, w), n in pairs.head(8).items())
+        more = f"; and {len(pairs) - 8} more (compare.csv's rows)" if len(pairs) > 8 else ""
+        out += [
+            f"{len(runs) - len(copied)} runs made; {len(copied)} rows are copies: a variant "
+            "whose resolved scenario is another's but for the names of its remedies is the "
+            f"same runs (vho.compare.fold): {shown}{more}.",
+            "",
+        ]
     failed = int(runs["error"].notna().sum())
     if failed:
         first = runs.loc[runs["error"].notna(), "error"].iloc[0]

@@ -24,7 +24,6 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +33,7 @@ import pyarrow.parquet as pq
 from .. import files, sweep
 from ..errors import OutputError, VhoError
 from ..sweep.spec import NO_RECORDING, Sweep, toml_literal
+from . import fold as folding
 from . import stats
 from .scenarios import Base, Scenario, check
 from .variants import BASELINE, Variant
@@ -73,11 +73,16 @@ class Plan:
             out.setdefault(s.base.label, (s.base, []))[1].append(s)
         return list(out.values())
 
-    def sweep_of(self, base: Base, scenarios: list[Scenario]) -> LabelledSweep:
-        """The sweep of one base: a point per scenario and variant, in that order."""
+    def sweep_of(
+        self, base: Base, scenarios: list[Scenario], same: dict[tuple[str, str], str]
+    ) -> LabelledSweep:
+        """The sweep of one base: a point per scenario and variant, in that order, but the
+        variants in ``same`` (:func:`vho.compare.fold.same_runs`), which are run as another."""
         points, labels = [], []
         for s in scenarios:
             for x in self.variants:
+                if (s.name, x.name) in same:
+                    continue
                 key, value = x.override()
                 points.append({**s.keys, key: value})
                 labels.append((s.name, x.name))
@@ -178,21 +183,21 @@ def run_all(
     workers: int | None,
     scheduler: str | None,
     quiet: bool,
-    on_sweep: Callable[[str], None] | None = None,
+    fold: bool = True,
 ) -> pd.DataFrame:
-    """Runs (or resumes) every base's sweep; every run as one frame with ``scenario`` and
-    ``variant`` columns."""
+    """Runs (or resumes) every base's sweep; every run as one frame with ``scenario``,
+    ``variant`` and ``same_as`` columns (``fold``: variants that are the same runs as another
+    are run once, :mod:`vho.compare.fold`)."""
     frames = []
     bases = plan.bases()
+    same = folding.same_runs(plan) if fold else {}
     for i, (base, scenarios) in enumerate(bases, 1):
-        sw = plan.sweep_of(base, scenarios)
+        sw = plan.sweep_of(base, scenarios, same)
         d = out / RUNS / f"{base.name}-{sw.digest()[:16]}"
         desc = f"{i}/{len(bases)} {base.name}: {len(scenarios)} scenarios x {len(plan.variants)}"
-        if on_sweep is not None:
-            on_sweep(str(d))
         sweep.run(sw, d, workers=workers, scheduler=scheduler, resume=True, quiet=quiet, desc=desc)
         frames.append(_results(d))
-    return pd.concat(frames, ignore_index=True)
+    return folding.expand(pd.concat(frames, ignore_index=True), same)
 
 
 #: The columns of a run the comparison reads (the others stay in the Parquet parts).
@@ -219,6 +224,7 @@ def compare(
     resume: bool = False,
     quiet: bool = False,
     command: str = "vho compare",
+    fold: bool = True,
 ) -> tuple[pd.DataFrame, Path]:
     """Runs the comparison into ``out``; returns the table and the report's path."""
     from .report import write_figure, write_markdown
@@ -237,7 +243,7 @@ def compare(
             (out / name).unlink(missing_ok=True)
         except IsADirectoryError:
             shutil.rmtree(out / name)
-    runs = run_all(plan, out, workers=workers, scheduler=scheduler, quiet=quiet)
+    runs = run_all(plan, out, workers=workers, scheduler=scheduler, quiet=quiet, fold=fold)
     wall_runs = time.perf_counter() - t0
     t = stats.table(runs, plan.scenarios, plan.variants, plan.sender, plan.system)
     files.write_atomic(
@@ -248,6 +254,11 @@ def compare(
     md = out / "compare.md"
     files.write_text_atomic(md, write_markdown(t, plan, runs, command, wall_runs))
     failed = int(runs["error"].notna().sum())
-    extra = {"runs": len(runs), "failed_runs": failed, "wall_runs_s": round(wall_runs, 1)}
+    extra = {
+        "runs": len(runs),
+        "runs_made": int(runs["same_as"].isna().sum()),
+        "failed_runs": failed,
+        "wall_runs_s": round(wall_runs, 1),
+    }
     files.write_text_atomic(out / MANIFEST, _manifest(plan, True, extra))
     return t, md

@@ -433,7 +433,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if len(c):
         top = c.iloc[0]
         print(
-            f"closest to the oracle in every scenario: {top['variant']} (worst "
+            f"closest to {' / '.join(sorted(plan.references))} in every scenario: "
+            f"{top['variant']} (worst "
             f"{top['worst_distance'] * 100:+.1f} % in {top['worst_scenario']}; within 5 % in "
             f"{top['within_goal']}/{top['scenarios']})"
         )

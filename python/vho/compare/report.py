@@ -42,7 +42,9 @@ def _s(v: float, ci: float | None = None) -> str:
 
 
 def _oracle_word(p: Plan, ref: str) -> str:
-    if ref == p.system.name and ref != p.sender.name:
+    if p.system == p.sender:
+        return ref
+    if ref == p.system.name:
         return f"system ({ref})"
     return f"sender ({ref})"
 
@@ -154,22 +156,27 @@ def write_markdown(
     ]
     b = best(t, refs).set_index("scenario")
     for s in p.scenarios:
-        plain = by.loc[(s.name, "plain")] if (s.name, "plain") in by.index else None
-        r = b.loc[s.name] if s.name in b.index else None
+        plain = by.loc[(s.name, "plain")]  # plain TCP is a row of every plan
         ref = p.system.name if s.direction == SLOW_FAST else p.sender.name
         o = by.loc[(s.name, ref)]
-        out.append(
-            f"| {s.name} | {s.direction} | {_oracle_word(p, ref)} | "
-            f"{_s(plain['transfer_time_s_mean']) if plain is not None else '-'} | "
-            f"{_s(o['transfer_time_s_mean'], o['transfer_time_s_ci95'])} | "
-            + (
-                f"{r['variant']} | {_s(r['transfer_time_s_mean'], r['transfer_time_s_ci95'])} | "
-                f"{_pct(r['gain_vs_plain_mean'], r['gain_vs_plain_ci95'])} | "
-                f"{_pct(r['distance_mean'], r['distance_ci95'])} |"
-                if r is not None
-                else "- | - | - | - |"
-            )
-        )
+        cells = [
+            s.name,
+            s.direction,
+            _oracle_word(p, ref),
+            _s(plain["transfer_time_s_mean"], plain["transfer_time_s_ci95"]),
+            _s(o["transfer_time_s_mean"], o["transfer_time_s_ci95"]),
+        ]
+        if s.name in b.index:
+            r = b.loc[s.name]
+            cells += [
+                r["variant"],
+                _s(r["transfer_time_s_mean"], r["transfer_time_s_ci95"]),
+                _pct(r["gain_vs_plain_mean"], r["gain_vs_plain_ci95"]),
+                _pct(r["distance_mean"], r["distance_ci95"]),
+            ]
+        else:
+            cells += ["-"] * 4
+        out.append("| " + " | ".join(cells) + " |")
     out.append("")
 
     shown = [x for x in p.variants if x.name != "plain"]

@@ -49,7 +49,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(a.out or tmp)
         runs = run_all(plan, out, workers=a.workers, scheduler=None, quiet=True)
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), cpu_s()
         table = stats.table(runs, plan.scenarios, plan.variants, plan.sender, plan.system)
         t3 = time.perf_counter()
         report.write_markdown(table, plan, runs, "vho compare", t2 - t1)
@@ -72,8 +72,14 @@ def main() -> None:
         f"+ table {t3 - t2:.2f} s + report and figure {t4 - t3:.2f} s"
     )
     print(
-        f"CPU (this process and its workers): {c1 - c0:.1f} s, {(c1 - c0) / (t4 - t0):.2f} "
-        f"cores on average"
+        f"CPU (this process and its workers): {c1 - c0:.1f} s = {c2 - c0:.1f} s to the end of "
+        f"the sweeps + {c1 - c2:.1f} s after (one process), {(c1 - c0) / (t4 - t0):.2f} cores "
+        "on average"
+    )
+    print(
+        f"the CPU time as wall time with {a.workers} free cores: about "
+        f"{(c2 - c0) / a.workers + (c1 - c2):.0f} s (the sweeps' CPU shared by the workers, "
+        "the rest serial; arithmetic, not a measurement)"
     )
     made = runs[runs["same_as"].isna()].copy()
     print(

@@ -20,6 +20,7 @@ incomplete and removing the previous report, so an interrupted comparison leaves
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -114,6 +115,11 @@ class LabelledSweep(Sweep):
 
     def row_values(self, point: int) -> tuple[str, str]:
         return self.labels[point]
+
+    def digest(self) -> str:
+        """The sweep's digest with the labels: rows labelled otherwise are another sweep's."""
+        body = json.dumps([super().digest(), self.labels])
+        return hashlib.blake2b(body.encode(), digest_size=16).hexdigest()
 
 
 def validate(plan: Plan) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from .. import _native
+from ..errors import ScenarioError
 from ..sweep.spec import NO_RECORDING, toml_literal
 
 if TYPE_CHECKING:

@@ -189,14 +189,15 @@ def run_all(
     workers: int | None,
     scheduler: str | None,
     quiet: bool,
-    fold: bool = True,
+    same: dict[tuple[str, str], str] | None = None,
 ) -> pd.DataFrame:
     """Runs (or resumes) every base's sweep; every run as one frame with ``scenario``,
-    ``variant`` and ``same_as`` columns (``fold``: variants that are the same runs as another
-    are run once, :mod:`vho.compare.fold`)."""
+    ``variant`` and ``same_as`` columns. ``same``: variants that are the same runs as another,
+    run once (:func:`vho.compare.fold.same_runs`; None: found here)."""
     frames = []
     bases = plan.bases()
-    same = folding.same_runs(plan) if fold else {}
+    if same is None:
+        same = folding.same_runs(plan)
     for i, (base, scenarios) in enumerate(bases, 1):
         sw = plan.sweep_of(base, scenarios, same)
         d = out / RUNS / f"{base.name}-{sw.digest()[:16]}"
@@ -237,6 +238,9 @@ def compare(
 
     out = Path(out)
     validate(plan)
+    # Resolves every run's scenario: a variant refused on one scenario only is refused here,
+    # before anything is written.
+    same = folding.same_runs(plan) if fold else {}
     prepare_out(out, resume)
     t0 = time.perf_counter()
     try:
@@ -249,7 +253,7 @@ def compare(
             (out / name).unlink(missing_ok=True)
         except IsADirectoryError:
             shutil.rmtree(out / name)
-    runs = run_all(plan, out, workers=workers, scheduler=scheduler, quiet=quiet, fold=fold)
+    runs = run_all(plan, out, workers=workers, scheduler=scheduler, quiet=quiet, same=same)
     wall_runs = time.perf_counter() - t0
     t = stats.table(runs, plan.scenarios, plan.variants, plan.sender, plan.system)
     files.write_atomic(

@@ -48,12 +48,11 @@ def same_runs(plan: Plan) -> dict[tuple[str, str], str]:
             seen: dict[str, str] = {}
             for x in plan.variants:
                 key, value = x.override()
-                r = resolved_without_names(
-                    plan,
-                    base.label,
-                    base.text,
-                    [*base.fixed, *keys, f"{key}={toml_literal(value)}"],
-                )
+                ovr = [*base.fixed, *keys, f"{key}={toml_literal(value)}"]
+                try:
+                    r = resolved_without_names(plan, base.label, base.text, ovr)
+                except ScenarioError as e:
+                    raise ScenarioError(f"scenario {s.name}, variant {x.name}: {e}") from None
                 if r in seen:
                     out[(s.name, x.name)] = seen[r]
                 else:

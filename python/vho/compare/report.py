@@ -74,7 +74,9 @@ def write_markdown(
     copied = runs[runs["same_as"].notna()]
     if len(copied):
         pairs = copied.groupby(["variant", "same_as"], sort=False)["scenario"].nunique()
-        shown = "; ".join(f"{v} = {w} in {n} scenarios" for (v, w), n in pairs.head(8).items())
+        shown = "; ".join(
+            f"{v} = {w} in {n} scenario{'s' * (n != 1)}" for (v, w), n in pairs.head(8).items()
+        )
         more = f"; and {len(pairs) - 8} more (compare.csv's rows)" if len(pairs) > 8 else ""
         out += [
             f"{len(runs) - len(copied)} runs made; {len(copied)} rows are copies: a variant "

@@ -95,9 +95,12 @@ def write_markdown(
     out += ["## The goal: one combination within 5 % of the oracle in every scenario", ""]
     if not all("oracle" in r for r in refs):
         shown = " and ".join(f"`{r}`" for r in sorted(refs))
+        which = (
+            f"references here, {shown}, are" if len(refs) > 1 else f"reference here, {shown}, is"
+        )
         out += [
-            f"**The references here, {shown}, are not the oracle**: every distance below is "
-            "to them, and the goal is read against them.",
+            f"**The {which} not the oracle**: every distance below is to it, and the goal is "
+            "read against it.",
             "",
         ]
     c = closest(t, refs)

@@ -255,3 +255,15 @@ def test_folding_changes_no_number(tmp_path: Path) -> None:
     assert folded["runs_made"] < folded["runs"]
     csv = [(tmp_path / d / "compare.csv").read_bytes() for d in ("fold", "all")]
     assert csv[0] == csv[1]
+
+
+def test_a_scenario_of_two_flows_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    two = tmp_path / "two.toml"
+    two.write_text(FIG1.read_text() + '\n[[flow]]\nfrom = "ch"\nto = "mh"\nsize = "100 KB"\n')
+    out = tmp_path / "out"
+    assert main(["compare", "--scenario", str(two), "--reference", "frto", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "one [[flow]], found 2" in err and err.count("\n") == 1
+    assert not out.exists()

@@ -632,7 +632,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--system-reference",
         action=_Once,
         metavar="VARIANT",
-        help="the system-oracle, measuring slow -> fast scenarios (default: oracle-system)",
+        help="the system-oracle, measuring slow -> fast scenarios (default: oracle-system; "
+        "with --reference alone: that one, measuring every scenario)",
     )
     cp.add_argument(
         "--replications",

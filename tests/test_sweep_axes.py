@@ -197,3 +197,19 @@ def test_ctrl_c_says_how_to_resume_and_that_command_finishes_the_sweep(tmp_path:
     assert shlex.split(again) == ["vho", "sweep", str(f), "--out", str(out), "--resume"]
     assert main([*shlex.split(again)[1:], "--quiet"]) == 0
     assert json.loads((out / "sweep.json").read_text())["complete"] is True
+
+
+def test_an_axis_of_lists_runs_and_its_column_holds_each_toml_list(tmp_path: Path) -> None:
+    """``flow.0.remedies`` as an axis (the empty list first, which has no element type for
+    Parquet): every run a row, the column the value as written in TOML."""
+    body = """replications = 1
+
+[[axis]]
+key = "flow.0.remedies"
+values = [[], ["frto"], ["frto", "no-restore"]]
+"""
+    out = tmp_path / "out"
+    assert main(["sweep", str(write(tmp_path, body)), "--out", str(out), "--quiet"]) == 0
+    df = sweep.results(out)
+    assert df["error"].isna().all()
+    assert list(df["flow.0.remedies"]) == ["[]", '["frto"]', '["frto", "no-restore"]']

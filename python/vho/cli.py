@@ -380,6 +380,71 @@ def _sweep_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _replications(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {v}")
+    return v
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    import time
+
+    from . import compare
+
+    t0 = time.perf_counter()
+    plan = compare.plan(
+        variants=args.variant,
+        scenarios=args.scenario,
+        fixed=tuple(args.set or ()),
+        reference=args.reference,
+        system_reference=args.system_reference,
+        replications=args.replications,
+        seed=args.seed,
+    )
+    out = Path(args.out) if args.out else Path("out") / "compare"
+    runs = len(plan.scenarios) * len(plan.variants) * plan.replications
+    if not args.quiet:
+        where = f"on {args.scheduler}" if args.scheduler else f"{args.workers or 'all'} workers"
+        print(
+            f"vho compare: {len(plan.scenarios)} scenarios x {len(plan.variants)} variants x "
+            f"{plan.replications} replications = {runs} runs, {where} -> {out}"
+        )
+    again = ["vho", *(args.argv or ["compare"])]
+    if "--resume" not in again:
+        again.append("--resume")
+    args.stop_hint = f"the finished runs are kept in {out}/runs; to run the rest: " + shlex.join(
+        again
+    )
+    table, report = compare.compare(
+        plan,
+        out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        resume=args.resume,
+        quiet=args.quiet,
+        command=shlex.join(["vho", *args.argv]),
+        fold=args.fold,
+    )
+    c = compare.stats.closest(table, plan.references)
+    if len(c):
+        top = c.iloc[0]
+        print(
+            f"closest to {' / '.join(sorted(plan.references))} in every scenario: "
+            f"{top['variant']} (worst "
+            f"{top['worst_distance'] * 100:+.1f} % in {top['worst_scenario']}; within 5 % in "
+            f"{top['within_goal']}/{top['scenarios']})"
+        )
+    print(
+        f"-> {out}/compare.csv, {report}, {out}/compare.png "
+        f"({runs} runs, {time.perf_counter() - t0:.1f} s)"
+    )
+    return 0
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     import inspect
 
@@ -529,6 +594,68 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sw.set_defaults(func=_cmd_sweep)
 
+    cp = sub.add_parser(
+        "compare",
+        help="remedies x scenarios: transfer time, spurious events, t_a, distance to the oracle",
+        description="Runs every variant (a set of remedies) on every scenario, --replications "
+        "times with common seeds, on the sweep engine; writes compare.csv, compare.md and "
+        "compare.png/.svg. Default: Daniel & Kojo's cells with HTime <= 5 s and the thesis's "
+        "cases, each remedy alone and the combinations the sources argue for.",
+    )
+    cp.add_argument(
+        "--variant",
+        action="append",
+        metavar="REMEDY[,REMEDY...]",
+        help="a set of remedies to compare, or plain (repeatable; default: the built-in set; "
+        "plain TCP and the oracles are always run)",
+    )
+    cp.add_argument(
+        "--scenario",
+        action="append",
+        metavar="FILE",
+        help="a one-flow scenario file, or daniel-kojo / thesis for the built-in sets "
+        "(repeatable; default: both built-in sets)",
+    )
+    cp.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY.PATH=VALUE",
+        help="override a value in every scenario (repeatable)",
+    )
+    cp.add_argument(
+        "--reference",
+        action=_Once,
+        metavar="VARIANT",
+        help="the sender-oracle, measuring fast -> slow scenarios (default: oracle)",
+    )
+    cp.add_argument(
+        "--system-reference",
+        action=_Once,
+        metavar="VARIANT",
+        help="the system-oracle, measuring slow -> fast scenarios (default: oracle-system; "
+        "with --reference alone: that one, measuring every scenario)",
+    )
+    cp.add_argument(
+        "--replications",
+        type=_replications,
+        default=32,
+        help="runs per scenario and variant (default 32, Daniel & Kojo's)",
+    )
+    cp.add_argument("--seed", type=_seed, default=1, help="base seed (default 1)")
+    cp.add_argument("--out", help="output directory (default: out/compare)")
+    cp.add_argument("--workers", type=_workers, help="local worker processes (default: all cores)")
+    cp.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on a Dask cluster")
+    cp.add_argument("--resume", action="store_true", help="continue (and reuse) the runs in --out")
+    cp.add_argument(
+        "--no-fold",
+        dest="fold",
+        action="store_false",
+        help="run every variant, also one whose resolved scenario is another's but for the "
+        "names of its remedies (by default such a variant is the same runs: run once, copied)",
+    )
+    cp.add_argument("--quiet", action="store_true", help="no progress bars")
+    cp.set_defaults(func=_cmd_compare)
+
     rp = sub.add_parser("reproduce", help="reproduce a study's tables and figures")
     rp.add_argument("study", help="daniel-kojo or thesis")
     rp.add_argument("--quick", action="store_true", help="fewer replications (seeds), for CI")
@@ -600,6 +727,7 @@ def _with_hint(how: str, args: argparse.Namespace) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``vho`` command."""
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     previous = None
     if threading_main():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)

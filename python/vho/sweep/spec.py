@@ -104,10 +104,15 @@ class Sweep:
         return [*self.columns, *(f"{c}{units.SI_SUFFIX}" for c in self.axis_units)]
 
     def row_values(self, point: int) -> tuple[Any, ...]:
-        """A point's values for :meth:`row_columns`."""
+        """A point's values for :meth:`row_columns`. A list or table value (``flow.0.remedies
+        = ["frto"]``) is stored as its TOML literal: one column type whatever the point (an
+        empty list has no element type for Parquet)."""
         p = self.points[point]
         si = (units.quantity(p[c]) for c in self.axis_units)
-        return (*(p[c] for c in self.columns), *(q[0] for q in si if q is not None))
+        shown = (
+            toml_literal(p[c]) if isinstance(p[c], list | dict) else p[c] for c in self.columns
+        )
+        return (*shown, *(q[0] for q in si if q is not None))
 
     def point_key(self, point: int) -> str:
         return "\n".join(sorted(f"{k}={toml_literal(v)}" for k, v in self.points[point].items()))

@@ -1,0 +1,274 @@
+"""``compare.md`` and the figure: the issue's questions answered from the table.
+
+- Which candidate (a variant that is not an oracle) comes closest to the oracle in every
+  scenario, how close, and where and why it does not reach the goal (within 5 %).
+- Per scenario: the best candidate, how far it is from the scenario's oracle, how much it
+  beats plain TCP.
+- How much each variant beats plain TCP in each scenario.
+
+The figure: the distance of every variant to each scenario's oracle (a heat map, the goal's
+cells marked), and the closest candidate's distance per scenario with its 95 % CI.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from .. import files
+from .scenarios import SLOW_FAST
+from .stats import GOAL, best, closest
+
+if TYPE_CHECKING:
+    from .run import Plan
+
+
+def _pct(v: float, ci: float | None = None, signed: bool = True) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    s = f"{v * 100:+.1f} %" if signed else f"{v * 100:.1f} %"
+    if ci is not None and not math.isnan(ci):
+        s += f" ± {ci * 100:.1f}"
+    return s
+
+
+def _s(v: float, ci: float | None = None) -> str:
+    if v is None or math.isnan(v):
+        return "-"
+    return f"{v:.3f}" + (f" ± {ci:.3f}" if ci is not None and not math.isnan(ci) else "")
+
+
+def _oracle_word(p: Plan, ref: str) -> str:
+    if p.system == p.sender:
+        return ref
+    if ref == p.system.name:
+        return f"system ({ref})"
+    return f"sender ({ref})"
+
+
+def write_markdown(
+    t: pd.DataFrame, p: Plan, runs: pd.DataFrame, command: str, wall_runs_s: float
+) -> str:
+    refs = p.references
+    codes = {x.name: f"V{i}" for i, x in enumerate(p.variants)}
+    by = t.set_index(["scenario", "variant"])
+    out = [
+        "# vho compare: remedies against the oracle",
+        "",
+        f"`{command}`: {len(p.scenarios)} scenarios x {len(p.variants)} variants x "
+        f"{p.replications} replications = {len(runs)} runs in {wall_runs_s:.1f} s "
+        f"(seeds common from {p.seed}: replication r has one handover instant in every "
+        "variant). Every number is a mean over the replications, ± the half-width of its 95 % "
+        "CI (Student's t); a ratio is paired, replication by replication. "
+        "`compare.csv` holds every metric.",
+        "",
+        "Distance to the oracle: (T - T_oracle) / T_oracle of the transfer time; a scenario "
+        f"is measured against the system-oracle (`{p.system.name}`"
+        f") when its handover is slow -> fast and against the sender-oracle (`{p.sender.name}`)"
+        " otherwise (docs/design/issue-19-sources.md §4). Beats plain: (T_plain - T) / T_plain.",
+        "",
+    ]
+    copied = runs[runs["same_as"].notna()]
+    if len(copied):
+        pairs = copied.groupby(["variant", "same_as"], sort=False)["scenario"].nunique()
+        shown = "; ".join(
+            f"{v} = {w} in {n} scenario{'s' * (n != 1)}" for (v, w), n in pairs.head(8).items()
+        )
+        more = f"; and {len(pairs) - 8} more (compare.csv's rows)" if len(pairs) > 8 else ""
+        out += [
+            f"{len(runs) - len(copied)} runs made; {len(copied)} rows are copies: a variant "
+            "whose resolved scenario is another's but for the names of its remedies is the "
+            f"same runs (vho.compare.fold): {shown}{more}.",
+            "",
+        ]
+    failed = int(runs["error"].notna().sum())
+    if failed:
+        first = runs.loc[runs["error"].notna(), "error"].iloc[0]
+        out += [f"**{failed} runs failed** and are left out; the first: {first}", ""]
+    if p.not_built:
+        names = ", ".join(f"`{x.name}`" for x in p.not_built)
+        out += [f"Default variants left out (a remedy not in this vho yet): {names}.", ""]
+
+    out += ["## The goal: one combination within 5 % of the oracle in every scenario", ""]
+    if not all("oracle" in r for r in refs):
+        shown = " and ".join(f"`{r}`" for r in sorted(refs))
+        which = (
+            f"references here, {shown}, are" if len(refs) > 1 else f"reference here, {shown}, is"
+        )
+        out += [
+            f"**The {which} not the oracle**: every distance below is to it, and the goal is "
+            "read against it.",
+            "",
+        ]
+    c = closest(t, refs)
+    if len(c):
+        top = c.iloc[0]
+        met = top["worst_distance"] <= GOAL
+        out.append(
+            f"Closest: **{top['variant']}**, within {_pct(top['worst_distance'], signed=False)} "
+            f"of the oracle in every scenario (worst: {top['worst_scenario']}); "
+            f"within 5 % in {top['within_goal']} of {top['scenarios']} scenarios. "
+            + ("The goal is met." if met else "The goal is not met.")
+        )
+        out.append("")
+        if not met:
+            row = t[t["variant"] == top["variant"]]
+            far = row[~(row["distance_mean"] <= GOAL)].sort_values("distance_mean", ascending=False)
+            out += [
+                f"Where {top['variant']} is beyond 5 %, beside its oracle (spurious timeouts, "
+                "spurious retransmissions, t_a):",
+                "",
+                "| scenario | distance | T (s) | T oracle (s) | spurious timeouts | oracle's | "
+                "spurious retransmissions | oracle's | t_a (s) | oracle's |",
+                "|---|---|---|---|---|---|---|---|---|---|",
+            ]
+            for _, r in far.head(20).iterrows():
+                o = by.loc[(r["scenario"], r["reference"])]
+                out.append(
+                    f"| {r['scenario']} | {_pct(r['distance_mean'], r['distance_ci95'])} | "
+                    f"{_s(r['transfer_time_s_mean'])} | {_s(o['transfer_time_s_mean'])} | "
+                    f"{_s(r['spurious_timeouts_mean'])} | {_s(o['spurious_timeouts_mean'])} | "
+                    f"{_s(r['spurious_retransmissions_mean'])} | "
+                    f"{_s(o['spurious_retransmissions_mean'])} | "
+                    f"{_s(r['adaptation_time_s_mean'])} | {_s(o['adaptation_time_s_mean'])} |"
+                )
+            if len(far) > 20:
+                out.append(f"| ... {len(far) - 20} more in compare.csv | | | | | | | | | |")
+            out.append("")
+        out += [
+            "Every candidate, closest first:",
+            "",
+            "| variant | code | worst distance | worst in | within 5 % | mean beats plain |",
+            "|---|---|---|---|---|---|",
+        ]
+        for _, r in c.iterrows():
+            out.append(
+                f"| {r['variant']} | {codes[r['variant']]} | {_pct(r['worst_distance'])} | "
+                f"{r['worst_scenario']} | {r['within_goal']}/{r['scenarios']} | "
+                f"{_pct(r['mean_gain_vs_plain'])} |"
+            )
+        out.append("")
+
+    out += [
+        "## Per scenario: the best variant",
+        "",
+        "| scenario | direction | oracle | T plain (s) | T oracle (s) | best variant | T best (s) "
+        "| beats plain by | distance to the oracle |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    b = best(t, refs).set_index("scenario")
+    for s in p.scenarios:
+        plain = by.loc[(s.name, "plain")]  # plain TCP is a row of every plan
+        ref = p.system.name if s.direction == SLOW_FAST else p.sender.name
+        o = by.loc[(s.name, ref)]
+        cells = [
+            s.name,
+            s.direction,
+            _oracle_word(p, ref),
+            _s(plain["transfer_time_s_mean"], plain["transfer_time_s_ci95"]),
+            _s(o["transfer_time_s_mean"], o["transfer_time_s_ci95"]),
+        ]
+        if s.name in b.index:
+            r = b.loc[s.name]
+            cells += [
+                r["variant"],
+                _s(r["transfer_time_s_mean"], r["transfer_time_s_ci95"]),
+                _pct(r["gain_vs_plain_mean"], r["gain_vs_plain_ci95"]),
+                _pct(r["distance_mean"], r["distance_ci95"]),
+            ]
+        else:
+            cells += ["-"] * 4
+        out.append("| " + " | ".join(cells) + " |")
+    out.append("")
+
+    shown = [x for x in p.variants if x.name != "plain"]
+    out += [
+        "## How much each variant beats plain TCP (transfer time, %)",
+        "",
+        "Codes: " + "; ".join(f"{codes[x.name]} = {x.name}" for x in p.variants) + ".",
+        "",
+        "| scenario | " + " | ".join(codes[x.name] for x in shown) + " |",
+        "|---|" + "---|" * len(shown),
+    ]
+    for s in p.scenarios:
+        cells = [f"{by.loc[(s.name, x.name), 'gain_vs_plain_mean'] * 100:+.1f}" for x in shown]
+        out.append(f"| {s.name} | " + " | ".join(cells) + " |")
+    out += ["", "The figure: `compare.png` / `compare.svg`.", ""]
+    return "\n".join(out)
+
+
+def write_figure(t: pd.DataFrame, p: Plan, stem: Path) -> list[Path]:
+    """Left: every variant's mean distance to each scenario's oracle (%; green within the goal,
+    red from 100 % on; a dot where within the goal). Right: the closest candidate's and plain
+    TCP's distance per scenario with the 95 % CI."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.colors import TwoSlopeNorm
+
+    names = [s.name for s in p.scenarios]
+    variants = [x.name for x in p.variants]
+    by = t.set_index(["scenario", "variant"])
+    d = np.array([[by.loc[(s, v), "distance_mean"] for v in variants] for s in names]) * 100
+    # Inches: a row per scenario, a column per variant, margins for the names (fixed margins:
+    # a layout engine measures every tick label, seconds for a hundred scenarios).
+    left = 0.3 + 0.045 * max(len(n) for n in names)
+    bottom = 0.6 + 0.05 * max(len(v) for v in variants)
+    heat_w, bar_w, right_w = 0.3 * len(variants) + 0.5, 0.15, 3.5
+    rows_h = max(2.0, 0.14 * len(names))
+    width = left + heat_w + 0.2 + bar_w + 0.9 + right_w + 0.3
+    height = bottom + rows_h + 0.6
+    fig = plt.figure(figsize=(width, height))
+
+    def box(x: float, w: float) -> list[float]:
+        return [x / width, bottom / height, w / width, rows_h / height]
+
+    ax = fig.add_axes(box(left, heat_w))
+    cax = fig.add_axes(box(left + heat_w + 0.2, bar_w))
+    ax2 = fig.add_axes(box(left + heat_w + 0.2 + bar_w + 0.9, right_w))
+    norm = TwoSlopeNorm(vmin=-20, vcenter=GOAL * 100, vmax=100)
+    im = ax.imshow(np.clip(d, -20, 100), aspect="auto", cmap="RdYlGn_r", norm=norm)
+    within = np.argwhere(d <= GOAL * 100)
+    ax.scatter(within[:, 1], within[:, 0], s=4, color="black", marker=".", linewidths=0)
+    ax.set_xticks(range(len(variants)), variants, rotation=90, fontsize=7)
+    ax.set_yticks(range(len(names)), names, fontsize=6)
+    ax.set_title("distance to the oracle (%, mean; dot: within 5 %)", fontsize=8)
+    fig.colorbar(im, cax=cax, label="% (cut at -20 and 100)")
+    c = closest(t, p.references)
+    y = np.arange(len(names))
+    top = c.iloc[0]["variant"] if len(c) else None
+    for k, (name, color) in enumerate([(top, "tab:green"), ("plain", "tab:gray")]):
+        if name is None or name not in variants:
+            continue
+        m = np.array([by.loc[(s, name), "distance_mean"] for s in names]) * 100
+        e = np.array([by.loc[(s, name), "distance_ci95"] for s in names]) * 100
+        ax2.errorbar(
+            np.clip(m, -20, 100), y + 0.25 * k, xerr=np.nan_to_num(e), fmt="o", ms=2, lw=0.8,
+            color=color, label=name,
+        )  # fmt: skip
+    ax2.axvline(GOAL * 100, color="black", ls="--", lw=0.8, label="goal: 5 %")
+    ax2.set_xlim(-20, 100)
+    ax2.set_ylim(len(names) - 0.5, -0.5)
+    ax2.set_yticks([])
+    ax2.set_xlabel("distance to the oracle (%),\nmean and 95 % CI (cut at -20, 100)", fontsize=8)
+    ax2.set_title("closest candidate and plain TCP", fontsize=8)
+    ax2.grid(alpha=0.3)
+    ax2.legend(fontsize=6, loc="lower right")
+    paths = []
+    try:
+        for fmt in ("png", "svg"):
+            path = stem.with_suffix(f".{fmt}")
+            # Fixed metadata, so that reruns give byte-identical SVGs (as vho.plots).
+            meta = {"Date": None} if fmt == "svg" else None
+            files.write_atomic(
+                path, lambda tmp, f=fmt, m=meta: fig.savefig(tmp, format=f, dpi=100, metadata=m)
+            )
+            paths.append(path)
+    finally:
+        plt.close(fig)
+    return paths

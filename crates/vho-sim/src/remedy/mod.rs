@@ -8,11 +8,14 @@
 //! - [`spurious`]: `frto`, `eifel`, `dsack-undo` (detection of spurious timeouts with their
 //!   RFCs' responses), `no-restore` (Daniel & Kojo §8's response) and `fast-rto-decrease`
 //!   (the timer's side of the same trouble, thesis §7.2.2).
-//! - [`notice`]: `rto-reset`, `new-path` and `rtt-injection`, on the handover notification.
+//! - [`notice`]: `rto-reset`, `new-path`, `rtt-injection` and `adaptive-dupthresh`, on the
+//!   handover notification.
 //! - [`flush`]: `flush-on-handover` (thesis §7.2.3).
+//! - [`oracle`]: `oracle` and `oracle-system`, the bound the others are measured against.
 
 pub mod flush;
 pub mod notice;
+pub mod oracle;
 pub mod spurious;
 
 use crate::spec::Spec;
@@ -29,10 +32,13 @@ pub enum Remedy {
     RttInjection,
     FastRtoDecrease,
     FlushOnHandover,
+    AdaptiveDupthresh,
+    Oracle,
+    OracleSystem,
 }
 
 impl Remedy {
-    pub const ALL: [Remedy; 9] = [
+    pub const ALL: [Remedy; 12] = [
         Remedy::Frto,
         Remedy::Eifel,
         Remedy::DsackUndo,
@@ -42,6 +48,9 @@ impl Remedy {
         Remedy::RttInjection,
         Remedy::FastRtoDecrease,
         Remedy::FlushOnHandover,
+        Remedy::AdaptiveDupthresh,
+        Remedy::Oracle,
+        Remedy::OracleSystem,
     ];
 
     /// The name a scenario gives it.
@@ -56,6 +65,9 @@ impl Remedy {
             Remedy::RttInjection => "rtt-injection",
             Remedy::FastRtoDecrease => "fast-rto-decrease",
             Remedy::FlushOnHandover => "flush-on-handover",
+            Remedy::AdaptiveDupthresh => "adaptive-dupthresh",
+            Remedy::Oracle => "oracle",
+            Remedy::OracleSystem => "oracle-system",
         }
     }
 
@@ -75,6 +87,9 @@ impl Remedy {
             Remedy::RttInjection => notice::RTT_INJECTION,
             Remedy::FastRtoDecrease => spurious::FAST_RTO_DECREASE,
             Remedy::FlushOnHandover => flush::FLUSH_ON_HANDOVER,
+            Remedy::AdaptiveDupthresh => notice::ADAPTIVE_DUPTHRESH,
+            Remedy::Oracle => oracle::ORACLE,
+            Remedy::OracleSystem => oracle::ORACLE_SYSTEM,
         }
     }
 
@@ -86,10 +101,12 @@ impl Remedy {
             | Remedy::DsackUndo
             | Remedy::NoRestore
             | Remedy::FastRtoDecrease => spurious::apply(self, &mut spec.flows[flow].tcp),
-            Remedy::RtoReset | Remedy::NewPath | Remedy::RttInjection => {
-                notice::apply(self, spec, flow)
-            }
+            Remedy::RtoReset
+            | Remedy::NewPath
+            | Remedy::RttInjection
+            | Remedy::AdaptiveDupthresh => notice::apply(self, spec, flow),
             Remedy::FlushOnHandover => flush::apply(spec, flow),
+            Remedy::Oracle | Remedy::OracleSystem => oracle::apply(self, spec, flow),
         }
     }
 }

@@ -38,6 +38,12 @@ pub fn apply(r: Remedy, tcp: &mut TcpConfig) {
         }
         Remedy::NoRestore => tcp.spurious_response = SpuriousResponse::NoRestore,
         Remedy::FastRtoDecrease => tcp.fast_rto_decrease = true,
-        Remedy::RtoReset | Remedy::NewPath | Remedy::RttInjection | Remedy::FlushOnHandover => {}
+        Remedy::RtoReset
+        | Remedy::NewPath
+        | Remedy::RttInjection
+        | Remedy::FlushOnHandover
+        | Remedy::AdaptiveDupthresh
+        | Remedy::Oracle
+        | Remedy::OracleSystem => {}
     }
 }

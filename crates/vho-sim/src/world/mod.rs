@@ -14,6 +14,7 @@
 mod build;
 mod forward;
 mod handover;
+mod oracle;
 pub mod summary;
 
 use crate::link::LinkDir;

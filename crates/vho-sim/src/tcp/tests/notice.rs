@@ -2,7 +2,7 @@
 //! once; the sender's remedies act on it and nothing else does.
 
 use super::*;
-use crate::tcp::segment::HandoverNotice;
+use crate::tcp::segment::{HandoverNotice, RateChange};
 
 fn established_receiver() -> TcpReceiver {
     let mut c = cfg("linux-2.0");
@@ -18,15 +18,23 @@ fn the_receiver_sends_the_notice_once_on_an_immediate_ack() {
     let mut r = established_receiver();
     let t = Time::from_millis(5);
     assert!(r.poll_transmit(t).is_none());
-    r.notify_handover(HandoverNotice { from: 0, to: 1 });
+    r.notify_handover(HandoverNotice {
+        from: 0,
+        to: 1,
+        rate: RateChange::Same,
+    });
     let ack = r
         .poll_transmit(t)
         .expect("an ACK at once, not a delayed one");
     assert_eq!(
         ack.segment.options.handover_notice,
-        Some(HandoverNotice { from: 0, to: 1 })
+        Some(HandoverNotice {
+            from: 0,
+            to: 1,
+            rate: RateChange::Same,
+        })
     );
-    // RFC 6994 experimental option: 6 bytes and 2 NOPs on the wire.
+    // RFC 6994 experimental option: 7 bytes and a NOP on the wire.
     assert_eq!(ack.segment.options.wire_len(), 8);
     r.handle_segment(t, &data(1461, 1460));
     r.handle_segment(t, &data(2921, 1460));
@@ -55,7 +63,11 @@ fn backed_off(c: impl FnOnce(&mut TcpConfig)) -> TcpSender {
 
 fn notice(n: u32) -> Segment {
     let mut a = ack(n, &[]);
-    a.options.handover_notice = Some(HandoverNotice { from: 0, to: 1 });
+    a.options.handover_notice = Some(HandoverNotice {
+        from: 0,
+        to: 1,
+        rate: RateChange::Same,
+    });
     a
 }
 
@@ -109,7 +121,11 @@ fn rtt_injection_raises_the_estimate_on_a_return_to_a_known_interface() {
     assert_eq!(s.probe().srtt, Dur::from_secs(2));
     let leave_slow = |n: u32, from: u8, to: u8| {
         let mut a = ack(n, &[]);
-        a.options.handover_notice = Some(HandoverNotice { from, to });
+        a.options.handover_notice = Some(HandoverNotice {
+            from,
+            to,
+            rate: RateChange::Same,
+        });
         a
     };
     // 1 -> 0: nothing known of 0 yet.

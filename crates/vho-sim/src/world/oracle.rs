@@ -112,19 +112,19 @@ impl World {
 }
 
 #[cfg(test)]
-mod tests {
+mod tests_support {
     use crate::remedy::Remedy;
     use crate::scenario::{self, PresetSet};
     use crate::world::summary::{FlowSummary, Summary};
 
-    const EXAMPLES: [&str; 3] = [
+    pub const EXAMPLES: [&str; 3] = [
         "dk-fig1-wlan-gprs",
         "dk-fig2-gprs-wlan",
         "thesis-wavelan-gsm",
     ];
 
     /// Runs `scenarios/examples/<name>.toml` with `sets`.
-    fn run(name: &str, sets: &[String]) -> Summary {
+    pub fn run(name: &str, sets: &[String]) -> Summary {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let path = root.join(format!("scenarios/examples/{name}.toml"));
         let text = std::fs::read_to_string(&path).expect("the example is in the repository");
@@ -134,7 +134,8 @@ mod tests {
         crate::world::run(&spec, Vec::new()).expect("runs").summary
     }
 
-    fn with_remedy(name: &str, sets: &[&str], remedy: Option<Remedy>) -> FlowSummary {
+    /// The example's flow with `sets` and `remedy`.
+    pub fn flow(name: &str, sets: &[&str], remedy: Option<Remedy>) -> FlowSummary {
         let mut s: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
         if let Some(r) = remedy {
             s.push(format!("flow.0.remedies=[\"{}\"]", r.name()));
@@ -142,9 +143,15 @@ mod tests {
         run(name, &s).flows.remove(0)
     }
 
-    fn time(f: &FlowSummary) -> f64 {
+    pub fn time(f: &FlowSummary) -> f64 {
         f.transfer_time_s.expect("the flow completes")
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::*;
+    use crate::remedy::Remedy;
 
     #[test]
     fn the_oracle_makes_no_needless_retransmission_and_no_sender_without_one_beats_it() {
@@ -163,7 +170,7 @@ mod tests {
         ];
         for name in EXAMPLES {
             for sets in variants {
-                let oracle = with_remedy(name, sets, Some(Remedy::Oracle));
+                let oracle = flow(name, sets, Some(Remedy::Oracle));
                 let what = format!("{name} {sets:?}");
                 assert_eq!(oracle.spurious_retransmissions, 0, "{what}");
                 assert_eq!(
@@ -173,14 +180,14 @@ mod tests {
                 );
                 assert_eq!(oracle.oracle.as_ref().map(|o| o.oracle_handovers), Some(1));
                 let t = time(&oracle);
-                let baseline = with_remedy(name, sets, None);
+                let baseline = flow(name, sets, None);
                 assert!(
                     t <= time(&baseline),
                     "{what}: {t} vs baseline {}",
                     time(&baseline)
                 );
                 for r in Remedy::ALL {
-                    let other = with_remedy(name, sets, Some(r));
+                    let other = flow(name, sets, Some(r));
                     assert!(
                         t <= time(&other) || other.spurious_retransmissions > 0,
                         "{what}: {} beats the oracle without a needless resend: {} < {t}",
@@ -244,5 +251,34 @@ mod tests {
             assert_eq!(got, counts, "{name}");
             assert!(f.oracle.is_none() && f.dupthresh_raises.is_none());
         }
+    }
+}
+
+#[cfg(test)]
+mod adaptive_dupthresh {
+    use super::tests_support::*;
+    use crate::remedy::Remedy;
+
+    #[test]
+    fn it_fires_on_the_slow_to_fast_handover_only_and_its_spurious_resends_fall() {
+        // Daniel & Kojo §2 / §3.2 Fig. 2: GPRS -> WLAN reorders; WLAN -> GPRS (Fig. 1) does
+        // not. The notice makes the mobile send one more ACK, so the baseline to compare with
+        // is the flow with the notification and no remedy acting on it.
+        let plain = flow("dk-fig2-gprs-wlan", &["handover.0.notify=\"at\""], None);
+        let f2 = flow("dk-fig2-gprs-wlan", &[], Some(Remedy::AdaptiveDupthresh));
+        assert_eq!(f2.dupthresh_raises, Some(1));
+        assert!(f2.fast_retransmits < plain.fast_retransmits, "{f2:?}");
+        assert!(
+            f2.spurious_retransmissions < plain.spurious_retransmissions,
+            "{f2:?}"
+        );
+        let f1 = flow("dk-fig1-wlan-gprs", &[], Some(Remedy::AdaptiveDupthresh));
+        assert_eq!(f1.dupthresh_raises, Some(0));
+        let none = flow(
+            "dk-fig2-gprs-wlan",
+            &["handover.0.at=\"250 s\""],
+            Some(Remedy::AdaptiveDupthresh),
+        );
+        assert_eq!(none.dupthresh_raises, Some(0));
     }
 }

@@ -29,6 +29,8 @@ impl World {
     /// Handover `h` has just been carried out (queues handled, routes recomputed): every
     /// oracle flow to or from its mobile learns its new path, and which of its segments are
     /// still on the link left.
+    #[cold]
+    #[inline(never)]
     pub(super) fn tell_oracles(&mut self, h: usize) {
         let hs = &self.spec.handovers[h];
         let mobile = self.spec.mobiles[hs.mobile].node;

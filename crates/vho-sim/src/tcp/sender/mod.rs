@@ -39,7 +39,8 @@ use super::spurious::{carries_dsack, response, SpuriousState};
 use super::timer::{Timer, TimerTable};
 use crate::time::{Dur, Time};
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// Ordered: `Established` and `Oracle` last, so that "established" is one comparison.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum State {
     /// Waiting for the receiver's SYN (handshake on).
     Listen,
@@ -273,9 +274,7 @@ impl TcpSender {
     }
 
     pub fn is_complete(&self) -> bool {
-        matches!(self.state, State::Established | State::Oracle)
-            && self.unbuffered == 0
-            && self.snd_una >= self.final_ack
+        self.state >= State::Established && self.unbuffered == 0 && self.snd_una >= self.final_ack
     }
 
     /// Whether `seq` is one past the last byte of the whole transfer.

@@ -21,6 +21,8 @@ impl TcpSender {
     /// (`world::oracle`), the segments still on the link left, and those the network has
     /// dropped and no copy of which is left. The oracle takes its RTT and window from it and
     /// from then on makes no loss of its own; any other sender ignores it.
+    #[cold]
+    #[inline(never)]
     pub fn handle_path_truth(
         &mut self,
         now: Time,
@@ -59,6 +61,8 @@ impl TcpSender {
 
     /// Every copy of the segment `[seq, seq + len)` was dropped in the network (ground truth,
     /// `world::forward`). Only the oracle in charge acts on it.
+    #[cold]
+    #[inline(never)]
     pub fn handle_drop_truth(&mut self, now: Time, seq: SeqNum, len: u32) {
         if self.state != State::Oracle || seq + len <= self.snd_una {
             return;

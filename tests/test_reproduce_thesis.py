@@ -46,7 +46,7 @@ def test_the_report_has_a_row_for_every_phenomenon_of_the_thesis(quick: Path) ->
         assert re.search(r"\| (within|\*\*differs\*\*)", hit[0]), hit[0]
     assert "## Remedies not built yet" in report
     # Every remedy built so far is a comparison column.
-    for name in ("rto-reset", "new-path", "fast-rto-decrease", "flush-on-handover"):
+    for name in ("rto-reset", "new-path", "fast-rto-decrease", "flush-on-handover", "red"):
         assert f"| {name} (§" in report, name
     assert "today's Linux" in report and "F-RTO on Linux 2.0" in report
     t = pd.read_csv(quick / "table.csv")
@@ -112,7 +112,7 @@ def test_every_timeout_and_resend_after_wavelan_to_gsm_is_spurious(runs: pd.Data
     # more than three came (l.1642-1644: 2.0 counts them only above high_seq).
     assert (g["duplicate_acks"] == g["retransmissions_after"]).all()
     assert (g["duplicate_acks"] > 3).all() and (g["fast_retransmits"] == 0).all()
-    # Tens of seconds without new data (l.1639-1643: about 26 s): vho 23.0-23.2 s.
+    # Tens of seconds without new data (l.1639-1643: about 26 s): vho 21.3-26.3 s.
     assert ((g["no_new_data_s"] > 20) & (g["no_new_data_s"] < 30)).all()
 
 
@@ -122,20 +122,18 @@ def test_after_gsm_to_wavelan_the_rto_climbs_far_above_the_new_rtt(runs: pd.Data
     g = _base(runs, "slow-fast")
     assert (g["rto_peak_s"] > 10).all()
     assert (g["rto_settled_s"] == 0.2).all()
-    # vho's `linux-2.0` times one segment per round trip: its RTO is ~44 s at the switch and
-    # peaks at 48.5 s on a sample of a segment still crossing GSM, before the RTT falls; after
-    # the fall it climbs on the second sample (the variance added though the RTT fell, the
-    # thesis's point) but stays under that peak and under the thesis's 50 s.
-    assert (g["rto_peak_after_switch_s"] < g["drain_s"]).all()
-    assert (g["rto_peak_after_fall_s"] > g["rto_first_after_fall_s"]).all()
-    assert (g["rto_peak_after_fall_s"] < 50).all()
-    # Linux 2.0 samples at every ACK (tcp_input.c): its estimator replayed on the same
-    # packets, where no timer would have fired (so the packets would be the same), gives the
-    # thesis's numbers: about 21 s before the fall, more than 50 s after, > 250 x settled.
+    # vho's `linux-2.0` samples as Linux 2.0's tcp_ack: every segment an ACK frees. Before the
+    # RTT falls the RTO is about 21 s (the thesis's 20); the ACK that frees the old queue at
+    # once gives a sample per segment, the last WaveLAN's, and the RTO more than doubles
+    # though the RTT fell (the thesis: from 20 s to more than 50 s).
+    before, peak = g["rto_before_fall_s"], g["rto_peak_after_fall_s"]
+    assert ((before > 18) & (before < 23)).all()
+    assert (peak > 2 * before).all()
+    # Linux 2.0's estimator replayed from the CH's capture, where no timer would have fired
+    # otherwise, agrees with the model's own RTO (a jiffy's phase apart at most).
     assert (g["replay_exact"] == 1).all()
-    assert ((g["replay_rto_before_fall_s"] > 18) & (g["replay_rto_before_fall_s"] < 22)).all()
-    assert (g["replay_rto_peak_after_fall_s"] > 50).all()
-    assert (g["replay_rto_peak_over_settled"] > 250).all()
+    assert ((g["replay_rto_before_fall_s"] - before).abs() < 0.1).all()
+    assert ((g["replay_rto_peak_after_fall_s"] - peak).abs() < 1).all()
     # §7.2.2 l.1863-1864: the PPP queue drains for about 15 s; no fast retransmit.
     assert ((g["drain_s"] > 13.5) & (g["drain_s"] < 16.5)).all()
     assert (g["fast_retransmits"] == 0).all() and (g["retransmissions"] == 0).all()

@@ -40,8 +40,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 SUMMARY = "summary.json"
-#: The causes of a drop in ``summary.json`` (each flow's ``drops``, each link's ``dropped_*``).
-DROP_CAUSES = ("queue_overflow", "handover_flush", "random_loss")
+#: The causes of a drop in ``summary.json`` (each flow's ``drops``, each link's ``dropped_*``;
+#: ``dropped_early_drop``, RED's early drops, only on a link direction that runs RED).
+DROP_CAUSES = ("queue_overflow", "handover_flush", "random_loss", "early_drop")
 TIMING = "timing.json"
 RESOLVED = "scenario.resolved.toml"
 #: What `vho run` writes (see the module doc): a directory holding only these, a summary among
@@ -83,7 +84,8 @@ class RunResult:
         """One row per flow: its name, ends, profile and every scalar metric of ``summary.json``
         (``transfer_time_s``, ``goodput_bps``, ``retransmissions``, ...; a time that did not
         happen is NaN), ``drops`` (the flow's packets dropped, every link and cause) and
-        ``drops_<cause>`` per cause (``queue_overflow``, ``handover_flush``, ``random_loss``)."""
+        ``drops_<cause>`` per cause (``queue_overflow``, ``handover_flush``, ``random_loss``,
+        ``early_drop``)."""
         import pandas as pd
 
         rows = []

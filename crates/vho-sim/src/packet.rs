@@ -49,6 +49,9 @@ impl Slab {
     pub fn get(&self, i: PktIdx) -> &Packet {
         &self.slots[i as usize]
     }
+    pub fn get_mut(&mut self, i: PktIdx) -> &mut Packet {
+        &mut self.slots[i as usize]
+    }
     /// Frees a slot whose packet has been read in place.
     pub fn release(&mut self, i: PktIdx) {
         self.free.push(i);

@@ -23,7 +23,40 @@ pub struct Spec {
     pub mobiles: Vec<MobileSpec>,
     pub handovers: Vec<HandoverSpec>,
     pub flows: Vec<FlowSpec>,
+    /// Functions on nodes' forwarding paths (`[[node_function]]`), in the order each node
+    /// runs them.
+    pub functions: Vec<FunctionSpec>,
     pub record: RecordSpec,
+}
+
+/// A node function (`crate::net::function`) and the node it runs at.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct FunctionSpec {
+    pub node: NodeIdx,
+    pub kind: FunctionKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FunctionKind {
+    /// Rewrites the advertised window to the access link's bandwidth-delay product
+    /// (`net::window_clamp`; the remedy `cwnd-clamp`).
+    WindowClamp,
+    /// An IP-layer queue keeping the access links' device queues short
+    /// (`net::flow_control`; the remedy `link-flow-control`).
+    LinkFlowControl,
+}
+
+impl FunctionKind {
+    pub const ALL: [FunctionKind; 2] = [FunctionKind::WindowClamp, FunctionKind::LinkFlowControl];
+    pub fn name(self) -> &'static str {
+        match self {
+            FunctionKind::WindowClamp => "window-clamp",
+            FunctionKind::LinkFlowControl => "link-flow-control",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<FunctionKind> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -58,6 +91,26 @@ pub enum QueueModel {
     /// between queue and link (`pkt_`), so the ns-2 rule applies to the queue without its
     /// head, one packet more in all.
     Ns2DropTailDelayer,
+    /// Random Early Detection as ns-2.35's `Queue/RED` (`link::red`), parameters in
+    /// [`DirSpec::red`]; the hard limit is red.cc's: an arrival is dropped when the packets
+    /// (or bytes) already waiting reach the limit.
+    Red,
+}
+
+/// RED's parameters a scenario may set (`queue_model = "red"`); `None` takes ns-2.35's
+/// automatic or default value (`link::red::RedParams::resolve`).
+#[derive(Clone, Copy, PartialEq, Debug, Default)]
+pub struct RedSpec {
+    /// th_min in packets of 500 B (`thresh_`; automatic: max(5, targetdelay · ptc / 2)).
+    pub min_thresh: Option<f64>,
+    /// th_max in packets of 500 B (`maxthresh_`; automatic: 3 · th_min).
+    pub max_thresh: Option<f64>,
+    /// `1/linterm_` (0.1).
+    pub max_p: Option<f64>,
+    /// `q_weight_` (automatic: 1 − exp(−1/(10 · RTT · ptc))).
+    pub q_weight: Option<f64>,
+    /// `gentle_` (true).
+    pub gentle: Option<bool>,
 }
 
 /// How many packets a link direction's queue holds.
@@ -107,6 +160,8 @@ pub struct DirSpec {
     pub delay: Dur,
     pub queue: QueueLimit,
     pub queue_model: QueueModel,
+    /// RED's parameters (read with `QueueModel::Red` only).
+    pub red: RedSpec,
     pub loss: LossSpec,
     pub loss_at: LossAt,
 }

@@ -110,6 +110,18 @@ VARIANTS: tuple[Variant, ...] = (
         "flush-on-handover (§7.2.3)",
         ('flow.0.remedies=["flush-on-handover"]',),
     ),
+    Variant("red", "red (§7.1.5, §8.2)", ('flow.0.remedies=["red"]',)),
+    # Functions of the home agent, not of TCP (`[[node_function]]`).
+    Variant(
+        "link-flow-control",
+        "link-flow-control (§7.2.3)",
+        ('flow.0.remedies=["link-flow-control"]',),
+    ),
+    Variant(
+        "cwnd-clamp",
+        "cwnd-clamp (Cottingham & Vidales §7)",
+        ('flow.0.remedies=["cwnd-clamp"]',),
+    ),
 )
 #: The cases run with every variant (the others with the thesis's TCP only).
 COMPARED = ("fast-slow", "slow-fast")
@@ -262,45 +274,63 @@ HZ = 100
 
 
 def linux20_replay(tr: Trace) -> pd.DataFrame:
-    """Linux 2.0.36's RTO as its ``tcp_ack`` would compute it on this run's packets: a sample
-    at *every* ACK that frees a segment, from the oldest segment it frees, unless that segment
-    was resent (``if (!(flag&2)) tcp_rtt_estimator(sk, oskb)``, net/ipv4/tcp_input.c; vho's
-    `linux-2.0` profile times one segment per round trip instead). The arithmetic is
-    ``tcp_rtt_estimator``'s, as vho's (crates/vho-sim/src/tcp/rtt.rs, ``sample_linux20``), with
-    the congestion window from vho's series. Where no timer fires the packets would be the same,
-    so the replay is exactly what Linux 2.0 would show; where one fires, it is an indication.
+    """Linux 2.0.36's RTO as its ``tcp_ack`` computes it, replayed from the CH's capture: a
+    sample for *every* segment an ACK frees, from that segment's latest transmission, none
+    while the sender is retransmitting after a timeout (``if (sk->retransmits) flag |= 2; ...
+    if (!(flag&2)) tcp_rtt_estimator(sk,skb)``, ``retransmits`` cleared only when the
+    retransmission queue empties; net/ipv4/tcp_input.c). vho's `linux-2.0` profile samples
+    the same way (``tcp.rtt_sampling = "every-freed-segment"``), so this is a check of vho's
+    model against its own capture: where no timer would fire differently, the two agree. The
+    baseline makes no fast retransmit in this study (the report's tables), so every resend
+    here is a timeout's. The arithmetic is ``tcp_rtt_estimator``'s (as vho's
+    crates/vho-sim/src/tcp/rtt.rs, ``sample_linux20``), with the congestion window from vho's
+    series.
 
     Returns one row per sample: ``t_s``, ``rto_s``, ``srtt_s``, ``sample_s``.
     """
-    d = tr.data
-    first = d[~d["retransmission"]].sort_values("seq")
-    seqs, lens, sent = (first[c].to_numpy() for c in ("seq", "len", "t_s"))
-    first_resend = d[d["retransmission"]].groupby("seq")["t_s"].min()
+    d = tr.data.sort_values("t_s")
+    sends = list(zip(d["t_s"], d["seq"], d["seq"] + d["len"], d["retransmission"], strict=True))
     cwnd_t, cwnd = tr.series["t_s"].to_numpy(), tr.series["cwnd"].to_numpy()
-    rows, una, rtt, mdev = [], 0.0, None, 0
+    queue: list[list[float]] = []  # [start, end, last sent], in sequence order
+    rows, una, rtt, mdev, retransmitting, k = [], 0, None, 0, False, 0
     for t, ack in tr.acks[["t_s", "ack"]].to_numpy():
+        # What the CH sent at the instant of an ACK is that ACK's consequence: after it.
+        while k < len(sends) and sends[k][0] < t:
+            sent, seq, end, resent = sends[k]
+            k += 1
+            if resent:
+                # A timeout resends the oldest segment outstanding; its go-back-N follows
+                # while the flag holds. A resend of data already acknowledged raises nothing.
+                retransmitting |= bool(queue) and queue[0][0] == seq
+                for e in queue:
+                    if e[0] < end and seq < e[1]:
+                        e[2] = sent
+            elif not queue or seq >= queue[-1][1]:
+                queue.append([seq, end, sent])
         if ack <= una:
             continue
-        i = np.searchsorted(seqs, una)
-        una_was, una = una, ack
-        if i >= len(seqs) or seqs[i] != una_was or seqs[i] + lens[i] > ack:
-            continue
-        resent_at = first_resend.get(seqs[i])
-        if resent_at is not None and resent_at <= t:
-            continue  # Karn: the sender was retransmitting
-        m = max(int(t * HZ) - int(sent[i] * HZ), 1)
-        if rtt is None:
-            rtt, mdev = m << 3, m << 1
-        else:
-            err = m - (rtt >> 3)
-            rtt += err
-            mdev += abs(err) - (mdev >> 2)
-        j = max(int(np.searchsorted(cwnd_t, t, side="right")) - 1, 0)
-        segs = max(int(cwnd[j]) // tr.mss, 1)
-        r = (rtt >> 3) + mdev
-        r += (r >> 2) + (r >> min(segs - 1, 63))
-        r = min(max(r, HZ // 5), 120 * HZ)
-        rows.append((t, r / HZ, (rtt >> 3) / HZ, m / HZ))
+        una = ack
+        flag = False
+        while queue and queue[0][1] <= ack:
+            _, _, sent = queue.pop(0)
+            flag |= retransmitting
+            if not queue:
+                retransmitting = False
+            if flag:
+                continue
+            m = max(int(t * HZ) - int(sent * HZ), 1)
+            if rtt is None:
+                rtt, mdev = m << 3, m << 1
+            else:
+                err = m - (rtt >> 3)
+                rtt += err
+                mdev += abs(err) - (mdev >> 2)
+            j = max(int(np.searchsorted(cwnd_t, t, side="right")) - 1, 0)
+            segs = int(cwnd[j]) // tr.mss
+            r = (rtt >> 3) + mdev
+            r += (r >> 2) + (r >> min(max(segs - 1, 0), 63))
+            r = min(max(r, HZ // 5), 120 * HZ)
+            rows.append((t, r / HZ, (rtt >> 3) / HZ, m / HZ))
     return pd.DataFrame(rows, columns=["t_s", "rto_s", "srtt_s", "sample_s"])
 
 

@@ -195,8 +195,9 @@ def flatten_summary(s: dict) -> dict[str, Any]:
     for i, h in enumerate(s["handovers"]):
         row[f"handover.{i}.at_s"] = h["at_s"]
         row[f"handover.{i}.interruption_s"] = h["interruption_s"]
-    for cause in ("queue_overflow", "handover_flush", "random_loss"):
-        row[f"dropped_{cause}"] = sum(link[f"dropped_{cause}"] for link in s["links"])
+    for cause in ("queue_overflow", "handover_flush", "random_loss", "early_drop"):
+        # dropped_early_drop is only on a RED direction's row.
+        row[f"dropped_{cause}"] = sum(link.get(f"dropped_{cause}", 0) for link in s["links"])
     return row
 
 

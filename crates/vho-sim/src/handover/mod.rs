@@ -116,6 +116,7 @@ mod tests {
             delay: Dur::from_millis(1),
             queue: QueueLimit::Packets(limit),
             queue_model: Default::default(),
+            red: Default::default(),
             loss: LossSpec::None,
             loss_at: Default::default(),
         };

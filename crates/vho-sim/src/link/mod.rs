@@ -15,15 +15,20 @@
 //!
 //! A direction can be *blocked* until an instant (a handover with delay): the queue keeps
 //! accepting packets, nothing starts serialising.
+//!
+//! With `queue_model = "red"` the direction's [`red::Red`] judges each arrival before the
+//! queue takes it (ns-2's `REDQueue::enque`); the drop-tail path only tests that it is absent.
 
 pub mod loss;
 pub mod queue;
+pub mod red;
 
 use crate::packet::PktIdx;
 use crate::spec::{DirSpec, LossAt, NodeIdx};
 use crate::time::{Dur, Time};
 use loss::LossModel;
 use queue::{DropTail, Limit};
+use red::{Red, Verdict};
 use std::collections::VecDeque;
 
 /// Why a packet was dropped.
@@ -36,19 +41,27 @@ pub enum DropCause {
     HandoverFlush,
     /// The loss model lost it on the link.
     RandomLoss,
+    /// RED dropped it early, on its average queue (ns-2's "unforced" drop); a RED queue's
+    /// drops at its hard limit are `QueueOverflow`.
+    EarlyDrop,
 }
 
+/// How many [`DropCause`]s there are (the length of every per-cause array).
+pub const DROP_CAUSES: usize = 4;
+
 impl DropCause {
-    pub const ALL: [DropCause; 3] = [
+    pub const ALL: [DropCause; DROP_CAUSES] = [
         DropCause::QueueOverflow,
         DropCause::HandoverFlush,
         DropCause::RandomLoss,
+        DropCause::EarlyDrop,
     ];
     pub fn name(self) -> &'static str {
         match self {
             DropCause::QueueOverflow => "queue_overflow",
             DropCause::HandoverFlush => "handover_flush",
             DropCause::RandomLoss => "random_loss",
+            DropCause::EarlyDrop => "early_drop",
         }
     }
 }
@@ -67,7 +80,7 @@ pub struct LinkCounters {
     pub delivered: u64,
     pub delivered_bytes: u64,
     /// Drops by cause, indexed as `DropCause::ALL`.
-    pub dropped: [u64; 3],
+    pub dropped: [u64; DROP_CAUSES],
 }
 
 impl LinkCounters {
@@ -84,6 +97,9 @@ pub struct LinkDir {
     rate_bps: u64,
     pub delay: Dur,
     pub queue: DropTail,
+    /// RED's judge of arrivals, with `queue_model = "red"` (boxed: the drop-tail path only
+    /// tests it for `None`).
+    red: Option<Box<Red>>,
     /// The loss model that takes packets after serialisation ([`LossAt::Air`])...
     pub loss: LossModel,
     /// ...or the one that takes them on entry, before the queue ([`LossAt::Entry`]); the
@@ -93,6 +109,8 @@ pub struct LinkDir {
     /// path (the model's own `match` cost 0.6 % of the 20 MB cell's instructions).
     air_lossy: bool,
     entry_lossy: bool,
+    /// `entry_lossy` or RED: an arrival is judged before the queue (`judge_entry`).
+    judges_entry: bool,
     /// The packet being serialised and when it finishes.
     in_tx: Option<(PktIdx, u32, Time)>,
     /// When the serialiser last fell idle (meaningful while `in_tx` is `None`).
@@ -128,8 +146,10 @@ impl LinkDir {
             rate_bps: spec.rate_bps,
             delay: spec.delay,
             queue: DropTail::new(limit, spec.queue_model),
+            red: None,
             air_lossy: !matches!(air, LossModel::None),
             entry_lossy: !matches!(entry, LossModel::None),
+            judges_entry: !matches!(entry, LossModel::None),
             loss: air,
             entry_loss: entry,
             in_tx: None,
@@ -142,6 +162,17 @@ impl LinkDir {
             lost: Vec::new(),
             starts: None,
         }
+    }
+
+    /// Puts RED on this direction's queue (its model must be `QueueModel::Red`).
+    pub fn set_red(&mut self, red: Red) {
+        self.red = Some(Box::new(red));
+        self.judges_entry = true;
+    }
+
+    /// The direction's RED, if it runs one.
+    pub fn red(&self) -> Option<&Red> {
+        self.red.as_deref()
     }
 
     /// Brings the serialiser up to `now`: each packet whose serialisation ended by then
@@ -206,18 +237,16 @@ impl LinkDir {
     pub fn offer(&mut self, now: Time, idx: PktIdx, size: u32) -> Result<(), DropCause> {
         self.advance(now);
         self.counters.offered += 1;
+        if self.judges_entry {
+            self.judge_entry(now, size)?;
+        } else if !self.queue.has_room(size) {
+            self.counters.dropped[0] += 1;
+            return Err(DropCause::QueueOverflow);
+        }
         let idle = self.in_tx.is_none();
         if idle {
             // Idle until now: the packet cannot start before it arrives.
             self.idle_since = self.idle_since.max(now);
-        }
-        if self.entry_lossy && self.entry_loss.lose() {
-            self.counters.dropped[2] += 1;
-            return Err(DropCause::RandomLoss);
-        }
-        if !self.queue.has_room(size) {
-            self.counters.dropped[0] += 1;
-            return Err(DropCause::QueueOverflow);
         }
         if idle && self.queue.is_empty() && self.ready_at() <= now {
             // Idle, empty and free to send: on the air at once, as `replay` would put it,
@@ -231,6 +260,44 @@ impl LinkDir {
             self.replay(now);
         }
         Ok(())
+    }
+
+    /// The arrival's fate when something judges it before the queue: the entry loss model
+    /// (ns-2's `$ns lossmodel` at the link's head), then RED (`REDQueue::enque`), which
+    /// applies the queue's hard limit itself. Kept off the drop-tail path, which tests one
+    /// flag for both.
+    #[cold]
+    fn judge_entry(&mut self, now: Time, size: u32) -> Result<(), DropCause> {
+        let idle = self.in_tx.is_none();
+        if self.entry_lossy && self.entry_loss.lose() {
+            if idle {
+                self.idle_since = self.idle_since.max(now);
+            }
+            self.counters.dropped[2] += 1;
+            return Err(DropCause::RandomLoss);
+        }
+        let Some(red) = &mut self.red else {
+            if !self.queue.has_room(size) {
+                self.counters.dropped[0] += 1;
+                return Err(DropCause::QueueOverflow);
+            }
+            return Ok(());
+        };
+        // ns-2's RED is idle from the instant its link found nothing to send (deque()
+        // returning no packet) until the next arrival.
+        let was_idle = (idle && self.queue.is_empty()).then_some(self.idle_since);
+        let room = self.queue.has_room(size);
+        match red.on_arrival(now, was_idle, self.queue.bytes(), size, room) {
+            Verdict::Accept => Ok(()),
+            Verdict::EarlyDrop => {
+                self.counters.dropped[3] += 1;
+                Err(DropCause::EarlyDrop)
+            }
+            Verdict::Overflow => {
+                self.counters.dropped[0] += 1;
+                Err(DropCause::QueueOverflow)
+            }
+        }
     }
 
     /// After packets joined the queue at `now` (an offer, a handover): an idle serialiser
@@ -247,6 +314,15 @@ impl LinkDir {
     /// The direction's rate, bits per second.
     pub fn rate_bps(&self) -> u64 {
         self.rate_bps
+    }
+
+    /// When, brought up to the present, the queue next shrinks: the packet on the air
+    /// finishes, or a blocked direction holding packets may start. `None` when idle and empty.
+    pub fn next_dequeue(&self) -> Option<Time> {
+        match self.in_tx {
+            Some((_, _, done)) => Some(done),
+            None => self.retry_at(),
+        }
     }
 
     /// The earliest instant at which an idle, non-empty direction may start.
@@ -328,6 +404,7 @@ mod tests {
             delay: Dur::from_millis(delay_ms),
             queue: QueueLimit::Packets(limit),
             queue_model: Default::default(),
+            red: Default::default(),
             loss: LossSpec::None,
             loss_at: Default::default(),
         };

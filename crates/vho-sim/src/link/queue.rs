@@ -57,6 +57,8 @@ impl DropTail {
             // outside the queue, so as many wait as with the plain rule.
             (Limit::Packets(n), m) => len + u64::from(m == QueueModel::Ns2DropTail) < n as u64,
             (Limit::Bytes(b), QueueModel::DropTail) => bytes <= b,
+            // red.cc enque: forced when the bytes already waiting reach the limit.
+            (Limit::Bytes(b), QueueModel::Red) => self.bytes < b,
             (Limit::Bytes(b), QueueModel::Ns2DropTail) => bytes < b,
             (Limit::Bytes(b), QueueModel::Ns2DropTailDelayer) => {
                 bytes - self.items.front().map_or(0, |h| h.1 as u64) < b
@@ -130,6 +132,19 @@ mod tests {
         assert!(b.offer(1, 1500));
         assert!(!b.offer(2, 1500));
         assert!(b.offer(2, 1499));
+    }
+
+    #[test]
+    fn red_drops_when_what_waits_reaches_the_limit() {
+        // ns-2.35 red.cc REDQueue::enque: `if (qlen >= qlim) droptype = DTYPE_FORCED`, qlen
+        // before the arrival: qlim_ 3 lets 3 wait (one more than DropTail's `length + 1`).
+        let mut q = DropTail::new(Limit::Packets(3), QueueModel::Red);
+        assert!(q.offer(1, 1500) && q.offer(2, 1500) && q.offer(3, 1500));
+        assert!(!q.offer(4, 40));
+        // Bytes: 2999 waiting < 3000 admits a whole packet more.
+        let mut b = DropTail::new(Limit::Bytes(3000), QueueModel::Red);
+        assert!(b.offer(1, 1500) && b.offer(2, 1499) && b.offer(3, 1500));
+        assert!(!b.offer(4, 1));
     }
 
     #[test]

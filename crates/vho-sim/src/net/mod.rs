@@ -5,4 +5,11 @@
 //! whenever a handover changes which access link is active (rare), so forwarding a packet is
 //! one array lookup.
 
+//!
+//! Node functions ([`function`]) act on the packets a node forwards: a window-clamping proxy
+//! ([`window_clamp`]), an IP-layer queue in front of slow links ([`flow_control`]).
+
+pub mod flow_control;
+pub mod function;
 pub mod routes;
+pub mod window_clamp;

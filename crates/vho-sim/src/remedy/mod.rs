@@ -11,11 +11,16 @@
 //! - [`notice`]: `rto-reset`, `new-path`, `rtt-injection` and `adaptive-dupthresh`, on the
 //!   handover notification.
 //! - [`flush`]: `flush-on-handover` (thesis §7.2.3).
+//! - [`proxy`]: `cwnd-clamp` and `link-flow-control`, functions of the home-agent node
+//!   (`net::function`).
+//! - [`red`]: `red` (thesis §7.1.5, §8.2).
 //! - [`oracle`]: `oracle` and `oracle-system`, the bound the others are measured against.
 
 pub mod flush;
 pub mod notice;
 pub mod oracle;
+pub mod proxy;
+pub mod red;
 pub mod spurious;
 
 use crate::spec::Spec;
@@ -32,13 +37,16 @@ pub enum Remedy {
     RttInjection,
     FastRtoDecrease,
     FlushOnHandover,
+    Red,
+    CwndClamp,
+    LinkFlowControl,
     AdaptiveDupthresh,
     Oracle,
     OracleSystem,
 }
 
 impl Remedy {
-    pub const ALL: [Remedy; 12] = [
+    pub const ALL: [Remedy; 15] = [
         Remedy::Frto,
         Remedy::Eifel,
         Remedy::DsackUndo,
@@ -48,6 +56,9 @@ impl Remedy {
         Remedy::RttInjection,
         Remedy::FastRtoDecrease,
         Remedy::FlushOnHandover,
+        Remedy::Red,
+        Remedy::CwndClamp,
+        Remedy::LinkFlowControl,
         Remedy::AdaptiveDupthresh,
         Remedy::Oracle,
         Remedy::OracleSystem,
@@ -65,6 +76,9 @@ impl Remedy {
             Remedy::RttInjection => "rtt-injection",
             Remedy::FastRtoDecrease => "fast-rto-decrease",
             Remedy::FlushOnHandover => "flush-on-handover",
+            Remedy::Red => "red",
+            Remedy::CwndClamp => "cwnd-clamp",
+            Remedy::LinkFlowControl => "link-flow-control",
             Remedy::AdaptiveDupthresh => "adaptive-dupthresh",
             Remedy::Oracle => "oracle",
             Remedy::OracleSystem => "oracle-system",
@@ -87,6 +101,9 @@ impl Remedy {
             Remedy::RttInjection => notice::RTT_INJECTION,
             Remedy::FastRtoDecrease => spurious::FAST_RTO_DECREASE,
             Remedy::FlushOnHandover => flush::FLUSH_ON_HANDOVER,
+            Remedy::Red => red::RED,
+            Remedy::CwndClamp => proxy::CWND_CLAMP,
+            Remedy::LinkFlowControl => proxy::LINK_FLOW_CONTROL,
             Remedy::AdaptiveDupthresh => notice::ADAPTIVE_DUPTHRESH,
             Remedy::Oracle => oracle::ORACLE,
             Remedy::OracleSystem => oracle::ORACLE_SYSTEM,
@@ -106,6 +123,11 @@ impl Remedy {
             | Remedy::RttInjection
             | Remedy::AdaptiveDupthresh => notice::apply(self, spec, flow),
             Remedy::FlushOnHandover => flush::apply(spec, flow),
+            Remedy::Red => red::apply(spec, flow),
+            Remedy::CwndClamp => proxy::apply(crate::spec::FunctionKind::WindowClamp, spec, flow),
+            Remedy::LinkFlowControl => {
+                proxy::apply(crate::spec::FunctionKind::LinkFlowControl, spec, flow)
+            }
             Remedy::Oracle | Remedy::OracleSystem => oracle::apply(self, spec, flow),
         }
     }

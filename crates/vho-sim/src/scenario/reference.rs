@@ -40,7 +40,7 @@ const TIME: &str = "time: \"300 ms\" (ns, us, ms, s)";
 const RATE: &str = "rate: \"200 kb/s\" (b/s, kb/s, Mb/s, Gb/s)";
 const SIZE: &str = "size: \"200 KB\" (B, KB, KiB, MB, MiB, GB, GiB)";
 const QUEUE: &str = "queue limit: \"bdp\", \"20 packets\" or a size";
-const QUEUE_MODEL: &str = "one of droptail, ns2-droptail, ns2-droptail-delayer";
+const QUEUE_MODEL: &str = "one of droptail, ns2-droptail, ns2-droptail-delayer, red";
 const LOSS_AT: &str = "one of air, entry";
 
 /// The keys of a link or link direction, as `[wired]`, `[access.NAME]`, `[[link]]` and their
@@ -66,7 +66,18 @@ macro_rules! link_keys {
                 "the preset's, else droptail",
                 "what the limit counts: droptail the packets waiting (Linux pfifo); \
                  ns2-droptail ns-2's rule (an arrival is dropped once waiting + 1 reaches the \
-                 limit); ns2-droptail-delayer the same plus the one packet ns-2's Delayer holds",
+                 limit); ns2-droptail-delayer the same plus the one packet ns-2's Delayer holds; \
+                 red Random Early Detection as ns-2.35's Queue/RED (queue/red.cc; RFC 2309 §3, \
+                 the thesis's ref. [30]): average queue in bytes, gentle, wait, byte-mode \
+                 probability; its early drops are the cause early_drop; an arrival finding the \
+                 limit reached (waiting >= limit, red.cc's rule) is a queue_overflow",
+            ),
+            k(
+                $t,
+                "red",
+                "table: min_thresh, max_thresh, max_p, q_weight, gentle (see access.NAME.red)",
+                "ns-2.35's automatic values",
+                "RED's parameters, read with queue_model = \"red\"",
             ),
             k($t, "loss", "probability 0-1", "0", "each packet lost independently"),
             k(
@@ -87,6 +98,50 @@ macro_rules! link_keys {
             ),
         ]
     };
+}
+
+/// RED's keys (`red = { ... }` of a link or direction); every default is ns-2.35's
+/// (tcl/lib/ns-default.tcl, queue/red.cc initialize_params), ptc being the link's rate in
+/// packets of 500 B (mean_pktsize_) per second.
+fn red_keys(t: &'static str) -> [KeyDoc; 5] {
+    [
+        k(
+            t,
+            "min_thresh",
+            "number > 0, packets of 500 B",
+            "max(5, 0.005 s x ptc / 2) (thresh_ 0: automatic)",
+            "th_min: no early drop while the average queue is below it",
+        ),
+        k(
+            t,
+            "max_thresh",
+            "number > min_thresh, packets of 500 B",
+            "3 x min_thresh (maxthresh_ 0: automatic)",
+            "th_max: the drop probability reaches max_p here",
+        ),
+        k(
+            t,
+            "max_p",
+            "number in (0, 1]",
+            "0.1 (1/linterm_, linterm_ 10)",
+            "the drop probability at th_max",
+        ),
+        k(
+            t,
+            "q_weight",
+            "number in (0, 1]",
+            "1 - exp(-1/(10 x RTT x ptc)), RTT = max(0.1 s, 3 (delay + 1/ptc)) (q_weight_ -1)",
+            "weight of each arrival in the average queue",
+        ),
+        k(
+            t,
+            "gentle",
+            "boolean",
+            "true (gentle_)",
+            "between th_max and 2 th_max the probability rises from max_p to 1 (else 1 at \
+             th_max)",
+        ),
+    ]
 }
 
 /// Every key, table by table.
@@ -146,6 +201,7 @@ pub fn keys() -> Vec<KeyDoc> {
         ));
     }
     v.extend(link_keys!("access.NAME.down"));
+    v.extend(red_keys("access.NAME.red"));
     v.extend([
         k(
             "mobile",
@@ -214,6 +270,25 @@ pub fn keys() -> Vec<KeyDoc> {
             "table of link keys",
             "none",
             "overrides from the second node to the first",
+        ),
+        k(
+            "node_function",
+            "node",
+            "a node name",
+            "required",
+            "the node on whose forwarding path it acts (ha in the common form)",
+        ),
+        k(
+            "node_function",
+            "kind",
+            "window-clamp | link-flow-control",
+            "required",
+            "window-clamp: rewrite the window advertised to a sender whose data crosses an \
+             access link to that link's bandwidth-delay product plus one segment, shared by the \
+             link's active connections (Cottingham & Vidales §7; the remedy cwnd-clamp); \
+             link-flow-control: an IP-layer queue that admits packets to an access link's \
+             device queue only while it holds less than the link's bandwidth-delay product, \
+             routing them when they leave it (thesis §7.2.3; the remedy link-flow-control)",
         ),
         k("handover", "at", TIME, "required", "when it happens"),
         k(
@@ -563,6 +638,24 @@ fn tcp_keys() -> Vec<KeyDoc> {
             "true or false",
             "profile",
             "take an RTT sample from the handshake",
+        ),
+        k(
+            t,
+            "rtt_sampling",
+            "one of one-per-rtt, every-freed-segment",
+            "profile",
+            "without timestamps, which segments are timed: one at a time, never a \
+             retransmitted one (RFC 6298 §3, Karn), or every segment an ACK frees, from its \
+             latest transmission, none while a timeout's retransmissions are under way (Linux \
+             2.0's tcp_ack)",
+        ),
+        k(
+            t,
+            "timeout_holds_new_data",
+            "true or false",
+            "profile",
+            "after a timeout send no new data until everything outstanding is acknowledged \
+             (Linux 2.0's tcp_ack: the write queue moves only while retransmits == 0)",
         ),
         k(
             t,

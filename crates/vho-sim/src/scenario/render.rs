@@ -6,8 +6,8 @@
 
 use crate::spec::*;
 use crate::tcp::config::{
-    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, SpuriousResponse, TcpConfig,
-    TimeoutSsthresh,
+    CcAlgorithm, CwndValidation, FastRetransmitTimer, RttSampling, SackRecovery, SpuriousResponse,
+    TcpConfig, TimeoutSsthresh,
 };
 use crate::time::Dur;
 use std::fmt::Write;
@@ -103,6 +103,14 @@ pub fn to_toml(spec: &Spec) -> String {
         }
         let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
     }
+    for f in &spec.functions {
+        let _ = writeln!(
+            o,
+            "[[node_function]]\nnode = {}\nkind = {}\n",
+            node(f.node),
+            q(f.kind.name())
+        );
+    }
     let pcap: Vec<String> = spec.record.pcap_at.iter().map(|&n| node(n)).collect();
     let _ = writeln!(
         o,
@@ -138,6 +146,24 @@ fn dir(d: &DirSpec) -> String {
         QueueModel::DropTail => "droptail",
         QueueModel::Ns2DropTail => "ns2-droptail",
         QueueModel::Ns2DropTailDelayer => "ns2-droptail-delayer",
+        QueueModel::Red => "red",
+    };
+    // RED's overrides as given (the automatic values are worked out again at load).
+    let r = &d.red;
+    let red: Vec<String> = [
+        r.min_thresh.map(|v| format!("min_thresh = {v:?}")),
+        r.max_thresh.map(|v| format!("max_thresh = {v:?}")),
+        r.max_p.map(|v| format!("max_p = {v:?}")),
+        r.q_weight.map(|v| format!("q_weight = {v:?}")),
+        r.gentle.map(|v| format!("gentle = {v}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let red = if red.is_empty() {
+        String::new()
+    } else {
+        format!(", red = {{ {} }}", red.join(", "))
     };
     let loss = match &d.loss {
         LossSpec::None => "loss = 0.0".to_string(),
@@ -152,8 +178,8 @@ fn dir(d: &DirSpec) -> String {
         LossAt::Entry => "entry",
     };
     format!(
-        "{{ rate = \"{} b/s\", delay = {}, queue = {queue}, queue_model = \"{model}\", {loss}, \
-         loss_at = \"{at}\" }}",
+        "{{ rate = \"{} b/s\", delay = {}, queue = {queue}, queue_model = \"{model}\"{red}, \
+         {loss}, loss_at = \"{at}\" }}",
         d.rate_bps,
         dur(d.delay)
     )
@@ -236,6 +262,14 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("rescue_retransmission = {}", c.rescue_retransmission),
         format!("cwnd_validation = \"{cwv}\""),
         format!("handshake_rtt_sample = {}", c.handshake_rtt_sample),
+        format!(
+            "rtt_sampling = \"{}\"",
+            match c.rtt_sampling {
+                RttSampling::OnePerRtt => "one-per-rtt",
+                RttSampling::EveryFreedSegment => "every-freed-segment",
+            }
+        ),
+        format!("timeout_holds_new_data = {}", c.timeout_holds_new_data),
         format!("receive_window = \"{} B\"", c.receive_window),
         format!("send_window = \"{} B\"", c.send_window_cap),
         format!("initial_rto = {}", dur(c.rto.initial)),

@@ -13,7 +13,7 @@ use crate::remedy::Remedy;
 pub const DEFAULT_NOTIFY_OFFSET_MS: u64 = 100;
 use crate::spec::*;
 use crate::tcp::config::{
-    CcAlgorithm, CwndValidation, FastRetransmitTimer, SackRecovery, SpuriousDetection,
+    CcAlgorithm, CwndValidation, FastRetransmitTimer, RttSampling, SackRecovery, SpuriousDetection,
     SpuriousResponse, TimeoutSsthresh,
 };
 use crate::tcp::profile::{profile, PROFILES};
@@ -70,6 +70,7 @@ impl Ctx<'_> {
         }
         let handovers = self.handovers(&file, &b)?;
         let flows = self.flows(&file, &b)?;
+        let functions = self.functions(&file, &b)?;
         let mut pcap_at = Vec::new();
         for n in &file.record.pcap {
             pcap_at.push(b.node(self, n, "record.pcap")?);
@@ -103,6 +104,7 @@ impl Ctx<'_> {
             mobiles: b.mobiles,
             handovers,
             flows,
+            functions,
             record: RecordSpec {
                 pcap_at,
                 series: file.record.series,
@@ -288,6 +290,7 @@ impl Ctx<'_> {
                 delay: l.delay.clone(),
                 queue: l.queue.clone(),
                 queue_model: l.queue_model.clone(),
+                red: l.red.clone(),
                 loss: l.loss.clone(),
                 loss_at: l.loss_at.clone(),
                 drop_packets: l.drop_packets.clone(),
@@ -400,6 +403,7 @@ impl Ctx<'_> {
             delay: l.delay.clone(),
             queue: l.queue.clone(),
             queue_model: l.queue_model.clone(),
+            red: l.red.clone(),
             loss: l.loss.clone(),
             loss_at: l.loss_at.clone(),
             drop_packets: l.drop_packets.clone(),
@@ -432,6 +436,9 @@ impl Ctx<'_> {
             p.queue_model =
                 Some(self.with(m, &format!("{field}.queue_model"), parse_queue_model)?);
         }
+        if let Some(r) = &d.red {
+            self.red_overrides(&mut p.red, r, field)?;
+        }
         if let Some(l) = &d.loss {
             let v = *l.get_ref();
             if !(0.0..=1.0).contains(&v) {
@@ -462,6 +469,42 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// `red = { ... }`: each key given replaces the one before (preset, link, direction).
+    fn red_overrides(&self, red: &mut RedSpec, r: &toml::Spanned<RedT>, field: &str) -> R<()> {
+        let t = r.get_ref();
+        let bad = |key: &str, what: &str, v: f64| {
+            self.err(
+                r.span(),
+                &format!("{field}.red.{key}"),
+                what,
+                Some(v.to_string()),
+            )
+        };
+        let positive = |key: &str, v: Option<f64>| match v {
+            Some(x) if !(x > 0.0 && x.is_finite()) => Err(bad(key, "a positive number", x)),
+            _ => Ok(v),
+        };
+        let fraction = |key: &str, v: Option<f64>| match v {
+            Some(x) if !(x > 0.0 && x <= 1.0) => Err(bad(key, "a number in (0, 1]", x)),
+            _ => Ok(v),
+        };
+        red.min_thresh = positive("min_thresh", t.min_thresh)?.or(red.min_thresh);
+        red.max_thresh = positive("max_thresh", t.max_thresh)?.or(red.max_thresh);
+        red.max_p = fraction("max_p", t.max_p)?.or(red.max_p);
+        red.q_weight = fraction("q_weight", t.q_weight)?.or(red.q_weight);
+        red.gentle = t.gentle.or(red.gentle);
+        if let (Some(lo), Some(hi)) = (red.min_thresh, red.max_thresh) {
+            if hi <= lo {
+                return Err(bad(
+                    "max_thresh",
+                    &format!("a threshold above min_thresh ({lo} packets)"),
+                    hi,
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn finish_dir(&self, p: PartialDir, field: &str, mtu: u32) -> R<DirSpec> {
         let missing = |what: &str| {
             self.err(
@@ -476,6 +519,7 @@ impl Ctx<'_> {
             delay: p.delay.ok_or_else(|| missing("delay"))?,
             queue: p.queue.unwrap_or(QueueLimit::Bdp { mtu_bytes: mtu }),
             queue_model: p.queue_model.unwrap_or_default(),
+            red: p.red,
             loss: match (p.loss, p.drop_packets) {
                 (Some(x), Some(_)) if x > 0.0 => {
                     return Err(self.err(
@@ -736,6 +780,34 @@ impl Ctx<'_> {
         Ok(out)
     }
 
+    fn functions(&self, file: &File, b: &Builder) -> R<Vec<FunctionSpec>> {
+        let mut out = Vec::new();
+        for f in &file.node_function {
+            let ft = f.get_ref();
+            let node = b.node(self, &ft.node, "node_function.node")?;
+            let kind = FunctionKind::from_name(ft.kind.get_ref()).ok_or_else(|| {
+                let names: Vec<&str> = FunctionKind::ALL.iter().map(|k| k.name()).collect();
+                self.err(
+                    ft.kind.span(),
+                    "node_function.kind",
+                    format!("one of {}", names.join(", ")),
+                    Some(format!("{:?}", ft.kind.get_ref())),
+                )
+            })?;
+            let fs = FunctionSpec { node, kind };
+            if out.contains(&fs) {
+                return Err(self.err(
+                    f.span(),
+                    "node_function",
+                    "each kind at most once per node",
+                    Some(format!("{} twice at {:?}", kind.name(), ft.node.get_ref())),
+                ));
+            }
+            out.push(fs);
+        }
+        Ok(out)
+    }
+
     fn tcp(&self, v: Option<&toml::Spanned<toml::Value>>) -> R<TcpConfig> {
         let Some(v) = v else {
             return Ok(profile(DEFAULT_PROFILE).expect("invariant: the default profile exists"));
@@ -929,6 +1001,14 @@ impl Ctx<'_> {
             }
             "rescue_retransmission" => c.rescue_retransmission = flag()?,
             "handshake_rtt_sample" => c.handshake_rtt_sample = flag()?,
+            "timeout_holds_new_data" => c.timeout_holds_new_data = flag()?,
+            "rtt_sampling" => {
+                c.rtt_sampling = match v.as_str() {
+                    Some("one-per-rtt") => RttSampling::OnePerRtt,
+                    Some("every-freed-segment") => RttSampling::EveryFreedSegment,
+                    _ => return Err("one of one-per-rtt, every-freed-segment".into()),
+                }
+            }
             "cc" => {
                 c.cc = match v.as_str() {
                     Some("reno") => CcAlgorithm::Reno,
@@ -938,7 +1018,7 @@ impl Ctx<'_> {
                 }
             }
             _ => {
-                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_detection, spurious_response, rto_reset, new_path, fast_rto_decrease, rtt_injection, adaptive_dupthresh, oracle, rescue_retransmission, cwnd_validation, handshake_rtt_sample, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_detection, spurious_response, rto_reset, new_path, fast_rto_decrease, rtt_injection, adaptive_dupthresh, oracle, rescue_retransmission, cwnd_validation, handshake_rtt_sample, rtt_sampling, timeout_holds_new_data, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
             }
         }
         Ok(())
@@ -986,9 +1066,12 @@ fn parse_queue_model(s: &str) -> Result<QueueModel, String> {
         "droptail" => Ok(QueueModel::DropTail),
         "ns2-droptail" => Ok(QueueModel::Ns2DropTail),
         "ns2-droptail-delayer" => Ok(QueueModel::Ns2DropTailDelayer),
-        _ => {
-            Err("a queue model: \"droptail\", \"ns2-droptail\" or \"ns2-droptail-delayer\"".into())
-        }
+        "red" => Ok(QueueModel::Red),
+        _ => Err(
+            "a queue model: \"droptail\", \"ns2-droptail\", \"ns2-droptail-delayer\" \
+                  or \"red\""
+                .into(),
+        ),
     }
 }
 
@@ -1006,6 +1089,7 @@ struct PartialDir {
     delay: Option<Dur>,
     queue: Option<QueueLimit>,
     queue_model: Option<QueueModel>,
+    red: RedSpec,
     loss: Option<f64>,
     loss_at: Option<LossAt>,
     drop_packets: Option<Vec<u64>>,

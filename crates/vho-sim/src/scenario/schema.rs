@@ -26,7 +26,17 @@ pub struct File {
     #[serde(default)]
     pub flow: Vec<Spanned<FlowT>>,
     #[serde(default)]
+    pub node_function: Vec<Spanned<NodeFunctionT>>,
+    #[serde(default)]
     pub record: RecordT,
+}
+
+/// A function on a node's forwarding path.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct NodeFunctionT {
+    pub node: S,
+    pub kind: S,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -45,6 +55,7 @@ pub struct DirT {
     pub delay: Option<S>,
     pub queue: Option<S>,
     pub queue_model: Option<S>,
+    pub red: Option<Spanned<RedT>>,
     pub loss: Option<Spanned<f64>>,
     pub loss_at: Option<S>,
     pub drop_packets: Option<Spanned<Vec<i64>>>,
@@ -59,8 +70,11 @@ pub struct LinkT {
     pub rate: Option<S>,
     pub delay: Option<S>,
     pub queue: Option<S>,
-    /// `droptail` (the limit counts waiting packets) or `ns2-droptail` (ns-2's rule).
+    /// `droptail` (the limit counts waiting packets), `ns2-droptail` (ns-2's rule), ... or
+    /// `red`.
     pub queue_model: Option<S>,
+    /// RED's parameters with `queue_model = "red"`.
+    pub red: Option<Spanned<RedT>>,
     pub loss: Option<Spanned<f64>>,
     /// `air` (after serialisation, the default) or `entry` (before the queue).
     pub loss_at: Option<S>,
@@ -70,6 +84,17 @@ pub struct LinkT {
     pub mtu: Option<Spanned<i64>>,
     pub down: Option<DirT>,
     pub up: Option<DirT>,
+}
+
+/// RED's overrides (`red = { min_thresh = 5, ... }`); a key left out takes ns-2.35's value.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RedT {
+    pub min_thresh: Option<f64>,
+    pub max_thresh: Option<f64>,
+    pub max_p: Option<f64>,
+    pub q_weight: Option<f64>,
+    pub gentle: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -82,6 +107,7 @@ pub struct GeneralLinkT {
     pub delay: Option<S>,
     pub queue: Option<S>,
     pub queue_model: Option<S>,
+    pub red: Option<Spanned<RedT>>,
     pub loss: Option<Spanned<f64>>,
     pub loss_at: Option<S>,
     pub drop_packets: Option<Spanned<Vec<i64>>>,

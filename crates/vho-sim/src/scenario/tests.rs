@@ -189,7 +189,7 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:18: handover.to: expected a link: one of wired, gprs, wlan, got \"lte\""),
         ("malformed toml", "[run\nname = 1\n", &[], "s.toml:1: invalid table header; expected `.`, `]`"),
         ("bad override value", GOOD, &["access.gprs.rate=fast"], "--set access.gprs.rate=fast: access.gprs.rate: expected a rate such as \"200 kb/s\" (b/s, kb/s, Mb/s, Gb/s (or bps, kbps, Mbps, Gbps)), got \"fast\""),
-        ("override of an unknown section", GOOD, &["bogus.key=1"], "--set bogus.key=1: unknown field `bogus`, expected one of `run`, `wired`, `access`, `mobile`, `node`, `link`, `handover`, `flow`, `record`"),
+        ("override of an unknown section", GOOD, &["bogus.key=1"], "--set bogus.key=1: unknown field `bogus`, expected one of `run`, `wired`, `access`, `mobile`, `node`, `link`, `handover`, `flow`, `node_function`, `record`"),
         ("override path into a value", GOOD, &["run.name.x=1"], "--set run.name.x=1: run.name.x: expected name to be a table, got 1"),
         ("handover from a link not in use", &GOOD.replace("from = \"wlan\"", "from = \"gprs\"").replace("to = \"gprs\"", "to = \"wlan\""), &[],
             "s.toml:17: handover.from: expected \"wlan\" (the link in use then), got \"gprs\""),
@@ -198,8 +198,12 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:25: flow.tcp: expected a profile: one of rfc, linux, ns2, linux-2.0, got \"bsd\""),
         ("loss out of range", "[access.w]\npreset = \"dk-wlan\"\nloss = 1.5\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
             "s.toml:3: access.w.loss: expected a probability from 0 to 1, got 1.5"),
-        ("unknown queue model", "[access.w]\npreset = \"dk-wlan\"\nqueue_model = \"red\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
-            "s.toml:3: access.w.queue_model: expected a queue model: \"droptail\", \"ns2-droptail\" or \"ns2-droptail-delayer\", got \"red\""),
+        ("unknown queue model", "[access.w]\npreset = \"dk-wlan\"\nqueue_model = \"codel\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:3: access.w.queue_model: expected a queue model: \"droptail\", \"ns2-droptail\", \"ns2-droptail-delayer\" or \"red\", got \"codel\""),
+        ("red thresholds out of order", "[access.w]\npreset = \"dk-wlan\"\nqueue_model = \"red\"\nred = { min_thresh = 10, max_thresh = 4 }\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:4: access.w.red.max_thresh: expected a threshold above min_thresh (10 packets), got 4"),
+        ("red weight out of range", "[access.w]\npreset = \"dk-wlan\"\nqueue_model = \"red\"\nred = { q_weight = 0 }\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:4: access.w.red.q_weight: expected a number in (0, 1], got 0"),
         ("unknown loss position", "[access.w]\npreset = \"dk-wlan\"\nloss_at = \"queue\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
             "s.toml:3: access.w.loss_at: expected where the loss model takes packets: \"air\" or \"entry\", got \"queue\""),
         ("drop list out of order", "[access.w]\npreset = \"dk-wlan\"\ndown = { drop_packets = [5, 3] }\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
@@ -257,6 +261,10 @@ fn the_resolved_scenario_loads_back_to_the_same_run() {
             "access.gprs.down.drop_packets=[1, 5]",
             "handover.0.kind=\"hard\"",
         ],
+        &[
+            "access.gprs.queue_model=\"red\"",
+            "access.gprs.down.red={ min_thresh = 3, q_weight = 0.01, gentle = false }",
+        ],
     ];
     for (i, text) in texts.iter().enumerate() {
         for extra in sets.iter().filter(|_| i == 0).chain([&(&[] as &[&str])]) {
@@ -304,6 +312,7 @@ fn the_reference_lists_exactly_the_keys_the_loader_takes() {
     assert_eq!(documented("wired"), sorted(accepted::<LinkT>()));
     assert_eq!(documented("access.NAME"), sorted(accepted::<LinkT>()));
     assert_eq!(documented("access.NAME.down"), sorted(accepted::<DirT>()));
+    assert_eq!(documented("access.NAME.red"), sorted(accepted::<RedT>()));
     assert_eq!(documented("mobile"), sorted(accepted::<MobileT>()));
     assert_eq!(documented("node"), sorted(accepted::<NodeT>()));
     assert_eq!(documented("link"), sorted(accepted::<GeneralLinkT>()));
@@ -405,14 +414,17 @@ fn remedies_set_what_they_need_and_refuse_unknown_names() {
     // A soft-reconfigure handover already moves its queue: flush-on-handover leaves it.
     assert_eq!(s.handovers[0].flush, Flush::Off);
     let e = load_str(GOOD, &["flow.0.remedies=[\"rto-rest\"]"]).unwrap_err();
-    assert!(
-        e.to_string().contains(
-            "flow.remedies: expected remedies among frto, eifel, dsack-undo, no-restore, \
-             rto-reset, new-path, rtt-injection, fast-rto-decrease, flush-on-handover, \
-             adaptive-dupthresh, oracle, oracle-system, got \"rto-rest\""
-        ),
-        "{e}"
+    // The message lists every remedy by name, then what was given.
+    let names: Vec<&str> = crate::remedy::Remedy::ALL
+        .iter()
+        .map(|r| r.name())
+        .collect();
+    let want = format!(
+        "flow.remedies: expected remedies among {}, got \"rto-rest\"",
+        names.join(", ")
     );
+    assert!(e.to_string().contains(&want), "{e}");
+    assert!(names.contains(&"rto-reset") && names.contains(&"cwnd-clamp"));
     let e = load_str(GOOD, &["handover.0.flush=\"move\""]).unwrap_err();
     assert!(
         e.to_string()

@@ -127,6 +127,18 @@ pub enum SpuriousResponse {
     NoRestore,
 }
 
+/// Which segments give RTT samples when timestamps are off.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum RttSampling {
+    /// One segment timed at a time, none retransmitted (RFC 6298 §3, Karn's algorithm; 4.4BSD
+    /// and ns-2 time one segment per round trip).
+    #[default]
+    OnePerRtt,
+    /// Every segment an ACK frees, from its latest transmission, none while a timeout's
+    /// retransmissions are under way (Linux 2.0's `tcp_ack`; `tcp::sender::freed_samples`).
+    EveryFreedSegment,
+}
+
 /// Whether cwnd grows on ACKs that come while the sender is not using its window.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum CwndValidation {
@@ -282,6 +294,12 @@ pub struct TcpConfig {
     /// Take an RTT sample from the handshake (RFC 6298 §2 allows it; Linux's passive side
     /// measures SYN-ACK to ACK in tcp_synack_rtt_meas).
     pub handshake_rtt_sample: bool,
+    /// Which segments are timed without timestamps.
+    pub rtt_sampling: RttSampling,
+    /// After a timeout, send no new data until everything outstanding is acknowledged: Linux
+    /// 2.0's `tcp_ack` moves data from the write queue only while `sk->retransmits == 0`
+    /// (or below the ACK), and clears `retransmits` when the retransmission queue empties.
+    pub timeout_holds_new_data: bool,
     /// Limited Transmit (RFC 3042; RFC 5681 §3.2 step 1): one segment of new data on each of
     /// the first DupThresh - 1 duplicate ACKs, beyond cwnd, cwnd unchanged.
     pub limited_transmit: bool,

@@ -14,8 +14,8 @@
 
 use super::config::{
     CcAlgorithm, CwndValidation, DelAckConfig, FastRetransmitTimer, HeaderModel, LossBasis,
-    RtoAlgorithm, RtoConfig, SackRecovery, SpuriousDetection, SpuriousResponse, TcpConfig,
-    TimeoutSsthresh,
+    RtoAlgorithm, RtoConfig, RttSampling, SackRecovery, SpuriousDetection, SpuriousResponse,
+    TcpConfig, TimeoutSsthresh,
 };
 use crate::time::Dur;
 
@@ -84,7 +84,9 @@ fn rfc() -> TcpConfig {
         // limits the sender; RFC 5681 as written lets cwnd grow without bound there.
         cwnd_validation: CwndValidation::CwndLimited,
         handshake_rtt_sample: true, // RFC 6298 §2: any segment not retransmitted may be timed
-        limited_transmit: true,     // RFC 5681 §3.2 step 1: "SHOULD" (RFC 3042)
+        rtt_sampling: RttSampling::OnePerRtt,
+        timeout_holds_new_data: false,
+        limited_transmit: true, // RFC 5681 §3.2 step 1: "SHOULD" (RFC 3042)
         sack_is_lost_trigger: true, // RFC 6675 §5: "or ... IsLost (HighACK + 1)"
         // RFC 6582 §3.2: after a timeout, `recover` bars fast retransmit; duplicate ACKs are
         // not counted until all outstanding at the timeout is acknowledged.
@@ -158,6 +160,8 @@ fn linux() -> TcpConfig {
         rescue_retransmission: false,
         cwnd_validation: CwndValidation::CwndLimited, // tcp_is_cwnd_limited (include/net/tcp.h)
         handshake_rtt_sample: true,                   // tcp_synack_rtt_meas
+        rtt_sampling: RttSampling::OnePerRtt,
+        timeout_holds_new_data: false,
         // Linux counts SACKed (or, without SACK, duplicate-ACKed) segments out of
         // tcp_packets_in_flight, so each early duplicate ACK lets a new segment out.
         limited_transmit: true,
@@ -235,6 +239,8 @@ fn ns2() -> TcpConfig {
         rescue_retransmission: false,         // not in tcp-sack1.cc
         cwnd_validation: CwndValidation::Off, // opencwnd() on every new ACK (tcp.cc)
         handshake_rtt_sample: false,          // one-way agents: no handshake
+        rtt_sampling: RttSampling::OnePerRtt,
+        timeout_holds_new_data: false,
         // Agent/TCP singledup_ 1 (ns-default.tcl; `ns` prints it): send_one() on the first
         // and second duplicate ACK, t_seqno_ <= highest_ack_ + cwnd_ + dupacks_ (tcp.cc).
         limited_transmit: true,
@@ -332,6 +338,9 @@ fn linux20() -> TcpConfig {
         cwnd_validation: CwndValidation::Off,
         // 2.0: on the handshake's last ACK "Reset the RTT estimator to the initial state".
         handshake_rtt_sample: false,
+        rtt_sampling: RttSampling::EveryFreedSegment, // 2.0: tcp_ack times every freed skb
+        // 2.0: tcp_ack sends from the write queue only "sk->retransmits == 0 || ..."
+        timeout_holds_new_data: true,
         limited_transmit: false, // RFC 3042 is from 2001
         sack_is_lost_trigger: false,
         // 2.0: a duplicate ACK counts only "after(ack, sk->high_seq)" (Floyd's "fast

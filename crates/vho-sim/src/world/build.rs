@@ -4,6 +4,7 @@
 use super::{DirEvents, Flow, HandoverState, MobileState, SimError, World};
 use crate::link::loss::LossModel;
 use crate::link::queue::Limit;
+use crate::link::red::{Red, RedParams};
 use crate::link::LinkDir;
 use crate::net::routes::{dir_is_a_to_b, dir_link, DirIdx, Routes};
 use crate::record::series::{DropSeries, QueueSeries, TcpSeries};
@@ -58,6 +59,11 @@ impl World {
                     &format!("link:{}:{side}:loss", link.name),
                 );
                 let mut dir = LinkDir::new(from, to, ds, limit, loss);
+                if ds.queue_model == QueueModel::Red {
+                    let params = RedParams::resolve(&ds.red, ds.rate_bps, ds.delay);
+                    let rng = Rng::stream(spec.seed, &format!("link:{}:{side}:red", link.name));
+                    dir.set_red(Red::new(params, rng));
+                }
                 if spec.record.series {
                     dir.starts = Some(Vec::new());
                 }
@@ -111,7 +117,7 @@ impl World {
                 } else {
                     None
                 },
-                drops: vec![[0; 3]; dirs.len()],
+                drops: vec![[0; crate::link::DROP_CAUSES]; dirs.len()],
                 ip_id: [0, 0],
                 rx_bins: spec.record.series.then(vho_bins),
             });
@@ -142,6 +148,7 @@ impl World {
             || dirs
                 .iter()
                 .any(|d| !matches!(d.loss, crate::link::loss::LossModel::None));
+        let functions = super::functions::build(spec, &dirs);
         Ok(World {
             now: Time::ZERO,
             queue: EventQueue::with_capacity(64),
@@ -156,6 +163,8 @@ impl World {
             maybe_done: spec.flows.is_empty(),
             handovers,
             flows,
+            any_functions: !spec.functions.is_empty(),
+            functions,
             capture,
             taps: Vec::new(),
             queue_series: if spec.record.series {

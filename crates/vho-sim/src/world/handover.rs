@@ -109,6 +109,7 @@ impl World {
             }
         }
         self.routes = Routes::compute(self.spec.nodes.len(), &self.ends, &self.up);
+        self.routes_changed();
         self.tell_oracles(h);
     }
 

@@ -13,6 +13,7 @@
 
 mod build;
 mod forward;
+mod functions;
 mod handover;
 mod oracle;
 pub mod summary;
@@ -117,6 +118,8 @@ enum Event {
     Handover(u32),
     /// The mobile's handover manager announces handover `h` to its TCP endpoints.
     Notify(u32),
+    /// A node's functions asked to be woken (`world::functions`).
+    NodeWake(u32),
 }
 
 /// Bytes delivered in order to a flow's receiver, per fixed interval.
@@ -154,7 +157,7 @@ struct Flow {
     completed_at: Option<Time>,
     series: Option<TcpSeries>,
     /// Drops of this flow's packets per link direction and cause.
-    drops: Vec<[u64; 3]>,
+    drops: Vec<[u64; crate::link::DROP_CAUSES]>,
     /// IPv4 identification counters of the two ends.
     ip_id: [u16; 2],
     /// When recording series: bytes delivered in order per `ADAPTATION_INTERVAL`.
@@ -204,6 +207,10 @@ pub struct World {
     interruptions_pending: usize,
     handovers: Vec<HandoverState>,
     flows: Vec<Flow>,
+    /// Per node, the functions on its forwarding path (`net::function`); usually none.
+    functions: Vec<functions::NodeFunctions>,
+    /// Whether any node has a function (the forwarding path tests this flag only).
+    any_functions: bool,
     capture: Vec<bool>,
     taps: Vec<(NodeIdx, Box<dyn PacketTap>)>,
     queue_series: Option<QueueSeries>,
@@ -294,6 +301,7 @@ impl World {
                 }
                 Event::Handover(h) => self.apply_handover(h as usize),
                 Event::Notify(h) => self.notify_handover(h as usize),
+                Event::NodeWake(n) => self.on_node_wake(n as usize),
             }
             // Only an endpoint receiving can complete a flow (`arrive` raises the flag).
             if self.maybe_done && self.all_done() {
@@ -410,5 +418,7 @@ impl World {
         }
     }
 }
+#[cfg(test)]
+mod function_tests;
 #[cfg(test)]
 mod tests;

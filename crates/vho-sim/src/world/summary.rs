@@ -13,6 +13,17 @@ pub struct Summary {
     pub flows: Vec<FlowSummary>,
     pub handovers: Vec<HandoverSummary>,
     pub links: Vec<LinkDirSummary>,
+    /// What each node function did (absent when the scenario has none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub node_functions: Vec<NodeFunctionSummary>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeFunctionSummary {
+    pub node: String,
+    pub kind: &'static str,
+    /// Its counters by name (see `net::window_clamp`, `net::flow_control`).
+    pub counters: std::collections::BTreeMap<&'static str, u64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -136,6 +147,13 @@ pub struct LinkDirSummary {
     pub dropped_queue_overflow: u64,
     pub dropped_handover_flush: u64,
     pub dropped_random_loss: u64,
+    /// RED's early drops; only on a direction whose queue runs RED (absent otherwise, so a
+    /// drop-tail run's summary is as it was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped_early_drop: Option<u64>,
+    /// RED's mean average queue (bytes) over the arrivals it judged, on a RED direction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub red_mean_avg_bytes: Option<f64>,
     pub still_in_network: u64,
     pub conserved: bool,
 }
@@ -273,6 +291,15 @@ impl World {
                     dropped_queue_overflow: c.dropped[0],
                     dropped_handover_flush: c.dropped[1],
                     dropped_random_loss: c.dropped[2],
+                    dropped_early_drop: dir.red().map(|_| c.dropped[3]),
+                    red_mean_avg_bytes: dir.red().map(|r| {
+                        let st = r.stats();
+                        if st.arrivals == 0 {
+                            0.0
+                        } else {
+                            st.avg_sum / st.arrivals as f64
+                        }
+                    }),
                     still_in_network: dir.in_system(),
                     conserved: dir.conserves_packets(),
                 }
@@ -294,6 +321,18 @@ impl World {
             flows,
             handovers,
             links,
+            node_functions: self
+                .functions
+                .iter()
+                .enumerate()
+                .flat_map(|(n, fns)| {
+                    fns.chain.iter().map(move |f| NodeFunctionSummary {
+                        node: spec.nodes[n].name.clone(),
+                        kind: f.kind(),
+                        counters: f.counters().into_iter().collect(),
+                    })
+                })
+                .collect(),
         };
         summary.run.warnings = warnings(&summary, ended);
         let tcp_series = self.flows.iter_mut().map(|f| f.series.take()).collect();

@@ -11,6 +11,7 @@ fn dir(rate_bps: u64, delay_ms: u64, queue: QueueLimit) -> DirSpec {
         delay: Dur::from_millis(delay_ms),
         queue,
         queue_model: Default::default(),
+        red: Default::default(),
         loss: LossSpec::None,
         loss_at: Default::default(),
     }
@@ -18,7 +19,11 @@ fn dir(rate_bps: u64, delay_ms: u64, queue: QueueLimit) -> DirSpec {
 
 /// ch —(100 Mb/s, 1 ms)— ha —wlan (5 Mb/s, 2 ms) / gprs (200 kb/s, 300 ms)— mh, a download of
 /// `bytes` with the ns2 profile and SMSS 1460, handover at `at` (if any).
-fn chain(bytes: u64, handover: Option<(f64, HandoverKind, u64)>, wlan_first: bool) -> Spec {
+pub(super) fn chain(
+    bytes: u64,
+    handover: Option<(f64, HandoverKind, u64)>,
+    wlan_first: bool,
+) -> Spec {
     let bdp = QueueLimit::Bdp { mtu_bytes: 1500 };
     let wired = dir(100_000_000, 1, QueueLimit::Packets(100));
     let wlan = dir(5_000_000, 2, bdp);
@@ -100,6 +105,7 @@ fn chain(bytes: u64, handover: Option<(f64, HandoverKind, u64)>, wlan_first: boo
             tcp,
             remedies: Vec::new(),
         }],
+        functions: Vec::new(),
         record: RecordSpec::default(),
     }
 }

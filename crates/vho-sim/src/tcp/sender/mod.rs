@@ -15,14 +15,15 @@
 //! after a handover, the world's ground truth decides what is sent).
 
 mod detection;
+mod freed_samples;
 mod notice;
 mod oracle;
 mod recovery;
 
 use super::cc::{AnyController, CongestionControl, RecoveryStyle, Window};
 use super::config::{
-    CwndValidation, FastRetransmitTimer, LossBasis, SackRecovery, SpuriousResponse, TcpConfig,
-    TimeoutSsthresh,
+    CwndValidation, FastRetransmitTimer, LossBasis, RttSampling, SackRecovery, SpuriousResponse,
+    TcpConfig, TimeoutSsthresh,
 };
 use super::dupthresh::DupThresh;
 use super::options::{negotiate, Negotiated};
@@ -111,6 +112,11 @@ pub struct SenderProbe {
 
 pub struct TcpSender {
     cfg: TcpConfig,
+    /// With `RttSampling::EveryFreedSegment`: the segments awaiting their ACK and sample.
+    freed: Option<freed_samples::FreedSamples>,
+    /// With `timeout_holds_new_data`: a timeout happened and not all of what was outstanding
+    /// is acknowledged yet (Linux 2.0's `sk->retransmits != 0`).
+    holding_after_timeout: bool,
     ports: (u16, u16),
     state: State,
     iss: SeqNum,
@@ -215,6 +221,9 @@ impl TcpSender {
             cfg.initial_ssthresh,
         );
         TcpSender {
+            freed: (cfg.rtt_sampling == RttSampling::EveryFreedSegment)
+                .then(freed_samples::FreedSamples::default),
+            holding_after_timeout: false,
             cfg: *cfg,
             ports: (src_port, dst_port),
             state: if cfg.handshake {
@@ -480,6 +489,9 @@ impl TcpSender {
             }) == Some(true);
         self.take_rtt_sample(now, seg);
         self.snd_una = seg.ack;
+        if self.snd_una >= self.snd_max {
+            self.holding_after_timeout = false;
+        }
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
         }
@@ -547,6 +559,9 @@ impl TcpSender {
             u.max_out = self.snd_max - self.snd_una;
             u.until = self.snd_nxt.max(self.snd_una + 1);
         }
+        if self.freed.is_some() {
+            self.apply_freed_samples(now);
+        }
         if spurious {
             self.respond_to_spurious_rto(acked);
         }
@@ -555,6 +570,17 @@ impl TcpSender {
             self.timers.stop(Timer::Retransmit);
         } else if restart_timer {
             self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+        }
+    }
+
+    /// The samples `freed_samples` took on this ACK, at the window as it now is.
+    fn apply_freed_samples(&mut self, now: Time) {
+        let segs = self.cwnd_segments();
+        if let Some(freed) = &mut self.freed {
+            for sent in freed.take_samples() {
+                self.rtt.on_sample_at_cwnd(sent, now, segs);
+                self.stats.rtt_samples += 1;
+            }
         }
     }
 
@@ -569,6 +595,12 @@ impl TcpSender {
                     self.adapt_rto_after_spurious(now.saturating_since(sent), seg.ack);
                 }
             }
+            return;
+        }
+        if let Some(freed) = &mut self.freed {
+            // Taken once cwnd has grown for this ACK (`apply_freed_samples`): tcp_ack grows
+            // cong_window before it walks the retransmission queue, and the estimator reads it.
+            freed.on_ack(seg.ack, now);
             return;
         }
         if let Some((seq, t)) = self.timed {
@@ -730,6 +762,10 @@ impl TcpSender {
         self.dupacks = 0;
         self.snd_nxt = self.snd_una;
         self.timed = None; // Karn
+        if let Some(freed) = &mut self.freed {
+            freed.on_timeout();
+        }
+        self.holding_after_timeout = self.cfg.timeout_holds_new_data;
         self.pending_rtx = Some((self.snd_una, TxKind::RetransmitTimeout));
         self.timers.set(Timer::Retransmit, now + self.rtt.rto());
     }
@@ -817,6 +853,10 @@ impl TcpSender {
         }
         let peer_win = self.rwnd.min(self.cfg.send_window_cap);
         let win = cwnd.min(peer_win);
+        if self.holding_after_timeout && seq >= self.snd_max && self.frto_credit == 0 {
+            // Linux 2.0: no new data while retransmitting after a timeout.
+            return None;
+        }
         if seq < self.data_end {
             let len = self.neg.mss.min(self.data_end - seq);
             let mut used = (seq + len) - self.snd_una;
@@ -954,6 +994,9 @@ impl TcpSender {
             }
         } else if self.timed.is_none() && !self.neg.timestamps {
             self.timed = Some((seq, now));
+        }
+        if let Some(freed) = &mut self.freed {
+            freed.on_send(seq, end, now);
         }
         if self.snd_nxt <= seq || kind == TxKind::RetransmitTimeout {
             self.snd_nxt = self.snd_nxt.max(end);

@@ -311,6 +311,7 @@ impl LinkDir {
         }
     }
 
+    /// The direction's rate, bits per second.
     pub fn rate_bps(&self) -> u64 {
         self.rate_bps
     }
@@ -365,6 +366,18 @@ impl LinkDir {
             (None, Some((_, _, done))) => Some(done + self.delay),
             (None, None) => None,
         }
+    }
+
+    /// Every packet the direction holds: waiting, serialising, propagating (as of the last
+    /// `advance`).
+    pub fn held(&self) -> impl Iterator<Item = PktIdx> + '_ {
+        let pipe = self.pipe.iter().map(|&(_, idx, _)| idx);
+        self.queue.iter().chain(self.in_tx.map(|t| t.0)).chain(pipe)
+    }
+
+    /// Bytes propagating (through the serialiser, not yet at the far node).
+    pub fn pipe_bytes(&self) -> u64 {
+        self.pipe.iter().map(|&(_, _, size)| size as u64).sum()
     }
 
     /// Packets waiting, serialising or propagating.

@@ -85,6 +85,11 @@ impl DropTail {
         Some(head)
     }
     /// Removes everything, in FIFO order.
+    /// The packets waiting, head first.
+    pub fn iter(&self) -> impl Iterator<Item = PktIdx> + '_ {
+        self.items.iter().map(|&(idx, _)| idx)
+    }
+
     pub fn drain_all(&mut self) -> impl Iterator<Item = (PktIdx, u32)> + '_ {
         self.bytes = 0;
         self.items.drain(..)

@@ -158,7 +158,11 @@ fn encode_options(out: &mut [u8], seg: &Segment) -> usize {
     }
     if let Some(h) = o.handover_notice {
         let x = crate::tcp::segment::HANDOVER_NOTICE_EXID.to_be_bytes();
-        put(out, &mut n, &[1, 1, 253, 6, x[0], x[1], h.from, h.to]);
+        put(
+            out,
+            &mut n,
+            &[1, 253, 7, x[0], x[1], h.from, h.to, h.rate.byte()],
+        );
     }
     if !o.sack.is_empty() {
         let room = (40usize.saturating_sub(n + 4)) / 8;

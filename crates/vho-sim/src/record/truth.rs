@@ -216,16 +216,20 @@ impl FlowTruth {
         self.settle();
     }
 
-    /// The copy was dropped in the network (`data` as for [`FlowTruth::on_send`]).
-    pub fn on_drop(&mut self, offset: u32, _copy: u16, data: bool) {
+    /// The copy was dropped in the network (`data` as for [`FlowTruth::on_send`]). Returns
+    /// whether the segment is now really lost: no copy left in the network, none delivered.
+    pub fn on_drop(&mut self, offset: u32, _copy: u16, data: bool) -> bool {
         let offset = self.unwrap(offset);
         if data {
             self.counts.data_packets_dropped += 1;
         }
+        let mut lost = false;
         if let Some(s) = self.segs.get_mut(offset) {
             s.in_flight = s.in_flight.saturating_sub(1);
+            lost = s.in_flight == 0 && s.min_delivered.is_none();
         }
         self.settle();
+        lost
     }
 
     /// Advances the delivered point and settles the records below it.
@@ -266,6 +270,18 @@ impl FlowTruth {
             c.spurious_timeouts += t;
         }
         c
+    }
+
+    /// The segments really lost now: every copy sent was dropped, none is in the network and
+    /// none was delivered; as (offset from the first data byte modulo 2^32, length). For the
+    /// oracle sender at a handover (`world::oracle`), and nothing else.
+    pub fn lost_now(&self) -> Vec<(u32, u32)> {
+        self.segs
+            .0
+            .iter()
+            .filter(|(_, s)| s.copies > 0 && s.in_flight == 0 && s.min_delivered.is_none())
+            .map(|&(off, s)| (off as u32, s.len))
+            .collect()
     }
 
     /// Records held: bounded by the window, not the transfer size.

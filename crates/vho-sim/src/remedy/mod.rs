@@ -8,14 +8,17 @@
 //! - [`spurious`]: `frto`, `eifel`, `dsack-undo` (detection of spurious timeouts with their
 //!   RFCs' responses), `no-restore` (Daniel & Kojo §8's response) and `fast-rto-decrease`
 //!   (the timer's side of the same trouble, thesis §7.2.2).
-//! - [`notice`]: `rto-reset`, `new-path` and `rtt-injection`, on the handover notification.
+//! - [`notice`]: `rto-reset`, `new-path`, `rtt-injection` and `adaptive-dupthresh`, on the
+//!   handover notification.
 //! - [`flush`]: `flush-on-handover` (thesis §7.2.3).
 //! - [`proxy`]: `cwnd-clamp` and `link-flow-control`, functions of the home-agent node
 //!   (`net::function`).
 //! - [`red`]: `red` (thesis §7.1.5, §8.2).
+//! - [`oracle`]: `oracle` and `oracle-system`, the bound the others are measured against.
 
 pub mod flush;
 pub mod notice;
+pub mod oracle;
 pub mod proxy;
 pub mod red;
 pub mod spurious;
@@ -37,10 +40,13 @@ pub enum Remedy {
     Red,
     CwndClamp,
     LinkFlowControl,
+    AdaptiveDupthresh,
+    Oracle,
+    OracleSystem,
 }
 
 impl Remedy {
-    pub const ALL: [Remedy; 12] = [
+    pub const ALL: [Remedy; 15] = [
         Remedy::Frto,
         Remedy::Eifel,
         Remedy::DsackUndo,
@@ -53,6 +59,9 @@ impl Remedy {
         Remedy::Red,
         Remedy::CwndClamp,
         Remedy::LinkFlowControl,
+        Remedy::AdaptiveDupthresh,
+        Remedy::Oracle,
+        Remedy::OracleSystem,
     ];
 
     /// The name a scenario gives it.
@@ -70,6 +79,9 @@ impl Remedy {
             Remedy::Red => "red",
             Remedy::CwndClamp => "cwnd-clamp",
             Remedy::LinkFlowControl => "link-flow-control",
+            Remedy::AdaptiveDupthresh => "adaptive-dupthresh",
+            Remedy::Oracle => "oracle",
+            Remedy::OracleSystem => "oracle-system",
         }
     }
 
@@ -92,6 +104,9 @@ impl Remedy {
             Remedy::Red => red::RED,
             Remedy::CwndClamp => proxy::CWND_CLAMP,
             Remedy::LinkFlowControl => proxy::LINK_FLOW_CONTROL,
+            Remedy::AdaptiveDupthresh => notice::ADAPTIVE_DUPTHRESH,
+            Remedy::Oracle => oracle::ORACLE,
+            Remedy::OracleSystem => oracle::ORACLE_SYSTEM,
         }
     }
 
@@ -103,15 +118,17 @@ impl Remedy {
             | Remedy::DsackUndo
             | Remedy::NoRestore
             | Remedy::FastRtoDecrease => spurious::apply(self, &mut spec.flows[flow].tcp),
-            Remedy::RtoReset | Remedy::NewPath | Remedy::RttInjection => {
-                notice::apply(self, spec, flow)
-            }
+            Remedy::RtoReset
+            | Remedy::NewPath
+            | Remedy::RttInjection
+            | Remedy::AdaptiveDupthresh => notice::apply(self, spec, flow),
             Remedy::FlushOnHandover => flush::apply(spec, flow),
             Remedy::Red => red::apply(spec, flow),
             Remedy::CwndClamp => proxy::apply(crate::spec::FunctionKind::WindowClamp, spec, flow),
             Remedy::LinkFlowControl => {
                 proxy::apply(crate::spec::FunctionKind::LinkFlowControl, spec, flow)
             }
+            Remedy::Oracle | Remedy::OracleSystem => oracle::apply(self, spec, flow),
         }
     }
 }

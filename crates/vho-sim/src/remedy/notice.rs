@@ -1,6 +1,6 @@
 //! The remedies that act on the handover notification (`handover.notify`): `rto-reset`
-//! (thesis §8.1), `new-path` (thesis §7.1.5; Daniel & Kojo §8) and `rtt-injection`
-//! (Cottingham & Vidales §7). Each switches its TCP
+//! (thesis §8.1), `new-path` (thesis §7.1.5; Daniel & Kojo §8), `rtt-injection`
+//! (Cottingham & Vidales §7) and `adaptive-dupthresh` (Daniel & Kojo §2). Each switches its TCP
 //! response on and, where the flow's mobile does not announce its handovers yet, makes it
 //! announce them at the instant.
 
@@ -15,6 +15,13 @@ pub const RTT_INJECTION: &str = "before the handover raise the RTT estimate to t
 pub const NEW_PATH: &str = "on the handover notification start over as a new connection: \
                             RTO, cwnd and ssthresh initial (thesis §7.1.5; Daniel & Kojo §8)";
 
+pub const ADAPTIVE_DUPTHRESH: &str = "on a notification of a handover to a faster link raise \
+                                      the duplicate-ACK threshold to the segments outstanding, \
+                                      back to its value once they are acknowledged: segments \
+                                      still on the slower path trigger no fast retransmit \
+                                      (Daniel & Kojo §2; Hansmann & Frank's rule, their [5], \
+                                      unverified; RFC 4653's form)";
+
 pub fn apply(r: Remedy, spec: &mut Spec, flow: usize) {
     let f = &mut spec.flows[flow];
     // Cottingham & Vidales §7 inject "before the connection is handed off": the
@@ -26,6 +33,10 @@ pub fn apply(r: Remedy, spec: &mut Spec, flow: usize) {
         }
         Remedy::NewPath => {
             f.tcp.new_path = true;
+            0
+        }
+        Remedy::AdaptiveDupthresh => {
+            f.tcp.adaptive_dupthresh = true;
             0
         }
         Remedy::RttInjection => {

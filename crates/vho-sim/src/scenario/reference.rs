@@ -356,8 +356,9 @@ pub fn keys() -> Vec<KeyDoc> {
             "one of none, before, at, after",
             "none",
             "the mobile's handover manager tells its TCP endpoints: a TCP option (RFC 6994 \
-             kind 253, ExID 0x5648) on the mobile's next ACK carries it to a sender across the \
-             network; the remedies rto-reset and new-path act on it (and set at)",
+             kind 253, ExID 0x5648: the interfaces left and taken, whether the new one is \
+             faster) on the mobile's next ACK carries it to a sender across the network; the \
+             remedies rto-reset, new-path and adaptive-dupthresh act on it (and set at)",
         ),
         k(
             "handover",
@@ -609,6 +610,24 @@ fn tcp_keys() -> Vec<KeyDoc> {
             "profile",
             "on a handover notification raise SRTT to the one last measured on the interface \
              taken, plus 25 % (Cottingham & Vidales §7)",
+        ),
+        k(
+            t,
+            "adaptive_dupthresh",
+            "true or false",
+            "profile",
+            "on a notification of a handover to a faster link raise dupthresh to the segments \
+             outstanding until they are acknowledged (Daniel & Kojo §2; their [5], Hansmann & \
+             Frank LCN'03, unverified: vho's rule, after RFC 4653's)",
+        ),
+        k(
+            t,
+            "oracle",
+            "true or false",
+            "profile",
+            "the oracle sender: told the new path's base RTT and rate at each handover, it \
+             resends only what the network dropped and never fills a queue (issue 19; the \
+             remedy oracle)",
         ),
         k(
             t,

@@ -260,6 +260,8 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("new_path = {}", c.new_path),
         format!("fast_rto_decrease = {}", c.fast_rto_decrease),
         format!("rtt_injection = {}", c.rtt_injection),
+        format!("adaptive_dupthresh = {}", c.adaptive_dupthresh),
+        format!("oracle = {}", c.oracle),
         format!("rescue_retransmission = {}", c.rescue_retransmission),
         format!("cwnd_validation = \"{cwv}\""),
         format!("handshake_rtt_sample = {}", c.handshake_rtt_sample),

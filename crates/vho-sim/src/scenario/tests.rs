@@ -432,3 +432,32 @@ fn remedies_set_what_they_need_and_refuse_unknown_names() {
         "{e}"
     );
 }
+
+#[test]
+fn the_oracle_remedies_and_adaptive_dupthresh_set_their_settings() {
+    // Issue 19 items 2-3: `oracle` switches the oracle sender on and nothing else;
+    // `oracle-system` also moves the old link's queue at a soft handover to a faster link
+    // (digest §4.4; not to a slower one: remedy/oracle.rs); `adaptive-dupthresh` switches its
+    // rule on and makes the mobile announce its handovers at the instant.
+    let soft = "handover.0.kind=\"soft\"";
+    let s = load_str(GOOD, &[soft, "flow.0.remedies=[\"oracle\"]"]).expect("loads");
+    assert!(s.flows[0].tcp.oracle);
+    assert_eq!(s.handovers[0].flush, Flush::Off);
+    assert_eq!(s.handovers[0].notify, None);
+    let s = load_str(GOOD, &[soft, "flow.0.remedies=[\"oracle-system\"]"]).expect("loads");
+    assert!(s.flows[0].tcp.oracle);
+    assert_eq!(s.handovers[0].flush, Flush::Off); // WLAN -> GPRS: to a slower link
+    let back = GOOD
+        .replace("start = \"wlan\"", "start = \"gprs\"")
+        .replace(
+            "from = \"wlan\"\nto = \"gprs\"",
+            "from = \"gprs\"\nto = \"wlan\"",
+        );
+    let s = load_str(&back, &[soft, "flow.0.remedies=[\"oracle-system\"]"]).expect("loads");
+    assert_eq!(s.handovers[0].flush, Flush::Move);
+    let s = load_str(GOOD, &["flow.0.remedies=[\"adaptive-dupthresh\"]"]).expect("loads");
+    assert!(s.flows[0].tcp.adaptive_dupthresh && !s.flows[0].tcp.oracle);
+    assert_eq!(s.handovers[0].notify, Some(0));
+    let plain = load_str(GOOD, &[]).expect("loads");
+    assert!(!plain.flows[0].tcp.adaptive_dupthresh && !plain.flows[0].tcp.oracle);
+}

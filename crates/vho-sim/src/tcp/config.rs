@@ -276,6 +276,15 @@ pub struct TcpConfig {
     /// On a handover notification, raise the RTT estimate to the one last measured on the
     /// interface taken, plus a margin (Cottingham & Vidales §7).
     pub rtt_injection: bool,
+    /// On a notification of a handover to a faster link, raise the duplicate-ACK threshold
+    /// until what was sent before it is acknowledged, so that segments still on the old, slower
+    /// path do not trigger a fast retransmit when the new path's overtake them (Daniel & Kojo
+    /// §2; the rule: `tcp::dupthresh`).
+    pub adaptive_dupthresh: bool,
+    /// The oracle sender (issue 19 item 3; `tcp::oracle`): at each handover the world tells it
+    /// the new path's rate and base RTT, and from then on it retransmits only what the network
+    /// really dropped and never fills a queue. The bound every remedy is measured against.
+    pub oracle: bool,
     /// RFC 6675 §4 NextSeg rule (4): one "rescue" retransmission of the highest unSACKed
     /// segment per recovery when rules (1)-(3) find nothing, to keep the ACK clock going
     /// when the tail of the window is lost.

@@ -19,12 +19,16 @@
 //!
 //! Mechanisms, one file each: `rtt.rs` (RFC 6298 estimator), `cc/` (congestion controllers),
 //! `sack.rs` (scoreboard, RFC 6675), `timer.rs` (timer table), `options.rs` (negotiation),
-//! `profile.rs` (named defaults), `spurious/` (detectors of spurious retransmissions).
+//! `profile.rs` (named defaults), `spurious/` (detectors of spurious retransmissions),
+//! `dupthresh.rs` (the duplicate-ACK threshold, adaptive after a handover), `oracle.rs` (the
+//! oracle sender's rules: the bound remedies are measured against).
 //! `sender.rs` and `receiver.rs` connect them.
 
 pub mod cc;
 pub mod config;
+pub mod dupthresh;
 pub mod options;
+pub mod oracle;
 pub mod profile;
 pub mod receiver;
 pub mod rtt;

@@ -76,6 +76,8 @@ fn rfc() -> TcpConfig {
         new_path: false,
         fast_rto_decrease: false,
         rtt_injection: false,
+        adaptive_dupthresh: false,
+        oracle: false,
         rescue_retransmission: true, // RFC 6675 §4 NextSeg rule (4): SHOULD
         // RFC 7661 is Experimental, but its §4.3 rule (no growth while the window is not
         // used) is what keeps cwnd meaningful when the receive window or the application
@@ -151,6 +153,8 @@ fn linux() -> TcpConfig {
         new_path: false,
         fast_rto_decrease: false,
         rtt_injection: false,
+        adaptive_dupthresh: false,
+        oracle: false,
         // tcp_xmit_retransmit_queue has no rescue rule; its tail-loss answer is TLP (RFC 8985),
         // which vho does not model.
         rescue_retransmission: false,
@@ -230,6 +234,8 @@ fn ns2() -> TcpConfig {
         new_path: false,
         fast_rto_decrease: false,
         rtt_injection: false,
+        adaptive_dupthresh: false,
+        oracle: false,
         rescue_retransmission: false,         // not in tcp-sack1.cc
         cwnd_validation: CwndValidation::Off, // opencwnd() on every new ACK (tcp.cc)
         handshake_rtt_sample: false,          // one-way agents: no handshake
@@ -324,6 +330,8 @@ fn linux20() -> TcpConfig {
         new_path: false,
         fast_rto_decrease: false,
         rtt_injection: false,
+        adaptive_dupthresh: false,
+        oracle: false,
         rescue_retransmission: false,
         // 2.0: tcp_ack grows cong_window on every ACK of new data (slow start up to
         // ssthresh, then one segment per window), used or not.

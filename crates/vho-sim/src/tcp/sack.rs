@@ -43,7 +43,9 @@ impl Scoreboard {
 
     /// RFC 6675 §4 Update(): records the SACK blocks of an ACK and forgets what is below
     /// `una`; returns whether the ACK SACKed bytes not SACKed before (RFC 6675 §2's
-    /// condition for a duplicate ACK).
+    /// condition for a duplicate ACK). Inlined: the ACK path's one call is hot (the oracle's
+    /// second one left it out of line, +0.6 % of the 20 MB cell's instructions by callgrind).
+    #[inline(always)]
     pub fn update(&mut self, una: SeqNum, sack: &[(SeqNum, SeqNum)]) -> bool {
         let before = self.sacked_above(una);
         for &(l, r) in sack {
@@ -65,6 +67,7 @@ impl Scoreboard {
     /// out (RFC 2883 §2: a sender "will simply discard any D-SACK blocks, and process the
     /// other SACK blocks"), so it SACKs nothing and never makes the ACK a duplicate ACK in
     /// RFC 6675 §2's sense ("previously unacknowledged and un-SACKed octets").
+    #[inline(always)]
     pub fn update_from_ack(&mut self, ack: SeqNum, una: SeqNum, sack: &[(SeqNum, SeqNum)]) -> bool {
         let skip = usize::from(dsack_block(ack, sack).is_some());
         self.update(una, &sack[skip..])

@@ -104,16 +104,38 @@ pub struct TcpOptions {
     /// Timestamps (kind 8, RFC 7323 §3): (TSval, TSecr).
     pub timestamps: Option<(u32, u32)>,
     /// The handover notification vho's mobile endpoints send (issue 19): RFC 6994's shared
-    /// experimental option, kind 253, length 6: ExID [`HANDOVER_NOTICE_EXID`], then the
-    /// mobile's interface left and the one taken (indices of its `interfaces`).
+    /// experimental option, kind 253, length 7: ExID [`HANDOVER_NOTICE_EXID`], then the
+    /// mobile's interface left and the one taken (indices of its `interfaces`), then
+    /// [`RateChange`] as one byte.
     pub handover_notice: Option<HandoverNotice>,
 }
 
-/// What the notification says: the mobile moves from interface `from` to `to`.
+/// What the notification says: the mobile moves from interface `from` to `to`, whose nominal
+/// rate is higher, lower or the same.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct HandoverNotice {
     pub from: u8,
     pub to: u8,
+    pub rate: RateChange,
+}
+
+/// How the nominal rate of the interface taken compares with the one left: what the mobile's
+/// handover manager knows of its own interfaces (004 §4's "intelligent handoff manager" that
+/// "monitors the physical link qualities"; the digest's "direction" field, §3), not the path.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum RateChange {
+    #[default]
+    Same = 0,
+    /// To a faster link (WLAN after GPRS): packets still on the old path arrive late.
+    Faster = 1,
+    Slower = 2,
+}
+
+impl RateChange {
+    /// The option byte.
+    pub fn byte(self) -> u8 {
+        self as u8
+    }
 }
 
 /// The notification option's experiment identifier (RFC 6994 §3; "VH").
@@ -138,7 +160,7 @@ impl TcpOptions {
             n += 12;
         }
         if self.handover_notice.is_some() {
-            n += 8; // 6, padded to a word with two NOPs
+            n += 8; // 7, padded to a word with a NOP
         }
         if !self.sack.is_empty() {
             n += 4 + 8 * self.sack.len() as u32;

@@ -267,7 +267,12 @@ impl World {
         if pkt.to_receiver && pkt.seg.data_seq_len() > 0 {
             if let Some(base) = flow.data_base {
                 let offset = pkt.seg.seq - base;
-                flow.truth.on_drop(offset, pkt.copy, pkt.seg.len > 0);
+                let gone = flow.truth.on_drop(offset, pkt.copy, pkt.seg.len > 0);
+                if gone && self.spec.flows[pkt.flow as usize].tcp.oracle {
+                    // The oracle alone learns of a segment that is really lost.
+                    let len = pkt.seg.data_seq_len();
+                    flow.sender.handle_drop_truth(self.now, pkt.seg.seq, len);
+                }
                 if let Some(ds) = &mut self.drop_series {
                     ds.push(self.now, pkt.flow, offset, pkt.seg.len, d, slot as u8);
                 }

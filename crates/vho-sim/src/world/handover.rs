@@ -8,7 +8,7 @@ use crate::net::routes::{dir_index, dir_link, DirIdx, Routes};
 use crate::rng::Rng;
 use crate::spec::HandoverKind;
 use crate::spec::{LinkIdx, NodeIdx};
-use crate::tcp::segment::HandoverNotice;
+use crate::tcp::segment::{HandoverNotice, RateChange};
 
 impl World {
     /// The mobile's handover manager tells every TCP endpoint running at the mobile about
@@ -19,9 +19,20 @@ impl World {
         let hs = &self.spec.handovers[h];
         let m = &self.spec.mobiles[hs.mobile];
         let index = |l| m.interfaces.iter().position(|&i| i == l).unwrap_or(0) as u8;
+        // The handover manager knows its own interfaces' nominal rates (as flush-on-handover
+        // judges "faster": the higher of the link's two directions).
+        let rate = |l: usize| {
+            let link = &self.spec.links[l];
+            link.ab.rate_bps.max(link.ba.rate_bps)
+        };
         let notice = HandoverNotice {
             from: index(hs.from),
             to: index(hs.to),
+            rate: match rate(hs.to).cmp(&rate(hs.from)) {
+                std::cmp::Ordering::Greater => RateChange::Faster,
+                std::cmp::Ordering::Less => RateChange::Slower,
+                std::cmp::Ordering::Equal => RateChange::Same,
+            },
         };
         let mobile = m.node;
         let now = self.now;
@@ -108,6 +119,7 @@ impl World {
                 .schedule(now + spec.uplink_delay, super::Event::UplinkMove(h as u32));
         }
         self.routes_changed();
+        self.tell_oracles(h);
     }
 
     /// Handover `h`'s mobile sends over the new link from now on (unless a later handover

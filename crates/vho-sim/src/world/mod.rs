@@ -15,6 +15,7 @@ mod build;
 mod forward;
 mod functions;
 mod handover;
+mod oracle;
 pub mod summary;
 
 use crate::link::LinkDir;

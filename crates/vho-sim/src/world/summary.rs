@@ -94,6 +94,29 @@ pub struct FlowSummary {
     pub adaptation_time_s: Option<f64>,
     /// When t_a starts: the first data packet the receiver got over the new link.
     pub first_on_new_link_s: Option<f64>,
+    /// `tcp.adaptive_dupthresh` only: the notifications that raised the duplicate-ACK
+    /// threshold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dupthresh_raises: Option<u64>,
+    /// `tcp.oracle` only (the remedies oracle, oracle-system): what the oracle did and was
+    /// told, as flat `oracle_*` keys (a sweep's table takes them as columns).
+    #[serde(flatten)]
+    pub oracle: Option<OracleSummary>,
+}
+
+/// The oracle sender's record (see `tcp::oracle`).
+#[derive(Clone, Debug, Serialize)]
+pub struct OracleSummary {
+    /// Handovers whose ground truth it was told.
+    pub oracle_handovers: u64,
+    /// Its retransmissions of segments the network really dropped (after a handover, its only
+    /// ones).
+    pub oracle_repairs: u64,
+    /// The last path it was told of: base RTT, the bottleneck's rate in payload bits/s, and
+    /// the window it took (the capacity plus one segment).
+    pub oracle_base_rtt_s: Option<f64>,
+    pub oracle_bottleneck_payload_bps: Option<f64>,
+    pub oracle_cwnd_segments: Option<u32>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -216,6 +239,22 @@ impl World {
                 // Cottingham & Vidales §5, over the data the receiver got (vho-trace's method).
                 adaptation_time_s: flow.tput.adaptation_time_s(),
                 first_on_new_link_s: flow.first_on_new_link.map(|t| t.as_secs_f64()),
+                dupthresh_raises: fs
+                    .tcp
+                    .adaptive_dupthresh
+                    .then(|| flow.sender.dupthresh_raises()),
+                oracle: flow.sender.oracle_stats().map(|o| {
+                    let mss = flow.sender.mss();
+                    OracleSummary {
+                        oracle_handovers: o.handovers,
+                        oracle_repairs: o.repairs,
+                        oracle_base_rtt_s: o.path.map(|p| p.base_rtt.as_secs_f64()),
+                        oracle_bottleneck_payload_bps: o
+                            .path
+                            .map(|p| mss as f64 * 8.0 / p.segment_time.as_secs_f64().max(1e-12)),
+                        oracle_cwnd_segments: o.path.map(|p| p.window_segments()),
+                    }
+                }),
             });
         }
         let handovers = spec

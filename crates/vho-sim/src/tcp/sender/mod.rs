@@ -10,12 +10,14 @@
 //! resending from SND.UNA go-back-N style as BSD, Linux without SACK and ns-2 do).
 //!
 //! Beside this file: `recovery.rs` (duplicate ACKs, fast retransmit, what SACK recovery
-//! sends), `detection.rs` (spurious-timeout detection and its responses, issue 19) and
-//! `notice.rs` (the handover notification's remedies).
+//! sends), `detection.rs` (spurious-timeout detection and its responses, issue 19),
+//! `notice.rs` (the handover notification's remedies) and `oracle.rs` (the oracle sender:
+//! after a handover, the world's ground truth decides what is sent).
 
 mod detection;
 mod freed_samples;
 mod notice;
+mod oracle;
 mod recovery;
 
 use super::cc::{AnyController, CongestionControl, RecoveryStyle, Window};
@@ -23,7 +25,9 @@ use super::config::{
     CwndValidation, FastRetransmitTimer, LossBasis, RttSampling, SackRecovery, SpuriousResponse,
     TcpConfig, TimeoutSsthresh,
 };
+use super::dupthresh::DupThresh;
 use super::options::{negotiate, Negotiated};
+use super::oracle::Oracle;
 use super::rtt::RttEstimator;
 use super::sack::dsack_block;
 use super::sack::{NextSeg, Scoreboard};
@@ -36,7 +40,8 @@ use super::spurious::{carries_dsack, response, SpuriousState};
 use super::timer::{Timer, TimerTable};
 use crate::time::{Dur, Time};
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// Ordered: `Established` and `Oracle` last, so that "established" is one comparison.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum State {
     /// Waiting for the receiver's SYN (handshake on).
     Listen,
@@ -45,6 +50,9 @@ enum State {
     /// ns-2's one-way SYN sent (`one_way_syn`), waiting for its ACK.
     OneWaySyn,
     Established,
+    /// Established, and a handover has put the oracle sender in charge (`oracle.rs`): a state
+    /// of its own, so that the other senders' paths test nothing more.
+    Oracle,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -165,6 +173,10 @@ pub struct TcpSender {
     rtt_by_interface: [Option<(Dur, Dur)>; MAX_INTERFACES],
     /// Some detector of spurious retransmissions runs (one test on the ACK path).
     spurious_on: bool,
+    /// The duplicate-ACK threshold in force (`adaptive_dupthresh` raises it for a while).
+    dupthresh: DupThresh,
+    /// The oracle sender's state (`oracle`; boxed: other senders carry one pointer).
+    oracle: Option<Box<Oracle>>,
     stats: SenderStats,
 }
 
@@ -258,6 +270,8 @@ impl TcpSender {
             frto_credit: 0,
             rtt_by_interface: [None; MAX_INTERFACES],
             spurious_on: cfg.spurious_detection.any(),
+            dupthresh: DupThresh::new(cfg.dupthresh),
+            oracle: cfg.oracle.then(Box::default),
             stats: SenderStats::default(),
         }
     }
@@ -269,7 +283,7 @@ impl TcpSender {
     }
 
     pub fn is_complete(&self) -> bool {
-        self.state == State::Established && self.unbuffered == 0 && self.snd_una >= self.final_ack
+        self.state >= State::Established && self.unbuffered == 0 && self.snd_una >= self.final_ack
     }
 
     /// Whether `seq` is one past the last byte of the whole transfer.
@@ -319,8 +333,12 @@ impl TcpSender {
 
     fn flight(&self) -> u32 {
         if self.sack_recovery() {
-            self.sb
-                .pipe(self.snd_una, self.snd_max, self.neg.mss, self.cfg.dupthresh)
+            self.sb.pipe(
+                self.snd_una,
+                self.snd_max,
+                self.neg.mss,
+                self.dupthresh.get(),
+            )
         } else {
             self.snd_max - self.snd_una
         }
@@ -373,6 +391,7 @@ impl TcpSender {
                 self.timers.stop(Timer::Retransmit);
             }
             (State::Established, false, true) => self.on_ack(now, seg),
+            (State::Oracle, false, true) => self.oracle_on_ack(seg),
             _ => {}
         }
     }
@@ -478,6 +497,7 @@ impl TcpSender {
         }
         self.refill();
         self.dupacks = 0;
+        self.dupthresh.on_new_ack(self.snd_una);
         let grow = self.may_grow_cwnd();
         let mut restart_timer = true;
         match self.recovery {
@@ -643,6 +663,12 @@ impl TcpSender {
         if !self.timers.expired(Timer::Retransmit, now) {
             return;
         }
+        if self.state == State::Oracle {
+            // The oracle's wake-up (pacing, a repair falling due), not a timeout: what it
+            // sends, `poll_transmit` decides.
+            self.timers.stop(Timer::Retransmit);
+            return;
+        }
         self.rtt.on_rto(); // RFC 6298 (5.5)
         match self.state {
             State::Listen => self.timers.stop(Timer::Retransmit),
@@ -664,6 +690,7 @@ impl TcpSender {
                 self.timers.set(Timer::Retransmit, now + self.rtt.rto());
             }
             State::Established => self.on_rto(now),
+            State::Oracle => {}
         }
     }
 
@@ -778,6 +805,9 @@ impl TcpSender {
             return Some(self.one_way_syn(now));
         }
         if self.state != State::Established {
+            if self.state == State::Oracle {
+                return self.poll_oracle(now);
+            }
             return None;
         }
         if let Some((seq, kind)) = self.pending_rtx.take() {

@@ -1,7 +1,8 @@
-//! The handover notification at the sender (issue 19): what `rto_reset`, `new_path` and
-//! `rtt_injection` do when the mobile announces a handover.
+//! The handover notification at the sender (issue 19): what `rto_reset`, `new_path`,
+//! `rtt_injection` and `adaptive_dupthresh` do when the mobile announces a handover.
 
 use super::*;
+use crate::tcp::segment::RateChange;
 
 impl TcpSender {
     /// A handover notification (issue 19): the option on an ACK from the mobile, or the
@@ -16,6 +17,13 @@ impl TcpSender {
                 *slot = Some(measured);
             }
         }
+        if self.cfg.adaptive_dupthresh && notice.rate == RateChange::Faster {
+            // Daniel & Kojo §2: segments on the old, slower path will be overtaken (the rule:
+            // `tcp::dupthresh`).
+            let flight = self.snd_max - self.snd_una;
+            self.dupthresh
+                .on_faster_link(flight, self.neg.mss, self.snd_max);
+        }
         if !(self.cfg.rto_reset || self.cfg.new_path || self.cfg.rtt_injection) {
             return;
         }
@@ -25,6 +33,16 @@ impl TcpSender {
         if self.cfg.rtt_injection {
             self.inject_rtt(now, notice.to);
         }
+    }
+
+    /// How many notifications raised the duplicate-ACK threshold (`adaptive_dupthresh`).
+    pub fn dupthresh_raises(&self) -> u64 {
+        self.dupthresh.raised_count()
+    }
+
+    /// The duplicate-ACK threshold in force.
+    pub fn dupthresh(&self) -> u32 {
+        self.dupthresh.get()
     }
 
     /// Cottingham & Vidales §7: "allow a 'guessed' value for the new interface's RTT to be

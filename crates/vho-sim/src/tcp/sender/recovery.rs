@@ -12,11 +12,11 @@ impl TcpSender {
                     && self.cfg.sack_is_lost_trigger
                     && self
                         .sb
-                        .is_lost(self.snd_una, self.neg.mss, self.cfg.dupthresh);
+                        .is_lost(self.snd_una, self.neg.mss, self.dupthresh.get());
                 // RFC 5681 §3.2 step 2 on the DupThresh-th duplicate ACK (RFC 6675 §5 also
                 // on IsLost(HighACK + 1)); RFC 6582 §3.2 step 1: only if the cumulative ACK
                 // covers more than `recover`.
-                if (self.dupacks == self.cfg.dupthresh || sack_says_lost) && self.may_recover() {
+                if (self.dupacks == self.dupthresh.get() || sack_says_lost) && self.may_recover() {
                     self.enter_fast_recovery(now);
                 }
             }
@@ -74,7 +74,7 @@ impl TcpSender {
         self.ns2_hold = self.ns2_sack1();
         let mss = self.neg.mss.max(1);
         self.ns2_pipe =
-            (self.snd_max - self.snd_una).div_ceil(mss) as i64 - self.cfg.dupthresh as i64;
+            (self.snd_max - self.snd_una).div_ceil(mss) as i64 - self.dupthresh.get() as i64;
     }
 
     pub(super) fn ns2_sack1(&self) -> bool {
@@ -86,7 +86,7 @@ impl TcpSender {
         if self.ns2_sack1() {
             return self.poll_ns2_sack1_recovery(now);
         }
-        let (mss, dt) = (self.neg.mss, self.cfg.dupthresh);
+        let (mss, dt) = (self.neg.mss, self.dupthresh.get());
         if self.sb.pipe(self.snd_una, self.snd_max, mss, dt) + mss > self.cc.cwnd() {
             return None;
         }

@@ -2,7 +2,7 @@
 //! once; the sender's remedies act on it and nothing else does.
 
 use super::*;
-use crate::tcp::segment::HandoverNotice;
+use crate::tcp::segment::{HandoverNotice, RateChange};
 
 fn established_receiver() -> TcpReceiver {
     let mut c = cfg("linux-2.0");
@@ -18,15 +18,23 @@ fn the_receiver_sends_the_notice_once_on_an_immediate_ack() {
     let mut r = established_receiver();
     let t = Time::from_millis(5);
     assert!(r.poll_transmit(t).is_none());
-    r.notify_handover(HandoverNotice { from: 0, to: 1 });
+    r.notify_handover(HandoverNotice {
+        from: 0,
+        to: 1,
+        rate: RateChange::Same,
+    });
     let ack = r
         .poll_transmit(t)
         .expect("an ACK at once, not a delayed one");
     assert_eq!(
         ack.segment.options.handover_notice,
-        Some(HandoverNotice { from: 0, to: 1 })
+        Some(HandoverNotice {
+            from: 0,
+            to: 1,
+            rate: RateChange::Same,
+        })
     );
-    // RFC 6994 experimental option: 6 bytes and 2 NOPs on the wire.
+    // RFC 6994 experimental option: 7 bytes and a NOP on the wire.
     assert_eq!(ack.segment.options.wire_len(), 8);
     r.handle_segment(t, &data(1461, 1460));
     r.handle_segment(t, &data(2921, 1460));
@@ -55,7 +63,11 @@ fn backed_off(c: impl FnOnce(&mut TcpConfig)) -> TcpSender {
 
 fn notice(n: u32) -> Segment {
     let mut a = ack(n, &[]);
-    a.options.handover_notice = Some(HandoverNotice { from: 0, to: 1 });
+    a.options.handover_notice = Some(HandoverNotice {
+        from: 0,
+        to: 1,
+        rate: RateChange::Same,
+    });
     a
 }
 
@@ -109,7 +121,11 @@ fn rtt_injection_raises_the_estimate_on_a_return_to_a_known_interface() {
     assert_eq!(s.probe().srtt, Dur::from_secs(2));
     let leave_slow = |n: u32, from: u8, to: u8| {
         let mut a = ack(n, &[]);
-        a.options.handover_notice = Some(HandoverNotice { from, to });
+        a.options.handover_notice = Some(HandoverNotice {
+            from,
+            to,
+            rate: RateChange::Same,
+        });
         a
     };
     // 1 -> 0: nothing known of 0 yet.
@@ -132,4 +148,83 @@ fn rtt_injection_raises_the_estimate_on_a_return_to_a_known_interface() {
     assert_eq!(s.stats().rtt_injections, 1);
     assert_eq!(s.probe().srtt, Dur::from_millis(2500));
     assert!(s.probe().rto > Dur::from_millis(2500));
+}
+
+// ---- Tests for adaptive-dupthresh (Daniel & Kojo §2; the rule: tcp/dupthresh.rs) ----
+
+/// A NewReno sender (SMSS 1000, no Limited Transmit) with 8 segments out (1..8001) and the
+/// adaptive threshold on.
+fn eight_out() -> TcpSender {
+    let mut c = super::plain(8, false, crate::tcp::config::CcAlgorithm::NewReno);
+    c.limited_transmit = false;
+    c.adaptive_dupthresh = true;
+    let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 100_000);
+    assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 8);
+    s
+}
+
+fn notice_to(rate: RateChange) -> Segment {
+    let mut a = ack(1, &[]);
+    a.options.handover_notice = Some(HandoverNotice {
+        from: 0,
+        to: 1,
+        rate,
+    });
+    a
+}
+
+/// Feeds `n` duplicate ACKs of `una` at `t`; returns what the sender sent on them.
+fn dupacks(s: &mut TcpSender, una: u32, n: u32, t: Time) -> Vec<Transmit> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        s.handle_segment(t, &ack(una, &[]));
+        out.extend(drain_sender(s, t));
+    }
+    out
+}
+
+#[test]
+fn after_a_move_to_a_faster_link_reordering_within_the_old_flight_makes_no_fast_retransmit() {
+    // Daniel & Kojo §2 / §3.2 Fig. 2: after GPRS -> WLAN the segments sent over WLAN overtake
+    // those still on GPRS; each makes a duplicate ACK. With 8 segments out when the notice
+    // comes, the threshold is 8: seven duplicate ACKs (all the segments above the first
+    // one) cannot trigger a fast retransmit.
+    let mut s = eight_out();
+    let t = Time::from_millis(100);
+    s.handle_segment(t, &notice_to(RateChange::Faster));
+    assert_eq!((s.dupthresh(), s.dupthresh_raises()), (8, 1));
+    assert!(dupacks(&mut s, 1, 7, t).is_empty());
+    assert_eq!(s.stats().fast_retransmits, 0);
+    // The late segment arrives: everything sent before the notice is acknowledged, the
+    // threshold is 3 again (RFC 5681 §3.2), and a real loss after it is repaired at the third
+    // duplicate ACK.
+    s.handle_segment(t, &ack(8001, &[]));
+    assert_eq!(s.dupthresh(), 3);
+    drain_sender(&mut s, t);
+    let out = dupacks(&mut s, 8001, 3, t + Dur::from_millis(10));
+    assert_eq!(out[0].kind, TxKind::RetransmitFast);
+    assert_eq!(out[0].segment.seq, SeqNum(8001));
+}
+
+#[test]
+fn a_move_to_a_slower_link_or_no_move_leaves_the_threshold_at_three() {
+    // Fast -> slow: what is on the old, faster path arrives first; nothing to tolerate. A
+    // notice without a rate change, or none: the same.
+    for notice in [Some(RateChange::Slower), Some(RateChange::Same), None] {
+        let mut s = eight_out();
+        let t = Time::from_millis(100);
+        if let Some(rate) = notice {
+            s.handle_segment(t, &notice_to(rate));
+        }
+        assert_eq!((s.dupthresh(), s.dupthresh_raises()), (3, 0));
+        let out = dupacks(&mut s, 1, 3, t);
+        assert_eq!(out[0].kind, TxKind::RetransmitFast, "{notice:?}");
+    }
+    // Without the remedy a move to a faster link changes nothing either.
+    let mut c = super::plain(8, false, crate::tcp::config::CcAlgorithm::NewReno);
+    c.limited_transmit = false;
+    let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 100_000);
+    drain_sender(&mut s, Time::ZERO);
+    s.handle_segment(Time::from_millis(100), &notice_to(RateChange::Faster));
+    assert_eq!(s.dupthresh(), 3);
 }

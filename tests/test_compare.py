@@ -172,13 +172,24 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(
     assert not out.exists()
 
 
-@pytest.mark.skipif("oracle" in known_remedies(), reason="the oracle is built")
-def test_default_reference_names_the_missing_oracle(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["compare", "--scenario", str(FIG1), "--out", str(tmp_path / "o")]) == 2
-    err = capsys.readouterr().err
-    assert "'oracle'" in err and "--reference VARIANT" in err and err.count("\n") == 1
+def test_by_default_each_scenario_is_measured_against_its_oracle(tmp_path: Path) -> None:
+    # Issue 19 item 3 / the digest §4 point 4: the sender-oracle is the reference after fast
+    # -> slow (Fig. 1, WLAN -> GPRS), the system-oracle after slow -> fast (Fig. 2).
+    assert {"oracle", "oracle-system"} <= set(known_remedies())
+    out = tmp_path / "o"
+    argv = ["compare", "--scenario", str(FIG1), "--scenario", str(FIG2), "--variant", "frto",
+            "--replications", "2", "--quiet", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    t = pd.read_csv(out / "compare.csv")
+    ref = {FIG1.stem: "oracle", FIG2.stem: "oracle-system"}
+    for scenario, g in t.groupby("scenario"):
+        (name,) = [k for k in ref if k in str(scenario)]
+        own = g[g["variant"] == ref[name]]
+        assert len(own) == 1 and own["distance_mean"].iloc[0] == pytest.approx(0.0)
+        # The oracles make no needless retransmission (tcp::oracle).
+        oracles = g[g["variant"].isin(["oracle", "oracle-system"])]
+        assert (oracles["spurious_retransmissions_mean"] == 0).all()
+        assert g["distance_mean"].notna().all()
 
 
 def test_out_holding_something_else_is_refused(

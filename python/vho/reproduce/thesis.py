@@ -123,6 +123,17 @@ VARIANTS: tuple[Variant, ...] = (
         "cwnd-clamp (Cottingham & Vidales §7)",
         ('flow.0.remedies=["cwnd-clamp"]',),
     ),
+    # Tolerates the reordering of a slow -> fast handover (Daniel & Kojo §2); acts on the
+    # notification, which it turns on.
+    Variant(
+        "adaptive-dupthresh",
+        "adaptive-dupthresh (D&K §2)",
+        ('flow.0.remedies=["adaptive-dupthresh"]',),
+    ),
+    # The bound (issue 19 item 3): told the new path at the switch, no loss of its own
+    # making; the system oracle also moves the old queue onto a faster link.
+    Variant("oracle", "the oracle", ('flow.0.remedies=["oracle"]',)),
+    Variant("oracle-system", "the system oracle", ('flow.0.remedies=["oracle-system"]',)),
 )
 #: The cases run with every variant (the others with the thesis's TCP only).
 COMPARED = ("fast-slow", "slow-fast")

@@ -105,6 +105,9 @@ pub struct Oracle {
     /// No segment leaves before this instant (pacing at the bottleneck's rate).
     next_send: Time,
     stats: OracleStats,
+    /// A path it was told of before the connection was established (a handover during the
+    /// handshake): it takes charge with it once established.
+    pub pending: Option<PathTruth>,
 }
 
 impl Oracle {

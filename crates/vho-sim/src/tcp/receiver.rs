@@ -320,7 +320,10 @@ impl TcpReceiver {
     pub fn notify_handover(&mut self, notice: HandoverNotice) {
         if self.state == State::Established {
             self.notice_pending = Some(notice);
-            self.ack_now = true;
+            // An immediate ACK only once something has arrived: before that (a one-way
+            // receiver waiting for ns-2's modelled SYN) a pure ACK would acknowledge a SYN it
+            // has not seen. The notice then rides its first ACK.
+            self.ack_now |= self.stats.segments_received > 0;
         }
     }
 

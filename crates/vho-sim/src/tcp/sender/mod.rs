@@ -382,6 +382,9 @@ impl TcpSender {
                     self.rtt.on_data_start_after_syn_timeout();
                 }
                 self.on_ack(now, seg);
+                if self.oracle.is_some() {
+                    self.take_pending_truth(now);
+                }
             }
             (State::OneWaySyn, false, true) if seg.ack == self.iss + 1 => {
                 // ns-2 (tcp.cc:1829): once the SYN is acknowledged, cwnd = windowInit_; the
@@ -389,6 +392,9 @@ impl TcpSender {
                 self.take_rtt_sample(now, seg);
                 self.state = State::Established;
                 self.timers.stop(Timer::Retransmit);
+                if self.oracle.is_some() {
+                    self.take_pending_truth(now);
+                }
             }
             (State::Established, false, true) => self.on_ack(now, seg),
             (State::Oracle, false, true) => self.oracle_on_ack(seg),

@@ -30,12 +30,16 @@ impl TcpSender {
         old_path: &[(SeqNum, u32)],
         lost: &[(SeqNum, u32)],
     ) {
-        if !matches!(self.state, State::Established | State::Oracle) {
-            return;
-        }
         let Some(o) = self.oracle.as_deref_mut() else {
             return;
         };
+        if !matches!(self.state, State::Established | State::Oracle) {
+            // A handover during the handshake: no data yet, nothing on the old path or lost;
+            // the oracle takes charge with this path once established (`take_pending_truth`).
+            o.pending = Some(truth);
+            return;
+        }
+        o.pending = None;
         o.on_handover(now, truth, old_path, lost);
         o.forget_below(self.snd_una);
         // Digest §4.2: SRTT := R, RTTVAR := R/2, RTO := max(RTO_min, SRTT + 4·RTTVAR),
@@ -57,6 +61,13 @@ impl TcpSender {
         self.snd_nxt = self.snd_max;
         self.state = State::Oracle;
         self.timers.stop(Timer::Retransmit);
+    }
+
+    /// Just established: a path the oracle was told of during the handshake puts it in charge.
+    pub(super) fn take_pending_truth(&mut self, now: Time) {
+        if let Some(truth) = self.oracle.as_deref_mut().and_then(|o| o.pending.take()) {
+            self.handle_path_truth(now, truth, &[], &[]);
+        }
     }
 
     /// Every copy of the segment `[seq, seq + len)` was dropped in the network (ground truth,

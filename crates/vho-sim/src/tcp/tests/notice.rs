@@ -42,6 +42,37 @@ fn the_receiver_sends_the_notice_once_on_an_immediate_ack() {
     assert!(next.segment.options.handover_notice.is_none());
 }
 
+#[test]
+fn a_receiver_that_has_heard_nothing_carries_the_notice_on_its_first_ack_not_at_once() {
+    // A one-way receiver waiting for ns-2's modelled SYN: a pure ACK now would acknowledge a
+    // SYN it has not seen (and let the sender start early). The notice waits for its first
+    // ACK instead.
+    let mut c = cfg("ns2");
+    c.handshake = false;
+    let mut r = TcpReceiver::new(&c, 2, 1, SeqNum(0));
+    let notice = HandoverNotice {
+        from: 1,
+        to: 0,
+        rate: RateChange::Faster,
+    };
+    r.notify_handover(notice);
+    assert!(r.poll_transmit(Time::from_millis(5)).is_none());
+    r.handle_segment(Time::from_millis(9), &data(1, 1460));
+    let mut first = None;
+    while let Some(tx) = r.poll_transmit(Time::from_millis(300)) {
+        first.get_or_insert(tx);
+    }
+    let first = first.or_else(|| {
+        let t = r.poll_timeout().expect("the delayed-ACK timer");
+        r.handle_timeout(t);
+        r.poll_transmit(t)
+    });
+    assert_eq!(
+        first.expect("an ACK").segment.options.handover_notice,
+        Some(notice)
+    );
+}
+
 /// A sender with 10 segments out and an RTO backed off twice.
 fn backed_off(c: impl FnOnce(&mut TcpConfig)) -> TcpSender {
     let mut cf = cfg("linux-2.0");

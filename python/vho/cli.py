@@ -380,14 +380,8 @@ def _sweep_plot(args: argparse.Namespace) -> int:
     return 0
 
 
-def _replications(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {v}")
-    return v
+#: Replications: an integer >= 1, read as workers are.
+_replications = _workers
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:

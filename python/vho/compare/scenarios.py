@@ -1,7 +1,7 @@
 """The columns of a comparison: scenarios, each a base scenario file and the keys it sets.
 
 By default (issue 19, item 5) every Daniel & Kojo cell with HTime <= 5 s (the cells and
-overrides of ``vho reproduce daniel-kojo``, imported from it) and the thesis's four download
+overrides of ``vho reproduce daniel-kojo``, imported from it) and the thesis's five
 cases (``vho reproduce thesis``'s). A user names scenario files instead (``--scenario FILE``,
 repeatable; ``daniel-kojo`` and ``thesis`` name the two built-in sets).
 
@@ -89,7 +89,7 @@ def _key_value(override: str) -> tuple[str, Any]:
 
 
 def thesis_scenarios() -> list[Scenario]:
-    """The thesis's four download cases (``vho reproduce thesis``'s CASES)."""
+    """The thesis's five cases (``vho reproduce thesis``'s CASES): four downloads, one upload."""
     path = thesis.study_path()
     base = Base("thesis", str(path), path.read_text(encoding="utf-8"))
     return [

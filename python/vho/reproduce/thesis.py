@@ -71,6 +71,9 @@ CASES: tuple[Case, ...] = (
          ("flow.0.tcp.mss=1024", 'flow.0.tcp.receive_window="4096 B"'), "fast-slow", 1024),
     Case("fast-slow-536", "WaveLAN -> GSM, 2144 B window, MSS 536 (§7.1.3)", "Fig. 7-5",
          ("flow.0.tcp.mss=536", 'flow.0.tcp.receive_window="2144 B"'), "fast-slow", 536),
+    Case("upload", "WaveLAN -> GSM, the MH sending, 16 KiB window, MSS 1460 (§7.1.4)",
+         "Figs. 7-6, 7-7",
+         ('flow.0.from="mh"', 'flow.0.to="ch"', "flow.0.tcp.mss=1460"), "fast-slow", 1460),
     Case("slow-fast", "GSM -> WaveLAN, 16 KiB window, MSS 1420 (§7.2.2)", "Figs. 7-10, 7-11",
          ('mobile.start="gsm"', 'handover.0.from="gsm"', 'handover.0.to="wavelan"',
           'handover.0.at="70 s"', 'handover.0.window="1.5 s"',
@@ -170,6 +173,13 @@ class Trace:
     gsm_delay_s: float
     #: How long after the switch the MH kept sending over the old link (``uplink_delay``).
     uplink_delay_s: float
+    #: The data sender: "ch" (a download) or "mh" (an upload, §7.1.4).
+    sender: str = "ch"
+
+    @property
+    def gsm_queue_at(self) -> str:
+        """The node whose GSM queue the data waits in: the HA's, or the MH's own."""
+        return "ha" if self.sender == "ch" else "mh"
 
 
 def read_trace(out: Path, mss: int) -> Trace:
@@ -183,8 +193,11 @@ def read_trace(out: Path, mss: int) -> Trace:
     (gsm,) = [link for link in resolved["link"] if link["name"] == "gsm"]
     series = pd.read_parquet(out / "series_tcp.parquet")
     qpath = out / "series_queues.parquet"
-    data, acks = capture.sequence(capture.read_tcp(out / "ch.pcap"))
-    received, mh_acks = capture.sequence(capture.read_tcp(out / "mh.pcap"))
+    # The sender's capture holds the data sent and the ACKs received; the receiver's, the
+    # data received and the ACKs sent (an upload, §7.1.4, has the MH sending).
+    sender, receiver = ("mh", "ch") if flow["from"] == "mh" else ("ch", "mh")
+    data, acks = capture.sequence(capture.read_tcp(out / f"{sender}.pcap"))
+    received, mh_acks = capture.sequence(capture.read_tcp(out / f"{receiver}.pcap"))
     acks["cum"] = acks["ack"].cummax()
     return Trace(
         flow=flow,
@@ -198,6 +211,7 @@ def read_trace(out: Path, mss: int) -> Trace:
         mss=mss,
         gsm_delay_s=_seconds(gsm["forward"]["delay"]),
         uplink_delay_s=_seconds(resolved["handover"][0].get("uplink_delay", "0 s")),
+        sender=sender,
     )
 
 
@@ -480,19 +494,20 @@ def _stall(tr: Trace, end: float) -> dict[str, float]:
 
 
 def _gsm_queue(tr: Trace, t: float) -> float:
-    """Packets waiting in the HA's queue towards the MH on GSM at ``t``."""
+    """Packets waiting in the sender side's GSM queue at ``t`` (the HA's, or the MH's)."""
     if tr.queues is None:
         return float("nan")
     q = tr.queues
-    return _at(q[(q["link"] == "gsm") & (q["from"] == "ha")], "packets", t)
+    return _at(q[(q["link"] == "gsm") & (q["from"] == tr.gsm_queue_at)], "packets", t)
 
 
 def _gsm_queue_peak(tr: Trace, lo: float, hi: float) -> float:
-    """The most packets waiting in the HA's queue towards the MH on GSM in (lo, hi]."""
+    """The most packets waiting in the sender side's GSM queue in (lo, hi]."""
     if tr.queues is None:
         return float("nan")
     q = tr.queues
-    q = q[(q["link"] == "gsm") & (q["from"] == "ha") & (q["t_s"] > lo) & (q["t_s"] <= hi)]
+    at = tr.gsm_queue_at
+    q = q[(q["link"] == "gsm") & (q["from"] == at) & (q["t_s"] > lo) & (q["t_s"] <= hi)]
     return float(q["packets"].max())
 
 

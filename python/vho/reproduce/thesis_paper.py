@@ -10,7 +10,8 @@ How a number is compared (:class:`Claim` ``kind``), the thesis's own precision:
   ("900 bytes/s"): within ±10 %;
 - ``almost``: "almost X": in [0.9 X, X];
 - ``more``: "more than X", "higher than X": above X;
-- ``several``: "several": at least 2.
+- ``several``: "several": at least 2;
+- ``less``: "less than X": below X.
 
 **[derived]** marks a value the thesis does not state but implies; the derivation is beside it.
 """
@@ -59,7 +60,7 @@ class Claim:
     shown: str | None = None
 
 
-KINDS = ("exact", "about", "almost", "more", "several")
+KINDS = ("exact", "about", "almost", "more", "several", "less")
 #: ``about``: ±10 % (see the module doc).
 ABOUT = 0.10
 
@@ -118,6 +119,16 @@ CLAIMS: list[Claim] = [
           "\"several retransmissions of the first segment sent after the handover\"",
           "§7.1.3 l.1719-1720"),
     # §7.2.2: GSM -> WaveLAN, 16 KB window (Figs. 7-8 to 7-11).
+    # §7.1.4: the same WaveLAN -> GSM handover, the MH sending (Figs. 7-6, 7-7).
+    Claim("upload", "first_segment_timeouts", 3, "exact",
+          "\"the first 1460 data bytes are retransmitted three times before the first ACK "
+          "arrives\"", "§7.1.4 l.1744-1745"),
+    Claim("upload", "rtt_at_end_s", 20, "almost",
+          "\"The RTT reaches a value of almost twenty seconds at the end of the data "
+          "transfer\"", "§7.1.4 l.1760-1761"),
+    Claim("upload", "throughput_after_Bps", 390, "less",
+          "\"the actual throughput obtained over the PPP link is less than 390 bytes\" [per s]",
+          "§7.1.4 l.1762-1763"),
     Claim("slow-fast", "old_link_segments", 11, "exact",
           "\"11 segments (Segment 1 ... and the ten buffered segments) arrive at the PPP "
           "interface of the mobile host after the handover\"", "§7.2.2 l.1873-1875"),
@@ -154,6 +165,8 @@ def holds(c: Claim, ours: float) -> bool:
         return ours > c.value
     if c.kind == "several":
         return ours >= c.value
+    if c.kind == "less":
+        return ours < c.value
     raise ValueError(f"claim kind: expected one of {KINDS}, got {c.kind!r}")
 
 
@@ -168,4 +181,5 @@ def stated(c: Claim) -> str:
         "almost": f"almost {v}",
         "more": f"> {v}",
         "several": "several",
+        "less": f"< {v}",
     }[c.kind]

@@ -180,6 +180,30 @@ def explain(c: Claim, f: Facts, mss: int) -> str:
         "sends no new data meanwhile."
     )
     key = (c.case, c.key)
+    if key == ("upload", "first_segment_timeouts"):
+        return (
+            f"The MH sends over GSM once its registration is complete ({f.uplink_delay_s:.2f} s "
+            "after the switch, l.1307-1313); its first segment there waited "
+            f"{f.first_segment_rtt_s:.2f} s for its ACK (a lone segment: {lone:.2f} s) while the "
+            "RTO, 0.2 s at the switch, doubled at each expiry: three resends before the first "
+            "ACK, as Fig. 7-6 shows."
+        )
+    if key == ("upload", "rtt_at_end_s"):
+        return (
+            f"At the end our cwnd is {f.cwnd_at_end_segments:.1f} segments and the MH's own PPP "
+            f"queue holds {f.gsm_queue_at_end:.1f} packets, {f.gsm_queue_at_end * seg:.1f} s of "
+            "sending; Linux 2.0's RTT grows with what waits there (l.1788-1791). The thesis's "
+            f"almost 20 s is about {(20 - lone) / seg:.0f} segments queued; it gives no cwnd."
+        )
+    if key == ("upload", "throughput_after_Bps"):
+        ceiling = PPP_BYTES_PER_S * mss / (mss + HEADERS)
+        return (
+            f"Ours runs at {f.steady_throughput_Bps:.0f} B/s after the stall, near the most 960 "
+            f"B/s carries in {mss}-byte segments ({ceiling:.0f} B/s). The thesis calls its own "
+            "upload throughput a fault it could not locate: Netperf sent at less than half the "
+            'link\'s rate while FTP over the same link had "normal throughput", and it measured '
+            "only downloads after this (l.1768-1776)."
+        )
     if c.key == "first_segment_timeouts":
         wl = f.rows["first_timeout_original_over_wavelan"]
         return (

@@ -465,12 +465,7 @@ impl TcpSender {
             if self.cfg.sack_forget_on_new_ack && !matches!(self.recovery, Recovery::Fast { .. }) {
                 self.sb.clear();
             }
-        } else if seg.ack == self.snd_una
-            && seg.len == 0
-            && self.snd_max > self.snd_una
-            && !window_changed
-            && seg.options.handover_notice.is_none()
-        {
+        } else if self.is_duplicate_ack(seg, window_changed) {
             // RFC 5681 §2: a duplicate ACK. With SACK it drives loss recovery only if it SACKs
             // new data (RFC 6675 §2; ns-2's Sack1 counts it only if scb_->CheckUpdate(); Linux
             // counts SACKed segments): the ACK of a duplicate segment does not count.
@@ -482,6 +477,17 @@ impl TcpSender {
         if self.spurious_on {
             self.detect_after_ack(seg, una_before, window_changed, newly_sacked, dsack);
         }
+    }
+
+    /// RFC 5681 §2's duplicate ACK: no new data acknowledged, no data, data outstanding, the
+    /// window unchanged; and not the handover notice's own ACK (it says nothing of loss).
+    #[inline(always)]
+    fn is_duplicate_ack(&self, seg: &Segment, window_changed: bool) -> bool {
+        seg.ack == self.snd_una
+            && seg.len == 0
+            && self.snd_max > self.snd_una
+            && !window_changed
+            && seg.options.handover_notice.is_none()
     }
 
     fn on_new_ack(&mut self, now: Time, seg: &Segment) {

@@ -127,12 +127,7 @@ impl TcpSender {
             if let Some(o) = self.oracle.as_deref_mut() {
                 o.forget_below(self.snd_una);
             }
-        } else if seg.ack == self.snd_una
-            && seg.len == 0
-            && self.snd_max > self.snd_una
-            && !window_changed
-            && seg.options.handover_notice.is_none()
-        {
+        } else if self.is_duplicate_ack(seg, window_changed) {
             self.stats.dupacks_received += 1;
         }
     }

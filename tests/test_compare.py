@@ -211,7 +211,7 @@ def test_default_scenarios_are_the_dk_cells_to_htime_5_and_the_thesis_cases() ->
     assert [s.keys for s in dk] == [daniel_kojo.overrides(c) for c in cells]
     th = [s.name for s in p.scenarios if s.base.name == "thesis"]
     assert th == ["thesis-fast-slow", "thesis-fast-slow-4k", "thesis-fast-slow-536",
-                  "thesis-slow-fast"]  # fmt: skip
+                  "thesis-upload", "thesis-slow-fast"]  # fmt: skip
     assert len({s.name for s in p.scenarios}) == len(p.scenarios)
     gprs_wlan = {s.direction for s in dk if "gprs-wlan" in s.name}
     assert gprs_wlan == {SLOW_FAST}

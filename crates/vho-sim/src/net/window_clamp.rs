@@ -18,7 +18,9 @@
 //! segment crosses, so the clamp follows the mobile from the first segment over its new link
 //! (the proxy learns the binding from the traffic, as a home agent learns it from the binding
 //! update). The window field is honoured as scaled when the proxy saw the handshake's window
-//! scale options (RFC 7323 §2.3); without them it is taken as unscaled.
+//! scale options (RFC 7323 §2.3), or was told the scale of a connection that has no handshake
+//! (ns-2's one-way agents: "the proxy is aware of all TCP connections", Chakravorty et al.);
+//! otherwise it is taken as unscaled.
 
 use super::function::{Counters, Hop, PathTiming};
 use super::routes::DirIdx;
@@ -72,6 +74,24 @@ impl WindowClamp {
             rewritten: 0,
             seen: 0,
         }
+    }
+
+    /// A connection without a handshake whose window scales the proxy is told: `a` = (node,
+    /// port) scaling by `wscale_a`, likewise `b`.
+    pub fn know(&mut self, a: (u32, u16), wscale_a: u8, b: (u32, u16), wscale_b: u8) {
+        let (ends, wscale) = if a <= b {
+            ([a, b], [Some(wscale_a), Some(wscale_b)])
+        } else {
+            ([b, a], [Some(wscale_b), Some(wscale_a)])
+        };
+        self.conns.push(Conn {
+            ends,
+            link: None,
+            last_seen: Time::ZERO,
+            closed: false,
+            smss: [0, 0],
+            wscale,
+        });
     }
 
     /// The window the proxy allows the data sender of a connection on link `key`.
@@ -147,7 +167,8 @@ impl WindowClamp {
             _ => 0,
         };
         if let Some(limit) = self.clamp_bytes(key, peer_smss, now) {
-            let field = (limit >> shift).clamp(1, u16::MAX as u64) as u16;
+            // Rounded up to what the scaled field can say: never below the clamp.
+            let field = limit.div_ceil(1 << shift).clamp(1, u16::MAX as u64) as u16;
             if field < seg.window {
                 seg.window = field;
                 self.rewritten += 1;
@@ -281,6 +302,21 @@ mod tests {
         // Alone: 2004 + 1420 = 3424 B, 3 segments: 4260 B (the thesis found a 4 KB window
         // the best of 2, 4, 8 and 16 KB over GSM, 003 §7.1.3).
         assert_eq!(a.seg.window, 3 * 1420);
+    }
+
+    #[test]
+    fn a_known_connections_window_scale_is_honoured_rounding_up() {
+        // RFC 7323 §2.3: the field is the window >> shift. A connection with no handshake
+        // (ns-2's one-way agents) is known to the proxy with its scale, here 7: 4260 B is a
+        // field of ⌈4260 / 128⌉ = 34, 4352 B, never less than the clamp.
+        let mut p = proxy();
+        p.know((0, 5001), 7, (2, 40001), 7);
+        let mut d = data(1420);
+        p.on_packet(Time::ZERO, &mut d, DOWN);
+        let mut a = ack(2, 0, 16384 >> 7);
+        p.on_packet(Time::ZERO, &mut a, FROM_MOBILE);
+        assert_eq!(a.seg.window, 34);
+        assert_eq!(p.conns.len(), 1);
     }
 
     #[test]

@@ -17,8 +17,8 @@ use crate::tcp::{SeqNum, TcpReceiver, TcpSender};
 use crate::time::{Dur, Time};
 
 /// Port of a flow's data sender and receiver (arbitrary; distinct per flow).
-const SENDER_PORT_BASE: u16 = 5001;
-const RECEIVER_PORT_BASE: u16 = 40001;
+pub(super) const SENDER_PORT_BASE: u16 = 5001;
+pub(super) const RECEIVER_PORT_BASE: u16 = 40001;
 
 impl World {
     pub fn new(spec: &Spec) -> Result<World, SimError> {

@@ -196,7 +196,22 @@ pub(super) fn build(spec: &Spec, dirs: &[LinkDir]) -> Vec<NodeFunctions> {
                             .then_some(dir_link(d))
                     })
                     .collect();
-                AnyFunction::WindowClamp(WindowClamp::new(timing, link_of))
+                let mut clamp = WindowClamp::new(timing, link_of);
+                for (f, flow) in spec.flows.iter().enumerate() {
+                    if !flow.tcp.handshake {
+                        // No SYN to read the scale from: both ends scale as configured
+                        // (tcp::options::Negotiated::assumed).
+                        let ws = flow.tcp.window_scale.unwrap_or(0);
+                        let port = |base: u16| base.wrapping_add(f as u16);
+                        clamp.know(
+                            (flow.src as u32, port(super::build::SENDER_PORT_BASE)),
+                            ws,
+                            (flow.dst as u32, port(super::build::RECEIVER_PORT_BASE)),
+                            ws,
+                        );
+                    }
+                }
+                AnyFunction::WindowClamp(clamp)
             }
             FunctionKind::LinkFlowControl => {
                 let budget: Vec<Option<u64>> = (0..dirs.len() as DirIdx)

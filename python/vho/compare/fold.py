@@ -3,7 +3,7 @@
 A remedy acts only through the settings it sets, and the resolved scenario shows them
 (``crates/vho-sim/src/remedy/mod.rs``: "Applying a remedy sets the spec's settings for that
 mechanism, so the resolved scenario shows what it did"; the core reads the list of names only
-to apply them, ``scenario/resolve.rs``). So two variants of a scenario whose resolved scenarios
+to apply them, ``scenario/resolve/``). So two variants of a scenario whose resolved scenarios
 differ only in the ``remedies = [...]`` line are the same simulation, and with common seeds the
 same runs (the invariant "same scenario + same seed = byte-identical summary"). Each such
 variant is run once, under the first of them in variant order; its rows are copied to the

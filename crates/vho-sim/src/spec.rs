@@ -172,6 +172,15 @@ pub struct DirSpec {
     pub red: RedSpec,
     pub loss: LossSpec,
     pub loss_at: LossAt,
+    /// A seeded extra delay per packet, in order (`link::jitter`); `None`: the delay is fixed.
+    pub jitter: Option<Jitter>,
+}
+
+/// The extra delay's mean and standard deviation (a truncated lognormal, `link::jitter`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Jitter {
+    pub mean: Dur,
+    pub sd: Dur,
 }
 
 #[derive(Clone, Debug)]

@@ -119,6 +119,7 @@ mod tests {
             red: Default::default(),
             loss: LossSpec::None,
             loss_at: Default::default(),
+            jitter: None,
         };
         LinkDir::new(0, 1, &spec, Limit::Packets(limit), LossModel::None)
     }

@@ -19,6 +19,7 @@
 //! With `queue_model = "red"` the direction's [`red::Red`] judges each arrival before the
 //! queue takes it (ns-2's `REDQueue::enque`); the drop-tail path only tests that it is absent.
 
+pub mod jitter;
 pub mod loss;
 pub mod queue;
 pub mod red;
@@ -109,14 +110,21 @@ pub struct LinkDir {
     /// path (the model's own `match` cost 0.6 % of the 20 MB cell's instructions).
     air_lossy: bool,
     entry_lossy: bool,
+    /// `air_lossy` or a variable delay: a packet leaving the air takes the cold path.
+    air_extras: bool,
     /// `entry_lossy` or RED: an arrival is judged before the queue (`judge_entry`).
     judges_entry: bool,
     /// The packet being serialised and when it finishes.
     in_tx: Option<(PktIdx, u32, Time)>,
     /// When the serialiser last fell idle (meaningful while `in_tx` is `None`).
     idle_since: Time,
-    /// Packets propagating, with their arrival times (FIFO: the delay is fixed).
+    /// Packets propagating, with their arrival times (FIFO: the delay is fixed, or varies
+    /// with `jitter` and arrivals keep the order of departures).
     pipe: VecDeque<(Time, PktIdx, u32)>,
+    /// A seeded extra delay per packet (`jitter`), boxed: the fixed-delay path tests `None`.
+    jitter: Option<Box<jitter::DelayJitter>>,
+    /// With `jitter`: the last arrival time given, which the next may not precede.
+    last_arrival: Time,
     /// Nothing starts serialising before this instant.
     pub blocked_until: Time,
     /// Nothing starts serialising before this instant either: set when this direction takes
@@ -148,6 +156,7 @@ impl LinkDir {
             queue: DropTail::new(limit, spec.queue_model),
             red: None,
             air_lossy: !matches!(air, LossModel::None),
+            air_extras: !matches!(air, LossModel::None),
             entry_lossy: !matches!(entry, LossModel::None),
             judges_entry: !matches!(entry, LossModel::None),
             loss: air,
@@ -155,6 +164,8 @@ impl LinkDir {
             in_tx: None,
             idle_since: Time::ZERO,
             pipe: VecDeque::new(),
+            jitter: None,
+            last_arrival: Time::ZERO,
             blocked_until: Time::ZERO,
             free_at: Time::ZERO,
             counters: LinkCounters::default(),
@@ -198,9 +209,8 @@ impl LinkDir {
                         return;
                     }
                     self.in_tx = None;
-                    if self.air_lossy && self.loss.lose() {
-                        self.counters.dropped[2] += 1;
-                        self.lost.push(idx);
+                    if self.air_extras {
+                        self.leave_with_extras(done, idx, size);
                     } else {
                         self.pipe.push_back((done + self.delay, idx, size));
                     }
@@ -218,6 +228,25 @@ impl LinkDir {
             };
             self.start(start, idx, size);
         }
+    }
+
+    /// A packet whose serialisation ended at `done`, on a direction with a loss model on the
+    /// air or a variable delay: lost, or into the pipe at its own arrival time, never before
+    /// the one ahead of it.
+    #[cold]
+    #[inline(never)]
+    fn leave_with_extras(&mut self, done: Time, idx: PktIdx, size: u32) {
+        if self.air_lossy && self.loss.lose() {
+            self.counters.dropped[2] += 1;
+            self.lost.push(idx);
+            return;
+        }
+        let mut at = done + self.delay;
+        if let Some(j) = &mut self.jitter {
+            at = (at + j.draw()).max(self.last_arrival);
+            self.last_arrival = at;
+        }
+        self.pipe.push_back((at, idx, size));
     }
 
     /// Puts a packet on the air at `start`.
@@ -312,6 +341,12 @@ impl LinkDir {
     }
 
     /// The direction's rate, bits per second.
+    /// Gives each packet a seeded extra delay (`link::jitter`).
+    pub fn set_jitter(&mut self, jitter: jitter::DelayJitter) {
+        self.jitter = Some(Box::new(jitter));
+        self.air_extras = true;
+    }
+
     pub fn rate_bps(&self) -> u64 {
         self.rate_bps
     }
@@ -407,8 +442,45 @@ mod tests {
             red: Default::default(),
             loss: LossSpec::None,
             loss_at: Default::default(),
+            jitter: None,
         };
         LinkDir::new(0, 1, &spec, Limit::Packets(limit), LossModel::None)
+    }
+
+    #[test]
+    fn with_jitter_packets_arrive_later_but_in_the_order_sent() {
+        // 100 packets of 1000 B at 1 Mb/s (8 ms each), 300 ms plus an extra delay of mean
+        // 150 ms and sd 150 ms: every arrival at least 300 ms after its serialisation ends,
+        // none before the one sent ahead of it (RLC's in-order delivery).
+        let mut l = dir(1_000_000, 300, 200);
+        l.set_jitter(jitter::DelayJitter::new(
+            Dur::from_millis(150),
+            Dur::from_millis(150),
+            crate::rng::Rng::stream(5, "jitter"),
+        ));
+        for i in 0..100 {
+            l.offer(Time::ZERO, i, 1000).unwrap();
+        }
+        let mut got = Vec::new();
+        let mut t = Time::ZERO;
+        while let Some(next) = l.next_arrival() {
+            t = next;
+            l.advance(t);
+            while let Some(idx) = l.pop_arrived(t) {
+                got.push((t, idx));
+            }
+        }
+        assert_eq!(
+            got.iter().map(|g| g.1).collect::<Vec<_>>(),
+            (0..100).collect::<Vec<_>>()
+        );
+        for (k, &(at, _)) in got.iter().enumerate() {
+            let done = Time(8_000_000 * (k as u64 + 1));
+            assert!(at >= done + Dur::from_millis(300), "{k}: {at:?}");
+        }
+        // The extra delay shows: the last arrives well after 100 x 8 ms + 300 ms.
+        assert!(t > Time::from_millis(1100 + 50), "{t:?}");
+        assert!(l.conserves_packets());
     }
 
     #[test]

@@ -17,6 +17,11 @@ pub struct Preset {
     pub queue_model: Option<String>,
     #[serde(default)]
     pub loss: f64,
+    /// A seeded extra delay per packet, mean and standard deviation (`link::jitter`).
+    #[serde(default)]
+    pub jitter_mean: Option<String>,
+    #[serde(default)]
+    pub jitter_sd: Option<String>,
     /// The preset file's text, comments (the sources) included.
     #[serde(skip)]
     pub source: String,

@@ -90,6 +90,22 @@ macro_rules! link_keys {
             ),
             k(
                 $t,
+                "jitter_mean",
+                TIME,
+                "0 s (none)",
+                "each packet's delay is delay plus a seeded extra delay, a lognormal of this \
+                 mean, truncated at mean + 10 sd; packets still arrive in order (the GPRS RTT's \
+                 variability, Cottingham & Vidales l.181)",
+            ),
+            k(
+                $t,
+                "jitter_sd",
+                TIME,
+                "jitter_mean",
+                "the extra delay's standard deviation",
+            ),
+            k(
+                $t,
                 "drop_packets",
                 "list of packet indices, increasing",
                 "none",

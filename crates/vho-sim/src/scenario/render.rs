@@ -180,9 +180,13 @@ fn dir(d: &DirSpec) -> String {
         LossAt::Air => "air",
         LossAt::Entry => "entry",
     };
+    let jitter = match d.jitter {
+        Some(j) => format!(", jitter_mean = {}, jitter_sd = {}", dur(j.mean), dur(j.sd)),
+        None => String::new(),
+    };
     format!(
         "{{ rate = \"{} b/s\", delay = {}, queue = {queue}, queue_model = \"{model}\"{red}, \
-         {loss}, loss_at = \"{at}\" }}",
+         {loss}, loss_at = \"{at}\"{jitter} }}",
         d.rate_bps,
         dur(d.delay)
     )

@@ -59,6 +59,9 @@ pub struct DirT {
     pub loss: Option<Spanned<f64>>,
     pub loss_at: Option<S>,
     pub drop_packets: Option<Spanned<Vec<i64>>>,
+    /// A seeded extra delay per packet: its mean and standard deviation (`link::jitter`).
+    pub jitter_mean: Option<S>,
+    pub jitter_sd: Option<S>,
 }
 
 /// A link of the common form: a preset and/or fields, applying to both directions, with
@@ -80,6 +83,9 @@ pub struct LinkT {
     pub loss_at: Option<S>,
     /// Indices of the packets to lose (0 = the first the loss model sees), instead of `loss`.
     pub drop_packets: Option<Spanned<Vec<i64>>>,
+    /// A seeded extra delay per packet: its mean and standard deviation (`link::jitter`).
+    pub jitter_mean: Option<S>,
+    pub jitter_sd: Option<S>,
     /// Packet size the `bdp` queue rule counts in (bytes); default 1500.
     pub mtu: Option<Spanned<i64>>,
     pub down: Option<DirT>,
@@ -111,6 +117,9 @@ pub struct GeneralLinkT {
     pub loss: Option<Spanned<f64>>,
     pub loss_at: Option<S>,
     pub drop_packets: Option<Spanned<Vec<i64>>>,
+    /// A seeded extra delay per packet: its mean and standard deviation (`link::jitter`).
+    pub jitter_mean: Option<S>,
+    pub jitter_sd: Option<S>,
     pub mtu: Option<Spanned<i64>>,
     /// Direction from the first named node to the second.
     pub forward: Option<DirT>,

@@ -461,3 +461,32 @@ fn the_oracle_remedies_and_adaptive_dupthresh_set_their_settings() {
     let plain = load_str(GOOD, &[]).expect("loads");
     assert!(!plain.flows[0].tcp.adaptive_dupthresh && !plain.flows[0].tcp.oracle);
 }
+
+#[test]
+fn a_links_jitter_loads_renders_and_refuses_a_spread_without_a_mean() {
+    // link::jitter: a seeded extra delay per packet; sd defaults to the mean.
+    let s = load_str(GOOD, &["access.gprs.jitter_mean=\"150 ms\""]).expect("loads");
+    let gprs = s.links.iter().find(|l| l.name == "gprs").expect("gprs");
+    let j = gprs.ab.jitter.expect("jitter");
+    assert_eq!(
+        (j.mean, j.sd),
+        (Dur::from_millis(150), Dur::from_millis(150))
+    );
+    assert!(s
+        .links
+        .iter()
+        .find(|l| l.name == "wlan")
+        .expect("wlan")
+        .ab
+        .jitter
+        .is_none());
+    let text = crate::scenario::render::to_toml(&s);
+    assert!(
+        text.contains("jitter_mean = \"150 ms\", jitter_sd = \"150 ms\""),
+        "{text}"
+    );
+    let e = load_str(GOOD, &["access.gprs.jitter_sd=\"50 ms\""]).unwrap_err();
+    assert!(e.to_string().contains("jitter_sd"), "{e}");
+    let e = load_str(GOOD, &["access.gprs.jitter_mean=\"-5 ms\""]).unwrap_err();
+    assert!(e.to_string().contains("access.gprs.jitter_mean"), "{e}");
+}

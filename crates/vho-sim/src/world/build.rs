@@ -59,6 +59,10 @@ impl World {
                     &format!("link:{}:{side}:loss", link.name),
                 );
                 let mut dir = LinkDir::new(from, to, ds, limit, loss);
+                if let Some(j) = ds.jitter {
+                    let rng = Rng::stream(spec.seed, &format!("link:{}:{side}:jitter", link.name));
+                    dir.set_jitter(crate::link::jitter::DelayJitter::new(j.mean, j.sd, rng));
+                }
                 if ds.queue_model == QueueModel::Red {
                     let params = RedParams::resolve(&ds.red, ds.rate_bps, ds.delay);
                     let rng = Rng::stream(spec.seed, &format!("link:{}:{side}:red", link.name));

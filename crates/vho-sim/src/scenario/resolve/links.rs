@@ -47,6 +47,12 @@ impl Ctx<'_> {
                 base.queue_model = Some(parse_queue_model(m).map_err(at)?);
             }
             base.loss = Some(p.loss);
+            if let Some(j) = &p.jitter_mean {
+                base.jitter_mean = Some(units::duration(j).map_err(at)?);
+            }
+            if let Some(j) = &p.jitter_sd {
+                base.jitter_sd = Some(units::duration(j).map_err(at)?);
+            }
         }
         let own = DirT {
             rate: l.rate.clone(),
@@ -57,6 +63,8 @@ impl Ctx<'_> {
             loss: l.loss.clone(),
             loss_at: l.loss_at.clone(),
             drop_packets: l.drop_packets.clone(),
+            jitter_mean: l.jitter_mean.clone(),
+            jitter_sd: l.jitter_sd.clone(),
         };
         self.apply(&mut base, &own, field, mtu)?;
         let mut out = [base.clone(), base];
@@ -115,6 +123,12 @@ impl Ctx<'_> {
         }
         if let Some(a) = &d.loss_at {
             p.loss_at = Some(self.with(a, &format!("{field}.loss_at"), parse_loss_at)?);
+        }
+        if let Some(j) = &d.jitter_mean {
+            p.jitter_mean = Some(self.with(j, &format!("{field}.jitter_mean"), units::duration)?);
+        }
+        if let Some(j) = &d.jitter_sd {
+            p.jitter_sd = Some(self.with(j, &format!("{field}.jitter_sd"), units::duration)?);
         }
         Ok(())
     }
@@ -189,6 +203,23 @@ impl Ctx<'_> {
                 _ => LossSpec::None,
             },
             loss_at: p.loss_at.unwrap_or_default(),
+            jitter: match (p.jitter_mean, p.jitter_sd) {
+                (Some(mean), sd) if mean > Dur::ZERO => Some(Jitter {
+                    mean,
+                    // Not given: as large as the mean (vho's choice; the proposal for GPRS in
+                    // docs/design/issue-20-sources.md §5.1 has them equal).
+                    sd: sd.unwrap_or(mean),
+                }),
+                (_, Some(sd)) if sd > Dur::ZERO => {
+                    return Err(self.err(
+                        0..0,
+                        &format!("{field}.jitter_sd"),
+                        "a jitter_mean above 0 s beside it",
+                        None,
+                    ))
+                }
+                _ => None,
+            },
         })
     }
 }

@@ -298,6 +298,8 @@ impl Ctx<'_> {
                 loss: l.loss.clone(),
                 loss_at: l.loss_at.clone(),
                 drop_packets: l.drop_packets.clone(),
+                jitter_mean: l.jitter_mean.clone(),
+                jitter_sd: l.jitter_sd.clone(),
                 mtu: l.mtu.clone(),
                 down: None,
                 up: None,
@@ -519,6 +521,8 @@ struct PartialDir {
     loss: Option<f64>,
     loss_at: Option<LossAt>,
     drop_packets: Option<Vec<u64>>,
+    jitter_mean: Option<Dur>,
+    jitter_sd: Option<Dur>,
 }
 
 #[derive(Default)]

@@ -13,7 +13,8 @@ use crate::rng::Rng;
 use crate::time::Dur;
 
 /// Draws above mean + this many standard deviations are cut to it (vho's choice: the
-/// lognormal's tail is unbounded; at m = s a cut at 5 sd took 8 % off the draws' sd, at 10 sd
+/// lognormal's tail is unbounded; at m = s a cut at 5 sd took 8 % off the draws' sd (the test
+/// below gave 0.138 s for 0.150 s), at 10 sd
 /// the sample sd of 200,000 draws is within 4 % of s: the test below).
 pub const CAP_SDS: f64 = 10.0;
 

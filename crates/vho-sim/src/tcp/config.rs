@@ -178,6 +178,29 @@ pub enum HeaderModel {
     Ns2(u32),
 }
 
+impl HeaderModel {
+    /// Bytes on the wire of `seg`. Each model reads only what it counts: the options' length
+    /// is worked out for `Real` alone (computing it for every ns-2 packet cost 1.3 % of the
+    /// 20 MB cell's instructions).
+    #[inline(always)]
+    pub fn segment_bytes(self, seg: &super::Segment) -> u32 {
+        match self {
+            HeaderModel::Real => 20 + seg.header_len() + seg.len,
+            HeaderModel::Ns2(_) => self.wire_bytes(0, seg.options.sack.len() as u32, seg.len),
+        }
+    }
+
+    /// Bytes on the wire of a segment with a TCP header of `tcp_header` bytes (options
+    /// included), `sack_blocks` SACK blocks among them, and `payload` bytes.
+    #[inline(always)]
+    pub fn wire_bytes(self, tcp_header: u32, sack_blocks: u32, payload: u32) -> u32 {
+        match self {
+            HeaderModel::Real => 20 + tcp_header + payload,
+            HeaderModel::Ns2(h) => h + 8 * sack_blocks + payload,
+        }
+    }
+}
+
 /// Retransmission timer parameters (RFC 6298).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct RtoConfig {

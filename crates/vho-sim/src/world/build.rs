@@ -205,7 +205,9 @@ fn resolve_limit(spec: &Spec, ends: &[(NodeIdx, NodeIdx)], link: usize, ds: &Dir
     }
 }
 
-fn path_rtt_through(spec: &Spec, ends: &[(NodeIdx, NodeIdx)], link: usize) -> Option<Dur> {
+/// The routes with each mobile host on its initial link, but the one that has `link` among
+/// its interfaces on `link`: the paths a queue or a proxy on that link serves.
+pub(super) fn routes_via(spec: &Spec, ends: &[(NodeIdx, NodeIdx)], link: usize) -> Routes {
     let mut up = vec![true; spec.links.len()];
     for m in &spec.mobiles {
         let on_this = m.interfaces.contains(&link);
@@ -213,7 +215,21 @@ fn path_rtt_through(spec: &Spec, ends: &[(NodeIdx, NodeIdx)], link: usize) -> Op
             up[l] = if on_this { l == link } else { l == m.initial };
         }
     }
-    let routes = Routes::compute(spec.nodes.len(), ends, &up);
+    Routes::compute(spec.nodes.len(), ends, &up)
+}
+
+/// The spec of link direction `d`.
+pub(super) fn dir_spec(spec: &Spec, d: DirIdx) -> &DirSpec {
+    let l = &spec.links[dir_link(d)];
+    if dir_is_a_to_b(d) {
+        &l.ab
+    } else {
+        &l.ba
+    }
+}
+
+fn path_rtt_through(spec: &Spec, ends: &[(NodeIdx, NodeIdx)], link: usize) -> Option<Dur> {
+    let routes = routes_via(spec, ends, link);
     let dir_to = |d: DirIdx| {
         let (a, b) = ends[dir_link(d)];
         if dir_is_a_to_b(d) {
@@ -222,14 +238,7 @@ fn path_rtt_through(spec: &Spec, ends: &[(NodeIdx, NodeIdx)], link: usize) -> Op
             a
         }
     };
-    let delay_of = |d: DirIdx| {
-        let l = &spec.links[dir_link(d)];
-        if dir_is_a_to_b(d) {
-            l.ab.delay
-        } else {
-            l.ba.delay
-        }
-    };
+    let delay_of = |d: DirIdx| dir_spec(spec, d).delay;
     let mut best: Option<Dur> = None;
     for f in &spec.flows {
         let (Some(fwd), Some(back)) = (

@@ -6,7 +6,6 @@ use crate::net::routes::{dir_link, DirIdx};
 use crate::packet::{Packet, PktIdx};
 use crate::record::series::TcpSample;
 use crate::spec::NodeIdx;
-use crate::tcp::config::HeaderModel;
 use crate::tcp::Transmit;
 
 /// Sender side 0, receiver side 1.
@@ -89,10 +88,7 @@ impl World {
             (spec.dst, spec.src)
         };
         let seg = tx.segment;
-        let wire_bytes = match spec.tcp.header_model {
-            HeaderModel::Real => 20 + seg.header_len() + seg.len,
-            HeaderModel::Ns2(h) => h + 8 * seg.options.sack.len() as u32 + seg.len,
-        };
+        let wire_bytes = spec.tcp.header_model.segment_bytes(&seg);
         let flow = &mut self.flows[f];
         let ip_id = flow.ip_id[side];
         flow.ip_id[side] = ip_id.wrapping_add(1);
@@ -142,7 +138,7 @@ impl World {
     #[inline(always)]
     fn forward(&mut self, node: NodeIdx, idx: PktIdx, ingress: Option<DirIdx>) {
         // One flag on the usual path (no node function anywhere): passing the ingress and
-        // testing the node's list on every hop cost 1-3 % of the 20 MB cell's instructions.
+        // testing the node's list on every hop cost 0.9 % to 3.3 % of the 20 MB cell's instructions (callgrind, run_timed).
         if self.any_functions {
             self.forward_from(node, idx, ingress, 0);
         } else {

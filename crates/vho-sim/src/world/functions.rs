@@ -10,7 +10,7 @@ use crate::link::queue::Limit;
 use crate::link::{DropCause, LinkDir};
 use crate::net::flow_control::LinkFlowControl;
 use crate::net::function::{AnyFunction, Fabric, Hop, LinkView, PathTiming, Verdict};
-use crate::net::routes::{dir_is_a_to_b, dir_link, DirIdx, Routes};
+use crate::net::routes::{dir_link, DirIdx, Routes};
 use crate::net::tunnel::IpInIp;
 use crate::net::window_clamp::WindowClamp;
 use crate::packet::PktIdx;
@@ -272,28 +272,13 @@ fn best_timing(
     crossing: Crossing,
 ) -> Option<(PathTiming, u32)> {
     let link = dir_link(d);
-    let mobile = spec.mobiles.iter().find(|m| m.interfaces.contains(&link))?;
-    let mut up = vec![true; spec.links.len()];
-    for m in &spec.mobiles {
-        for &l in &m.interfaces {
-            up[l] = if std::ptr::eq(m, mobile) {
-                l == link
-            } else {
-                l == m.initial
-            };
-        }
+    if !spec.mobiles.iter().any(|m| m.interfaces.contains(&link)) {
+        return None;
     }
     let ends: Vec<(NodeIdx, NodeIdx)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
-    let routes = Routes::compute(spec.nodes.len(), &ends, &up);
+    let routes = super::build::routes_via(spec, &ends, link);
     let dir_to = |x: DirIdx| dirs[x as usize].to;
-    let spec_of = |x: DirIdx| {
-        let l = &spec.links[dir_link(x)];
-        if dir_is_a_to_b(x) {
-            &l.ab
-        } else {
-            &l.ba
-        }
-    };
+    let spec_of = |x: DirIdx| super::build::dir_spec(spec, x);
     let mut best: Option<(PathTiming, u32)> = None;
     for f in &spec.flows {
         let (Some(data), Some(acks)) = (

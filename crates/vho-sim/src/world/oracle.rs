@@ -5,19 +5,9 @@
 
 use super::World;
 use crate::net::routes::{dir_index, DirIdx};
-use crate::tcp::config::HeaderModel;
 use crate::tcp::oracle::PathTruth;
 use crate::tcp::SeqNum;
 use crate::time::{Dur, Time};
-
-/// Bytes on the wire of a segment without SACK blocks with a TCP header of `tcp_header` bytes
-/// and `payload` bytes, as `forward::emit` counts them (see [`HeaderModel`]).
-fn wire_bytes(model: HeaderModel, tcp_header: u32, payload: u32) -> u32 {
-    match model {
-        HeaderModel::Real => 20 + tcp_header + payload,
-        HeaderModel::Ns2(h) => h + payload,
-    }
-}
 
 /// TCP header bytes of a data segment or a plain ACK: 20, and the timestamps option padded to
 /// 12 when the connection uses it.
@@ -76,8 +66,9 @@ impl World {
         let back = self.routes.path(fs.dst, fs.src, to)?;
         let sender = &self.flows[f].sender;
         let header = tcp_header(sender.uses_timestamps());
-        let data = wire_bytes(fs.tcp.header_model, header, sender.mss());
-        let ack = wire_bytes(fs.tcp.header_model, header, 0);
+        // Without SACK blocks, as `forward::emit` counts them.
+        let data = fs.tcp.header_model.wire_bytes(header, 0, sender.mss());
+        let ack = fs.tcp.header_model.wire_bytes(header, 0, 0);
         let mut base_rtt = Dur::ZERO;
         let mut segment_time = Dur::ZERO;
         // A segment sent at t reaches hop i at t + base_rtt-so-far; hop i is free once it is

@@ -19,8 +19,6 @@ use std::collections::VecDeque;
 pub(super) struct FreedSamples {
     /// Segments sent and not yet acknowledged, in sequence order: (start, end, last sent).
     queue: VecDeque<(SeqNum, SeqNum, Time)>,
-    /// `sk->retransmits != 0`: a timeout's retransmissions are under way.
-    retransmitting: bool,
     /// The send times of the segments the last ACK freed and may time.
     samples: Vec<Time>,
 }
@@ -42,26 +40,17 @@ impl FreedSamples {
         }
     }
 
-    /// The retransmission timer fired.
-    pub(super) fn on_timeout(&mut self) {
-        self.retransmitting = true;
-    }
-
     /// An ACK of `ack` at `now`: the send times of the segments it frees, each a sample, in
-    /// order, for [`FreedSamples::take_samples`].
-    pub(super) fn on_ack(&mut self, ack: SeqNum, now: Time) {
+    /// order, for [`FreedSamples::take_samples`]; none when `retransmitting` (the sender's
+    /// `sk->retransmits != 0` as the ACK arrives: `flag |= 2` from the first segment freed).
+    pub(super) fn on_ack(&mut self, ack: SeqNum, now: Time, retransmitting: bool) {
         self.samples.clear();
-        let mut was_retransmitting = false;
         while let Some(&(_, end, sent)) = self.queue.front() {
             if end > ack {
                 break;
             }
             self.queue.pop_front();
-            was_retransmitting |= self.retransmitting;
-            if self.queue.is_empty() {
-                self.retransmitting = false;
-            }
-            if !was_retransmitting && sent <= now {
+            if !retransmitting && sent <= now {
                 self.samples.push(sent);
             }
         }
@@ -81,8 +70,8 @@ mod tests {
         Time::from_millis(x)
     }
 
-    fn acked(f: &mut FreedSamples, ack: u32, now: u64) -> Vec<Time> {
-        f.on_ack(SeqNum(ack), ms(now));
+    fn acked(f: &mut FreedSamples, ack: u32, now: u64, retransmitting: bool) -> Vec<Time> {
+        f.on_ack(SeqNum(ack), ms(now), retransmitting);
         f.take_samples().collect()
     }
 
@@ -93,25 +82,24 @@ mod tests {
         for (i, t) in [(0, 0), (1, 10), (2, 20)] {
             f.on_send(SeqNum(i * 100), SeqNum(i * 100 + 100), ms(t));
         }
-        assert_eq!(acked(&mut f, 200, 500), vec![ms(0), ms(10)]);
-        assert_eq!(acked(&mut f, 250, 510), vec![]); // frees nothing whole
-        assert_eq!(acked(&mut f, 300, 520), vec![ms(20)]);
+        assert_eq!(acked(&mut f, 200, 500, false), vec![ms(0), ms(10)]);
+        assert_eq!(acked(&mut f, 250, 510, false), vec![]); // frees nothing whole
+        assert_eq!(acked(&mut f, 300, 520, false), vec![ms(20)]);
     }
 
     #[test]
-    fn after_a_timeout_no_sample_until_the_queue_empties() {
-        // "We were retransmitting. don't count this in RTT est"; retransmits = 0 only when
-        // send_head becomes NULL.
+    fn while_retransmitting_an_ack_frees_segments_without_a_sample() {
+        // "We were retransmitting. don't count this in RTT est" (the sender clears the state
+        // once everything is acknowledged: tcp::tests::rules).
         let mut f = FreedSamples::default();
         for i in 0..3 {
             f.on_send(SeqNum(i * 100), SeqNum(i * 100 + 100), ms(0));
         }
-        f.on_timeout();
         f.on_send(SeqNum(0), SeqNum(100), ms(300)); // the timeout's resend
-        assert_eq!(acked(&mut f, 100, 400), vec![]);
-        assert_eq!(acked(&mut f, 300, 450), vec![]); // empties the queue: cleared after
+        assert_eq!(acked(&mut f, 100, 400, true), vec![]);
+        assert_eq!(acked(&mut f, 300, 450, true), vec![]);
         f.on_send(SeqNum(300), SeqNum(400), ms(460));
-        assert_eq!(acked(&mut f, 400, 500), vec![ms(460)]);
+        assert_eq!(acked(&mut f, 400, 500, false), vec![ms(460)]);
     }
 
     #[test]
@@ -120,6 +108,6 @@ mod tests {
         f.on_send(SeqNum(0), SeqNum(100), ms(0));
         f.on_send(SeqNum(100), SeqNum(200), ms(5));
         f.on_send(SeqNum(0), SeqNum(100), ms(50)); // resent by fast retransmit
-        assert_eq!(acked(&mut f, 200, 90), vec![ms(50), ms(5)]);
+        assert_eq!(acked(&mut f, 200, 90, false), vec![ms(50), ms(5)]);
     }
 }

@@ -116,9 +116,10 @@ pub struct TcpSender {
     cfg: TcpConfig,
     /// With `RttSampling::EveryFreedSegment`: the segments awaiting their ACK and sample.
     freed: Option<freed_samples::FreedSamples>,
-    /// With `timeout_holds_new_data`: a timeout happened and not all of what was outstanding
-    /// is acknowledged yet (Linux 2.0's `sk->retransmits != 0`).
-    holding_after_timeout: bool,
+    /// A timeout happened and not all that was outstanding is acknowledged yet (Linux 2.0's
+    /// `sk->retransmits != 0`): with `timeout_holds_new_data` no new data goes out, and with
+    /// `RttSampling::EveryFreedSegment` no RTT sample is taken.
+    retransmits: bool,
     ports: (u16, u16),
     state: State,
     iss: SeqNum,
@@ -225,7 +226,7 @@ impl TcpSender {
         TcpSender {
             freed: (cfg.rtt_sampling == RttSampling::EveryFreedSegment)
                 .then(freed_samples::FreedSamples::default),
-            holding_after_timeout: false,
+            retransmits: false,
             cfg: *cfg,
             ports: (src_port, dst_port),
             state: if cfg.handshake {
@@ -504,7 +505,7 @@ impl TcpSender {
         self.take_rtt_sample(now, seg);
         self.snd_una = seg.ack;
         if self.snd_una >= self.snd_max {
-            self.holding_after_timeout = false;
+            self.retransmits = false;
         }
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
@@ -614,7 +615,7 @@ impl TcpSender {
         if let Some(freed) = &mut self.freed {
             // Taken once cwnd has grown for this ACK (`apply_freed_samples`): tcp_ack grows
             // cong_window before it walks the retransmission queue, and the estimator reads it.
-            freed.on_ack(seg.ack, now);
+            freed.on_ack(seg.ack, now, self.retransmits);
             return;
         }
         if let Some((seq, t)) = self.timed {

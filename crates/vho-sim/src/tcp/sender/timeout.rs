@@ -128,10 +128,7 @@ impl TcpSender {
         self.dupacks = 0;
         self.snd_nxt = self.snd_una;
         self.timed = None; // Karn
-        if let Some(freed) = &mut self.freed {
-            freed.on_timeout();
-        }
-        self.holding_after_timeout = self.cfg.timeout_holds_new_data;
+        self.retransmits = true;
         self.pending_rtx = Some((self.snd_una, TxKind::RetransmitTimeout));
         self.timers.set(Timer::Retransmit, now + self.rtt.rto());
     }

@@ -68,7 +68,11 @@ impl TcpSender {
         }
         let peer_win = self.rwnd.min(self.cfg.send_window_cap);
         let win = cwnd.min(peer_win);
-        if self.holding_after_timeout && seq >= self.snd_max && self.frto_credit == 0 {
+        if self.cfg.timeout_holds_new_data
+            && self.retransmits
+            && seq >= self.snd_max
+            && self.frto_credit == 0
+        {
             // Linux 2.0: no new data while retransmitting after a timeout.
             return None;
         }

@@ -499,3 +499,47 @@ fn sack_recovery_sends_new_data_when_nothing_is_sacked() {
     );
     assert!(out.iter().any(|x| x.kind == TxKind::New), "{out:?}");
 }
+
+#[test]
+fn linux_2_0_after_a_timeout_sends_no_new_data_and_times_nothing_until_all_is_acked() {
+    // Linux 2.0 tcp_ack: `if (sk->retransmits) flag |= 2` (no RTT sample) and the write queue
+    // moves only while `sk->retransmits == 0`, which is cleared when the retransmission queue
+    // empties.
+    let mut c = cfg("linux-2.0");
+    c.handshake = false;
+    c.fin = false;
+    c.initial_window_segments = 4;
+    let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 100_000);
+    let mut sent = drain_sender(&mut s, Time::ZERO);
+    assert_eq!(sent.len(), 4);
+    s.handle_segment(Time::from_millis(100), &ack(1461, &[]));
+    sent.extend(drain_sender(&mut s, Time::from_millis(100)));
+    let max = sent
+        .iter()
+        .map(|t| t.segment.seq + t.segment.len)
+        .max()
+        .expect("sent");
+    let samples = s.stats().rtt_samples;
+    assert_eq!(samples, 1);
+    let t = s.poll_timeout().expect("timer");
+    s.handle_timeout(t);
+    drain_sender(&mut s, t);
+    // ACKs below everything sent: segments freed, no sample, nothing new sent.
+    let t2 = t + Dur::from_millis(50);
+    s.handle_segment(t2, &ack(4381, &[]));
+    let out = drain_sender(&mut s, t2);
+    assert!(
+        out.iter().all(|x| x.segment.seq < max),
+        "new data while retransmitting"
+    );
+    assert_eq!(s.stats().rtt_samples, samples);
+    // Everything outstanding acknowledged: new data flows, and the next ACK is timed.
+    let t3 = t2 + Dur::from_millis(50);
+    s.handle_segment(t3, &ack(max.0, &[]));
+    let out = drain_sender(&mut s, t3);
+    assert!(out.iter().any(|x| x.segment.seq >= max));
+    assert_eq!(s.stats().rtt_samples, samples);
+    let t4 = t3 + Dur::from_millis(50);
+    s.handle_segment(t4, &ack(max.0 + 1460, &[]));
+    assert_eq!(s.stats().rtt_samples, samples + 1);
+}

@@ -138,7 +138,8 @@ impl World {
     #[inline(always)]
     fn forward(&mut self, node: NodeIdx, idx: PktIdx, ingress: Option<DirIdx>) {
         // One flag on the usual path (no node function anywhere): passing the ingress and
-        // testing the node's list on every hop cost 0.9 % to 3.3 % of the 20 MB cell's instructions (callgrind, run_timed).
+        // testing the node's list on every hop cost 0.9 % to 3.3 % of the 20 MB cell's
+        // instructions (callgrind, run_timed).
         if self.any_functions {
             self.forward_from(node, idx, ingress, 0);
         } else {

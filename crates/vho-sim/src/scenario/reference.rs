@@ -1,5 +1,5 @@
-//! The scenario reference: every key of the scenario format, its type and unit, its default
-//! and its meaning (`vho schema`, docs/scenario-reference.md). It cannot drift from the loader:
+//! The scenario reference: every key of the scenario format and of a preset file, its type and
+//! unit, its default and its meaning (`vho schema`, docs/scenario-reference.md). It cannot drift from the loader:
 //! tests check that each table lists exactly the keys the loader accepts (serde's own list of
 //! fields, the TCP settings' list), that every enumerated value loads, and the TCP defaults are
 //! read from the profiles themselves.
@@ -42,6 +42,10 @@ const SIZE: &str = "size: \"200 KB\" (B, KB, KiB, MB, MiB, GB, GiB)";
 const QUEUE: &str = "queue limit: \"bdp\", \"20 packets\" or a size";
 const QUEUE_MODEL: &str = "one of droptail, ns2-droptail, ns2-droptail-delayer, red";
 const LOSS_AT: &str = "one of air, entry";
+
+const PRESET_MEANING: &str = "values the other keys override; a preset's per-direction \
+     values (rate_down, ...) go to the direction towards the mobile host (down) and from it \
+     (up), so such a preset needs a link with a mobile host at exactly one end";
 
 /// The keys of a link or link direction, as `[wired]`, `[access.NAME]`, `[[link]]` and their
 /// per-direction tables share them.
@@ -191,7 +195,7 @@ pub fn keys() -> Vec<KeyDoc> {
             "preset",
             "a preset name (`vho presets`)",
             if t == "wired" { "lan-100m" } else { "none" },
-            "values the other keys override",
+            PRESET_MEANING,
         ));
         v.extend(link_keys!(t));
         v.push(k(
@@ -262,13 +266,7 @@ pub fn keys() -> Vec<KeyDoc> {
             "required",
             "its ends",
         ),
-        k(
-            "link",
-            "preset",
-            "a preset name",
-            "none",
-            "values the other keys override",
-        ),
+        k("link", "preset", "a preset name", "none", PRESET_MEANING),
     ]);
     v.extend(link_keys!("link"));
     v.extend([
@@ -440,6 +438,95 @@ pub fn keys() -> Vec<KeyDoc> {
         ),
     ]);
     v.extend(tcp_keys());
+    v.extend(preset_keys());
+    v
+}
+
+/// The table of a preset file's keys.
+pub const PRESET_TABLE: &str = "scenarios/presets/NAME.toml";
+
+/// The keys of a preset file (`vho presets NAME` prints one).
+fn preset_keys() -> Vec<KeyDoc> {
+    let t = PRESET_TABLE;
+    let mut v = vec![
+        k(t, "name", "string", "required", "what `preset` names"),
+        k(
+            t,
+            "description",
+            "string",
+            "required",
+            "one line for `vho presets`",
+        ),
+        k(
+            t,
+            "rate",
+            RATE,
+            "required",
+            "serialisation rate, both directions",
+        ),
+        k(
+            t,
+            "delay",
+            TIME,
+            "required",
+            "one-way propagation delay, both directions",
+        ),
+        k(
+            t,
+            "queue",
+            QUEUE,
+            "required",
+            "the queue limit, both directions",
+        ),
+        k(
+            t,
+            "queue_model",
+            QUEUE_MODEL,
+            "droptail",
+            "what the limit counts",
+        ),
+        k(
+            t,
+            "loss",
+            "probability 0-1",
+            "0",
+            "each packet lost independently",
+        ),
+        k(
+            t,
+            "jitter_mean",
+            TIME,
+            "0 s (none)",
+            "the extra delay's mean, both directions",
+        ),
+        k(
+            t,
+            "jitter_sd",
+            TIME,
+            "jitter_mean",
+            "the extra delay's standard deviation",
+        ),
+    ];
+    // Each per-direction key defaults to the symmetric key of its name.
+    const DOWN: &str = "towards the mobile host, replacing the key without _down in that \
+         direction; a link using the preset must have a mobile host at exactly one end, and the \
+         link's own keys and direction tables still override it";
+    const UP: &str = "from the mobile host, as _down the other way";
+    const LOSS: &str = "probability 0-1";
+    v.extend([
+        k(t, "rate_down", RATE, "rate", DOWN),
+        k(t, "rate_up", RATE, "rate", UP),
+        k(t, "delay_down", TIME, "delay", DOWN),
+        k(t, "delay_up", TIME, "delay", UP),
+        k(t, "queue_down", QUEUE, "queue", DOWN),
+        k(t, "queue_up", QUEUE, "queue", UP),
+        k(t, "loss_down", LOSS, "loss", DOWN),
+        k(t, "loss_up", LOSS, "loss", UP),
+        k(t, "jitter_mean_down", TIME, "jitter_mean", DOWN),
+        k(t, "jitter_mean_up", TIME, "jitter_mean", UP),
+        k(t, "jitter_sd_down", TIME, "jitter_sd", DOWN),
+        k(t, "jitter_sd_up", TIME, "jitter_sd", UP),
+    ]);
     v
 }
 
@@ -768,7 +855,8 @@ pub fn markdown() -> String {
          unit. The common form is `[wired]` (correspondent host `ch` to home agent `ha`), one \
          `[access.NAME]` per access link (`ha` to the mobile host `mh`) and `[mobile]`; the \
          general form lists `[[node]]` and `[[link]]` instead. `vho run --dry-run` prints a \
-         scenario with every default filled in.\n",
+         scenario with every default filled in. The last table is that of a preset file \
+         (`vho presets NAME` prints one).\n",
     );
     let tcp = tcp_defaults();
     let mut table = "";

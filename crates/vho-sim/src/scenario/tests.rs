@@ -319,6 +319,10 @@ fn the_reference_lists_exactly_the_keys_the_loader_takes() {
     assert_eq!(documented("handover"), sorted(accepted::<HandoverT>()));
     assert_eq!(documented("flow"), sorted(accepted::<FlowT>()));
     assert_eq!(documented("record"), sorted(accepted::<RecordT>()));
+    assert_eq!(
+        documented(super::reference::PRESET_TABLE),
+        sorted(accepted::<super::presets::Preset>())
+    );
     // flow.tcp: the settings the loader names when it refuses an unknown one.
     let e = message(GOOD, &["flow.0.tcp.zz_not_a_key=1"]);
     let list = e.split("a known TCP setting: ").nth(1).expect("the list");
@@ -489,4 +493,245 @@ fn a_links_jitter_loads_renders_and_refuses_a_spread_without_a_mean() {
     assert!(e.to_string().contains("jitter_sd"), "{e}");
     let e = load_str(GOOD, &["access.gprs.jitter_mean=\"-5 ms\""]).unwrap_err();
     assert!(e.to_string().contains("access.gprs.jitter_mean"), "{e}");
+}
+
+// ---- Asymmetric presets: `_down` towards the mobile host, `_up` from it ----
+
+/// A preset that sets every key both ways and differently per direction.
+const ASYM: &str = r#"name = "asym"
+description = "every key, and every key per direction"
+rate = "1 Mb/s"
+delay = "10 ms"
+queue = "10 pkt"
+loss = 0.01
+jitter_mean = "1 ms"
+jitter_sd = "1 ms"
+rate_down = "4 Mb/s"
+rate_up = "2 Mb/s"
+delay_down = "40 ms"
+delay_up = "20 ms"
+queue_down = "40 pkt"
+queue_up = "20 pkt"
+loss_down = 0.04
+loss_up = 0.02
+jitter_mean_down = "4 ms"
+jitter_mean_up = "2 ms"
+jitter_sd_down = "3 ms"
+jitter_sd_up = "1.5 ms"
+"#;
+
+/// The general form: `ch` — `core` — `ha` — `gprs` — `mh`, `gprs` written BETWEEN.
+const GENERAL: &str = r#"[[node]]
+name = "ch"
+kind = "host"
+
+[[node]]
+name = "ha"
+kind = "router"
+
+[[node]]
+name = "mh"
+kind = "mobile"
+
+[[link]]
+name = "core"
+between = ["ch", "ha"]
+preset = "lan-100m"
+
+[[link]]
+name = "gprs"
+between = BETWEEN
+preset = "asym"
+
+[mobile]
+node = "mh"
+interfaces = ["gprs"]
+
+[[flow]]
+from = "ch"
+to = "mh"
+size = "1 KB"
+"#;
+
+fn load_asym(text: &str, sets: &[&str]) -> Result<Spec, ScenarioError> {
+    let mut presets = PresetSet::builtin().expect("presets");
+    presets.add("asym.toml", ASYM).expect("asym parses");
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    load("s.toml", text, &sets, &presets)
+}
+
+/// A link's (towards the mobile host, from it) directions.
+fn down_up<'a>(s: &'a Spec, link: &str) -> (&'a crate::spec::DirSpec, &'a crate::spec::DirSpec) {
+    use crate::spec::NodeKind;
+    let l = s.links.iter().find(|l| l.name == link).expect("the link");
+    if s.nodes[l.b].kind == NodeKind::Mobile {
+        (&l.ab, &l.ba)
+    } else {
+        assert_eq!(s.nodes[l.a].kind, NodeKind::Mobile);
+        (&l.ba, &l.ab)
+    }
+}
+
+type DirValues = (
+    u64,
+    Dur,
+    QueueLimit,
+    crate::spec::LossSpec,
+    Option<(Dur, Dur)>,
+);
+
+fn values(d: &crate::spec::DirSpec) -> DirValues {
+    (
+        d.rate_bps,
+        d.delay,
+        d.queue,
+        d.loss.clone(),
+        d.jitter.map(|j| (j.mean, j.sd)),
+    )
+}
+
+/// ASYM's down and up values, read from the preset above by hand.
+fn asym_down_up() -> (DirValues, DirValues) {
+    use crate::spec::LossSpec::Bernoulli;
+    let ms = Dur::from_millis;
+    (
+        (
+            4_000_000,
+            ms(40),
+            QueueLimit::Packets(40),
+            Bernoulli { p: 0.04 },
+            Some((ms(4), ms(3))),
+        ),
+        (
+            2_000_000,
+            ms(20),
+            QueueLimit::Packets(20),
+            Bernoulli { p: 0.02 },
+            Some((ms(2), Dur::from_micros(1500))),
+        ),
+    )
+}
+
+#[test]
+fn an_asymmetric_preset_gives_its_down_values_towards_the_mobile_host_at_either_end() {
+    let (down, up) = asym_down_up();
+    // Mobile host at end b: a -> b is down.
+    let s = load_asym(&GENERAL.replace("BETWEEN", "[\"ha\", \"mh\"]"), &[]).expect("loads");
+    let l = s.links.iter().find(|l| l.name == "gprs").expect("gprs");
+    assert_eq!((values(&l.ab), values(&l.ba)), (down.clone(), up.clone()));
+    // Mobile host at end a: a -> b is up.
+    let s = load_asym(&GENERAL.replace("BETWEEN", "[\"mh\", \"ha\"]"), &[]).expect("loads");
+    let l = s.links.iter().find(|l| l.name == "gprs").expect("gprs");
+    assert_eq!((values(&l.ab), values(&l.ba)), (up.clone(), down.clone()));
+    // The common form's access link runs ha -> mh.
+    let s = load_asym(GOOD, &["access.gprs={preset=\"asym\"}"]).expect("loads");
+    let (d, u) = down_up(&s, "gprs");
+    assert_eq!((values(d), values(u)), (down, up));
+    // The symmetric link beside it is untouched.
+    let core = load_asym(&GENERAL.replace("BETWEEN", "[\"ha\", \"mh\"]"), &[]).expect("loads");
+    let core = core.links.iter().find(|l| l.name == "core").expect("core");
+    assert_eq!(values(&core.ab), values(&core.ba));
+}
+
+#[test]
+fn a_links_own_keys_then_its_direction_tables_override_an_asymmetric_preset() {
+    // Layers: preset, preset per direction, the link's keys, the link's direction tables.
+    let (down, up) = asym_down_up();
+    let ms = Dur::from_millis;
+    // The link's own rate replaces the preset's rate_down and rate_up alike.
+    let s = load_asym(GOOD, &["access.gprs={preset=\"asym\", rate=\"1 Mb/s\"}"]).expect("loads");
+    let (d, u) = down_up(&s, "gprs");
+    assert_eq!((d.rate_bps, u.rate_bps), (1_000_000, 1_000_000));
+    assert_eq!((d.delay, u.delay), (down.1, up.1));
+    // A direction table replaces its own direction only, over the link's keys too.
+    let s = load_asym(
+        GOOD,
+        &["access.gprs={preset=\"asym\", delay=\"7 ms\", up={delay=\"5 ms\", loss=0}}"],
+    )
+    .expect("loads");
+    let (d, u) = down_up(&s, "gprs");
+    assert_eq!((d.delay, u.delay), (ms(7), ms(5)));
+    assert_eq!(
+        (d.loss.clone(), u.loss.clone()),
+        (down.3, crate::spec::LossSpec::None)
+    );
+    assert_eq!((d.queue, u.queue), (down.2, up.2));
+    // The general form's forward/reverse, with the mobile host at end a (forward is up).
+    let text = GENERAL.replace("BETWEEN", "[\"mh\", \"ha\"]").replace(
+        "preset = \"asym\"\n",
+        "preset = \"asym\"\nforward = { queue = \"3 pkt\" }\nreverse = { jitter_mean = \"9 ms\" }\n",
+    );
+    let s = load_asym(&text, &[]).expect("loads");
+    let (d, u) = down_up(&s, "gprs");
+    assert_eq!(u.queue, QueueLimit::Packets(3));
+    assert_eq!(d.queue, down.2);
+    assert_eq!(d.jitter.map(|j| (j.mean, j.sd)), Some((ms(9), ms(3))));
+    assert_eq!(u.jitter.map(|j| (j.mean, j.sd)), up.4);
+}
+
+#[test]
+fn an_asymmetric_preset_is_refused_on_a_link_without_a_mobile_host_at_exactly_one_end() {
+    let expected = |at: &str, field: &str, preset: &str, keys: &str, got: &str| {
+        format!(
+            "{at}: {field}: expected a link with a mobile host at exactly one end (preset \
+             \"{preset}\" sets {keys}: _down applies towards the mobile host, _up from it), got \
+             {got}"
+        )
+    };
+    let asym_keys = "rate_down, rate_up, delay_down, delay_up, queue_down, queue_up, loss_down, \
+                     loss_up, jitter_mean_down, jitter_mean_up, jitter_sd_down, jitter_sd_up";
+    // The common form's wired link joins ch and ha.
+    let text = GOOD.replace(
+        "[access.wlan]",
+        "[wired]\npreset = \"asym\"\n\n[access.wlan]",
+    );
+    assert_eq!(
+        load_asym(&text, &[]).expect_err("refused").to_string(),
+        expected(
+            "s.toml:6",
+            "wired.preset",
+            "asym",
+            asym_keys,
+            "no mobile host at either end (\"ch\", \"ha\")"
+        )
+    );
+    // The general form: two routers, then two mobile hosts.
+    let between_routers = GENERAL
+        .replace("BETWEEN", "[\"ha\", \"mh\"]")
+        .replace("preset = \"lan-100m\"", "preset = \"asym\"");
+    let e = load_asym(&between_routers, &[]).expect_err("refused");
+    assert_eq!(
+        e.to_string(),
+        expected(
+            "s.toml:16",
+            "link.core.preset",
+            "asym",
+            asym_keys,
+            "no mobile host at either end (\"ch\", \"ha\")"
+        )
+    );
+    let two_mobiles = GENERAL.replace("BETWEEN", "[\"ha\", \"mh\"]").replace(
+        "name = \"ha\"\nkind = \"router\"",
+        "name = \"ha\"\nkind = \"mobile\"",
+    );
+    let e = load_asym(&two_mobiles, &[]).expect_err("refused");
+    assert_eq!(
+        e.to_string(),
+        expected(
+            "s.toml:21",
+            "link.gprs.preset",
+            "asym",
+            asym_keys,
+            "mobile hosts at both ends (\"ha\", \"mh\")"
+        )
+    );
+}
+
+#[test]
+fn every_builtin_preset_loads_on_an_access_link() {
+    let presets = PresetSet::builtin().expect("presets");
+    for name in presets.names() {
+        load_str(GOOD, &[&format!("access.gprs={{preset=\"{name}\"}}")])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
 }

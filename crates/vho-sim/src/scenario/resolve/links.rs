@@ -1,16 +1,55 @@
 //! A link direction's keys: rate, delay, queue and its model (RED's overrides), loss, as
 //! presets and the file give them, checked with their lines.
+//!
+//! Layers, each replacing the one before key by key: the preset's symmetric keys, the preset's
+//! per-direction keys (`rate_down`, ...: `down` towards the mobile host), the link's own keys,
+//! the link's direction tables (`down`/`up`, `forward`/`reverse`).
 
+use super::super::presets::{Preset, Way};
 use super::*;
 
+/// Where a link's mobile host is: what a preset's `_down` keys (towards it) apply to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum MobileEnd {
+    /// At the link's first end: its a → b direction is up.
+    A,
+    /// At the second end: a → b is down.
+    B,
+    Neither,
+    Both,
+}
+
+impl MobileEnd {
+    pub(super) fn of(nodes: &[NodeSpec], a: NodeIdx, b: NodeIdx) -> MobileEnd {
+        let mobile = |n: NodeIdx| nodes[n].kind == NodeKind::Mobile;
+        match (mobile(a), mobile(b)) {
+            (true, false) => MobileEnd::A,
+            (false, true) => MobileEnd::B,
+            (false, false) => MobileEnd::Neither,
+            (true, true) => MobileEnd::Both,
+        }
+    }
+
+    /// The way of the a → b and b → a directions, when there is one.
+    fn ways(self) -> [Option<Way>; 2] {
+        match self {
+            MobileEnd::A => [Some(Way::Up), Some(Way::Down)],
+            MobileEnd::B => [Some(Way::Down), Some(Way::Up)],
+            MobileEnd::Neither | MobileEnd::Both => [None, None],
+        }
+    }
+}
+
 impl Ctx<'_> {
-    /// Both directions of a link: preset, then the link's own fields, then per direction.
+    /// Both directions of a link (a → b, b → a): preset, then the link's own fields, then per
+    /// direction. `ends` names the link's two nodes for a message.
     pub(super) fn link_dirs(
         &self,
         l: &LinkT,
         field: &str,
         default_preset: Option<&str>,
         dirs: (Option<&DirT>, Option<&DirT>),
+        (mobile, ends): (MobileEnd, [&str; 2]),
     ) -> R<(DirSpec, DirSpec)> {
         let mtu = match &l.mtu {
             Some(m) if *m.get_ref() < 68 || *m.get_ref() > 65_535 => {
@@ -24,7 +63,7 @@ impl Ctx<'_> {
             Some(m) => *m.get_ref() as u32,
             None => DEFAULT_MTU,
         };
-        let mut base = PartialDir::default();
+        let mut base = [PartialDir::default(), PartialDir::default()];
         let preset = l
             .preset
             .as_ref()
@@ -39,19 +78,25 @@ impl Ctx<'_> {
                     Some(format!("{name:?}")),
                 )
             })?;
-            let at = |e: String| self.err(span.clone(), &format!("{field}.preset"), e, None);
-            base.rate = Some(units::rate_bps(&p.rate).map_err(at)?);
-            base.delay = Some(units::duration(&p.delay).map_err(at)?);
-            base.queue = Some(parse_queue(&p.queue, mtu).map_err(at)?);
-            if let Some(m) = &p.queue_model {
-                base.queue_model = Some(parse_queue_model(m).map_err(at)?);
+            let keys = p.direction_keys();
+            if !keys.is_empty() && matches!(mobile, MobileEnd::Neither | MobileEnd::Both) {
+                let [a, b] = ends;
+                return Err(self.err(
+                    span,
+                    &format!("{field}.preset"),
+                    format!(
+                        "a link with a mobile host at exactly one end (preset {name:?} sets {}: \
+                         _down applies towards the mobile host, _up from it)",
+                        keys.join(", "),
+                    ),
+                    Some(match mobile {
+                        MobileEnd::Both => format!("mobile hosts at both ends ({a:?}, {b:?})"),
+                        _ => format!("no mobile host at either end ({a:?}, {b:?})"),
+                    }),
+                ));
             }
-            base.loss = Some(p.loss);
-            if let Some(j) = &p.jitter_mean {
-                base.jitter_mean = Some(units::duration(j).map_err(at)?);
-            }
-            if let Some(j) = &p.jitter_sd {
-                base.jitter_sd = Some(units::duration(j).map_err(at)?);
+            for (k, way) in mobile.ways().into_iter().enumerate() {
+                base[k] = self.preset_dir(p, way, (field, span.clone()), mtu)?;
             }
         }
         let own = DirT {
@@ -66,18 +111,47 @@ impl Ctx<'_> {
             jitter_mean: l.jitter_mean.clone(),
             jitter_sd: l.jitter_sd.clone(),
         };
-        self.apply(&mut base, &own, field, mtu)?;
-        let mut out = [base.clone(), base];
         for (k, d) in [dirs.0, dirs.1].into_iter().enumerate() {
+            self.apply(&mut base[k], &own, field, mtu)?;
             if let Some(d) = d {
-                self.apply(&mut out[k], d, field, mtu)?;
+                self.apply(&mut base[k], d, field, mtu)?;
             }
         }
-        let [a, b] = out;
+        let [a, b] = base;
         Ok((
             self.finish_dir(a, field, mtu)?,
             self.finish_dir(b, field, mtu)?,
         ))
+    }
+
+    /// A preset's values for one direction (`way`: none where the link has no mobile host at
+    /// exactly one end), checked; an error names the link's `preset` key.
+    fn preset_dir(
+        &self,
+        p: &Preset,
+        way: Option<Way>,
+        (field, span): (&str, Range<usize>),
+        mtu: u32,
+    ) -> R<PartialDir> {
+        let at = |e: String| self.err(span.clone(), &format!("{field}.preset"), e, None);
+        let d = p.dir(way);
+        let mut out = PartialDir {
+            rate: Some(units::rate_bps(d.rate).map_err(at)?),
+            delay: Some(units::duration(d.delay).map_err(at)?),
+            queue: Some(parse_queue(d.queue, mtu).map_err(at)?),
+            loss: Some(d.loss),
+            ..PartialDir::default()
+        };
+        if let Some(m) = &p.queue_model {
+            out.queue_model = Some(parse_queue_model(m).map_err(at)?);
+        }
+        if let Some(j) = d.jitter_mean {
+            out.jitter_mean = Some(units::duration(j).map_err(at)?);
+        }
+        if let Some(j) = d.jitter_sd {
+            out.jitter_sd = Some(units::duration(j).map_err(at)?);
+        }
+        Ok(out)
     }
 
     pub(super) fn apply(&self, p: &mut PartialDir, d: &DirT, field: &str, mtu: u32) -> R<()> {

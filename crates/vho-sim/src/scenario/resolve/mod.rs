@@ -25,6 +25,8 @@ mod handovers;
 mod links;
 mod tcp;
 
+use links::MobileEnd;
+
 /// Default of `run.stop`: long enough for a 20 MB transfer over 64 kb/s GPRS is not the
 /// point; runs end when every flow completes. vho default.
 const DEFAULT_STOP_S: u64 = 3600;
@@ -148,7 +150,13 @@ impl Ctx<'_> {
             });
         }
         let wired = file.wired.clone().unwrap_or_default();
-        let (ab, ba) = self.link_dirs(&wired, "wired", Some(DEFAULT_WIRED_PRESET), (None, None))?;
+        let (ab, ba) = self.link_dirs(
+            &wired,
+            "wired",
+            Some(DEFAULT_WIRED_PRESET),
+            (None, None),
+            (MobileEnd::of(&b.nodes, 0, 1), ["ch", "ha"]),
+        )?;
         b.links.push(LinkSpec {
             name: "wired".into(),
             preset: preset_name(&wired, DEFAULT_WIRED_PRESET),
@@ -169,8 +177,13 @@ impl Ctx<'_> {
                 ));
             }
             let lt = l.get_ref();
-            let (down, up) =
-                self.link_dirs(lt, &field, None, (lt.down.as_ref(), lt.up.as_ref()))?;
+            let (down, up) = self.link_dirs(
+                lt,
+                &field,
+                None,
+                (lt.down.as_ref(), lt.up.as_ref()),
+                (MobileEnd::of(&b.nodes, 1, 2), ["ha", "mh"]),
+            )?;
             interfaces.push(b.links.len());
             b.links.push(LinkSpec {
                 name: name.clone(),
@@ -309,6 +322,7 @@ impl Ctx<'_> {
                 &field,
                 None,
                 (l.forward.as_ref(), l.reverse.as_ref()),
+                (MobileEnd::of(&b.nodes, a, z), [&ends[0], &ends[1]]),
             )?;
             b.links.push(LinkSpec {
                 name: l.name.get_ref().clone(),

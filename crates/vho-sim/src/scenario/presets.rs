@@ -171,6 +171,10 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../../scenarios/presets/ethernet-10m.toml"),
     ),
     (
+        "gprs-cottingham.toml",
+        include_str!("../../../../scenarios/presets/gprs-cottingham.toml"),
+    ),
+    (
         "gsm-ppp.toml",
         include_str!("../../../../scenarios/presets/gsm-ppp.toml"),
     ),
@@ -300,6 +304,18 @@ mod tests {
                 loss: 0.5,
                 ..both
             }
+        );
+        let sym = PresetSet::builtin().expect("presets parse");
+        assert!(sym
+            .get("dk-gprs")
+            .expect("dk-gprs")
+            .direction_keys()
+            .is_empty());
+        assert_eq!(
+            sym.get("gprs-cottingham")
+                .expect("gprs-cottingham")
+                .direction_keys(),
+            ["rate_up"]
         );
     }
 }

@@ -184,7 +184,7 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
         ("negative delay", "[access.w]\nrate = \"5 Mb/s\"\ndelay = \"-2 ms\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
             "s.toml:3: access.w.delay: expected a time that is not negative, got \"-2 ms\""),
         ("unknown preset", "[access.w]\npreset = \"dk-lte\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
-            "s.toml:2: access.w.preset: expected one of cdma-1xrtt, dk-gprs, dk-gprs-64k, dk-umts-384k, dk-wlan, ethernet-10m, gsm-ppp, lan-100m, wavelan, wlan-80211b, got \"dk-lte\""),
+            "s.toml:2: access.w.preset: expected one of cdma-1xrtt, dk-gprs, dk-gprs-64k, dk-umts-384k, dk-wlan, ethernet-10m, gprs-cottingham, gsm-ppp, lan-100m, wavelan, wlan-80211b, got \"dk-lte\""),
         ("handover to an undefined link", &GOOD.replace("to = \"gprs\"", "to = \"lte\""), &[],
             "s.toml:18: handover.to: expected a link: one of wired, gprs, wlan, got \"lte\""),
         ("malformed toml", "[run\nname = 1\n", &[], "s.toml:1: invalid table header; expected `.`, `]`"),
@@ -261,6 +261,7 @@ fn the_resolved_scenario_loads_back_to_the_same_run() {
             "access.gprs.down.drop_packets=[1, 5]",
             "handover.0.kind=\"hard\"",
         ],
+        &["access.gprs={preset=\"gprs-cottingham\", up={loss=0.01}}"],
         &[
             "access.gprs.queue_model=\"red\"",
             "access.gprs.down.red={ min_thresh = 3, q_weight = 0.01, gentle = false }",
@@ -683,15 +684,25 @@ fn an_asymmetric_preset_is_refused_on_a_link_without_a_mobile_host_at_exactly_on
     // The common form's wired link joins ch and ha.
     let text = GOOD.replace(
         "[access.wlan]",
-        "[wired]\npreset = \"asym\"\n\n[access.wlan]",
+        "[wired]\npreset = \"gprs-cottingham\"\n\n[access.wlan]",
     );
     assert_eq!(
-        load_asym(&text, &[]).expect_err("refused").to_string(),
+        message(&text, &[]),
         expected(
             "s.toml:6",
             "wired.preset",
-            "asym",
-            asym_keys,
+            "gprs-cottingham",
+            "rate_up",
+            "no mobile host at either end (\"ch\", \"ha\")"
+        )
+    );
+    assert_eq!(
+        message(GOOD, &["wired.preset=\"gprs-cottingham\""]),
+        expected(
+            "--set wired.preset=\"gprs-cottingham\"",
+            "wired.preset",
+            "gprs-cottingham",
+            "rate_up",
             "no mobile host at either end (\"ch\", \"ha\")"
         )
     );
@@ -733,5 +744,36 @@ fn every_builtin_preset_loads_on_an_access_link() {
     for name in presets.names() {
         load_str(GOOD, &[&format!("access.gprs={{preset=\"{name}\"}}")])
             .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+#[test]
+fn the_gprs_cottingham_preset_gives_an_idle_ping_rtt_of_0_7_s() {
+    // docs/design/issue-20-sources.md §5.1: 4+1 x CS-2 (000 l.59), 53.6 kb/s down and 13.4 kb/s
+    // up, a fixed delay fitted to an idle 84-byte ping RTT of about 0.7 s. By hand: 672 bits take
+    // 12,537,314 ns at 53.6 kb/s and 50,149,254 ns at 13.4 kb/s (rounded up), plus 2 x 319 ms:
+    // 700,686,568 ns.
+    let s = load_str(GOOD, &["access.gprs={preset=\"gprs-cottingham\"}"]).expect("loads");
+    let (down, up) = down_up(&s, "gprs");
+    assert_eq!((down.rate_bps, up.rate_bps), (53_600, 13_400));
+    assert_eq!(
+        (down.queue, up.queue),
+        (QueueLimit::Packets(30), QueueLimit::Packets(30))
+    );
+    let ping = Dur::serialization(84, down.rate_bps)
+        + down.delay
+        + Dur::serialization(84, up.rate_bps)
+        + up.delay;
+    assert_eq!(ping, Dur(700_686_568));
+    let target = 0.7;
+    assert!(
+        (ping.as_secs_f64() - target).abs() <= 0.05 * target,
+        "{ping:?}"
+    );
+    // With the jitter's mean each way the mean RTT is about 1 s (000 l.22, "of the order of 1000
+    // ms").
+    let ms = Dur::from_millis;
+    for d in [down, up] {
+        assert_eq!(d.jitter.map(|j| (j.mean, j.sd)), Some((ms(150), ms(150))));
     }
 }

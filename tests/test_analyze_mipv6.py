@@ -1,4 +1,5 @@
-"""`vho analyze` on a Mobile IPv6 capture at the mobile node (issue 20).
+"""`vho analyze` on a Mobile IPv6 capture at the mobile node (issue 20), and the span of t_a's
+mean (`--ta-mean`).
 
 The capture is `tests/data/mipv6_handover.pcap`, written by `tests/mipv6_capture.py` (its
 docstring tells the story): one download that is route-optimised to CoA1, then tunnelled by
@@ -8,6 +9,7 @@ tshark is the referee for which packets form the connection and for their flags.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,6 +18,8 @@ import mipv6_capture as mip
 import pytest
 
 import vho
+from vho.cli import main
+from vho.errors import VhoError
 
 CAPTURE = Path(__file__).resolve().parent / "data" / "mipv6_handover.pcap"
 TSHARK = shutil.which("tshark")
@@ -114,3 +118,85 @@ def test_the_handover_is_the_first_tunnelled_data_packet() -> None:
     assert f"{mip.CN} -> {mip.COA1} became {mip.HA} -> {mip.COA2}" in h["evidence"]
     (f,) = a.metrics["flows"]
     assert f["first_after_handover_s"] == 0.95
+
+
+def _points(arrivals: list[tuple[int, int]]) -> list[tuple[int, float]]:
+    """Cottingham & Vidales §5's points, re-derived: an interval opens at a packet and closes
+    at the first packet more than 0.1 s later, which belongs to the next."""
+    pts, start, acc = [], None, 0
+    for t, n in arrivals:
+        if start is None:
+            start, acc = t, n
+        elif t - start > 100_000_000:
+            pts.append((t, acc * 8 / ((t - start) / 1e9)))
+            start, acc = t, n
+        else:
+            acc += n
+    return pts
+
+
+def _t_a(pts: list[tuple[int, float]], mean: float, first_new: int) -> float | None:
+    prev = None
+    for t, v in pts:
+        if t > first_new and v >= mean:
+            if prev is not None and v > prev[1] and prev[1] < mean:
+                t = prev[0] + (mean - prev[1]) / (v - prev[1]) * (t - prev[0])
+            return (max(t, first_new) - first_new) / 1e9
+        prev = (t, v)
+    return None
+
+
+def test_t_a_against_both_means_on_the_mobile_ipv6_capture(tmp_path: Path) -> None:
+    # The data as it arrived at the mobile (every copy counts, §5 "quantity of data").
+    arrivals = sorted(
+        (t, 1000)
+        for t, p in mip.build().frames
+        if len(p) > 1000  # the data segments: 1000 B of payload in every one
+    )
+    pts = _points(arrivals)
+    first_new = 950_000_000
+    whole = sum(v for _, v in pts[:-1]) / (len(pts) - 1)
+    after_pts = [p for p in pts if p[0] > first_new]
+    after = sum(v for _, v in after_pts[:-1]) / (len(after_pts) - 1)
+    assert whole > after  # WLAN's 800 kb/s in the first, GPRS's ~53 kb/s in the second
+    expect = {"whole-connection": _t_a(pts, whole, first_new)}
+    expect["after-handover"] = _t_a(pts, after, first_new)
+    assert expect["whole-connection"] is None  # GPRS never reaches a mean WLAN made
+    assert expect["after-handover"] is not None
+
+    default = vho.analyze(CAPTURE)
+    (f,) = default.metrics["flows"]
+    assert f["adaptation_time_s"] is None
+    assert "ta_mean" not in f and "ta_mean" not in default.metrics  # unchanged unless asked
+    for span in ("whole-connection", "after-handover"):
+        a = vho.analyze(CAPTURE, ta_mean=span)
+        assert a.metrics["ta_mean"] == span
+        (f,) = a.metrics["flows"]
+        assert f["ta_mean"] == span
+        got = f["adaptation_time_s"]
+        assert got == pytest.approx(expect[span], abs=1e-9) if expect[span] else got is None
+        both = f["adaptation_time_by_mean"]
+        assert both["whole-connection"]["mean_bps"] == pytest.approx(whole, rel=1e-12)
+        assert both["after-handover"]["mean_bps"] == pytest.approx(after, rel=1e-12)
+        assert both["whole-connection"]["adaptation_time_s"] is None
+        assert both["after-handover"]["adaptation_time_s"] == pytest.approx(
+            expect["after-handover"], abs=1e-9
+        )
+        assert a.metrics["handover"]["all"][0]["adaptation_time_s"] == f["adaptation_time_s"]
+
+
+def test_cli_ta_mean_reports_both_and_refuses_other_spans(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "a"
+    assert main(["analyze", str(CAPTURE), "--ta-mean", "after-handover", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "(mean after-handover; whole-connection: -)" in printed
+    m = json.loads((out / "metrics.json").read_text())
+    assert m["ta_mean"] == "after-handover"
+    assert set(m["flows"][0]["adaptation_time_by_mean"]) == {"whole-connection", "after-handover"}
+    with pytest.raises(SystemExit) as e:
+        main(["analyze", str(CAPTURE), "--ta-mean", "lifetime", "--out", str(tmp_path / "b")])
+    assert e.value.code == 2
+    with pytest.raises(VhoError, match="--ta-mean 'lifetime'"):
+        vho.analyze(CAPTURE, ta_mean="lifetime")

@@ -22,5 +22,8 @@ class FlowStream:
     def summary(self) -> str: ...
 
 def analyze_flows(
-    path: str, handover_at_s: float | None = None, capture_point: str | None = None
+    path: str,
+    handover_at_s: float | None = None,
+    capture_point: str | None = None,
+    ta_mean: str | None = None,
 ) -> FlowStream: ...

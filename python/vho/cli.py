@@ -154,6 +154,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         out_dir=out,
         series=args.series,
         force=args.force,
+        ta_mean=args.ta_mean,
     )
     m = a.metrics
     for w in m["warnings"]:
@@ -187,7 +188,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         goodput = "undefined" if e["goodput_bps"] is None else _fmt(e["goodput_bps"], " b/s", 0)
         print(
             f"  flow {e['index']} {e['id']}: {e['bytes']} B, goodput "
-            f"{goodput}{_delay(e)}, t_a {_adaptation(e, h)}"
+            f"{goodput}{_delay(e)}, t_a {_adaptation(e, h)}{_other_mean(e)}"
         )
         if e["spurious_evidence"] == "none":
             # No receiver-side capture, D-SACK or timestamps: zero would read as "none found".
@@ -228,6 +229,15 @@ def _adaptation(e: dict, handover: dict) -> str:
     if e.get("first_after_handover_s") is None:
         return "- (no data after the handover)"
     return "- (the throughput never reached its mean after the handover)"
+
+
+def _other_mean(e: dict) -> str:
+    """With --ta-mean: which mean t_a was measured against, and t_a against the other."""
+    if "ta_mean" not in e:
+        return ""
+    (other,) = (k for k in e["adaptation_time_by_mean"] if k != e["ta_mean"])
+    ta = e["adaptation_time_by_mean"][other]["adaptation_time_s"]
+    return f" (mean {e['ta_mean']}; {other}: {'-' if ta is None else _fmt(ta, ' s')})"
 
 
 def _cmd_examples(args: argparse.Namespace) -> int:
@@ -526,6 +536,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--capture-point",
         choices=["receiver", "sender"],
         help="where the capture was taken, relative to the data (default: found per flow)",
+    )
+    an.add_argument(
+        "--ta-mean",
+        choices=["whole-connection", "after-handover"],
+        help="the mean t_a is measured against (Cottingham & Vidales §5 leave it open): "
+        "over the whole connection, or over the samples after the first data packet on the "
+        "new interface; either way the last sample is dropped. Given, metrics.json reports "
+        "t_a against both (default: whole-connection, reported alone)",
     )
     an.add_argument("--out", help="output directory (default: out/analyze-<capture name>)")
     an.add_argument(

@@ -122,15 +122,28 @@ pub fn read_tcp<'py>(
 /// Analyses a capture with vho-trace (per flow: Wireshark's tcp.analysis counts, RTT,
 /// spurious retransmissions with their evidence, changes of path, t_a). `handover_at_s` is
 /// the handover instant in capture time, if known; `capture_point` ("receiver" or "sender")
-/// where the capture was taken relative to the data, if known. Returns a [`FlowStream`].
+/// where the capture was taken relative to the data, if known; `ta_mean`
+/// ("whole-connection", the default, or "after-handover") the span of t_a's mean. Returns a
+/// [`FlowStream`].
 #[pyfunction]
-#[pyo3(signature = (path, handover_at_s=None, capture_point=None))]
+#[pyo3(signature = (path, handover_at_s=None, capture_point=None, ta_mean=None))]
 pub fn analyze_flows(
     path: &str,
     handover_at_s: Option<f64>,
     capture_point: Option<&str>,
+    ta_mean: Option<&str>,
 ) -> PyResult<FlowStream> {
-    use vho_trace::analysis::CapturePoint;
+    use vho_trace::analysis::{CapturePoint, TaMean};
+    let ta_mean = match ta_mean {
+        None | Some("whole-connection") => TaMean::WholeConnection,
+        Some("after-handover") => TaMean::AfterHandover,
+        Some(other) => {
+            return Err(crate::errors::capture_error(&format!(
+                "{path}: t_a mean: expected \"whole-connection\" or \"after-handover\", got \
+                 {other:?}"
+            )))
+        }
+    };
     let capture_point = match capture_point {
         None => None,
         Some("receiver") => Some(CapturePoint::Receiver),
@@ -144,6 +157,7 @@ pub fn analyze_flows(
     let opts = vho_trace::analysis::AnalyzeOptions {
         handover_at_ns: handover_at_s.map(|s| (s * 1e9).round() as u64),
         capture_point,
+        ta_mean,
     };
     let inner = vho_trace::analysis::FlowStream::open(path, opts)
         .map_err(|e| crate::errors::capture_error(&e.to_string()))?;

@@ -73,10 +73,12 @@ class CaptureAnalysis:
     flows: pd.DataFrame
     raw: dict[str, Any]
     figures: list[Path] = field(default_factory=list)
+    #: The span of t_a's mean asked for (``ta_mean``), None when not asked.
+    ta_mean: str | None = None
 
     def raw_entries(self) -> list[dict[str, Any]]:
         """The metrics entries of the kept conversations."""
-        return [metrics.flow_entry(c) for c in self.raw["flows"]]
+        return [metrics.flow_entry(c, self.ta_mean) for c in self.raw["flows"]]
 
     def _conversation(self, index: int) -> dict[str, Any]:
         for f in self.raw["flows"]:
@@ -230,6 +232,7 @@ def analyze(
     series: str | os.PathLike[str] | pd.DataFrame | None = None,
     max_listed: int = MAX_LISTED,
     force: bool = False,
+    ta_mean: str | None = None,
 ) -> CaptureAnalysis:
     """Analyses a capture.
 
@@ -251,6 +254,11 @@ def analyze(
     the figures.
     ``max_listed``: how many flows, the largest, ``metrics["flows"]`` and :attr:`flows` hold;
     the others are summed in ``small_flows`` and, with ``out_dir``, listed in ``flows.jsonl``.
+    ``ta_mean``: the span of the mean t_a is measured against (Cottingham & Vidales §5 leave
+    it open): ``"whole-connection"`` (what is used when not given) or ``"after-handover"``,
+    the samples after the first data packet on the new interface, the last one excluded.
+    Given, each flow's entry names it (``ta_mean``) and holds t_a and the mean of both spans
+    (``adaptation_time_by_mean``); ``adaptation_time_s`` is t_a against the one asked for.
 
     Raises :class:`vho.errors.CaptureError` for an unreadable capture and
     :class:`vho.errors.VhoError` for a bad argument.
@@ -262,15 +270,19 @@ def analyze(
         raise VhoError(
             f"vho analyze: --capture-point {capture_point!r}: expected receiver or sender"
         )
+    if ta_mean not in (None, *metrics.TA_MEANS):
+        raise VhoError(
+            f"vho analyze: --ta-mean {ta_mean!r}: expected {' or '.join(metrics.TA_MEANS)}"
+        )
     spec = parse(flow) if isinstance(flow, str) else flow
     files.check_regular(path, "capture", CaptureError)
     if out_dir is None:
-        return _analyze(path, spec, handover_at, capture_point, None, series, max_listed)
+        return _analyze(path, spec, handover_at, capture_point, None, series, max_listed, ta_mean)
     out = Path(out_dir)
     with files.staged_output(
         out, command="vho analyze", marker=METRICS, owned=OWNED, force=force
     ) as stage:
-        a = _analyze(path, spec, handover_at, capture_point, stage, series, max_listed)
+        a = _analyze(path, spec, handover_at, capture_point, stage, series, max_listed, ta_mean)
     a.figures = [out / p.name for p in a.figures]
     return a
 
@@ -283,8 +295,9 @@ def _analyze(
     stage: Path | None,
     series: str | os.PathLike[str] | pd.DataFrame | None,
     max_listed: int,
+    ta_mean: str | None = None,
 ) -> CaptureAnalysis:
-    stream = _native.analyze_flows(os.fspath(path), handover_at, capture_point)
+    stream = _native.analyze_flows(os.fspath(path), handover_at, capture_point, ta_mean)
     kept = _Kept(max(max_listed, MAX_FIGURE_FLOWS))
     seen: list[str] = []  # the first few flows, for a --flow that matches none
     every = 0
@@ -297,7 +310,7 @@ def _analyze(
                 seen.append(f"{conv['index']} ({c['addr']}:{c['port']},{v['addr']}:{v['port']})")
             if spec is not None and not metrics.select_one(conv, spec):
                 continue
-            entry = metrics.flow_entry(conv)
+            entry = metrics.flow_entry(conv, ta_mean)
             if out is not None:
                 out.write(json.dumps(entry, allow_nan=False) + "\n")
             kept.add(entry, conv)
@@ -341,8 +354,10 @@ def _analyze(
         "small_flows": {"max_data_segments": MIN_FIGURE_SEGMENTS - 1, **kept.small},
         "flows": [e for e in entries if e["index"] in shown_ix],
     }
+    if ta_mean is not None:
+        result["ta_mean"] = ta_mean
     raw = {**header, "flows": [c for _, c in listed]}
-    a = CaptureAnalysis(path, result, _scalar_rows(result["flows"]), raw)
+    a = CaptureAnalysis(path, result, _scalar_rows(result["flows"]), raw, ta_mean=ta_mean)
     if stage is not None:
         beside = _series_for(path, series, kept.total)
         sim_drops = _drops_for(path, beside) if series is None else None

@@ -67,6 +67,9 @@ def draw(
     if len(thr) >= 2:
         # Drawn with or without a known handover: the throughput is what shows one.
         mean = float(thr.bps.iloc[:-1].mean())
+        if "ta_mean" in entry:
+            # The mean t_a was measured against (--ta-mean), None if it has none.
+            mean = entry["adaptation_time_by_mean"][entry["ta_mean"]]["mean_bps"]
         paths += plots.throughput_adaptation(
             thr,
             out / f"throughput_flow{n}",

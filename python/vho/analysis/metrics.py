@@ -60,8 +60,14 @@ def sides(flow: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return (c, s) if c["unique_bytes"] >= s["unique_bytes"] else (s, c)
 
 
-def flow_entry(flow: dict[str, Any]) -> dict[str, Any]:
-    """The ``metrics.json`` entry of one conversation."""
+#: The spans of t_a's mean (``--ta-mean``), the default first: vho-trace's ``TaMean``.
+TA_MEANS = ("whole-connection", "after-handover")
+
+
+def flow_entry(flow: dict[str, Any], ta_mean: str | None = None) -> dict[str, Any]:
+    """The ``metrics.json`` entry of one conversation. With ``ta_mean`` given (the span of
+    t_a's mean, see :data:`TA_MEANS`; ``adaptation_time_s`` is vho-trace's against it), the
+    entry names it and holds t_a and the mean of both spans."""
     snd, rcv = sides(flow)
     # Goodput over no time (one packet, or a capture whose clock stepped back) is undefined,
     # not 0 b/s.
@@ -79,6 +85,13 @@ def flow_entry(flow: dict[str, Any]) -> dict[str, Any]:
         "bytes_sent": snd["bytes"],
     }
     e.update({k: snd[k] for k in _FROM_SENDER})
+    if ta_mean is not None:
+        by = snd["adaptation_by_mean"]
+        e["ta_mean"] = ta_mean
+        e["adaptation_time_by_mean"] = {
+            "whole-connection": by["whole_connection"],
+            "after-handover": by["after_handover"],
+        }
     if not defined:
         e["goodput_bps"] = None
     e.update(_spurious(snd))

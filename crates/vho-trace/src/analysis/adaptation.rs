@@ -9,7 +9,10 @@
 //!   stamped at that packet's time) and that packet opens the next interval. Long pauses
 //!   (GPRS waiting for ACKs) therefore give fewer points, not zeros, as §5 wants;
 //! - the mean over the connection is the average of these values, the final one excluded
-//!   ("distorted by the test being ended");
+//!   ("distorted by the test being ended"). Over which values the paper leaves open (digest
+//!   §1.2: "the average throughput it achieves over the lifetime of the connection", but its
+//!   plots start at the handover); [`TaMean`] selects the span, the whole connection by
+//!   default;
 //! - t_a runs from the first data packet received on the new interface to the first time the
 //!   throughput exceeds that mean, found by linear interpolation between the two values that
 //!   straddle it.
@@ -18,6 +21,38 @@
 
 /// §5: "measuring the quantity of data sent in each 0.1 second interval".
 pub const INTERVAL_NS: u64 = 100_000_000;
+
+/// The samples t_a's mean is taken over (`vho analyze --ta-mean`). The paper's words say the
+/// connection's lifetime; a mean that includes a fast link's throughput may never be reached
+/// on a slow one, which is why the digest (`docs/design/issue-20-sources.md` §1.2) proposes
+/// the span after the handover.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TaMean {
+    /// Every sample of the connection, the last one excluded (§5 as written).
+    #[default]
+    WholeConnection,
+    /// The samples taken after the first data packet on the new interface (those stamped
+    /// later: the one that packet closes measures the old interface), the last one excluded.
+    AfterHandover,
+}
+
+impl TaMean {
+    /// Its name on the command line and in `metrics.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TaMean::WholeConnection => "whole-connection",
+            TaMean::AfterHandover => "after-handover",
+        }
+    }
+}
+
+/// t_a with the mean it was measured against, for one [`TaMean`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct AdaptationTime {
+    pub mean_bps: Option<f64>,
+    pub adaptation_time_s: Option<f64>,
+}
 
 /// Streaming throughput points: feed (time, payload bytes) of data packets in time order.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -75,10 +110,37 @@ impl ThroughputPoints {
         Some(self.points[..n].iter().map(|p| p.1).sum::<f64>() / n as f64)
     }
 
+    /// The mean of the samples `span` selects, the last one excluded; `None` without a
+    /// sample left. `first_new_ns` is the first data packet on the new interface.
+    pub fn mean_bps_over(&self, span: TaMean, first_new_ns: u64) -> Option<f64> {
+        match span {
+            TaMean::WholeConnection => self.mean_bps(),
+            TaMean::AfterHandover => {
+                let after = || self.points.iter().filter(|p| p.0 > first_new_ns);
+                let n = after().count().checked_sub(1).filter(|&n| n > 0)?;
+                Some(after().take(n).map(|p| p.1).sum::<f64>() / n as f64)
+            }
+        }
+    }
+
     /// t_a in seconds from `first_new_ns`, the first data packet on the new interface; `None`
-    /// if the throughput never reaches the mean after it.
+    /// if the throughput never reaches the mean of the whole connection after it.
     pub fn adaptation_time_s(&self, first_new_ns: u64) -> Option<f64> {
-        let mean = self.mean_bps()?;
+        self.adaptation_time_s_over(TaMean::WholeConnection, first_new_ns)
+    }
+
+    /// t_a and its mean, the mean taken over `span`.
+    pub fn adaptation(&self, span: TaMean, first_new_ns: u64) -> AdaptationTime {
+        AdaptationTime {
+            mean_bps: self.mean_bps_over(span, first_new_ns),
+            adaptation_time_s: self.adaptation_time_s_over(span, first_new_ns),
+        }
+    }
+
+    /// t_a in seconds from `first_new_ns` against the mean over `span`; `None` if there is
+    /// no such mean or the throughput never reaches it after `first_new_ns`.
+    pub fn adaptation_time_s_over(&self, span: TaMean, first_new_ns: u64) -> Option<f64> {
+        let mean = self.mean_bps_over(span, first_new_ns)?;
         let mut prev: Option<(u64, f64)> = None;
         for &(t, v) in &self.points {
             if t > first_new_ns && v >= mean {
@@ -206,6 +268,96 @@ mod tests {
         // Never reached after 5 s.
         assert_eq!(p.adaptation_time_s(5000 * MS), None);
         assert_eq!(ThroughputPoints::default().mean_bps(), None);
+    }
+
+    // -- The span of the mean (TaMean) ---------------------------------------------------
+
+    /// Hand-made points: 800 and 800 kb/s on the old link, 100, 400, 700 on the new one
+    /// (first packet there at 2.5 s), then a final 0 that never counts.
+    fn old_fast_new_slow() -> ThroughputPoints {
+        ThroughputPoints {
+            open: None,
+            points: [800e3, 800e3, 100e3, 400e3, 700e3, 0.0]
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| ((i as u64 + 1) * 1000 * MS, v))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_whole_connections_mean_and_the_mean_after_the_handover_give_different_t_a() {
+        // Cottingham & Vidales §5; the span is open (digest §1.2).
+        let p = old_fast_new_slow();
+        let first_new = 2500 * MS;
+        // Whole connection: (800+800+100+400+700)/5 = 560 kb/s, crossed between (4 s, 400)
+        // and (5 s, 700) at 4 + 160/300 s: t_a = 4.5333... - 2.5 = 2.0333... s.
+        let whole = p.adaptation(TaMean::WholeConnection, first_new);
+        assert_eq!(whole.mean_bps, Some(560e3));
+        let ta = whole.adaptation_time_s.expect("reached");
+        assert!((ta - (1.5 + 160.0 / 300.0)).abs() < 1e-9, "{ta}");
+        assert_eq!(whole.adaptation_time_s, p.adaptation_time_s(first_new));
+        // After the handover: the samples at 3, 4, 5 s (6 s is the last): (100+400+700)/3 =
+        // 400 kb/s, reached at (4 s, 400) itself (interpolated from (3 s, 100): 3 + 300/300):
+        // t_a = 4 - 2.5 = 1.5 s.
+        let after = p.adaptation(TaMean::AfterHandover, first_new);
+        assert_eq!(after.mean_bps, Some(400e3));
+        let ta = after.adaptation_time_s.expect("reached");
+        assert!((ta - 1.5).abs() < 1e-9, "{ta}");
+    }
+
+    #[test]
+    fn the_sample_the_first_new_packet_closes_is_the_old_links() {
+        // A packet at 3 s both closes the sample stamped 3 s and is the first on the new
+        // link: that sample measured the interval before it, so it is not after the handover.
+        let p = old_fast_new_slow();
+        // Samples at 4, 5 s kept (6 s the last): (400+700)/2 = 550 kb/s, crossed between
+        // (4 s, 400) and (5 s, 700) at 4.5 s: t_a = 1.5 s.
+        let after = p.adaptation(TaMean::AfterHandover, 3000 * MS);
+        assert_eq!(after.mean_bps, Some(550e3));
+        let ta = after.adaptation_time_s.expect("reached");
+        assert!((ta - 1.5).abs() < 1e-9, "{ta}");
+    }
+
+    #[test]
+    fn with_no_sample_after_the_handover_but_the_last_there_is_no_mean_and_no_t_a() {
+        // The last sample never counts (§5): a handover at 5.5 s leaves only it, so the mean
+        // after the handover does not exist and t_a is None. (A mean that exists is always
+        // reached: it is no larger than the largest sample it averages, all of them searched.)
+        let p = old_fast_new_slow();
+        let after = p.adaptation(TaMean::AfterHandover, 5500 * MS);
+        assert_eq!(after, AdaptationTime::default());
+        // The whole connection's mean, 560 kb/s, is not reached by the 0 at 6 s either.
+        let whole = p.adaptation(TaMean::WholeConnection, 5500 * MS);
+        assert_eq!(
+            (whole.mean_bps, whole.adaptation_time_s),
+            (Some(560e3), None)
+        );
+    }
+
+    #[test]
+    fn a_whole_connection_mean_a_slow_link_never_reaches_is_reached_by_the_mean_after() {
+        // The digest's argument (§1.2): 800 kb/s on WLAN, then 100-300 kb/s on GPRS.
+        let p = ThroughputPoints {
+            open: None,
+            points: [800e3, 800e3, 800e3, 100e3, 200e3, 300e3, 0.0]
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| ((i as u64 + 1) * 1000 * MS, v))
+                .collect(),
+        };
+        let first_new = 3500 * MS;
+        // Whole: (3*800+100+200+300)/6 = 500 kb/s, never reached after 3.5 s.
+        let whole = p.adaptation(TaMean::WholeConnection, first_new);
+        assert_eq!(
+            (whole.mean_bps, whole.adaptation_time_s),
+            (Some(500e3), None)
+        );
+        // After: (100+200+300)/3 = 200 kb/s, reached at (5 s, 200) from (4 s, 100): 5 - 3.5.
+        let after = p.adaptation(TaMean::AfterHandover, first_new);
+        assert_eq!(after.mean_bps, Some(200e3));
+        let ta = after.adaptation_time_s.expect("reached");
+        assert!((ta - 1.5).abs() < 1e-9, "{ta}");
     }
 
     /// Feeds the same packets to both and, at a few instants of the new interface's first

@@ -7,8 +7,11 @@
 //! `000_2dceaee3c96622fa.txt` §5, "the first data packet received on the new interface"):
 //!
 //! 1. **tunnel endpoints**: the outer header of the home agent's tunnel names the care-of
-//!    address (Mobile IPv6, RFC 6275 §10.4.1; Mobile IPv4, RFC 5944 §4.2.4). A new pair that
-//!    holds for [`PERSIST_PACKETS`] data segments is a handover at its first segment.
+//!    address (Mobile IPv6, RFC 6275 §10.4.1; Mobile IPv4, RFC 5944 §4.2.4), and so does the
+//!    wire header of a route-optimised packet, whose home address is in an extension header
+//!    (RFC 6275 §6.3, §6.4; see [`crate::decode::ip`]). A new pair that holds for
+//!    [`PERSIST_PACKETS`] data segments is a handover at its first segment (a tunnel giving
+//!    way to route optimisation on the same care-of address is one too: the path changed).
 //! 2. **hop count**: the TTL / hop limit of the data changes and the new value holds for
 //!    [`PERSIST_PACKETS`] segments: the path crosses a different number of routers.
 //! 3. **round-trip time**: the minimum RTT per [`BIN_NS`] bin, binned by the send time of the
@@ -225,7 +228,11 @@ impl PathSeries {
                 after_s: before as f64 / 1e9,
                 signal: "tunnel-endpoint",
                 adaptation_time_s: None,
-                evidence: format!("tunnel {} became {}", show(&old), show(&new)),
+                evidence: format!(
+                    "tunnel / care-of addresses {} became {}",
+                    show(&old),
+                    show(&new)
+                ),
                 at_ns: t,
             });
         }
@@ -666,7 +673,7 @@ mod tests {
         assert_eq!((c[0].signal, c[0].at_ns), ("tunnel-endpoint", 15 * MS));
         assert_eq!(
             c[0].evidence,
-            "tunnel 10.0.0.1 -> 10.1.0.2 became 10.0.0.1 -> 10.2.0.2"
+            "tunnel / care-of addresses 10.0.0.1 -> 10.1.0.2 became 10.0.0.1 -> 10.2.0.2"
         );
     }
 

@@ -20,8 +20,9 @@ pub mod summary;
 pub mod table;
 pub mod tcp_analysis;
 
+pub use adaptation::{AdaptationTime, TaMean};
 pub use spurious::CapturePoint;
 pub use summary::{
-    analyze, analyze_reader, analyze_reader_with, analyze_with, Analysis, AnalyzeOptions,
-    DirectionResult, FlowResult, FlowStream, SkipCounts, Summary,
+    analyze, analyze_reader, analyze_reader_with, analyze_with, AdaptationByMean, Analysis,
+    AnalyzeOptions, DirectionResult, FlowResult, FlowStream, SkipCounts, Summary,
 };

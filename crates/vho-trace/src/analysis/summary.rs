@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::adaptation::ThroughputPoints;
+use super::adaptation::{AdaptationTime, TaMean, ThroughputPoints};
 use super::flow::Flow;
 use super::handover::PathChange;
 use super::rtt::RttStats;
@@ -81,11 +81,21 @@ pub struct DirectionResult {
     /// The first data segment after the handover: after the given instant, else at the first
     /// change of path found.
     pub first_after_handover_s: Option<f64>,
-    /// Adaptation time t_a from that segment (Cottingham & Vidales §5).
+    /// Adaptation time t_a from that segment (Cottingham & Vidales §5), against the mean
+    /// [`AnalyzeOptions::ta_mean`] selects.
     pub adaptation_time_s: Option<f64>,
+    /// t_a from that segment against each span of the mean, with the mean.
+    pub adaptation_by_mean: AdaptationByMean,
     /// vho's spurious-retransmission count with its evidence (see [`super::spurious`]);
     /// Wireshark's own count is `spurious_retransmissions` among the counters.
     pub spurious: SpuriousResult,
+}
+
+/// t_a against each [`TaMean`] (`None`s without a handover instant).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct AdaptationByMean {
+    pub whole_connection: AdaptationTime,
+    pub after_handover: AdaptationTime,
 }
 
 /// One conversation.
@@ -157,12 +167,21 @@ fn direction(f: &Flow, k: usize, opts: &AnalyzeOptions) -> DirectionResult {
     let mut path_changes = d.path.detect();
     for c in &mut path_changes {
         // Each change's own t_a: its instant is the first data segment that went the new way.
-        c.adaptation_time_s = d.throughput.adaptation_time_s(c.at_ns);
+        c.adaptation_time_s = d.throughput.adaptation_time_s_over(opts.ta_mean, c.at_ns);
     }
     let first_after = d
         .path
         .first_after_given_ns()
         .or(path_changes.first().map(|c| c.at_ns));
+    let by_mean = |span| {
+        first_after.map_or(AdaptationTime::default(), |t| {
+            d.throughput.adaptation(span, t)
+        })
+    };
+    let adaptation_by_mean = AdaptationByMean {
+        whole_connection: by_mean(TaMean::WholeConnection),
+        after_handover: by_mean(TaMean::AfterHandover),
+    };
     DirectionResult {
         addr: d.src.0.to_string(),
         port: d.src.1,
@@ -184,7 +203,12 @@ fn direction(f: &Flow, k: usize, opts: &AnalyzeOptions) -> DirectionResult {
         longest_stall_s: secs(d.stall.longest_ns),
         throughput: d.throughput.clone(),
         first_after_handover_s: first_after.map(secs),
-        adaptation_time_s: first_after.and_then(|t| d.throughput.adaptation_time_s(t)),
+        adaptation_time_s: match opts.ta_mean {
+            TaMean::WholeConnection => adaptation_by_mean.whole_connection,
+            TaMean::AfterHandover => adaptation_by_mean.after_handover,
+        }
+        .adaptation_time_s,
+        adaptation_by_mean,
         path_changes,
         spurious: d.spurious.finish(opts.capture_point, handshake),
     }
@@ -221,6 +245,9 @@ pub struct AnalyzeOptions {
     /// Where the capture was taken, relative to every direction's data; found per direction
     /// from the handshake or the timing when not given.
     pub capture_point: Option<CapturePoint>,
+    /// The span of the mean t_a is measured against (`--ta-mean`): the whole connection
+    /// unless told.
+    pub ta_mean: TaMean,
 }
 
 /// Analyses a capture file: per-conversation TCP analysis and the frames skipped.

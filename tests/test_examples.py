@@ -33,7 +33,10 @@ def test_an_example_prints_as_the_file(capsys: pytest.CaptureFixture[str]) -> No
 def test_an_unknown_example_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["examples", "nope"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no example 'nope'; expected one of dk-fig1-wlan-gprs" in err
+    assert (
+        err.count("\n") == 1
+        and "no example 'nope'; expected one of cottingham-wlan-gprs, dk-fig1-wlan-gprs" in err
+    )
 
 
 def test_copied_examples_keep_their_layout_and_refuse_to_overwrite(

@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use vho_sim::packet::Packet;
 use vho_sim::record::pcap::{CaptureSink, PcapWriter};
+use vho_sim::record::pcap6::{self, Ipv6Plan};
 use vho_sim::time::Time;
 use vho_sim::world::{self, PacketTap};
 
@@ -35,10 +36,19 @@ pub fn node_ip(i: usize) -> [u8; 4] {
 
 struct PcapTap {
     writer: PcapWriter<FileSink>,
+    /// A Mobile IPv6 run's addresses: its packets are written as IPv6.
+    ipv6: Option<Ipv6Plan>,
+    buf: Vec<u8>,
 }
 
 impl PacketTap for PcapTap {
     fn packet(&mut self, now: Time, pkt: &Packet) {
+        if let Some(plan) = &self.ipv6 {
+            self.buf.clear();
+            let zeros = pcap6::encode(&mut self.buf, pkt, plan);
+            self.writer.write_record(now, &self.buf, zeros);
+            return;
+        }
         let src = node_ip(pkt.src as usize);
         let dst = node_ip(pkt.dst as usize);
         self.writer
@@ -105,6 +115,8 @@ pub fn run_scenario<'py>(
                 node,
                 Box::new(PcapTap {
                     writer: PcapWriter::new(sink),
+                    ipv6: Ipv6Plan::of(&spec),
+                    buf: Vec::with_capacity(256),
                 }),
             ));
             capture_files.push(name.clone());

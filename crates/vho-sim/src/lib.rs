@@ -16,6 +16,7 @@
 
 pub mod handover;
 pub mod link;
+pub mod mip;
 pub mod net;
 pub mod packet;
 pub mod record;

@@ -1,13 +1,37 @@
-//! A packet in the simulated network: a TCP segment with the fields routing and recording
-//! need. Packets live in a slab and move between components by index; nothing is allocated
-//! per packet once the slab has grown to the largest number in the network at once.
+//! A packet in the simulated network: a TCP segment, or a signalling message of Mobile IPv6
+//! (`crate::mip`), with the fields routing and recording need. Packets live in a slab and move
+//! between components by index; nothing is allocated per packet once the slab has grown to the
+//! largest number in the network at once.
+//!
+//! Addresses are dense indices: below the number of nodes, a node's own address (a mobile
+//! node's is its home address); above, a mobile interface's care-of address
+//! (`crate::mip::Addresses`). A packet's `src`/`dst` are its outermost header's, what routers
+//! route on; a tunnelled packet keeps its inner header's in `inner_src`/`inner_dst`.
 
+use crate::mip::message::Signal;
 use crate::tcp::{Segment, TxKind};
 use crate::time::Time;
 
 pub type PktIdx = u32;
 
-#[derive(Clone, Copy, Debug)]
+/// `Packet::flow` of a packet that belongs to no TCP flow (a signalling message).
+pub const NO_FLOW: u32 = u32::MAX;
+
+/// `Packet::net` bits: what the packet carries beyond a plain TCP segment in one IP header.
+pub mod net {
+    /// IPv6 in IPv6 (RFC 2473): `src`/`dst` are the tunnel's, `inner_*` the packet's.
+    pub const TUNNEL: u8 = 1;
+    /// A signalling message (`Packet::sig`), not a TCP segment.
+    pub const SIGNAL: u8 = 2;
+    /// A Home Address destination option (RFC 6275 §6.3): sent from a care-of address on
+    /// behalf of the home address, the source's owner.
+    pub const HAO: u8 = 4;
+    /// A type 2 routing header (RFC 6275 §6.4): sent to a care-of address for the home
+    /// address, the destination's owner.
+    pub const RH2: u8 = 8;
+}
+
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Packet {
     pub seg: Segment,
     /// Index of the flow in the scenario.
@@ -26,6 +50,21 @@ pub struct Packet {
     pub copy: u16,
     /// When it left its sender.
     pub sent_at: Time,
+    /// `net::*` bits; zero for a plain TCP segment (every packet of an IPv4 run).
+    pub net: u8,
+    /// The inner header's addresses of a tunnelled packet (`net::TUNNEL`).
+    pub inner_src: u32,
+    pub inner_dst: u32,
+    /// The signalling message (`net::SIGNAL`); `Signal::None` otherwise.
+    pub sig: Signal,
+}
+
+impl Packet {
+    /// Whether it carries a TCP segment of a flow (not a signalling message).
+    #[inline(always)]
+    pub fn is_tcp(&self) -> bool {
+        self.net & net::SIGNAL == 0
+    }
 }
 
 /// Storage for packets in the network, reused through a free list.

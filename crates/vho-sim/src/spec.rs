@@ -26,6 +26,9 @@ pub struct Spec {
     /// Functions on nodes' forwarding paths (`[[node_function]]`), in the order each node
     /// runs them.
     pub functions: Vec<FunctionSpec>,
+    /// Mobile IPv6 (`[mipv6]`): handovers as signalling packets (`crate::mip`); `None`, a
+    /// handover is an instant plus a fixed delay.
+    pub mipv6: Option<crate::mip::MipSpec>,
     pub record: RecordSpec,
 }
 

@@ -18,6 +18,10 @@ use super::routes::DirIdx;
 use super::tunnel::IpInIp;
 use super::window_clamp::WindowClamp;
 use crate::link::queue::Limit;
+use crate::mip::correspondent::Correspondent;
+use crate::mip::home_agent::HomeAgent;
+use crate::mip::mobile::MobileNode;
+use crate::mip::router::AccessRouter;
 use crate::packet::{Packet, PktIdx};
 use crate::spec::NodeIdx;
 use crate::time::{Dur, Time};
@@ -67,11 +71,16 @@ pub struct Hop {
 /// Per-function counters for `summary.json` (`functions`): name, value pairs.
 pub type Counters = Vec<(&'static str, u64)>;
 
-/// Every kind of node function.
+/// Every kind of node function. The Mobile IPv6 entities (`crate::mip`) are node functions
+/// that also originate packets (`poll_transmit`) and terminate signalling (`on_deliver`).
 pub enum AnyFunction {
     WindowClamp(WindowClamp),
     LinkFlowControl(LinkFlowControl),
     IpInIp(IpInIp),
+    MobileNode(Box<MobileNode>),
+    HomeAgent(HomeAgent),
+    Correspondent(Correspondent),
+    AccessRouter(AccessRouter),
 }
 
 impl AnyFunction {
@@ -81,6 +90,10 @@ impl AnyFunction {
             AnyFunction::WindowClamp(_) => "window-clamp",
             AnyFunction::LinkFlowControl(_) => "link-flow-control",
             AnyFunction::IpInIp(_) => "ip-in-ip",
+            AnyFunction::MobileNode(_) => "mipv6-mobile-node",
+            AnyFunction::HomeAgent(_) => "mipv6-home-agent",
+            AnyFunction::Correspondent(_) => "mipv6-correspondent",
+            AnyFunction::AccessRouter(_) => "mipv6-access-router",
         }
     }
 
@@ -96,6 +109,50 @@ impl AnyFunction {
             AnyFunction::WindowClamp(f) => f.on_packet(now, pkt, hop),
             AnyFunction::LinkFlowControl(f) => f.on_packet(idx, pkt, hop, fabric),
             AnyFunction::IpInIp(f) => f.on_packet(pkt, hop),
+            AnyFunction::MobileNode(f) => {
+                if hop.ingress.is_none() && pkt.is_tcp() {
+                    f.on_output(pkt);
+                }
+                Verdict::Pass
+            }
+            AnyFunction::HomeAgent(f) => f.on_packet(pkt),
+            AnyFunction::Correspondent(f) => f.on_packet(pkt, hop.ingress.is_none()),
+            AnyFunction::AccessRouter(_) => Verdict::Pass,
+        }
+    }
+
+    /// A signalling message addressed to the node (`via`: the address it was sent to).
+    pub fn on_deliver(&mut self, now: Time, pkt: &Packet, via: crate::mip::Addr) {
+        match self {
+            AnyFunction::MobileNode(f) => f.on_deliver(now, pkt, via),
+            AnyFunction::HomeAgent(f) => f.on_deliver(now, pkt),
+            AnyFunction::Correspondent(f) => f.on_deliver(now, pkt),
+            AnyFunction::AccessRouter(f) => {
+                if matches!(pkt.sig, crate::mip::Signal::RouterSolicitation { .. }) {
+                    f.on_solicitation(now, pkt.src);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A packet the function originates now (a signalling message).
+    pub fn poll_transmit(&mut self) -> Option<Packet> {
+        match self {
+            AnyFunction::MobileNode(f) => f.poll_transmit(),
+            AnyFunction::HomeAgent(f) => f.poll_transmit(),
+            AnyFunction::Correspondent(f) => f.poll_transmit(),
+            AnyFunction::AccessRouter(f) => f.poll_transmit(),
+            _ => None,
+        }
+    }
+
+    /// Its timer, when `poll_timeout` said so.
+    pub fn handle_timeout(&mut self, now: Time) {
+        match self {
+            AnyFunction::MobileNode(f) => f.handle_timeout(now),
+            AnyFunction::AccessRouter(f) => f.handle_timeout(now),
+            _ => {}
         }
     }
 
@@ -103,24 +160,26 @@ impl AnyFunction {
     /// the new link).
     pub fn poll_release(&mut self, now: Time, fabric: &dyn Fabric) -> Option<PktIdx> {
         match self {
-            AnyFunction::WindowClamp(_) | AnyFunction::IpInIp(_) => None,
             AnyFunction::LinkFlowControl(f) => f.poll_release(now, fabric),
+            _ => None,
         }
     }
 
     /// When to call `poll_release` again.
     pub fn poll_timeout(&self, fabric: &dyn Fabric) -> Option<Time> {
         match self {
-            AnyFunction::WindowClamp(_) | AnyFunction::IpInIp(_) => None,
             AnyFunction::LinkFlowControl(f) => f.poll_timeout(fabric),
+            AnyFunction::MobileNode(f) => f.poll_timeout(),
+            AnyFunction::AccessRouter(f) => f.poll_timeout(),
+            _ => None,
         }
     }
 
     /// Whether it holds packets (`poll_release` can have something to say).
     pub fn holds(&self) -> bool {
         match self {
-            AnyFunction::WindowClamp(_) | AnyFunction::IpInIp(_) => false,
             AnyFunction::LinkFlowControl(f) => f.held() > 0,
+            _ => false,
         }
     }
 
@@ -129,6 +188,10 @@ impl AnyFunction {
             AnyFunction::WindowClamp(f) => f.counters(),
             AnyFunction::LinkFlowControl(f) => f.counters(),
             AnyFunction::IpInIp(f) => f.counters(),
+            AnyFunction::MobileNode(f) => f.counters(),
+            AnyFunction::HomeAgent(f) => f.counters(),
+            AnyFunction::Correspondent(f) => f.counters(),
+            AnyFunction::AccessRouter(f) => f.counters(),
         }
     }
 }

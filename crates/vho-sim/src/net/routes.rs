@@ -76,6 +76,18 @@ impl Routes {
         }
     }
 
+    /// Routes address `dst` as `like` everywhere but at `like` itself, which has no route to
+    /// it (a home address, routed to its home agent, whose binding cache decides).
+    pub fn alias(&mut self, dst: NodeIdx, like: NodeIdx) {
+        for node in 0..self.n {
+            self.next[node * self.n + dst] = if node == like {
+                NO_ROUTE
+            } else {
+                self.next[node * self.n + like]
+            };
+        }
+    }
+
     pub fn next_hop(&self, node: NodeIdx, dst: NodeIdx) -> Option<DirIdx> {
         let d = self.next[node * self.n + dst];
         (d != NO_ROUTE).then_some(d)

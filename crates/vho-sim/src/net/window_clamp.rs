@@ -234,6 +234,7 @@ mod tests {
             kind: TxKind::New,
             copy: 0,
             sent_at: Time::ZERO,
+            ..Default::default()
         }
     }
 

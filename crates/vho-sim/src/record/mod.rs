@@ -2,5 +2,6 @@
 //! is off costs one `Option` check.
 
 pub mod pcap;
+pub mod pcap6;
 pub mod series;
 pub mod truth;

@@ -65,9 +65,16 @@ impl<S: CaptureSink> PcapWriter<S> {
         ip_id: u16,
         seg: &Segment,
     ) {
-        self.buf.clear();
-        encode_headers(&mut self.buf, src, dst, ip_id, seg);
-        let total = self.buf.len() as u32 + seg.len;
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        encode_headers(&mut buf, src, dst, ip_id, seg);
+        self.write_record(ts, &buf, seg.len);
+        self.buf = buf;
+    }
+
+    /// Appends one packet seen at `ts`: `headers` then `zeros` payload bytes of zero.
+    pub fn write_record(&mut self, ts: Time, headers: &[u8], zeros: u32) {
+        let total = headers.len() as u32 + zeros;
         let caplen = total.min(SNAPLEN);
         let ns = ts.as_nanos();
         let mut rec = [0u8; 16];
@@ -76,8 +83,9 @@ impl<S: CaptureSink> PcapWriter<S> {
         rec[8..12].copy_from_slice(&caplen.to_le_bytes());
         rec[12..16].copy_from_slice(&total.to_le_bytes());
         self.sink.write_bytes(&rec);
-        self.sink.write_bytes(&self.buf);
-        let mut left = caplen as usize - self.buf.len();
+        let shown = headers.len().min(caplen as usize);
+        self.sink.write_bytes(&headers[..shown]);
+        let mut left = caplen as usize - shown;
         while left > 0 {
             let n = left.min(ZEROS.len());
             self.sink.write_bytes(&ZEROS[..n]);
@@ -89,6 +97,28 @@ impl<S: CaptureSink> PcapWriter<S> {
 /// IPv4 (20 bytes, DF, TTL 64) and TCP headers of `seg`, checksums filled in. The payload is
 /// zeros, which add nothing to the TCP checksum but their length in the pseudo-header.
 pub fn encode_headers(out: &mut Vec<u8>, src: [u8; 4], dst: [u8; 4], ip_id: u16, seg: &Segment) {
+    // Pseudo-header (RFC 9293 §3.1): src, dst, zero, protocol 6, TCP length.
+    let (tcp, tcp_len) = encode_tcp(seg, sum16(&src) + sum16(&dst) + 6);
+    let total = 20 + tcp_len as u32 + seg.len;
+    let mut ip = [0u8; 20];
+    ip[0] = 0x45;
+    ip[2..4].copy_from_slice(&(total.min(u16::MAX as u32) as u16).to_be_bytes());
+    ip[4..6].copy_from_slice(&ip_id.to_be_bytes());
+    ip[6] = 0x40; // DF
+    ip[8] = 64; // TTL
+    ip[9] = 6; // TCP
+    ip[12..16].copy_from_slice(&src);
+    ip[16..20].copy_from_slice(&dst);
+    let ipsum = fold(sum16(&ip));
+    ip[10..12].copy_from_slice(&ipsum.to_be_bytes());
+    out.extend_from_slice(&ip);
+    out.extend_from_slice(&tcp[..tcp_len]);
+}
+
+/// The TCP header of `seg` (options included) and its length, the checksum computed over
+/// `pseudo` (the pseudo-header's sum without the TCP length, which is added here) and the
+/// header; the payload is zeros, which add nothing but their length.
+pub(crate) fn encode_tcp(seg: &Segment, pseudo: u32) -> ([u8; 60], usize) {
     let mut tcp = [0u8; 60];
     let opt_len = encode_options(&mut tcp[20..], seg);
     let tcp_len = 20 + opt_len;
@@ -105,31 +135,14 @@ pub fn encode_headers(out: &mut Vec<u8>, src: [u8; 4], dst: [u8; 4], ip_id: u16,
     tcp[13] = seg.flags.0;
     tcp[14..16].copy_from_slice(&seg.window.to_be_bytes());
     let seg_len = tcp_len as u32 + seg.len;
-    // Pseudo-header (RFC 9293 §3.1): src, dst, zero, protocol 6, TCP length.
-    let mut sum = sum16(&src) + sum16(&dst) + 6 + (seg_len >> 16) + (seg_len & 0xffff);
-    sum += sum16(&tcp[..tcp_len]);
-    let csum = fold(sum);
-    tcp[16..18].copy_from_slice(&csum.to_be_bytes());
-
-    let total = 20 + seg_len;
-    let mut ip = [0u8; 20];
-    ip[0] = 0x45;
-    ip[2..4].copy_from_slice(&(total.min(u16::MAX as u32) as u16).to_be_bytes());
-    ip[4..6].copy_from_slice(&ip_id.to_be_bytes());
-    ip[6] = 0x40; // DF
-    ip[8] = 64; // TTL
-    ip[9] = 6; // TCP
-    ip[12..16].copy_from_slice(&src);
-    ip[16..20].copy_from_slice(&dst);
-    let ipsum = fold(sum16(&ip));
-    ip[10..12].copy_from_slice(&ipsum.to_be_bytes());
-    out.extend_from_slice(&ip);
-    out.extend_from_slice(&tcp[..tcp_len]);
+    let sum = pseudo + (seg_len >> 16) + (seg_len & 0xffff) + sum16(&tcp[..tcp_len]);
+    tcp[16..18].copy_from_slice(&fold(sum).to_be_bytes());
+    (tcp, tcp_len)
 }
 
 /// Lays the options out as Linux does (MSS, SACK-permitted, timestamps, window scale; SACK
 /// blocks after timestamps), NOP-padded to 32-bit words; returns their length.
-fn encode_options(out: &mut [u8], seg: &Segment) -> usize {
+pub(crate) fn encode_options(out: &mut [u8], seg: &Segment) -> usize {
     let o = &seg.options;
     let mut n = 0;
     let put = |out: &mut [u8], n: &mut usize, bytes: &[u8]| {
@@ -179,7 +192,7 @@ fn encode_options(out: &mut [u8], seg: &Segment) -> usize {
     n
 }
 
-fn sum16(b: &[u8]) -> u32 {
+pub(crate) fn sum16(b: &[u8]) -> u32 {
     let mut s = 0u32;
     for c in b.chunks(2) {
         s += u32::from(c[0]) << 8 | u32::from(*c.get(1).unwrap_or(&0));
@@ -187,7 +200,7 @@ fn sum16(b: &[u8]) -> u32 {
     s
 }
 
-fn fold(mut s: u32) -> u16 {
+pub(crate) fn fold(mut s: u32) -> u16 {
     while s > 0xffff {
         s = (s & 0xffff) + (s >> 16);
     }

@@ -437,9 +437,38 @@ pub fn keys() -> Vec<KeyDoc> {
             "record the senders' state and the queues over time (series_*.parquet)",
         ),
     ]);
+    v.extend(mipv6_keys());
     v.extend(tcp_keys());
     v.extend(preset_keys());
     v
+}
+
+/// `[mipv6]` and `[[mipv6.router]]` (`crate::mip`).
+fn mipv6_keys() -> Vec<KeyDoc> {
+    let t = "mipv6";
+    let r = "mipv6.router";
+    vec![
+        k(t, "home_agent", "a node name", "ha", "the home agent: binding cache, tunnels to the care-of addresses (RFC 6275 §10). With [mipv6] a handover is a link event and Mobile IPv6 signalling as packets; summary.json gives each handover's T_n = t_d + t_c + t_r (Cottingham & Vidales eq. 1-4)"),
+        k(t, "correspondents", "list of node names", "every fixed host with a flow to or from a mobile", "hosts that answer return routability and keep a binding cache (RFC 6275 §9)"),
+        k(t, "detection", "ra-miss | l2-trigger", "ra-miss", "ra-miss: the router is lost after ra_missed advertisement intervals without an advertisement, a new link found by its first advertisement (eq. 2); l2-trigger: the link layer reports links going down or up after l2_delay, and the mobile solicits an advertisement"),
+        k(t, "ra_missed", "integer 1-100", "2 (MIPL, 000 l.108-110)", "advertisement intervals without one before the router counts as lost"),
+        k(t, "l2_delay", TIME, "0 s", "how late the link layer reports (l2-trigger)"),
+        k(t, "dad", "full | optimistic | none", "full", "duplicate address detection on a new link (RFC 4862 §5.4): full sends one Neighbor Solicitation per address and waits RetransTimer (1 s) for each, link-local then care-of; optimistic (RFC 4429) sends them and uses the addresses at once; none sends nothing"),
+        k(t, "preconfigured", "true or false", "true", "interfaces up at time zero have their router and addresses already (000 l.59: GPRS attached \"simultaneously\"); otherwise only the first link has"),
+        k(t, "route_optimisation", "true or false", "true", "after registering with the home agent the mobile runs return routability and sends a Binding Update to each correspondent, which then sends to the care-of address (RFC 6275 §5.2, §9.3.2); T_n ends at the first packet route-optimised to the new care-of address. false: everything goes through the home agent's tunnel and T_n ends at the first packet tunnelled there"),
+        k(t, "ro_start", "after-ba | after-ba-delay | on-traffic | parallel", "after-ba", "when return routability starts: at the home agent's Binding Acknowledgement; ro_delay after it; when a packet from the correspondent then arrives tunnelled; or with the home Binding Update (000 l.106)"),
+        k(t, "ro_delay", TIME, "0 s", "the wait of after-ba-delay"),
+        k(t, "attached", "list of access link names", "every access link", "the mobile's interfaces up at time zero (with the first link); a handover to a link not up brings it up"),
+        k(t, "rs_delay", "true or false", "false", "a first Router Solicitation on a new link waits U[0, 1 s] (RFC 4861 §6.3.7)"),
+        k(t, "cn_ack", "true or false", "false (MIPL 2.0's UseCnBuAck)", "Binding Updates to correspondents ask for an acknowledgement"),
+        k(t, "processing", TIME, "0 s", "the mobile's own time to configure router and care-of address, t_DR + t_CoA of eq. 3"),
+        k(t, "router", "list of [[mipv6.router]] tables", "one per access link at the defaults", "the access routers' advertisements"),
+        k(r, "link", "an access link name", "required", "the link it advertises on"),
+        k(r, "node", "a node name", "the link's end that is not the mobile", "the router"),
+        k(r, "ra_min", TIME, "1 s (radvd in the UMIP howtos)", "unsolicited Router Advertisements at intervals uniform in [ra_min, ra_max] (RFC 4861 §6.2.4); RFC 6275 §7.5 allows 30-70 ms"),
+        k(r, "ra_max", TIME, "3 s, at least ra_min", "the advertised interval (Advertisement Interval option, RFC 6275 §7.3) is ra_max, plus 20 ms below 200 ms (§7.5)"),
+        k(r, "link_layer", "true or false", "true", "the link has link-layer addresses (options in RS/RA); false for point-to-point links such as GPRS"),
+    ]
 }
 
 /// The table of a preset file's keys.

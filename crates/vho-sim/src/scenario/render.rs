@@ -114,6 +114,9 @@ pub fn to_toml(spec: &Spec) -> String {
             q(f.kind.name())
         );
     }
+    if let Some(m) = &spec.mipv6 {
+        mipv6(&mut o, spec, m);
+    }
     let pcap: Vec<String> = spec.record.pcap_at.iter().map(|&n| node(n)).collect();
     let _ = writeln!(
         o,
@@ -122,6 +125,54 @@ pub fn to_toml(spec: &Spec) -> String {
         spec.record.series
     );
     o
+}
+
+/// `[mipv6]` with every setting, and one `[[mipv6.router]]` per access link.
+fn mipv6(o: &mut String, spec: &Spec, m: &crate::mip::MipSpec) {
+    use crate::mip::{Dad, Detection, RoStart};
+    let node = |i: NodeIdx| q(&spec.nodes[i].name);
+    let link = |i: LinkIdx| q(&spec.links[i].name);
+    let _ = writeln!(o, "[mipv6]\nhome_agent = {}", node(m.home_agent));
+    let cns: Vec<String> = m.correspondents.iter().map(|&n| node(n)).collect();
+    let _ = writeln!(o, "correspondents = [{}]", cns.join(", "));
+    match m.detection {
+        Detection::RaMiss { k } => {
+            let _ = writeln!(o, "detection = \"ra-miss\"\nra_missed = {k}");
+        }
+        Detection::L2Trigger { delay } => {
+            let _ = writeln!(o, "detection = \"l2-trigger\"\nl2_delay = {}", dur(delay));
+        }
+    }
+    let dad = match m.dad {
+        Dad::Full => "full",
+        Dad::Optimistic => "optimistic",
+        Dad::None => "none",
+    };
+    let _ = writeln!(o, "dad = {}", q(dad));
+    let _ = writeln!(o, "preconfigured = {}", m.preconfigured);
+    let _ = writeln!(o, "route_optimisation = {}", m.route_optimisation);
+    let (start, delay) = match m.ro_start {
+        RoStart::AfterBa => ("after-ba", Dur::ZERO),
+        RoStart::AfterBaDelay(d) => ("after-ba-delay", d),
+        RoStart::OnTraffic => ("on-traffic", Dur::ZERO),
+        RoStart::Parallel => ("parallel", Dur::ZERO),
+    };
+    let _ = writeln!(o, "ro_start = {}\nro_delay = {}", q(start), dur(delay));
+    let attached: Vec<String> = m.attached.iter().flatten().map(|&l| link(l)).collect();
+    let _ = writeln!(o, "attached = [{}]", attached.join(", "));
+    let _ = writeln!(o, "rs_delay = {}\ncn_ack = {}", m.rs_delay, m.cn_ack);
+    let _ = writeln!(o, "processing = {}\n", dur(m.processing));
+    for r in &m.routers {
+        let _ = writeln!(
+            o,
+            "[[mipv6.router]]\nlink = {}\nnode = {}\nra_min = {}\nra_max = {}\nlink_layer = {}\n",
+            link(r.link),
+            node(r.node),
+            dur(r.ra_min),
+            dur(r.ra_max),
+            r.link_layer
+        );
+    }
 }
 
 fn q(s: &str) -> String {

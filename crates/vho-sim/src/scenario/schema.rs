@@ -27,8 +27,42 @@ pub struct File {
     pub flow: Vec<Spanned<FlowT>>,
     #[serde(default)]
     pub node_function: Vec<Spanned<NodeFunctionT>>,
+    pub mipv6: Option<Spanned<Mipv6T>>,
     #[serde(default)]
     pub record: RecordT,
+}
+
+/// Mobile IPv6 as packets (`crate::mip`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Mipv6T {
+    pub home_agent: Option<S>,
+    pub correspondents: Option<Vec<S>>,
+    pub detection: Option<S>,
+    pub ra_missed: Option<Spanned<i64>>,
+    pub l2_delay: Option<S>,
+    pub dad: Option<S>,
+    pub preconfigured: Option<bool>,
+    pub route_optimisation: Option<bool>,
+    pub ro_start: Option<S>,
+    pub ro_delay: Option<S>,
+    pub attached: Option<Vec<S>>,
+    pub rs_delay: Option<bool>,
+    pub cn_ack: Option<bool>,
+    pub processing: Option<S>,
+    #[serde(default)]
+    pub router: Vec<Spanned<RouterT>>,
+}
+
+/// An access router's advertisements on one of the mobile's links.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RouterT {
+    pub link: S,
+    pub node: Option<S>,
+    pub ra_min: Option<S>,
+    pub ra_max: Option<S>,
+    pub link_layer: Option<bool>,
 }
 
 /// A function on a node's forwarding path.

@@ -170,7 +170,7 @@ impl TcpOptions {
 }
 
 /// One TCP segment.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct Segment {
     pub src_port: u16,
     pub dst_port: u16,

@@ -30,6 +30,9 @@ impl World {
                 up[l] = l == m.initial;
             }
         }
+        if let Some(mip) = &spec.mipv6 {
+            up = super::mip::initial_up(spec, mip);
+        }
         let mut dirs = Vec::with_capacity(2 * spec.links.len());
         for (l, link) in spec.links.iter().enumerate() {
             for (a_to_b, ds) in [(true, &link.ab), (false, &link.ba)] {
@@ -74,12 +77,29 @@ impl World {
                 dirs.push(dir);
             }
         }
-        let routes = Routes::compute(n, &ends, &up);
+        let mut functions = super::functions::build(spec, &dirs);
+        let mip = spec.mipv6.as_ref().map(|m| {
+            let mut chains: Vec<Vec<_>> = functions
+                .iter_mut()
+                .map(|f| std::mem::take(&mut f.chain))
+                .collect();
+            let w = super::mip::build(spec, m, &up, &mut chains);
+            for (f, c) in functions.iter_mut().zip(chains) {
+                f.chain = c;
+            }
+            Box::new(w)
+        });
+        let routes = match &mip {
+            Some(w) => w.routes(&up),
+            None => Routes::compute(n, &ends, &up),
+        };
         let mut flows = Vec::with_capacity(spec.flows.len());
         for (f, fs) in spec.flows.iter().enumerate() {
             let to = |d: DirIdx| dirs[d as usize].to;
-            if routes.path(fs.src, fs.dst, to).is_none()
-                || routes.path(fs.dst, fs.src, to).is_none()
+            // With Mobile IPv6 a mobile's routes are its entities' business (by address).
+            if mip.is_none()
+                && (routes.path(fs.src, fs.dst, to).is_none()
+                    || routes.path(fs.dst, fs.src, to).is_none())
             {
                 return Err(SimError::NoRoute {
                     flow: fs.name.clone(),
@@ -152,7 +172,6 @@ impl World {
             || dirs
                 .iter()
                 .any(|d| !matches!(d.loss, crate::link::loss::LossModel::None));
-        let functions = super::functions::build(spec, &dirs);
         Ok(World {
             now: Time::ZERO,
             queue: EventQueue::with_capacity(64),
@@ -167,7 +186,8 @@ impl World {
             maybe_done: spec.flows.is_empty(),
             handovers,
             flows,
-            any_functions: !spec.functions.is_empty(),
+            any_functions: !spec.functions.is_empty() || mip.is_some(),
+            mip,
             pinned_uplink: None,
             functions,
             capture,

@@ -10,7 +10,7 @@ use crate::link::queue::Limit;
 use crate::link::{DropCause, LinkDir};
 use crate::net::flow_control::LinkFlowControl;
 use crate::net::function::{AnyFunction, Fabric, Hop, LinkView, PathTiming, Verdict};
-use crate::net::routes::{dir_link, DirIdx, Routes};
+use crate::net::routes::{dir_link, DirIdx, Routes, NO_ROUTE};
 use crate::net::tunnel::IpInIp;
 use crate::net::window_clamp::WindowClamp;
 use crate::packet::PktIdx;
@@ -68,9 +68,16 @@ impl World {
         egress: DirIdx,
         first: usize,
     ) -> bool {
-        self.advance(egress);
-        let hop = Hop { ingress, egress };
+        let mut egress = egress;
+        if egress != NO_ROUTE {
+            self.advance(egress);
+        }
         for i in first..self.functions[node].chain.len() {
+            if self.mip.is_some() && i > first {
+                // A Mobile IPv6 entity may have readdressed it (a tunnel, a care-of address).
+                egress = self.egress(node, idx).unwrap_or(NO_ROUTE);
+            }
+            let hop = Hop { ingress, egress };
             let fabric = NodeFabric {
                 node,
                 routes: &self.routes,
@@ -117,7 +124,7 @@ impl World {
         if fns.wake == Some(self.now) {
             fns.wake = None;
         }
-        self.release_held(node);
+        self.wake_functions(node);
     }
 
     /// After the routes changed: every node holding packets looks again.

@@ -15,6 +15,7 @@ mod build;
 mod forward;
 mod functions;
 mod handover;
+mod mip;
 mod oracle;
 pub mod summary;
 
@@ -215,6 +216,8 @@ pub struct World {
     any_functions: bool,
     /// The handover whose mobile still sends over its old link (`uplink_delay`).
     pinned_uplink: Option<usize>,
+    /// Mobile IPv6's addresses and entities (`world::mip`), in a run with `[mipv6]`.
+    mip: Option<Box<mip::MipWorld>>,
     capture: Vec<bool>,
     taps: Vec<(NodeIdx, Box<dyn PacketTap>)>,
     queue_series: Option<QueueSeries>,
@@ -261,6 +264,11 @@ impl World {
                 self.queue.schedule(at, Event::Notify(h as u32));
             }
         }
+        for node in 0..self.functions.len() {
+            if !self.functions[node].is_empty() {
+                self.pump_functions(node);
+            }
+        }
         let stop_at = self.spec.stop_at;
         // The no-progress guard: at every NO_PROGRESS_EVENTS-th event, time must have moved
         // on by NO_PROGRESS_SPAN since the last check.
@@ -303,6 +311,7 @@ impl World {
                     self.pump(f as usize, 0);
                     self.pump(f as usize, 1);
                 }
+                Event::Handover(h) if self.mip.is_some() => self.apply_mip_handover(h as usize),
                 Event::Handover(h) => self.apply_handover(h as usize),
                 Event::Notify(h) => self.notify_handover(h as usize),
                 Event::NodeWake(n) => self.on_node_wake(n as usize),
@@ -425,5 +434,7 @@ impl World {
 }
 #[cfg(test)]
 mod function_tests;
+#[cfg(test)]
+mod mip_tests;
 #[cfg(test)]
 mod tests;

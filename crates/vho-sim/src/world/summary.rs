@@ -132,6 +132,62 @@ pub struct HandoverSummary {
     /// Whether the run reached the handover's instant (a run that ends first, every flow
     /// done or the stop time, never hands over).
     pub happened: bool,
+    /// With `[mipv6]`: the network-layer latency and its parts, as the signalling made them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mipv6: Option<MipHandoverSummary>,
+}
+
+/// A Mobile IPv6 handover's latency, T_n = t_d + t_c + t_r (Cottingham & Vidales eq. 1-4):
+/// durations in seconds from the instant (`null` for a step that did not happen), and the
+/// instants of the steps (simulated seconds).
+#[derive(Clone, Debug, Serialize)]
+pub struct MipHandoverSummary {
+    /// Movement detection: from the instant to the mobile's decision to move.
+    pub t_d_s: Option<f64>,
+    /// Configuration: from that decision to the new care-of address being usable.
+    pub t_c_s: Option<f64>,
+    /// Registration: from then to the first packet route-optimised to the new care-of
+    /// address (to the first one tunnelled there, without route optimisation).
+    pub t_r_s: Option<f64>,
+    pub t_n_s: Option<f64>,
+    pub detected_s: Option<f64>,
+    pub configured_s: Option<f64>,
+    pub bu_sent_s: Option<f64>,
+    pub ba_s: Option<f64>,
+    pub bu_cn_sent_s: Option<f64>,
+    pub first_tunnelled_s: Option<f64>,
+    pub first_route_optimised_s: Option<f64>,
+    /// Binding Updates sent to the home agent for this handover (1 without a loss).
+    pub bu_transmissions: u32,
+}
+
+impl MipHandoverSummary {
+    pub fn new(t: &crate::mip::mobile::HandoverTimes, route_optimisation: bool) -> Self {
+        let s = |x: Option<crate::time::Time>| x.map(|x| x.as_secs_f64());
+        let since = |a: Option<crate::time::Time>, b: Option<crate::time::Time>| match (a, b) {
+            (Some(a), Some(b)) => Some(b.saturating_since(a).as_secs_f64()),
+            _ => None,
+        };
+        let end = if route_optimisation {
+            t.first_route_optimised
+        } else {
+            t.first_tunnelled
+        };
+        MipHandoverSummary {
+            t_d_s: since(Some(t.at), t.detected),
+            t_c_s: since(t.detected, t.configured),
+            t_r_s: since(t.configured, end),
+            t_n_s: since(Some(t.at), end),
+            detected_s: s(t.detected),
+            configured_s: s(t.configured),
+            bu_sent_s: s(t.bu_sent),
+            ba_s: s(t.ba),
+            bu_cn_sent_s: s(t.bu_cn_sent),
+            first_tunnelled_s: s(t.first_tunnelled),
+            first_route_optimised_s: s(t.first_route_optimised),
+            bu_transmissions: t.bu_transmissions,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -257,19 +313,31 @@ impl World {
                 }),
             });
         }
+        let mip_times = self.mip_records_by_handover();
+        let ro = spec.mipv6.as_ref().is_some_and(|m| m.route_optimisation);
         let handovers = spec
             .handovers
             .iter()
             .zip(&self.handovers)
-            .map(|(h, st)| HandoverSummary {
+            .zip(&mip_times)
+            .map(|((h, st), mt)| HandoverSummary {
                 at_s: st.at.as_secs_f64(),
                 mobile: node(spec.mobiles[h.mobile].node),
                 from: spec.links[h.from].name.clone(),
                 to: spec.links[h.to].name.clone(),
                 kind: kind_name(h.kind),
                 delay_s: h.delay.as_secs_f64(),
-                interruption_s: st.interruption.map(|d| d.as_secs_f64()),
+                interruption_s: st.interruption.map(|d| d.as_secs_f64()).or_else(|| {
+                    // With Mobile IPv6: the first data the new link brought, tunnelled or not.
+                    let t = mt.as_ref()?;
+                    let first = match (t.first_tunnelled, t.first_route_optimised) {
+                        (Some(a), Some(b)) => a.min(b),
+                        (a, b) => a.or(b)?,
+                    };
+                    Some(first.saturating_since(t.at).as_secs_f64())
+                }),
                 happened: st.happened,
+                mipv6: mt.as_ref().map(|t| MipHandoverSummary::new(t, ro)),
             })
             .collect();
         let links: Vec<LinkDirSummary> = self

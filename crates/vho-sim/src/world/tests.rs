@@ -108,6 +108,7 @@ pub(super) fn chain(
             remedies: Vec::new(),
         }],
         functions: Vec::new(),
+        mipv6: None,
         record: RecordSpec::default(),
     }
 }

@@ -23,6 +23,7 @@ use std::ops::Range;
 
 mod handovers;
 mod links;
+mod mipv6;
 mod tcp;
 
 use links::MobileEnd;
@@ -77,6 +78,7 @@ impl Ctx<'_> {
         let handovers = self.handovers(&file, &b)?;
         let flows = self.flows(&file, &b)?;
         let functions = self.functions(&file, &b)?;
+        let mipv6 = self.mipv6(&file, &b, &handovers, &flows)?;
         let mut pcap_at = Vec::new();
         for n in &file.record.pcap {
             pcap_at.push(b.node(self, n, "record.pcap")?);
@@ -111,6 +113,7 @@ impl Ctx<'_> {
             handovers,
             flows,
             functions,
+            mipv6,
             record: RecordSpec {
                 pcap_at,
                 series: file.record.series,

@@ -1,0 +1,113 @@
+//! The home agent (RFC 6275 §10): a binding cache from home address to care-of address, kept
+//! by Binding Updates it acknowledges (§10.3.1), and the tunnel that carries every packet for a
+//! registered home address to its care-of address (§10.4.1, IPv6 in IPv6 per RFC 2473).
+//! Packets the mobile reverse-tunnels to it are unwrapped by the world, as at any tunnel exit.
+
+use super::message::Addr;
+use super::{encapsulate, signal_packet, Addresses, Signal};
+use crate::net::function::{Counters, Verdict};
+use crate::packet::{net, Packet};
+use crate::time::Time;
+
+pub struct HomeAgent {
+    addr: Addr,
+    addresses: Addresses,
+    /// (home address, care-of address, last sequence number accepted).
+    bindings: Vec<(Addr, Addr, u16)>,
+    out: Vec<Packet>,
+    encapsulated: u64,
+    updates: u64,
+    no_binding: u64,
+}
+
+impl HomeAgent {
+    /// `bindings`: the (home, care-of) registrations in place at time zero.
+    pub fn new(addr: Addr, addresses: Addresses, bindings: &[(Addr, Addr)]) -> HomeAgent {
+        HomeAgent {
+            addr,
+            addresses,
+            bindings: bindings.iter().map(|&(h, c)| (h, c, 0)).collect(),
+            out: Vec::new(),
+            encapsulated: 0,
+            updates: 0,
+            no_binding: 0,
+        }
+    }
+
+    /// The care-of address registered for `home`.
+    pub fn binding(&self, home: Addr) -> Option<Addr> {
+        self.bindings.iter().find(|b| b.0 == home).map(|b| b.1)
+    }
+
+    /// A packet forwarded through the home agent: one for a registered home address is
+    /// tunnelled to its care-of address; one for an unregistered home address is dropped.
+    pub fn on_packet(&mut self, pkt: &mut Packet) -> Verdict {
+        if pkt.net & net::TUNNEL != 0 {
+            return Verdict::Pass;
+        }
+        let Some(b) = self.bindings.iter().find(|b| b.0 == pkt.dst) else {
+            if self.is_home_address(pkt.dst) {
+                self.no_binding += 1;
+                return Verdict::Drop;
+            }
+            return Verdict::Pass;
+        };
+        encapsulate(pkt, self.addr, b.1);
+        self.encapsulated += 1;
+        Verdict::Pass
+    }
+
+    fn is_home_address(&self, a: Addr) -> bool {
+        self.addresses.coas.iter().any(|c| c.0 as Addr == a)
+    }
+
+    /// A signalling message for the home agent: a home registration is accepted (RFC 6275
+    /// §10.3.1: a sequence number newer than the last accepted, modulo 2^16) and
+    /// acknowledged to the care-of address it came from.
+    pub fn on_deliver(&mut self, now: Time, pkt: &Packet) {
+        let Signal::BindingUpdate {
+            seq,
+            lifetime_4s,
+            home: true,
+            ack,
+        } = pkt.sig
+        else {
+            return;
+        };
+        let coa = pkt.src;
+        let home = self.addresses.owner(coa) as Addr;
+        let status = match self.bindings.iter_mut().find(|b| b.0 == home) {
+            Some(b) if seq.wrapping_sub(b.2) as i16 > 0 || b.2 == 0 => {
+                (b.1, b.2) = (coa, seq);
+                0
+            }
+            // §6.1.8 status 135: sequence number out of window.
+            Some(_) => 135,
+            None => {
+                self.bindings.push((home, coa, seq));
+                0
+            }
+        };
+        self.updates += 1;
+        if ack {
+            let ba = Signal::BindingAck {
+                status,
+                seq,
+                lifetime_4s,
+            };
+            self.out.push(signal_packet(now, self.addr, coa, ba));
+        }
+    }
+
+    pub fn poll_transmit(&mut self) -> Option<Packet> {
+        (!self.out.is_empty()).then(|| self.out.remove(0))
+    }
+
+    pub fn counters(&self) -> Counters {
+        vec![
+            ("packets_tunnelled", self.encapsulated),
+            ("binding_updates", self.updates),
+            ("dropped_without_binding", self.no_binding),
+        ]
+    }
+}

@@ -1,0 +1,669 @@
+//! The mobile node (RFC 6275 §11): movement detection, address configuration on the new link,
+//! home registration, return routability and the Binding Update to each correspondent, and
+//! the IP layer that sends through the home agent's tunnel or route-optimised.
+//!
+//! A handover runs through three phases, stamped per handover ([`HandoverTimes`]) so that
+//! T_n = t_d + t_c + t_r (Cottingham & Vidales eq. 1, 000 l.73):
+//! - **detecting** until the new link has a router and the mobile has a reason to move: its
+//!   current router lost (k advertisement intervals without one, or a link-layer trigger),
+//!   the handover asked for by the link layer (a soft handover), or the new link newly up;
+//! - **configuring** the new link's addresses (duplicate address detection per [`Dad`]);
+//! - **registering**: a Binding Update to the home agent, then return routability and a
+//!   Binding Update to each correspondent (per [`RoStart`]). T_n ends with the first packet
+//!   that reaches the new care-of address route-optimised (000 l.68, l.183: tunnelled
+//!   packets do not end it; `docs/design/issue-20-sources.md` §1.2).
+
+use super::backoff::Backoff;
+use super::message::{Addr, HAO_BYTES};
+use super::{
+    encapsulate, signal_packet, Dad, Detection, MipSpec, RoStart, Signal, BINDING_LIFETIME_4S,
+    INITIAL_BINDACK_TIMEOUT, MAX_RTR_SOLICITATIONS, MAX_RTR_SOLICITATION_DELAY, RETRANS_TIMER,
+    RTR_SOLICITATION_INTERVAL,
+};
+use crate::net::function::Counters;
+use crate::packet::{net, Packet};
+use crate::rng::Rng;
+use crate::spec::LinkIdx;
+use crate::time::{Dur, Time};
+
+/// When each step of one handover happened (absolute times; `None`: it did not happen).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HandoverTimes {
+    pub at: Time,
+    /// The mobile decided to move (t_d ends).
+    pub detected: Option<Time>,
+    /// The new care-of address is usable (t_c ends).
+    pub configured: Option<Time>,
+    pub bu_sent: Option<Time>,
+    pub ba: Option<Time>,
+    /// Return routability completed and the Binding Update sent to the (first) correspondent.
+    pub bu_cn_sent: Option<Time>,
+    pub first_tunnelled: Option<Time>,
+    /// The first packet route-optimised to the new care-of address (T_n ends).
+    pub first_route_optimised: Option<Time>,
+    pub bu_transmissions: u32,
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Phase {
+    Detecting,
+    Configuring,
+    Registering,
+}
+
+struct Iface {
+    link: LinkIdx,
+    coa: Addr,
+    /// The access router's address.
+    router_addr: Addr,
+    up: bool,
+    sllao: bool,
+    /// The last advertisement heard and the interval it announced.
+    router: Option<(Time, Dur)>,
+    ll_ready: bool,
+    coa_ready: bool,
+    /// A DAD in progress: (link-local?, the address is taken at).
+    dad: Option<(bool, Time)>,
+    rs_next: Option<Time>,
+    rs_sent: u32,
+}
+
+struct Move {
+    record: usize,
+    from: usize,
+    to: usize,
+    phase: Phase,
+    /// The mobile has a reason to move once the new link has a router.
+    triggered: bool,
+    /// It lost its router and solicits on the new link.
+    solicit: bool,
+    trigger_at: Option<Time>,
+    configured_at: Option<Time>,
+}
+
+struct Rr {
+    iface: usize,
+    hoti: Backoff,
+    coti: Backoff,
+    cookies: (u32, u32),
+    home_ok: bool,
+    care_ok: bool,
+}
+
+struct Peer {
+    addr: Addr,
+    /// The interface whose care-of address the correspondent has (as far as the mobile knows).
+    bound: Option<usize>,
+    rr: Option<Rr>,
+    rr_at: Option<Time>,
+    on_traffic: bool,
+    seq: u16,
+}
+
+pub struct MobileNode {
+    home: Addr,
+    ha: Addr,
+    detection: Detection,
+    dad: Dad,
+    route_optimisation: bool,
+    ro_start: RoStart,
+    rs_delay: bool,
+    cn_ack: bool,
+    processing: Dur,
+    ifaces: Vec<Iface>,
+    primary: usize,
+    peers: Vec<Peer>,
+    home_seq: u16,
+    home_retx: Backoff,
+    moving: Option<Move>,
+    pub records: Vec<HandoverTimes>,
+    rng: Rng,
+    out: Vec<Packet>,
+    /// Signalling sent: all, Binding Updates, Neighbor and Router Solicitations.
+    sent: [u64; 4],
+}
+
+/// What the world tells a mobile about one of its interfaces.
+pub struct IfaceSetup {
+    pub link: LinkIdx,
+    pub coa: Addr,
+    pub router_addr: Addr,
+    pub up: bool,
+    /// Configured at time zero (router known, addresses taken).
+    pub ready: bool,
+    /// The link has link-layer addresses (not point-to-point).
+    pub sllao: bool,
+    /// The router's advertisement interval, for a router known at time zero.
+    pub interval: Dur,
+}
+
+impl MobileNode {
+    pub fn new(
+        home: Addr,
+        ha: Addr,
+        spec: &MipSpec,
+        ifaces: &[IfaceSetup],
+        primary: usize,
+        peers: &[Addr],
+        rng: Rng,
+    ) -> MobileNode {
+        let ifaces = ifaces
+            .iter()
+            .map(|s| Iface {
+                link: s.link,
+                coa: s.coa,
+                router_addr: s.router_addr,
+                up: s.up,
+                sllao: s.sllao,
+                router: s.ready.then_some((Time::ZERO, s.interval)),
+                ll_ready: s.ready,
+                coa_ready: s.ready,
+                dad: None,
+                rs_next: None,
+                rs_sent: 0,
+            })
+            .collect();
+        let ro = spec.route_optimisation;
+        MobileNode {
+            home,
+            ha,
+            detection: spec.detection,
+            dad: spec.dad,
+            route_optimisation: ro,
+            ro_start: spec.ro_start,
+            rs_delay: spec.rs_delay,
+            cn_ack: spec.cn_ack,
+            processing: spec.processing,
+            ifaces,
+            primary,
+            peers: peers
+                .iter()
+                .map(|&addr| Peer {
+                    addr,
+                    bound: ro.then_some(primary),
+                    rr: None,
+                    rr_at: None,
+                    on_traffic: false,
+                    seq: 0,
+                })
+                .collect(),
+            home_seq: 1,
+            home_retx: Backoff::IDLE,
+            moving: None,
+            records: Vec::new(),
+            rng,
+            out: Vec::new(),
+            sent: [0; 4],
+        }
+    }
+
+    fn iface_of_link(&self, link: LinkIdx) -> Option<usize> {
+        self.ifaces.iter().position(|i| i.link == link)
+    }
+
+    fn iface_of_coa(&self, coa: Addr) -> Option<usize> {
+        self.ifaces.iter().position(|i| i.coa == coa)
+    }
+
+    /// The interface `link` went down or came up.
+    pub fn link_event(&mut self, now: Time, link: LinkIdx, up: bool) {
+        let Some(k) = self.iface_of_link(link) else {
+            return;
+        };
+        let i = &mut self.ifaces[k];
+        if i.up == up {
+            return;
+        }
+        i.up = up;
+        if up {
+            // A fresh attachment: nothing known about this link yet.
+            (i.router, i.ll_ready, i.coa_ready, i.dad) = (None, false, false, None);
+            if let Detection::L2Trigger { delay } = self.detection {
+                let jitter = if self.rs_delay {
+                    Dur(self.rng.below(MAX_RTR_SOLICITATION_DELAY.as_nanos() + 1))
+                } else {
+                    Dur::ZERO
+                };
+                (i.rs_next, i.rs_sent) = (Some(now + delay + jitter), 0);
+            }
+        } else {
+            i.rs_next = None;
+            if let (Detection::L2Trigger { delay }, Some(m)) = (self.detection, &mut self.moving) {
+                if m.from == k && m.phase == Phase::Detecting {
+                    (m.trigger_at, m.solicit) = (Some(now + delay), true);
+                }
+            }
+        }
+    }
+
+    /// The handover manager asks the mobile to move from `from` to `to` (`soft`: the link
+    /// layer triggers it; a hard handover's trigger is the old link's loss).
+    pub fn start_handover(&mut self, now: Time, from: LinkIdx, to: LinkIdx, soft: bool) {
+        let (Some(from), Some(to)) = (self.iface_of_link(from), self.iface_of_link(to)) else {
+            return;
+        };
+        self.records.push(HandoverTimes {
+            at: now,
+            ..Default::default()
+        });
+        let newly_up = self.ifaces[to].router.is_none();
+        let l2 = match self.detection {
+            Detection::L2Trigger { delay } => Some(now + delay),
+            Detection::RaMiss { .. } => None,
+        };
+        self.moving = Some(Move {
+            record: self.records.len() - 1,
+            from,
+            to,
+            phase: Phase::Detecting,
+            // A new link appearing is itself the reason to move (it waits for its router).
+            triggered: newly_up,
+            solicit: false,
+            trigger_at: if soft { l2.or(Some(now)) } else { l2 },
+            configured_at: None,
+        });
+        self.advance(now);
+    }
+
+    /// Moves the handover on as far as it can go now.
+    fn advance(&mut self, now: Time) {
+        let Some(m) = &mut self.moving else { return };
+        if m.trigger_at.is_some_and(|t| t <= now) {
+            m.triggered = true;
+            m.trigger_at = None;
+        }
+        if m.phase == Phase::Detecting {
+            let to = &mut self.ifaces[m.to];
+            if !(m.triggered && to.up && to.router.is_some()) {
+                if m.triggered && m.solicit && to.up && to.rs_next.is_none() && to.rs_sent == 0 {
+                    // MIPL sends Router Solicitations once it has lost its router
+                    // (000 l.110); otherwise a new link's router is found by its next
+                    // unsolicited advertisement (eq. 2).
+                    to.rs_next = Some(now);
+                }
+                return;
+            }
+            self.records[m.record].detected = Some(now);
+            m.phase = Phase::Configuring;
+        }
+        if m.phase == Phase::Configuring {
+            let to = m.to;
+            if !self.configured(to) {
+                self.start_dad(now, to);
+                if !self.configured(to) {
+                    return;
+                }
+            }
+            let Some(m) = &mut self.moving else { return };
+            let at = *m.configured_at.get_or_insert(now + self.processing);
+            if at > now {
+                return;
+            }
+            self.records[m.record].configured = Some(now);
+            m.phase = Phase::Registering;
+            self.primary = m.to;
+            self.send_home_update(now);
+            if self.route_optimisation {
+                for p in 0..self.peers.len() {
+                    self.peers[p].bound = None;
+                    if self.ro_start == RoStart::Parallel {
+                        self.start_rr(now, p);
+                    }
+                }
+            }
+        }
+    }
+
+    fn configured(&self, k: usize) -> bool {
+        self.ifaces[k].ll_ready && self.ifaces[k].coa_ready
+    }
+
+    /// Starts duplicate address detection on interface `k` for the next address that needs
+    /// it (link-local first), unless one is under way (RFC 4862 §5.4).
+    fn start_dad(&mut self, now: Time, k: usize) {
+        let i = &mut self.ifaces[k];
+        if i.dad.is_some() || (i.ll_ready && i.coa_ready) {
+            return;
+        }
+        let ll = !i.ll_ready;
+        let target = i.coa;
+        let ns = signal_packet(
+            now,
+            target,
+            i.router_addr,
+            Signal::NeighborSolicitation { target },
+        );
+        match self.dad {
+            Dad::None => (i.ll_ready, i.coa_ready) = (true, true),
+            Dad::Optimistic => {
+                (i.ll_ready, i.coa_ready) = (true, true);
+                self.out.push(ns);
+                if ll {
+                    self.out.push(ns);
+                }
+            }
+            Dad::Full => {
+                i.dad = Some((ll, now + RETRANS_TIMER));
+                self.out.push(ns);
+            }
+        }
+    }
+
+    fn send_home_update(&mut self, now: Time) {
+        self.home_seq = self.home_seq.wrapping_add(1);
+        self.home_retx.start(now, INITIAL_BINDACK_TIMEOUT);
+        self.emit_home_update(now);
+        if let Some(m) = &self.moving {
+            self.records[m.record].bu_sent = Some(now);
+        }
+    }
+
+    fn emit_home_update(&mut self, now: Time) {
+        let bu = Signal::BindingUpdate {
+            seq: self.home_seq,
+            lifetime_4s: BINDING_LIFETIME_4S,
+            home: true,
+            ack: true,
+        };
+        let coa = self.ifaces[self.primary].coa;
+        self.out.push(signal_packet(now, coa, self.ha, bu));
+        if let Some(m) = &self.moving {
+            self.records[m.record].bu_transmissions += 1;
+        }
+    }
+
+    fn start_rr(&mut self, now: Time, p: usize) {
+        let iface = self.primary;
+        let cookies = (self.rng.next_u64() as u32, self.rng.next_u64() as u32);
+        let mut rr = Rr {
+            iface,
+            hoti: Backoff::IDLE,
+            coti: Backoff::IDLE,
+            cookies,
+            home_ok: false,
+            care_ok: false,
+        };
+        rr.hoti.start(now, INITIAL_BINDACK_TIMEOUT);
+        rr.coti.start(now, INITIAL_BINDACK_TIMEOUT);
+        self.peers[p].rr = Some(rr);
+        self.peers[p].rr_at = None;
+        self.peers[p].on_traffic = false;
+        self.emit_test_init(now, p, true);
+        self.emit_test_init(now, p, false);
+    }
+
+    /// A Home Test Init goes through the home agent's tunnel (RFC 6275 §5.2.5); a Care-of Test
+    /// Init straight from the care-of address.
+    fn emit_test_init(&mut self, now: Time, p: usize, home: bool) {
+        let Some(rr) = &self.peers[p].rr else { return };
+        let cn = self.peers[p].addr;
+        let coa = self.ifaces[rr.iface].coa;
+        if home {
+            let mut pkt = signal_packet(
+                now,
+                self.home,
+                cn,
+                Signal::HomeTestInit {
+                    cookie: rr.cookies.0,
+                },
+            );
+            encapsulate(&mut pkt, coa, self.ha);
+            self.out.push(pkt);
+        } else {
+            let sig = Signal::CareOfTestInit {
+                cookie: rr.cookies.1,
+            };
+            self.out.push(signal_packet(now, coa, cn, sig));
+        }
+    }
+
+    /// A signalling message for the mobile (already out of any tunnel), received over the
+    /// link of care-of address `via`.
+    pub fn on_deliver(&mut self, now: Time, pkt: &Packet, via: Addr) {
+        match pkt.sig {
+            Signal::RouterAdvertisement { interval_ms, .. } => {
+                if let Some(k) = self.iface_of_coa(via) {
+                    let i = &mut self.ifaces[k];
+                    if i.up {
+                        i.router = Some((now, Dur::from_millis(interval_ms as u64)));
+                        i.rs_next = None;
+                        // Stateless autoconfiguration on any interface that hears a router
+                        // (RFC 4862 §5.5), whether or not the mobile is moving to it.
+                        self.start_dad(now, k);
+                    }
+                }
+            }
+            Signal::BindingAck { status, seq, .. } if seq == self.home_seq && status < 128 => {
+                if self.home_retx.due.is_none() {
+                    return;
+                }
+                self.home_retx.stop();
+                if let Some(m) = &self.moving {
+                    self.records[m.record].ba = Some(now);
+                }
+                if self.route_optimisation {
+                    for p in 0..self.peers.len() {
+                        match self.ro_start {
+                            RoStart::AfterBa => self.start_rr(now, p),
+                            RoStart::AfterBaDelay(d) => self.peers[p].rr_at = Some(now + d),
+                            RoStart::OnTraffic => self.peers[p].on_traffic = true,
+                            RoStart::Parallel => {}
+                        }
+                    }
+                }
+            }
+            Signal::HomeTest { cookie, .. } | Signal::CareOfTest { cookie, .. } => {
+                let home = matches!(pkt.sig, Signal::HomeTest { .. });
+                let Some(p) = self.peers.iter().position(|p| p.addr == pkt.src) else {
+                    return;
+                };
+                let Some(rr) = &mut self.peers[p].rr else {
+                    return;
+                };
+                if home && cookie == rr.cookies.0 {
+                    rr.home_ok = true;
+                    rr.hoti.stop();
+                } else if !home && cookie == rr.cookies.1 {
+                    rr.care_ok = true;
+                    rr.coti.stop();
+                }
+                if rr.home_ok && rr.care_ok {
+                    let iface = rr.iface;
+                    self.peers[p].rr = None;
+                    self.send_cn_update(now, p, iface);
+                }
+            }
+            _ => {}
+        }
+        self.advance(now);
+    }
+
+    fn send_cn_update(&mut self, now: Time, p: usize, iface: usize) {
+        let peer = &mut self.peers[p];
+        peer.seq = peer.seq.wrapping_add(1);
+        peer.bound = Some(iface);
+        let bu = Signal::BindingUpdate {
+            seq: peer.seq,
+            lifetime_4s: BINDING_LIFETIME_4S,
+            home: false,
+            ack: self.cn_ack,
+        };
+        let cn = peer.addr;
+        self.out
+            .push(signal_packet(now, self.ifaces[iface].coa, cn, bu));
+        if let Some(m) = &self.moving {
+            let r = &mut self.records[m.record];
+            r.bu_cn_sent.get_or_insert(now);
+        }
+    }
+
+    /// A TCP packet for the mobile arrived over the link of care-of address `via`, before its
+    /// tunnel or routing header is taken off.
+    pub fn on_inbound(&mut self, now: Time, pkt: &Packet, via: Addr) {
+        let Some(m) = &self.moving else { return };
+        if self.ifaces[m.to].coa != via || m.phase != Phase::Registering {
+            return;
+        }
+        let r = &mut self.records[m.record];
+        if pkt.net & net::TUNNEL != 0 {
+            r.first_tunnelled.get_or_insert(now);
+            let from = pkt.inner_src;
+            if let Some(p) = self.peers.iter().position(|p| p.addr == from) {
+                if self.peers[p].on_traffic {
+                    self.start_rr(now, p);
+                }
+            }
+        } else if pkt.net & net::RH2 != 0 {
+            r.first_route_optimised = Some(now);
+            self.moving = None;
+        } else if !self.route_optimisation {
+            self.moving = None;
+        }
+    }
+
+    /// A TCP packet the mobile sends (from its home address): route-optimised from the
+    /// primary care-of address to a correspondent that has it, else reverse-tunnelled to the
+    /// home agent (RFC 6275 §11.3.1).
+    pub fn on_output(&mut self, pkt: &mut Packet) {
+        let coa = self.ifaces[self.primary].coa;
+        let bound = self
+            .peers
+            .iter()
+            .find(|p| p.addr == pkt.dst)
+            .and_then(|p| p.bound);
+        if bound == Some(self.primary) {
+            pkt.src = coa;
+            pkt.net |= net::HAO;
+            pkt.wire_bytes += HAO_BYTES;
+        } else {
+            encapsulate(pkt, coa, self.ha);
+        }
+    }
+
+    pub fn poll_timeout(&self) -> Option<Time> {
+        let mut t: Option<Time> = None;
+        let mut at = |x: Option<Time>| {
+            if let Some(x) = x {
+                t = Some(t.map_or(x, |t| t.min(x)));
+            }
+        };
+        for i in &self.ifaces {
+            at(i.dad.map(|d| d.1));
+            at(i.rs_next);
+        }
+        at(self.home_retx.due);
+        for p in &self.peers {
+            at(p.rr_at);
+            if let Some(rr) = &p.rr {
+                at(rr.hoti.due);
+                at(rr.coti.due);
+            }
+        }
+        if let Some(m) = &self.moving {
+            at(m.trigger_at);
+            at(m.configured_at.filter(|_| m.phase == Phase::Configuring));
+            at(self
+                .router_lost_at(m.from)
+                .filter(|_| m.phase == Phase::Detecting && !m.solicit));
+        }
+        t
+    }
+
+    /// When the router of interface `k` counts as lost: k intervals after its last
+    /// advertisement (`Detection::RaMiss`).
+    fn router_lost_at(&self, k: usize) -> Option<Time> {
+        let Detection::RaMiss { k: missed } = self.detection else {
+            return None;
+        };
+        let (last, interval) = self.ifaces[k].router?;
+        Some(last + Dur(interval.as_nanos() * missed as u64))
+    }
+
+    pub fn handle_timeout(&mut self, now: Time) {
+        for k in 0..self.ifaces.len() {
+            let i = &mut self.ifaces[k];
+            if let Some((ll, at)) = i.dad {
+                if at <= now {
+                    i.dad = None;
+                    if ll {
+                        i.ll_ready = true;
+                    } else {
+                        i.coa_ready = true;
+                    }
+                    // The care-of address's turn (RFC 4862 §5.4), if a router was heard.
+                    if i.router.is_some() {
+                        self.start_dad(now, k);
+                    }
+                }
+            }
+            let i = &mut self.ifaces[k];
+            if i.rs_next.is_some_and(|t| t <= now) {
+                if i.up && i.router.is_none() && i.rs_sent < MAX_RTR_SOLICITATIONS {
+                    let sig = Signal::RouterSolicitation { sllao: i.sllao };
+                    self.out.push(signal_packet(now, i.coa, i.router_addr, sig));
+                    i.rs_sent += 1;
+                    i.rs_next = Some(now + RTR_SOLICITATION_INTERVAL);
+                } else {
+                    i.rs_next = None;
+                }
+            }
+        }
+        if self.home_retx.fire(now) {
+            self.emit_home_update(now);
+        }
+        for p in 0..self.peers.len() {
+            if self.peers[p].rr_at.is_some_and(|t| t <= now) {
+                self.start_rr(now, p);
+            }
+            let (mut home, mut care) = (false, false);
+            if let Some(rr) = &mut self.peers[p].rr {
+                home = rr.hoti.fire(now);
+                care = rr.coti.fire(now);
+            }
+            if home {
+                self.emit_test_init(now, p, true);
+            }
+            if care {
+                self.emit_test_init(now, p, false);
+            }
+        }
+        if let Some(m) = &self.moving {
+            let lost = m.phase == Phase::Detecting
+                && self.router_lost_at(m.from).is_some_and(|t| t <= now);
+            if lost {
+                if let Some(m) = &mut self.moving {
+                    (m.triggered, m.solicit) = (true, true);
+                }
+            }
+        }
+        self.advance(now);
+    }
+
+    pub fn poll_transmit(&mut self) -> Option<Packet> {
+        let p = (!self.out.is_empty()).then(|| self.out.remove(0))?;
+        self.sent[0] += 1;
+        match p.sig {
+            Signal::BindingUpdate { .. } => self.sent[1] += 1,
+            Signal::NeighborSolicitation { .. } => self.sent[2] += 1,
+            Signal::RouterSolicitation { .. } => self.sent[3] += 1,
+            _ => {}
+        }
+        Some(p)
+    }
+
+    pub fn counters(&self) -> Counters {
+        vec![
+            ("signalling_sent", self.sent[0]),
+            ("binding_updates_sent", self.sent[1]),
+            ("neighbor_solicitations_sent", self.sent[2]),
+            ("router_solicitations_sent", self.sent[3]),
+            (
+                "handovers_completed",
+                self.records
+                    .iter()
+                    .filter(|r| r.first_route_optimised.is_some())
+                    .count() as u64,
+            ),
+        ]
+    }
+}

@@ -1,0 +1,237 @@
+//! Mobile IPv6 (RFC 6275) as packets: a mobile node's movement detection, address
+//! configuration and registration, a home agent's binding cache and tunnels, a correspondent
+//! node's route optimisation, access routers' advertisements. Each is a protocol entity at a
+//! node, sans-IO like a TCP endpoint: packets in, packets out, a timer, and the world as a
+//! driver (`world::mip`). They are node functions (`net::function`) that also originate and
+//! terminate packets.
+//!
+//! A handover's network-layer latency falls out of these packets crossing the simulated links:
+//! T_n = t_d + t_c + t_r (Cottingham & Vidales eq. 1-4, `000_2dceaee3c96622fa.txt` l.73-106),
+//! each component stamped per handover by the mobile node ([`mobile::HandoverTimes`]).
+
+pub mod backoff;
+pub mod correspondent;
+pub mod home_agent;
+pub mod message;
+pub mod mobile;
+pub mod router;
+
+use crate::spec::{LinkIdx, NodeIdx};
+use crate::time::Dur;
+pub use message::{Addr, Signal};
+
+/// RFC 6275 §12: INITIAL_BINDACK_TIMEOUT, the first wait for a Binding Acknowledgement (and
+/// for a HoT or CoT, §11.8).
+pub const INITIAL_BINDACK_TIMEOUT: Dur = Dur::from_secs(1);
+/// RFC 6275 §13: InitialBindackTimeoutFirstReg, the first wait of a first home registration.
+pub const INITIAL_BINDACK_TIMEOUT_FIRST_REG: Dur = Dur::from_millis(1500);
+/// RFC 6275 §12: MAX_BINDACK_TIMEOUT, the longest wait of the exponential back-off.
+pub const MAX_BINDACK_TIMEOUT: Dur = Dur::from_secs(32);
+/// RFC 4861 §10: RETRANS_TIMER, RetransTimer's default: the wait after a DAD Neighbor
+/// Solicitation before the address is taken (RFC 4862 §5.4.3).
+pub const RETRANS_TIMER: Dur = Dur::from_secs(1);
+/// RFC 4861 §10: MAX_RTR_SOLICITATION_DELAY, the random delay before a first Router
+/// Solicitation (RFC 4861 §6.3.7) and before a first DAD Neighbor Solicitation on an interface
+/// that has just come up (RFC 4862 §5.4.2).
+pub const MAX_RTR_SOLICITATION_DELAY: Dur = Dur::from_secs(1);
+/// RFC 4861 §10: RTR_SOLICITATION_INTERVAL and MAX_RTR_SOLICITATIONS.
+pub const RTR_SOLICITATION_INTERVAL: Dur = Dur::from_secs(4);
+pub const MAX_RTR_SOLICITATIONS: u32 = 3;
+/// RFC 4861 §10: MAX_RA_DELAY_TIME, a router's random delay before a solicited advertisement
+/// (§6.2.6).
+pub const MAX_RA_DELAY_TIME: Dur = Dur::from_millis(500);
+/// RFC 6275 §7.5: routers "SHOULD add 20 ms to any Advertisement Intervals sent in RAs that
+/// are below 200 ms", for the scheduling granularity of the mobile's timers.
+pub const ADV_INTERVAL_SLACK: Dur = Dur::from_millis(20);
+/// Lifetime a mobile asks for in its Binding Updates, in 4-s units (RFC 6275 §6.1.7); 420 s is
+/// MAX_RR_BINDING_LIFETIME (§12), longer than any run here: bindings never expire mid-run.
+pub const BINDING_LIFETIME_4S: u16 = 105;
+
+/// How the mobile node learns that it must move (Cottingham & Vidales §4: t_d).
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Detection {
+    /// The current router is declared lost after `k` of its advertisement intervals without an
+    /// advertisement (MIPL's "2 lost RAs", 000 l.108-110); a new link is found by its
+    /// router's first advertisement (eq. 2's wait).
+    RaMiss { k: u32 },
+    /// The link layer tells the mobile node at once (after `delay`) that a link went down or
+    /// came up; on a new link it solicits an advertisement.
+    L2Trigger { delay: Dur },
+}
+
+/// Duplicate address detection on a new link (RFC 4862 §5.4; eq. 3's t_DAD_LL and t_DAD_NL).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Dad {
+    /// DupAddrDetectTransmits = 1: one Neighbor Solicitation per address, the address taken
+    /// RetransTimer after it; link-local first, then the care-of address.
+    Full,
+    /// RFC 4429: the Neighbor Solicitations are sent, the addresses used at once.
+    Optimistic,
+    /// DupAddrDetectTransmits = 0: no solicitation, the addresses used at once.
+    None,
+}
+
+/// When the mobile node starts return routability with a correspondent after moving.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum RoStart {
+    /// When its home agent acknowledges the new binding.
+    AfterBa,
+    /// `delay` after that acknowledgement (the bare phenomenon of §6.1's unexplained LAN
+    /// time, 000 l.183).
+    AfterBaDelay(Dur),
+    /// When the home agent's acknowledgement has come and a data packet from the
+    /// correspondent then arrives tunnelled (the mobile starts route optimisation for a
+    /// correspondent it hears from through its home agent, RFC 6275 §11.3.1's "MAY").
+    OnTraffic,
+    /// With the home registration, in parallel (000 l.106: "can be done simultaneously").
+    Parallel,
+}
+
+/// An access router and the access link it advertises on.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct RouterSpec {
+    pub node: NodeIdx,
+    pub link: LinkIdx,
+    /// Unsolicited advertisements at intervals uniform in [ra_min, ra_max] (RFC 4861 §6.2.4).
+    pub ra_min: Dur,
+    pub ra_max: Dur,
+    /// The link has link-layer addresses, carried in RS/RA options (RFC 4861 §4.1-4.2); not
+    /// on a point-to-point link such as GPRS.
+    pub link_layer: bool,
+}
+
+impl RouterSpec {
+    /// The Advertisement Interval option's value: MaxRtrAdvInterval, plus 20 ms when below
+    /// 200 ms (RFC 6275 §7.5).
+    pub fn advertised_interval(&self) -> Dur {
+        if self.ra_max < Dur::from_millis(200) {
+            self.ra_max + ADV_INTERVAL_SLACK
+        } else {
+            self.ra_max
+        }
+    }
+}
+
+/// Mobile IPv6 in a scenario (`[mipv6]`): one home agent, its mobile nodes' settings, the
+/// correspondents doing route optimisation, the access routers.
+#[derive(Clone, PartialEq, Debug)]
+pub struct MipSpec {
+    pub home_agent: NodeIdx,
+    /// Hosts that take part in route optimisation (correspondent nodes).
+    pub correspondents: Vec<NodeIdx>,
+    pub routers: Vec<RouterSpec>,
+    pub detection: Detection,
+    pub dad: Dad,
+    /// The mobile's interfaces that are up at time zero have their router, link-local and
+    /// care-of addresses already (000 l.59: GPRS attached "simultaneously"); otherwise only the
+    /// initial one has.
+    pub preconfigured: bool,
+    pub route_optimisation: bool,
+    pub ro_start: RoStart,
+    /// Per mobile (in `Spec::mobiles` order), its interfaces up at time zero.
+    pub attached: Vec<Vec<LinkIdx>>,
+    /// Whether a first Router Solicitation on a new link waits U[0, MAX_RTR_SOLICITATION_DELAY]
+    /// (RFC 4861 §6.3.7).
+    pub rs_delay: bool,
+    /// Whether the Binding Update to a correspondent asks for an acknowledgement (RFC 6275
+    /// §6.1.7's A flag; MIPL 2.0's default `UseCnBuAck` is off).
+    pub cn_ack: bool,
+    /// Processing time of the default-router and care-of address configuration, t_DR + t_CoA
+    /// (eq. 3; "terminal characteristics", 000 l.66; open, 0 by default).
+    pub processing: Dur,
+}
+
+/// The run's addresses: every node's own, then one care-of address per mobile interface.
+#[derive(Clone, Debug, Default)]
+pub struct Addresses {
+    pub nodes: usize,
+    /// Per care-of address (index `nodes + i`): its mobile node and access link.
+    pub coas: Vec<(NodeIdx, LinkIdx)>,
+}
+
+impl Addresses {
+    pub fn new(nodes: usize, mobiles: &[crate::spec::MobileSpec]) -> Addresses {
+        let coas = mobiles
+            .iter()
+            .flat_map(|m| m.interfaces.iter().map(move |&l| (m.node, l)))
+            .collect();
+        Addresses { nodes, coas }
+    }
+    pub fn count(&self) -> usize {
+        self.nodes + self.coas.len()
+    }
+    /// The care-of address of `mobile` on `link`.
+    pub fn coa(&self, mobile: NodeIdx, link: LinkIdx) -> Option<Addr> {
+        self.coas
+            .iter()
+            .position(|&c| c == (mobile, link))
+            .map(|i| (self.nodes + i) as Addr)
+    }
+    /// The node an address belongs to.
+    #[inline]
+    pub fn owner(&self, a: Addr) -> NodeIdx {
+        let a = a as usize;
+        if a < self.nodes {
+            a
+        } else {
+            self.coas[a - self.nodes].0
+        }
+    }
+    /// The access link of a care-of address.
+    pub fn link(&self, a: Addr) -> Option<LinkIdx> {
+        (a as usize)
+            .checked_sub(self.nodes)
+            .and_then(|i| self.coas.get(i))
+            .map(|c| c.1)
+    }
+}
+
+/// A signalling packet from `src` to `dst`, sent now: its size is the message's own
+/// (`Signal::wire_bytes`), its extension headers the ones the message carries.
+pub fn signal_packet(
+    now: crate::time::Time,
+    src: Addr,
+    dst: Addr,
+    sig: Signal,
+) -> crate::packet::Packet {
+    use crate::packet::net;
+    let ext = match sig {
+        Signal::BindingUpdate { .. } => net::HAO,
+        Signal::BindingAck { .. } => net::RH2,
+        _ => 0,
+    };
+    crate::packet::Packet {
+        seg: Default::default(),
+        flow: crate::packet::NO_FLOW,
+        to_receiver: false,
+        src,
+        dst,
+        wire_bytes: sig.wire_bytes(),
+        ip_id: 0,
+        kind: Default::default(),
+        copy: 0,
+        sent_at: now,
+        net: net::SIGNAL | ext,
+        inner_src: 0,
+        inner_dst: 0,
+        sig,
+    }
+}
+
+/// Wraps `pkt` in an IPv6 tunnel from `src` to `dst` (RFC 2473 §3).
+pub fn encapsulate(pkt: &mut crate::packet::Packet, src: Addr, dst: Addr) {
+    pkt.inner_src = pkt.src;
+    pkt.inner_dst = pkt.dst;
+    pkt.src = src;
+    pkt.dst = dst;
+    pkt.wire_bytes += message::TUNNEL_BYTES;
+    pkt.net |= crate::packet::net::TUNNEL;
+}
+
+/// Takes the tunnel off `pkt` (RFC 2473 §3.2, at the tunnel's exit point).
+pub fn decapsulate(pkt: &mut crate::packet::Packet) {
+    pkt.src = pkt.inner_src;
+    pkt.dst = pkt.inner_dst;
+    pkt.wire_bytes -= message::TUNNEL_BYTES;
+    pkt.net &= !crate::packet::net::TUNNEL;
+}

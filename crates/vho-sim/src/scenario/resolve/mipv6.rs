@@ -1,0 +1,293 @@
+//! `[mipv6]`: Mobile IPv6 as signalling packets (`crate::mip`), its entities' settings and the
+//! access routers' advertisements, checked against the topology and the handovers.
+
+use super::{Builder, Ctx, R};
+use crate::mip::{Dad, Detection, MipSpec, RoStart, RouterSpec};
+use crate::scenario::schema::{File, S};
+use crate::scenario::units;
+use crate::spec::{FlowSpec, HandoverKind, HandoverSpec, NodeKind};
+use crate::time::Dur;
+
+/// Advertisement intervals of a router the scenario does not set: radvd's
+/// `MinRtrAdvInterval 1; MaxRtrAdvInterval 3;` of the UMIP testbed howtos
+/// (`docs/design/issue-20-sources.md` §3.1). RFC 4861's own defaults (198-600 s, §6.2.1) are
+/// meant for hosts that do not move.
+pub const DEFAULT_RA_MIN: Dur = Dur::from_secs(1);
+pub const DEFAULT_RA_MAX: Dur = Dur::from_secs(3);
+/// MIPL's movement detection: "2 lost RAs" (000 l.108-110).
+pub const DEFAULT_RA_MISSED: u32 = 2;
+
+impl Ctx<'_> {
+    pub(super) fn mipv6(
+        &self,
+        file: &File,
+        b: &Builder,
+        handovers: &[HandoverSpec],
+        flows: &[FlowSpec],
+    ) -> R<Option<MipSpec>> {
+        let Some(m) = &file.mipv6 else {
+            return Ok(None);
+        };
+        let span = m.span();
+        let m = m.get_ref();
+        if b.mobiles.is_empty() {
+            return Err(self.err(span, "mipv6", "a scenario with a mobile host", None));
+        }
+        let home_agent = match &m.home_agent {
+            Some(s) => b.node(self, s, "mipv6.home_agent")?,
+            None => b.nodes.iter().position(|n| n.name == "ha").ok_or_else(|| {
+                self.err(
+                    span.clone(),
+                    "mipv6.home_agent",
+                    "the home agent's node (no node is named \"ha\")",
+                    None,
+                )
+            })?,
+        };
+        if b.nodes[home_agent].kind == NodeKind::Mobile {
+            return Err(self.err(
+                span.clone(),
+                "mipv6.home_agent",
+                "a node that is not a mobile host",
+                Some(b.nodes[home_agent].name.clone()),
+            ));
+        }
+        let mobile_nodes: Vec<usize> = b.mobiles.iter().map(|x| x.node).collect();
+        let correspondents = match &m.correspondents {
+            Some(list) => list
+                .iter()
+                .map(|s| b.node(self, s, "mipv6.correspondents"))
+                .collect::<R<Vec<_>>>()?,
+            None => {
+                let mut v: Vec<usize> = Vec::new();
+                for f in flows {
+                    for (a, z) in [(f.src, f.dst), (f.dst, f.src)] {
+                        if mobile_nodes.contains(&a)
+                            && !mobile_nodes.contains(&z)
+                            && !v.contains(&z)
+                        {
+                            v.push(z);
+                        }
+                    }
+                }
+                v
+            }
+        };
+        let detection = match m.detection.as_ref().map(|s| s.get_ref().as_str()) {
+            None | Some("ra-miss") => {
+                let k = match &m.ra_missed {
+                    Some(k) if (1..=100).contains(k.get_ref()) => *k.get_ref() as u32,
+                    Some(k) => {
+                        return Err(self.err(
+                            k.span(),
+                            "mipv6.ra_missed",
+                            "a whole number of advertisement intervals, 1 to 100",
+                            Some(k.get_ref().to_string()),
+                        ))
+                    }
+                    None => DEFAULT_RA_MISSED,
+                };
+                Detection::RaMiss { k }
+            }
+            Some("l2-trigger") => Detection::L2Trigger {
+                delay: self.opt_dur(&m.l2_delay, "mipv6.l2_delay", Dur::ZERO)?,
+            },
+            Some(_) => {
+                let s = m
+                    .detection
+                    .as_ref()
+                    .map(|s| s.span())
+                    .unwrap_or(span.clone());
+                return Err(self.err(
+                    s,
+                    "mipv6.detection",
+                    "\"ra-miss\" or \"l2-trigger\"",
+                    m.detection.as_ref().map(|s| format!("{:?}", s.get_ref())),
+                ));
+            }
+        };
+        let dad = match m.dad.as_ref().map(|s| s.get_ref().as_str()) {
+            None | Some("full") => Dad::Full,
+            Some("optimistic") => Dad::Optimistic,
+            Some("none") => Dad::None,
+            Some(_) => {
+                return Err(self.bad(
+                    m.dad.as_ref(),
+                    "mipv6.dad",
+                    "\"full\", \"optimistic\" or \"none\"",
+                ))
+            }
+        };
+        let ro_delay = self.opt_dur(&m.ro_delay, "mipv6.ro_delay", Dur::ZERO)?;
+        let ro_start = match m.ro_start.as_ref().map(|s| s.get_ref().as_str()) {
+            None | Some("after-ba") => RoStart::AfterBa,
+            Some("after-ba-delay") => RoStart::AfterBaDelay(ro_delay),
+            Some("on-traffic") => RoStart::OnTraffic,
+            Some("parallel") => RoStart::Parallel,
+            Some(_) => {
+                return Err(self.bad(
+                    m.ro_start.as_ref(),
+                    "mipv6.ro_start",
+                    "\"after-ba\", \"after-ba-delay\", \"on-traffic\" or \"parallel\"",
+                ))
+            }
+        };
+        let link_of = |s: &S, field: &str| -> R<usize> {
+            let l = b.link(self, s, field)?;
+            if !b.mobiles.iter().any(|x| x.interfaces.contains(&l)) {
+                return Err(self.err(
+                    s.span(),
+                    field,
+                    "one of a mobile host's access links",
+                    Some(format!("{:?}", s.get_ref())),
+                ));
+            }
+            Ok(l)
+        };
+        let attached = match &m.attached {
+            None => b.mobiles.iter().map(|x| x.interfaces.clone()).collect(),
+            Some(list) => {
+                let links = list
+                    .iter()
+                    .map(|s| link_of(s, "mipv6.attached"))
+                    .collect::<R<Vec<_>>>()?;
+                b.mobiles
+                    .iter()
+                    .map(|x| {
+                        let mut v: Vec<usize> = x
+                            .interfaces
+                            .iter()
+                            .copied()
+                            .filter(|l| links.contains(l))
+                            .collect();
+                        if !v.contains(&x.initial) {
+                            v.push(x.initial);
+                        }
+                        v
+                    })
+                    .collect()
+            }
+        };
+        let mut routers: Vec<RouterSpec> = Vec::new();
+        for r in &m.router {
+            let rt = r.get_ref();
+            let link = link_of(&rt.link, "mipv6.router.link")?;
+            let l = &b.links[link];
+            let mobile_end = if mobile_nodes.contains(&l.b) {
+                l.b
+            } else {
+                l.a
+            };
+            let node = match &rt.node {
+                Some(s) => b.node(self, s, "mipv6.router.node")?,
+                None => {
+                    if l.a == mobile_end {
+                        l.b
+                    } else {
+                        l.a
+                    }
+                }
+            };
+            let ra_min = self.opt_dur(&rt.ra_min, "mipv6.router.ra_min", DEFAULT_RA_MIN)?;
+            let ra_max = self.opt_dur(
+                &rt.ra_max,
+                "mipv6.router.ra_max",
+                DEFAULT_RA_MAX.max(ra_min),
+            )?;
+            if ra_max < ra_min || ra_max == Dur::ZERO {
+                return Err(self.err(
+                    r.span(),
+                    "mipv6.router.ra_max",
+                    "an interval above zero and at least ra_min",
+                    Some(format!("{:?} below {:?}", ra_max, ra_min)),
+                ));
+            }
+            if routers.iter().any(|x| x.link == link) {
+                return Err(self.err(
+                    r.span(),
+                    "mipv6.router",
+                    "one router per link",
+                    Some(format!("{:?} twice", rt.link.get_ref())),
+                ));
+            }
+            routers.push(RouterSpec {
+                node,
+                link,
+                ra_min,
+                ra_max,
+                link_layer: rt.link_layer.unwrap_or(true),
+            });
+        }
+        // Every access link has a router; those not listed advertise at the defaults.
+        for x in &b.mobiles {
+            for &link in &x.interfaces {
+                if !routers.iter().any(|r| r.link == link) {
+                    let l = &b.links[link];
+                    routers.push(RouterSpec {
+                        node: if l.a == x.node { l.b } else { l.a },
+                        link,
+                        ra_min: DEFAULT_RA_MIN,
+                        ra_max: DEFAULT_RA_MAX,
+                        link_layer: true,
+                    });
+                }
+            }
+        }
+        for (i, h) in handovers.iter().enumerate() {
+            let soft_only = h.delay > Dur::ZERO
+                || h.uplink_delay > Dur::ZERO
+                || h.notify.is_some()
+                || h.flush != Default::default()
+                || matches!(h.kind, HandoverKind::Hard { loss_fraction } if loss_fraction < 1.0);
+            if soft_only {
+                let s = file
+                    .handover
+                    .get(i)
+                    .map(|x| x.span())
+                    .unwrap_or(span.clone());
+                return Err(self.err(
+                    s,
+                    "handover",
+                    "with [mipv6], only at/window/from/to/kind: the delay, the uplink's \
+                     move and the queues' fate come from the signalling and the links",
+                    Some("delay, uplink_delay, notify, flush or a partial hard loss".into()),
+                ));
+            }
+        }
+        Ok(Some(MipSpec {
+            home_agent,
+            correspondents,
+            routers,
+            detection,
+            dad,
+            preconfigured: m.preconfigured.unwrap_or(true),
+            route_optimisation: m.route_optimisation.unwrap_or(true),
+            ro_start,
+            attached,
+            rs_delay: m.rs_delay.unwrap_or(false),
+            cn_ack: m.cn_ack.unwrap_or(false),
+            processing: self.opt_dur(&m.processing, "mipv6.processing", Dur::ZERO)?,
+        }))
+    }
+
+    fn opt_dur(&self, s: &Option<S>, field: &str, default: Dur) -> R<Dur> {
+        match s {
+            Some(s) => self.with(s, field, units::duration),
+            None => Ok(default),
+        }
+    }
+
+    fn bad(
+        &self,
+        s: Option<&S>,
+        field: &str,
+        expected: &str,
+    ) -> crate::scenario::error::ScenarioError {
+        self.err(
+            s.map(|s| s.span()).unwrap_or(0..0),
+            field,
+            expected,
+            s.map(|s| format!("{:?}", s.get_ref())),
+        )
+    }
+}

@@ -1,0 +1,392 @@
+//! Driving Mobile IPv6 (`crate::mip`): the run's addresses and routes to them, the protocol
+//! entities at their nodes, packets addressed to a node's care-of address or through a tunnel
+//! it ends, and a handover as a link event the mobile node reacts to with signalling.
+//!
+//! Routing in a Mobile IPv6 run is by address. Each care-of address is reached over its own
+//! access link (the route table is computed over the graph in which each access link ends at
+//! the care-of address rather than at the mobile), a home address is routed to its home agent,
+//! and a mobile sends each packet over the interface its source address belongs to.
+
+use super::World;
+use crate::link::DropCause;
+use crate::mip::correspondent::Correspondent;
+use crate::mip::home_agent::HomeAgent;
+use crate::mip::mobile::{HandoverTimes, IfaceSetup, MobileNode};
+use crate::mip::router::AccessRouter;
+use crate::mip::{decapsulate, message, Addr, Addresses, MipSpec};
+use crate::net::function::AnyFunction;
+use crate::net::routes::{dir_index, DirIdx, Routes, NO_ROUTE};
+use crate::packet::{net, PktIdx};
+use crate::rng::Rng;
+use crate::spec::{HandoverKind, LinkIdx, NodeIdx, Spec};
+
+/// What a Mobile IPv6 run keeps beside the world.
+pub(super) struct MipWorld {
+    pub(super) addresses: Addresses,
+    /// Link ends with each mobile's access links ending at the care-of address.
+    route_ends: Vec<(NodeIdx, NodeIdx)>,
+    home_agent: NodeIdx,
+    /// Per mobile node (in `Spec::mobiles` order), where its entity sits in its node's chain.
+    mobiles: Vec<(NodeIdx, usize)>,
+    /// Signalling packets lost on the way (no route, a queue, a link's loss).
+    pub(super) signalling_dropped: u64,
+}
+
+impl MipWorld {
+    /// Routes to every address over the links up now.
+    pub(super) fn routes(&self, up: &[bool]) -> Routes {
+        let mut r = Routes::compute(self.addresses.count(), &self.route_ends, up);
+        for &(m, _) in &self.mobiles {
+            r.alias(m, self.home_agent);
+        }
+        r
+    }
+}
+
+/// The links up at time zero in a Mobile IPv6 run: every link but the mobiles' interfaces not
+/// attached then.
+pub(super) fn initial_up(spec: &Spec, mip: &MipSpec) -> Vec<bool> {
+    let mut up = vec![true; spec.links.len()];
+    for (m, ms) in spec.mobiles.iter().enumerate() {
+        for &l in &ms.interfaces {
+            up[l] = mip.attached.get(m).is_none_or(|a| a.contains(&l)) || l == ms.initial;
+        }
+    }
+    up
+}
+
+/// Builds the Mobile IPv6 entities into the nodes' chains (first in each chain: a home agent
+/// tunnels before any other function sees the packet).
+pub(super) fn build(
+    spec: &Spec,
+    mip: &MipSpec,
+    up: &[bool],
+    chains: &mut [Vec<AnyFunction>],
+) -> MipWorld {
+    let addresses = Addresses::new(spec.nodes.len(), &spec.mobiles);
+    let mut route_ends: Vec<(NodeIdx, NodeIdx)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
+    for m in &spec.mobiles {
+        for &l in &m.interfaces {
+            let coa = addresses.coa(m.node, l).unwrap_or(NO_ROUTE) as NodeIdx;
+            let (a, b) = route_ends[l];
+            route_ends[l] = if b == m.node { (a, coa) } else { (coa, b) };
+        }
+    }
+    let coa_initial = |m: &crate::spec::MobileSpec| addresses.coa(m.node, m.initial).unwrap_or(0);
+    let homes: Vec<(Addr, Addr)> = spec
+        .mobiles
+        .iter()
+        .map(|m| (m.node as Addr, coa_initial(m)))
+        .collect();
+    let ha = mip.home_agent;
+    chains[ha].insert(
+        0,
+        AnyFunction::HomeAgent(HomeAgent::new(ha as Addr, addresses.clone(), &homes)),
+    );
+    for &cn in &mip.correspondents {
+        let cache: &[(Addr, Addr)] = if mip.route_optimisation { &homes } else { &[] };
+        chains[cn].insert(
+            0,
+            AnyFunction::Correspondent(Correspondent::new(cn as Addr, addresses.clone(), cache)),
+        );
+    }
+    // Routers, grouped by node.
+    let mut by_node: Vec<(NodeIdx, Vec<(crate::mip::RouterSpec, Addr)>)> = Vec::new();
+    for r in &mip.routers {
+        let Some(m) = spec.mobiles.iter().find(|m| m.interfaces.contains(&r.link)) else {
+            continue;
+        };
+        let coa = addresses.coa(m.node, r.link).unwrap_or(0);
+        match by_node.iter_mut().find(|(n, _)| *n == r.node) {
+            Some((_, v)) => v.push((*r, coa)),
+            None => by_node.push((r.node, vec![(*r, coa)])),
+        }
+    }
+    for (node, links) in by_node {
+        let rng = Rng::stream(
+            spec.seed,
+            &format!("mipv6:router:{}", spec.nodes[node].name),
+        );
+        chains[node].push(AnyFunction::AccessRouter(AccessRouter::new(
+            node as Addr,
+            &links,
+            rng,
+        )));
+    }
+    let mut mobiles = Vec::new();
+    for (mi, m) in spec.mobiles.iter().enumerate() {
+        let setups: Vec<IfaceSetup> = m
+            .interfaces
+            .iter()
+            .map(|&l| {
+                let router = mip.routers.iter().find(|r| r.link == l);
+                let link = &spec.links[l];
+                let ar = if link.a == m.node { link.b } else { link.a };
+                let attached = up[l];
+                IfaceSetup {
+                    link: l,
+                    coa: addresses.coa(m.node, l).unwrap_or(0),
+                    router_addr: router.map_or(ar, |r| r.node) as Addr,
+                    up: attached,
+                    ready: attached && (mip.preconfigured || l == m.initial),
+                    sllao: router.is_none_or(|r| r.link_layer),
+                    interval: router
+                        .map_or(crate::time::Dur::from_secs(3), |r| r.advertised_interval()),
+                }
+            })
+            .collect();
+        let primary = m
+            .interfaces
+            .iter()
+            .position(|&l| l == m.initial)
+            .unwrap_or(0);
+        let peers: Vec<Addr> = mip.correspondents.iter().map(|&c| c as Addr).collect();
+        let rng = Rng::stream(spec.seed, &format!("mipv6:mobile:{mi}"));
+        let mn = MobileNode::new(
+            m.node as Addr,
+            ha as Addr,
+            mip,
+            &setups,
+            primary,
+            &peers,
+            rng,
+        );
+        chains[m.node].insert(0, AnyFunction::MobileNode(Box::new(mn)));
+        mobiles.push((m.node, 0));
+    }
+    MipWorld {
+        addresses,
+        route_ends,
+        home_agent: ha,
+        mobiles,
+        signalling_dropped: 0,
+    }
+}
+
+impl World {
+    fn mobile_entity(&mut self, m: usize) -> Option<&mut MobileNode> {
+        let (node, i) = self.mip.as_ref()?.mobiles[m];
+        match self.functions[node].chain.get_mut(i) {
+            Some(AnyFunction::MobileNode(mn)) => Some(mn),
+            _ => None,
+        }
+    }
+
+    /// Per handover of the spec, the times its mobile node stamped (`None` without Mobile
+    /// IPv6, or for a handover the run did not reach).
+    pub(super) fn mip_records_by_handover(&self) -> Vec<Option<HandoverTimes>> {
+        let mut taken = vec![0usize; self.spec.mobiles.len()];
+        let mut out = Vec::with_capacity(self.spec.handovers.len());
+        for h in 0..self.spec.handovers.len() {
+            let m = self.spec.handovers[h].mobile;
+            let happened = self.handovers[h].happened;
+            let rec = if happened {
+                let i = taken[m];
+                taken[m] += 1;
+                self.mip.as_ref().and_then(|w| {
+                    let (node, k) = w.mobiles[m];
+                    match self.functions[node].chain.get(k) {
+                        Some(AnyFunction::MobileNode(mn)) => mn.records.get(i).copied(),
+                        _ => None,
+                    }
+                })
+            } else {
+                None
+            };
+            out.push(rec);
+        }
+        out
+    }
+
+    /// The direction packet `idx` leaves `node` on: a mobile's by the interface of its source
+    /// address, any other node's by its route to the destination.
+    pub(super) fn egress(&self, node: NodeIdx, idx: PktIdx) -> Option<DirIdx> {
+        let pkt = self.slab.get(idx);
+        if let Some(w) = &self.mip {
+            if w.mobiles.iter().any(|&(m, _)| m == node) {
+                let link = w.addresses.link(pkt.src)?;
+                if !self.up[link] {
+                    return None;
+                }
+                let (a, _) = self.ends[link];
+                return Some(dir_index(link, a == node));
+            }
+        }
+        self.routes.next_hop(node, pkt.dst as NodeIdx)
+    }
+
+    /// A packet reached `node` that is addressed to one of its care-of addresses, ends a
+    /// tunnel there, carries a routing header or option, or is signalling (or only passes
+    /// through).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn mip_arrive(&mut self, node: NodeIdx, via: DirIdx, idx: PktIdx) {
+        let Some(w) = &self.mip else {
+            self.forward(node, idx, Some(via));
+            return;
+        };
+        let pkt = self.slab.get(idx);
+        if w.addresses.owner(pkt.dst) != node {
+            self.forward(node, idx, Some(via));
+            return;
+        }
+        let mobile = w.mobiles.iter().position(|&(m, _)| m == node);
+        let to_addr = pkt.dst;
+        if self.capture[node] {
+            let pkt = *pkt;
+            self.tap(node, &pkt);
+        }
+        let now = self.now;
+        let pkt = self.slab.get(idx);
+        if pkt.is_tcp() && pkt.net & (net::TUNNEL | net::RH2) != 0 {
+            if let Some(m) = mobile {
+                let pkt = *self.slab.get(idx);
+                if let Some(mn) = self.mobile_entity(m) {
+                    mn.on_inbound(now, &pkt, to_addr);
+                }
+            }
+        }
+        let pkt = self.slab.get_mut(idx);
+        if pkt.net & net::TUNNEL != 0 {
+            decapsulate(pkt);
+            if pkt.dst as NodeIdx != node {
+                // A tunnel's exit point forwards what it unwrapped (RFC 2473 §3.2).
+                self.forward(node, idx, Some(via));
+                return;
+            }
+        }
+        // Signalling keeps its wire addresses: an entity reads the care-of address from the
+        // source and the home address from its owner (what RFC 6275 §9.3.1's option swap
+        // would give it).
+        if pkt.is_tcp() && pkt.net & net::RH2 != 0 {
+            pkt.dst = node as Addr;
+            pkt.wire_bytes -= message::RH2_BYTES;
+            pkt.net &= !net::RH2;
+        }
+        if pkt.is_tcp() && pkt.net & net::HAO != 0 {
+            pkt.src = self
+                .mip
+                .as_ref()
+                .map_or(pkt.src, |w| w.addresses.owner(pkt.src) as Addr);
+            pkt.wire_bytes -= message::HAO_BYTES;
+            pkt.net &= !net::HAO;
+        }
+        if pkt.is_tcp() {
+            self.deliver_tcp(node, via, idx);
+            return;
+        }
+        let pkt = self.slab.remove(idx);
+        for i in 0..self.functions[node].chain.len() {
+            self.functions[node].chain[i].on_deliver(now, &pkt, to_addr);
+        }
+        self.pump_functions(node);
+    }
+
+    /// Sends what node `node`'s functions originate now, then re-arms its wake-up.
+    pub(super) fn pump_functions(&mut self, node: NodeIdx) {
+        for i in 0..self.functions[node].chain.len() {
+            while let Some(p) = self.functions[node].chain[i].poll_transmit() {
+                let idx = self.slab.insert(p);
+                if self.capture[node] {
+                    let pkt = *self.slab.get(idx);
+                    self.tap(node, &pkt);
+                }
+                self.forward_from(node, idx, None, i + 1);
+            }
+        }
+        self.release_held(node);
+    }
+
+    /// A signalling packet dropped: counted, nothing else to book.
+    pub(super) fn drop_signal(&mut self, idx: PktIdx) {
+        self.slab.release(idx);
+        if let Some(w) = &mut self.mip {
+            w.signalling_dropped += 1;
+        }
+    }
+
+    /// Handover `h` in a Mobile IPv6 run: the link layer's part only. A hard handover takes
+    /// the old link down (what waits in its queues is lost); the new link comes up if it was
+    /// down; the mobile node is told, and the rest is its signalling.
+    pub(super) fn apply_mip_handover(&mut self, h: usize) {
+        self.handovers[h].happened = true;
+        let now = self.now;
+        let hs = self.spec.handovers[h].clone();
+        let mobile_node = self.spec.mobiles[hs.mobile].node;
+        let hard = matches!(hs.kind, HandoverKind::Hard { .. });
+        let mut events: Vec<(LinkIdx, bool)> = Vec::new();
+        if !self.up[hs.to] {
+            self.up[hs.to] = true;
+            events.push((hs.to, true));
+        }
+        if hard && self.up[hs.from] {
+            self.up[hs.from] = false;
+            events.push((hs.from, false));
+            self.flush_link(hs.from);
+        }
+        if let Some(w) = &self.mip {
+            self.routes = w.routes(&self.up);
+        }
+        if let Some(mn) = self.mobile_entity(hs.mobile) {
+            for &(l, up) in &events {
+                mn.link_event(now, l, up);
+            }
+            mn.start_handover(now, hs.from, hs.to, !hard);
+        }
+        for (f, fs) in self.spec.flows.iter().enumerate() {
+            let flow = &mut self.flows[f];
+            if fs.dst == mobile_node && flow.first_on_new_link.is_none() {
+                flow.await_new_link = Some(hs.to);
+            }
+        }
+        self.pump_functions(mobile_node);
+        self.routes_changed();
+    }
+
+    /// A link went down: what waits in its two queues is lost.
+    fn flush_link(&mut self, link: LinkIdx) {
+        let mut rng = Rng::stream(self.spec.seed, &format!("link:{link}:down"));
+        let mut dropped = Vec::new();
+        for d in [dir_index(link, true), dir_index(link, false)] {
+            self.advance(d);
+            let mut scratch = crate::link::LinkDir::new(
+                0,
+                0,
+                super::build::dir_spec(&self.spec, d),
+                crate::link::queue::Limit::Packets(0),
+                crate::link::loss::LossModel::None,
+            );
+            crate::handover::transfer_queue(
+                HandoverKind::Hard { loss_fraction: 1.0 },
+                Default::default(),
+                &mut self.dirs[d as usize],
+                &mut scratch,
+                self.now,
+                &mut rng,
+                &mut dropped,
+            );
+            for idx in dropped.drain(..) {
+                self.free_dropped(idx, Some(d), DropCause::HandoverFlush);
+            }
+            self.took_effect(d);
+            self.sample_queue(d);
+        }
+    }
+
+    /// Wakes node functions whose timer is due, then lets them send.
+    pub(super) fn wake_functions(&mut self, node: NodeIdx) {
+        let now = self.now;
+        let mut due = false;
+        for f in &mut self.functions[node].chain {
+            if matches!(f, AnyFunction::MobileNode(_) | AnyFunction::AccessRouter(_)) {
+                f.handle_timeout(now);
+                due = true;
+            }
+        }
+        if due {
+            self.pump_functions(node);
+        } else {
+            self.release_held(node);
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! Mobile IPv6 in whole runs: the signalling's timing against RFC 6275 and RFC 4862, a lost
+//! Binding Update sent again, movement detection's wait against Cottingham & Vidales eq. 2.
+//!
+//! The topology: cn —10 ms— ha —10 ms— ar-wlan / ar-gprs; WLAN 5 Mb/s 2 ms; GPRS 200 kb/s
+//! 300 ms without jitter (every link 100 Mb/s unless said), so that times can be worked out.
+
+use super::run;
+use crate::scenario::{self, PresetSet};
+use crate::spec::Spec;
+use crate::world::summary::MipHandoverSummary;
+
+const TOPOLOGY: &str = r#"
+[run]
+seed = 1
+stop = "40 s"
+
+[[node]]
+name = "cn"
+kind = "host"
+[[node]]
+name = "ha"
+kind = "router"
+[[node]]
+name = "ar-wlan"
+kind = "router"
+[[node]]
+name = "ar-gprs"
+kind = "router"
+[[node]]
+name = "mn"
+kind = "mobile"
+
+[[link]]
+name = "core"
+between = ["cn", "ha"]
+rate = "100 Mb/s"
+delay = "10 ms"
+[[link]]
+name = "ha-wlan"
+between = ["ha", "ar-wlan"]
+rate = "100 Mb/s"
+delay = "10 ms"
+[[link]]
+name = "ha-gprs"
+between = ["ha", "ar-gprs"]
+rate = "100 Mb/s"
+delay = "10 ms"
+[[link]]
+name = "wlan"
+between = ["ar-wlan", "mn"]
+rate = "5 Mb/s"
+delay = "2 ms"
+queue = "50 packets"
+[[link]]
+name = "gprs"
+between = ["ar-gprs", "mn"]
+rate = "200 kb/s"
+delay = "300 ms"
+queue = "30 packets"
+
+[mobile]
+node = "mn"
+interfaces = ["wlan", "gprs"]
+start = "wlan"
+
+[mipv6]
+detection = "ra-miss"
+ra_missed = 2
+
+[[mipv6.router]]
+link = "wlan"
+ra_min = "30 ms"
+ra_max = "70 ms"
+
+[[mipv6.router]]
+link = "gprs"
+ra_min = "1 s"
+ra_max = "3 s"
+link_layer = false
+"#;
+
+const HARD_UP: &str = r#"
+[[handover]]
+at = "10 s"
+from = "wlan"
+to = "gprs"
+kind = "hard"
+
+[[flow]]
+from = "cn"
+to = "mn"
+size = "100 MB"
+tcp = { profile = "linux", mss = 1400 }
+"#;
+
+fn load(text: &str, sets: &[&str]) -> Spec {
+    let presets = PresetSet::builtin().expect("presets");
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    scenario::load("mip.toml", text, &sets, &presets).expect("valid scenario")
+}
+
+fn handover(spec: &Spec) -> MipHandoverSummary {
+    let out = run(spec, Vec::new()).expect("runs");
+    out.summary.handovers[0]
+        .mipv6
+        .clone()
+        .expect("a Mobile IPv6 handover")
+}
+
+fn ms(s: Option<f64>) -> f64 {
+    s.expect("the step happened") * 1e3
+}
+
+/// Serialisation time in ms of `bytes` at `bps`.
+fn ser(bytes: u32, bps: f64) -> f64 {
+    bytes as f64 * 8.0 / bps * 1e3
+}
+
+#[test]
+fn a_hard_upward_handover_detects_registers_and_route_optimises_as_the_rfcs_time_it() {
+    let spec = load(&format!("{TOPOLOGY}{HARD_UP}"), &[]);
+    let h = handover(&spec);
+    // Detection: 2 advertised intervals of 70 + 20 ms (RFC 6275 §7.5) after the last
+    // advertisement, which came 0-70 ms before the link went.
+    let t_d = ms(h.t_d_s);
+    assert!((110.0..=180.0).contains(&t_d), "t_d {t_d} ms");
+    // The GPRS interface was configured before (preconfigured): no configuration time, the
+    // Binding Update goes at once.
+    assert_eq!(h.t_c_s, Some(0.0));
+    assert_eq!(h.bu_sent_s, h.configured_s);
+    assert_eq!(h.bu_transmissions, 1);
+    // BU (80 B) up the GPRS link and the core to the home agent, BA (80 B) back: the
+    // propagation of 2 x (300 + 10) ms and the GPRS serialisation of both (the 100 Mb/s
+    // links' is under 0.01 ms).
+    let rtt_ha = 2.0 * 310.0 + 2.0 * ser(80, 200e3);
+    let ba = ms(h.ba_s) - ms(h.bu_sent_s);
+    assert!(
+        (ba - rtt_ha).abs() < 0.1,
+        "BA after {ba} ms, expected {rtt_ha}"
+    );
+    // Return routability starts at the BA (ro_start after-ba): HoTI (96 B tunnelled) through
+    // the home agent and CoTI (56 B) straight, both up the GPRS link one after the other; HoT
+    // (104 B tunnelled) and CoT (64 B) back down it, the CoT behind the HoT; each leg 320 ms
+    // of propagation. The BU to the correspondent follows the CoT at once.
+    let coti_up = ser(96, 200e3) + ser(56, 200e3);
+    let hot_at_ar = ser(96, 200e3) + 340.0;
+    let cot_down = (coti_up + 340.0).max(hot_at_ar + ser(104, 200e3)) + ser(64, 200e3);
+    let rr = cot_down + 300.0;
+    let got = ms(h.bu_cn_sent_s) - ms(h.ba_s);
+    assert!((got - rr).abs() < 0.1, "RR took {got} ms, expected {rr}");
+    // T_n ends with the first route-optimised packet at the new care-of address, after the
+    // BU has reached the correspondent (0.5 RTT; 000 l.104's "1.5 RTTs" in all for RR + BU).
+    let first = ms(h.first_route_optimised_s);
+    assert!(first > ms(h.bu_cn_sent_s) + 2.0 * 320.0 - 1.0);
+    assert_eq!(
+        h.t_n_s,
+        Some(h.t_d_s.unwrap() + h.t_c_s.unwrap() + h.t_r_s.unwrap())
+    );
+}
+
+#[test]
+fn a_lost_binding_update_is_sent_again_after_one_then_two_seconds() {
+    // RFC 6275 §11.8: INITIAL_BINDACK_TIMEOUT (1 s), doubled at each retransmission. The first
+    // two packets up the GPRS link after the handover are the BU and its first copy.
+    let sets = ["link.4.reverse.drop_packets=[0, 1]"];
+    let spec = load(&format!("{TOPOLOGY}{HARD_UP}"), &sets);
+    let h = handover(&spec);
+    assert_eq!(h.bu_transmissions, 3);
+    let rtt_ha = 2.0 * 310.0 + 2.0 * ser(80, 200e3);
+    let ba = ms(h.ba_s) - ms(h.bu_sent_s);
+    assert!(
+        (ba - (3000.0 + rtt_ha)).abs() < 0.1,
+        "BA {ba} ms after the first BU, expected 1 s + 2 s + {rtt_ha} ms"
+    );
+}
+
+#[test]
+fn duplicate_address_detection_takes_retrans_timer_per_address_unless_optimistic_or_off() {
+    // RFC 4862 §5.4: one Neighbor Solicitation, the address taken RetransTimer (1 s, RFC 4861
+    // §10) later; link-local then care-of address: eq. 3's t_DAD_LL + t_DAD_NL = 2 s.
+    let text = format!("{TOPOLOGY}{HARD_UP}");
+    for (dad, t_c, ns) in [
+        ("full", 2000.0, 2),
+        ("optimistic", 0.0, 2),
+        ("none", 0.0, 0),
+    ] {
+        let set = format!("mipv6.dad=\"{dad}\"");
+        // The GPRS interface comes up at the handover: nothing is configured on it yet.
+        let attached = "mipv6.attached=[\"wlan\"]";
+        let spec = load(&text, &["mipv6.preconfigured=false", attached, &set]);
+        let out = run(&spec, Vec::new()).expect("runs");
+        let h = out.summary.handovers[0].mipv6.clone().expect("mipv6");
+        assert!((ms(h.t_c_s) - t_c).abs() < 1e-6, "{dad}: t_c {:?}", h.t_c_s);
+        // The new router was found by soliciting (MIPL, 000 l.110): a solicited
+        // advertisement within MAX_RA_DELAY_TIME (0.5 s) after the Router Solicitation, plus
+        // the GPRS round trip.
+        let rtt = 600.0 + ser(48, 200e3) + ser(104, 200e3);
+        let t_d = ms(h.t_d_s);
+        assert!((rtt..rtt + 500.0).contains(&t_d), "{dad}: t_d {t_d} ms");
+        assert_eq!(mn_counter(&out, "router_solicitations_sent"), 1, "{dad}");
+        assert_eq!(mn_counter(&out, "neighbor_solicitations_sent"), ns, "{dad}");
+    }
+}
+
+fn mn_counter(out: &super::RunOutput, name: &str) -> u64 {
+    let mn = out
+        .summary
+        .node_functions
+        .iter()
+        .find(|f| f.kind == "mipv6-mobile-node")
+        .expect("mobile node");
+    mn.counters[name]
+}
+
+#[test]
+fn without_route_optimisation_everything_goes_through_the_tunnel() {
+    let spec = load(
+        &format!("{TOPOLOGY}{HARD_UP}"),
+        &["mipv6.route_optimisation=false"],
+    );
+    let out = run(&spec, Vec::new()).expect("runs");
+    let h = out.summary.handovers[0].mipv6.clone().expect("mipv6");
+    assert!(h.bu_cn_sent_s.is_none() && h.first_route_optimised_s.is_none());
+    assert_eq!(h.t_n_s.map(|t| t > 0.0), Some(true));
+    assert!((ms(h.first_tunnelled_s) - (ms(h.t_n_s) + 10_000.0)).abs() < 1e-6);
+    let ha = out
+        .summary
+        .node_functions
+        .iter()
+        .find(|f| f.kind == "mipv6-home-agent")
+        .expect("home agent");
+    assert!(ha.counters["packets_tunnelled"] > 100);
+}
+
+#[test]
+fn a_mobile_ipv6_run_is_the_same_for_one_seed() {
+    let spec = load(&format!("{TOPOLOGY}{HARD_UP}"), &[]);
+    let a = serde_json::to_string(&run(&spec, Vec::new()).expect("runs").summary);
+    let b = serde_json::to_string(&run(&spec, Vec::new()).expect("runs").summary);
+    assert_eq!(a.expect("json"), b.expect("json"));
+}
+
+/// Eq. 2's distribution function for advertisement intervals uniform in [a, b]: the integral
+/// of (1 - F_RA(u)) / E[t_RA], E[t_RA] = (a + b) / 2.
+fn eq2_cdf(t: f64, a: f64, b: f64) -> f64 {
+    let mean = (a + b) / 2.0;
+    if t <= 0.0 {
+        0.0
+    } else if t < a {
+        t / mean
+    } else if t < b {
+        (a + ((b - a).powi(2) - (b - t).powi(2)) / (2.0 * (b - a))) / mean
+    } else {
+        1.0
+    }
+}
+
+#[test]
+fn movement_detection_on_a_new_link_waits_as_eq_2_says() {
+    // A WLAN coming up at a random instant is found by its router's next unsolicited
+    // advertisement: the forward recurrence time of U[30, 70] ms intervals (Cottingham &
+    // Vidales eq. 2, 000 l.79-99), plus the advertisement's 2 ms and 112 B at 5 Mb/s.
+    let text = TOPOLOGY.replace("start = \"wlan\"", "start = \"gprs\"")
+        + r#"
+[[handover]]
+at = "2 s"
+window = "1 s"
+from = "gprs"
+to = "wlan"
+kind = "soft"
+
+[[flow]]
+from = "cn"
+to = "mn"
+size = "1 MB"
+start = "100 s"
+"#;
+    let base = load(&text, &["mipv6.attached=[\"gprs\"]", "run.stop=\"3.5 s\""]);
+    let transit = 2.0e-3 + 112.0 * 8.0 / 5e6;
+    let mut waits: Vec<f64> = (1..=1000)
+        .map(|seed| {
+            let mut spec = base.clone();
+            spec.seed = seed;
+            handover(&spec).t_d_s.expect("found the router") - transit
+        })
+        .collect();
+    waits.sort_by(f64::total_cmp);
+    let n = waits.len() as f64;
+    let ks = waits
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            let f = eq2_cdf(t, 0.030, 0.070);
+            (f - i as f64 / n).abs().max((f - (i + 1) as f64 / n).abs())
+        })
+        .fold(0.0, f64::max);
+    // Kolmogorov-Smirnov at the 1 % level for n = 1000: 1.63 / sqrt(n) = 0.0515.
+    assert!(ks < 0.0515, "KS distance {ks}");
+    let mean = waits.iter().sum::<f64>() / n;
+    // E[t_d] = (a² + ab + b²) / (3 (a + b)) = 26.3 ms (digest §2).
+    assert!((mean - 0.026333).abs() < 0.0015, "mean wait {mean}");
+}

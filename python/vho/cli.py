@@ -669,7 +669,7 @@ def build_parser() -> argparse.ArgumentParser:
     cp.set_defaults(func=_cmd_compare)
 
     rp = sub.add_parser("reproduce", help="reproduce a study's tables and figures")
-    rp.add_argument("study", help="daniel-kojo or thesis")
+    rp.add_argument("study", help="cottingham, daniel-kojo or thesis")
     rp.add_argument("--quick", action="store_true", help="fewer replications (seeds), for CI")
     rp.add_argument("--out", help="output directory (default: out/<study>)")
     rp.add_argument(
@@ -686,7 +686,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--force",
         action="store_true",
-        help="thesis: replace a non-empty --out that is not a previous output of the study, whole",
+        help="thesis, cottingham: replace a non-empty --out that is not a previous output of the "
+        "study, whole",
     )
     rp.set_defaults(func=_cmd_reproduce)
     return p

@@ -8,12 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from . import daniel_kojo, thesis
+from . import cottingham, daniel_kojo, thesis
 
 #: Study name -> ``reproduce(out, *, quick, seed, quiet, ...) -> report path``; a study takes
 #: the options that apply to it of ``workers``, ``sensitivity`` and ``force`` (`vho reproduce`
 #: refuses the others).
 STUDIES: dict[str, Callable[..., Path]] = {
+    "cottingham": cottingham.reproduce,
     "daniel-kojo": daniel_kojo.reproduce,
     "thesis": thesis.reproduce,
 }

@@ -101,3 +101,15 @@ def test_a_rerun_writes_the_same_captures(runs, tmp_path):
         a = (runs["preconfigured"].out_dir / f"{node}.pcap").read_bytes()
         b = (again.out_dir / f"{node}.pcap").read_bytes()
         assert a == b, node
+
+
+def test_the_sequence_figure_marks_each_step_of_t_n(tmp_path):
+    from vho.runner import MIPV6_STEPS, mipv6_steps
+
+    r = vho.run(SCENARIO, overrides=['run.stop="40 s"'], out_dir=tmp_path / "o", plot=True)
+    assert (tmp_path / "o" / "sequence_mn.png").stat().st_size > 0
+    steps = mipv6_steps(r.summary)
+    h = r.summary["handovers"][0]["mipv6"]
+    # One mark per step the handover went through, at the summary's instants, in order.
+    assert [t for t, _ in steps] == [h[k] for k, _ in MIPV6_STEPS]
+    assert [t for t, _ in steps] == sorted(t for t, _ in steps)

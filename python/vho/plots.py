@@ -36,6 +36,19 @@ def _save(fig: plt.Figure, stem: Path, formats: Iterable[str]) -> list[Path]:
     return paths
 
 
+#: The colours of a handover's steps (``steps`` of :func:`time_sequence_figure`), by name.
+STEP_COLOURS = ("tab:purple", "tab:olive", "tab:cyan", "tab:pink", "tab:brown", "tab:green")
+
+
+def _steps(ax: plt.Axes, steps: Iterable[tuple[float, str]]) -> None:
+    """Dotted lines at a handover's steps, one colour and one legend entry per name."""
+    colour: dict[str, str] = {}
+    for t, name in steps:
+        first = name not in colour
+        c = colour.setdefault(name, STEP_COLOURS[len(colour) % len(STEP_COLOURS)])
+        ax.axvline(t, color=c, ls=":", lw=1.2, label=name if first else None)
+
+
 def _axes(ax: plt.Axes, ylabel: str, handovers: Iterable[float], title: str) -> None:
     """What every time plot has: the handover instants, the axis labels, a grid, the title."""
     for i, h in enumerate(handovers):
@@ -84,6 +97,7 @@ def time_sequence(
     window: tuple[float, float] | None = None,
     drops: pd.DataFrame | None = None,
     formats: Iterable[str] = ("png", "svg"),
+    steps: Iterable[tuple[float, str]] = (),
 ) -> list[Path]:
     """Time-sequence graph written to ``stem`` in each of ``formats`` (see
     :func:`time_sequence_figure` for the rest); returns the files written."""
@@ -96,6 +110,7 @@ def time_sequence(
         rto=rto,
         window=window,
         drops=drops,
+        steps=steps,
     )
     return _save(fig, Path(stem), formats)
 
@@ -110,8 +125,14 @@ def time_sequence_figure(
     rto: pd.DataFrame | None = None,
     window: tuple[float, float] | None = None,
     drops: pd.DataFrame | None = None,
+    steps: Iterable[tuple[float, str]] = (),
 ) -> plt.Figure:
     """Time-sequence graph.
+
+    ``steps``: (time, name) of a handover's steps, each drawn as a dotted line of its own
+    colour (a Mobile IPv6 handover's T_n = t_d + t_c + t_r: the decision to move, the care-of
+    address configured, the Binding Update, its acknowledgement, the Binding Update to the
+    correspondent, the first route-optimised packet).
 
     ``data``: one row per data segment with ``t_s``, ``seq`` (relative, bytes), ``len`` and a
     boolean ``retransmission``. ``acks``: ``t_s`` and ``ack`` (relative). ``sacks``: one row per
@@ -180,6 +201,7 @@ def time_sequence_figure(
     if drops is not None and len(drops):
         _drops(ax, drops)
     _axes(ax, "sequence number (kB)", handovers, title)
+    _steps(ax, steps)
     handles, labels = ax.get_legend_handles_labels()
     if rto is not None and len(rto):
         ax2 = ax.twinx()

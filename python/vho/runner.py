@@ -361,6 +361,28 @@ def presets() -> list[dict]:
     return _native.presets()
 
 
+#: A Mobile IPv6 handover's steps in ``summary.json`` (``handovers[].mipv6``) and their names
+#: on a figure: T_n = t_d + t_c + t_r (Cottingham & Vidales eq. 1).
+MIPV6_STEPS = (
+    ("detected_s", "moved (t_d ends)"),
+    ("configured_s", "care-of address ready (t_c ends)"),
+    ("ba_s", "Binding Ack"),
+    ("bu_cn_sent_s", "BU to correspondent"),
+    ("first_route_optimised_s", "first route-optimised packet (T_n ends)"),
+)
+
+
+def mipv6_steps(summary: dict) -> list[tuple[float, str]]:
+    """(time, name) of every Mobile IPv6 handover step a run reports, for figures."""
+    out = []
+    for h in summary["handovers"]:
+        m = h.get("mipv6") or {}
+        for key, name in MIPV6_STEPS:
+            if m.get(key) is not None:
+                out.append((float(m[key]), name))
+    return out
+
+
 def _plot_sequences(
     stage: Path,
     nodes: list[str],
@@ -373,6 +395,7 @@ def _plot_sequences(
     from . import capture, plots
 
     handovers = [h["at_s"] for h in summary["handovers"]]
+    steps = mipv6_steps(summary)
     rto = None
     if summary["flows"]:
         series = tcp.get(summary["flows"][0]["name"])
@@ -392,6 +415,7 @@ def _plot_sequences(
             files.inside(stage, node, "figure of node").with_name(f"sequence_{node}"),
             title=f"{summary['run']['scenario']}: captured at {node}",
             handovers=handovers,
+            steps=steps,
             rto=rto,
             drops=pd.concat([capture.flow_gaps(data), sim], ignore_index=True)
             if sim is not None and len(sim)

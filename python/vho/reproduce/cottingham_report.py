@@ -103,6 +103,40 @@ def _throughput(stage: Path, case: str, seed: int, name: str) -> str | None:
     return f"{name}.png"
 
 
+def _soft_sequences(stage: Path, seed: int) -> list[str]:
+    """Fig. 9: the soft handovers' time-sequence graphs at the mobile node, each handover's
+    Mobile IPv6 steps marked."""
+    import json
+
+    from .. import capture, plots
+    from ..runner import mipv6_steps
+
+    src = run_dir(stage, "soft", "base", seed)
+    if not (src / "mn.pcap").exists():
+        return []
+    summary = json.loads((src / "summary.json").read_text())
+    df = capture.read_tcp(src / "mn.pcap")
+    data, acks = capture.sequence(df)
+    steps = mipv6_steps(summary)
+    out = []
+    for h in summary["handovers"]:
+        at = h["at_s"]
+        name = f"fig9_soft_{h['from']}_{h['to']}"
+        plots.time_sequence(
+            data,
+            acks,
+            stage / "figures" / name,
+            title=f"Fig. 9: soft {h['from']} -> {h['to']} at {at:.3f} s, captured at the "
+            "mobile node",
+            handovers=[at],
+            steps=[(t, n) for t, n in steps if at <= t <= at + 8],
+            window=(at - 1, at + 8),
+            drops=capture.flow_gaps(data),
+        )
+        out.append(f"{name}.png")
+    return out
+
+
 def write_report(
     stage: Path, runs: pd.DataFrame, t: pd.DataFrame, *, command: str, wall_s: float
 ) -> None:
@@ -112,6 +146,7 @@ def write_report(
     bars = _bars(runs, figs / "fig5_6_latency_per_handover")
     f7 = _throughput(stage, "wlan-gprs", seed, "fig7_throughput_wlan_gprs")
     f8 = _throughput(stage, "lan-gprs", seed, "fig8_throughput_lan_gprs")
+    f9 = _soft_sequences(stage, seed)
     m = lambda case, key, variant="base": _mean(runs, case, variant, key)  # noqa: E731
     lines = [
         "# Cottingham & Vidales: Mobile IPv6 vertical handovers, reproduced",
@@ -216,6 +251,7 @@ def write_report(
         f"blocks at the mobile {_f(m('soft', 'dsack_blocks'), 1)}; T_n "
         f"{_f(m('soft', 't_n_s'), 3)} s up and {_f(m('soft', 't_n2_s'), 3)} s down.",
         "",
+        *[f"![Fig. 9](figures/{f})\n" for f in f9],
         "## §6.1's unexplained LAN time: when route optimisation starts",
         "",
         f"| ro_start | what | runs | T_n (paper {TABLE1['lan-gprs']['t_n'][0]:.0f} ms, sd "

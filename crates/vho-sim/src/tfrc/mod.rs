@@ -17,11 +17,15 @@
 //! Getters (`stats()`, `probe()`, `rate()`, `loss_event_rate()`) never change state.
 //!
 //! Mechanisms, one file each, so far: `equation.rs` (§3.1 and its inverse, §4.2's W_init),
-//! `config.rs` (named defaults). The sender and receiver follow.
+//! `loss_events.rs` (§5.1 lost packets, §5.2 loss events), `loss_history.rs` (§5.3 loss
+//! intervals, §5.4 the weighted average of eight), `config.rs` (named defaults). The sender
+//! and receiver follow.
 //!
 
 pub mod config;
 pub mod equation;
+pub mod loss_events;
+pub mod loss_history;
 
 pub use config::TfrcConfig;
 

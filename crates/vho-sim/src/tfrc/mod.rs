@@ -18,16 +18,18 @@
 //!
 //! Mechanisms, one file each, so far: `equation.rs` (§3.1 and its inverse, §4.2's W_init),
 //! `loss_events.rs` (§5.1 lost packets, §5.2 loss events), `loss_history.rs` (§5.3 loss
-//! intervals, §5.4 the weighted average of eight), `config.rs` (named defaults). The sender
-//! and receiver follow.
+//! intervals, §5.4 the weighted average of eight), `receiver.rs` (§6), `config.rs` (named
+//! defaults). The sender follows.
 //!
 
 pub mod config;
 pub mod equation;
 pub mod loss_events;
 pub mod loss_history;
+pub mod receiver;
 
 pub use config::TfrcConfig;
+pub use receiver::{ReceiverStats, TfrcReceiver};
 
 use crate::time::{Dur, Time};
 

@@ -82,6 +82,9 @@ pub mod loss_history;
 pub mod receiver;
 pub mod sender;
 
+#[cfg(test)]
+mod tests;
+
 pub use config::TfrcConfig;
 pub use receiver::{ReceiverStats, TfrcReceiver};
 pub use sender::{SenderProbe, SenderStats, TfrcSender};

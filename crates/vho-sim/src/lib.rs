@@ -26,5 +26,6 @@ pub mod scenario;
 pub mod sched;
 pub mod spec;
 pub mod tcp;
+pub mod tfrc;
 pub mod time;
 pub mod world;

@@ -1,0 +1,70 @@
+//! Everything a TFRC sender and receiver depend on, as one plain struct; each default cites
+//! the clause of RFC 5348 (or the ns-2.35 default) it comes from.
+
+use crate::time::Dur;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TfrcConfig {
+    /// s, the segment size in bytes: every data packet carries `s` bytes (§3.1: "s is the
+    /// segment size in bytes (excluding IP and transport protocol headers)"). Default 1000:
+    /// ns-2.35's `Agent/TFRC set packetSize_ 1000`, the peer issue 23 holds us against.
+    pub segment_size: u32,
+    /// t_mbi, the maximum back-off interval: the rate never falls below s/t_mbi (§4.3: "t_mbi
+    /// = 64 seconds").
+    pub t_mbi: Dur,
+    /// b, the packets acknowledged by one TCP ACK, in the equation (§3.1: "b ... is 1").
+    pub b: f64,
+    /// t_RTO = `rto_factor` * R in the equation (§3.1: "t_RTO = 4*R").
+    pub rto_factor: u32,
+    /// q, the weight of the old R in the RTT EWMA (§4.3 step 2: "a value of 0.9 is
+    /// RECOMMENDED").
+    pub q: f64,
+    /// The nofeedback timer before the first feedback (§4.2: "the nofeedback timer is set to
+    /// expire after 2 seconds").
+    pub initial_nofeedback: Dur,
+    /// The rate before any RTT is known, in bytes per second; `None` for s bytes per second,
+    /// one packet a second (§4.2: "the value of X is set to 1 packet/second").
+    pub initial_rate: Option<f64>,
+    /// An RTT known before the first feedback (a handshake's, §4.2: "If the sender is ready to
+    /// send data when it does not yet have a round-trip sample ..."; with one, the sender
+    /// starts at W_init/R). `None`: no handshake, as ns-2's Agent/TFRC.
+    pub initial_rtt: Option<Dur>,
+    /// NDUPACK: a packet is lost once this many packets above it have arrived (§5.1: "the
+    /// same as TCP, namely 3").
+    pub ndupack: u32,
+    /// Oscillation prevention (§4.5, optional: "the sender MAY ..."): pace at X_inst = X *
+    /// R_sqmean / sqrt(R_sample) instead of X. Off by default (ns-2's `ca_ 1` is a variant of
+    /// it and is on there: see `tfrc/mod.rs`).
+    pub oscillation_prevention: bool,
+    /// q2, the weight of the old R_sqmean (§4.5: "q2 ... we recommend ... 0.9").
+    pub q2: f64,
+}
+
+impl Default for TfrcConfig {
+    fn default() -> Self {
+        TfrcConfig {
+            segment_size: 1000,
+            t_mbi: Dur::from_secs(64),
+            b: 1.0,
+            rto_factor: 4,
+            q: 0.9,
+            initial_nofeedback: Dur::from_secs(2),
+            initial_rate: None,
+            initial_rtt: None,
+            ndupack: 3,
+            oscillation_prevention: false,
+            q2: 0.9,
+        }
+    }
+}
+
+impl TfrcConfig {
+    /// s/t_mbi, the floor of the allowed sending rate (§4.3), bytes per second.
+    pub fn min_rate(&self) -> f64 {
+        self.segment_size as f64 / self.t_mbi.as_secs_f64()
+    }
+    /// t_RTO for an RTT `r` (§3.1).
+    pub fn t_rto(&self, r: Dur) -> Dur {
+        r.saturating_mul(self.rto_factor as u64)
+    }
+}

@@ -245,6 +245,8 @@ pub struct RlcAm {
     next_pdu: u64,
     /// The first SDU with PDUs never sent (the sender's position in new data).
     unsent: u64,
+    /// PDUs of open SDUs never sent.
+    untransmitted: u64,
     /// PDUs reported lost, to send again in the next TTI with room: (pdu, sdu).
     retx: VecDeque<(u64, u64)>,
     /// Lost blocks whose status is on its way, in order of arrival.
@@ -271,6 +273,7 @@ impl RlcAm {
             pdu_base: 0,
             next_pdu: 0,
             unsent: 0,
+            untransmitted: 0,
             retx: VecDeque::new(),
             nacks: VecDeque::new(),
             next_tti: Time::ZERO,
@@ -306,6 +309,7 @@ impl RlcAm {
         });
         self.tx_counts.resize(self.tx_counts.len() + n as usize, 0);
         self.next_pdu += n as u64;
+        self.untransmitted += n as u64;
         self.next_tti = self.next_tti.max(self.grid_ceil(now));
         self.stats.sdus_offered += 1;
     }
@@ -361,12 +365,7 @@ impl RlcAm {
 
     /// PDUs of the SDUs waiting that were never sent (the transmission buffer's backlog).
     pub fn untransmitted_pdus(&self) -> u64 {
-        let from = self.unsent.max(self.sdu_base);
-        (from..self.sdu_base + self.sdus.len() as u64)
-            .map(|q| &self.sdus[(q - self.sdu_base) as usize])
-            .filter(|s| s.fate == Fate::Open)
-            .map(|s| (s.n_pdus - s.sent) as u64)
-            .sum()
+        self.untransmitted
     }
 
     /// The first TTI boundary at or after `t`.
@@ -376,7 +375,7 @@ impl RlcAm {
     }
 
     fn has_new_data(&self) -> bool {
-        self.unsent.max(self.sdu_base) < self.sdu_base + self.sdus.len() as u64
+        self.untransmitted > 0
     }
 
     /// The next TTI that will carry something or act on a status, if any.
@@ -426,6 +425,7 @@ impl RlcAm {
             }
             let pdu = s.first_pdu + s.sent as u64;
             s.sent += 1;
+            self.untransmitted -= 1;
             self.send_block(t, pdu, q);
             used += 1;
         }
@@ -451,6 +451,7 @@ impl RlcAm {
                 let known_at = t + self.cfg.one_way();
                 let s = &mut self.sdus[(nack.sdu - self.sdu_base) as usize];
                 s.fate = Fate::Discarded { known_at };
+                self.untransmitted -= (s.n_pdus - s.sent) as u64;
             } else {
                 self.retx.push_back((nack.pdu, nack.sdu));
             }

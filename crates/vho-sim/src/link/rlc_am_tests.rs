@@ -129,6 +129,14 @@ fn a_backlog_leaves_at_the_bearer_rate_in_order() {
     assert_eq!(out.delivered, expected);
     assert_eq!(out.delivered.last(), Some(&(119, ms(3820))));
     assert_eq!(r.stats().ttis_used, 380);
+    // The backlog in PDUs: 4560 before the first TTI, 12 fewer after it.
+    let mut r = bearer(0.0, 5, 1);
+    for &(at, id, bytes) in &offers {
+        r.offer(at, id, bytes);
+    }
+    assert_eq!(r.untransmitted_pdus(), 4560);
+    r.handle_timeout(ms(0));
+    assert_eq!(r.untransmitted_pdus(), 4548);
 }
 
 // ---- Selective retransmission and SDU discard (TS 25.322 MaxDAT) -----------------------------

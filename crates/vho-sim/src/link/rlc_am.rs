@@ -6,9 +6,9 @@
 //! Sources: Naoe et al. (`../shared/seeds/002_5cc86ff6918d98af.txt`) Table I gives the bearer
 //! (384 kb/s, TTI 10 ms, 12 transport blocks of 336 bits per TTI, Iub delay 20 ms, MaxDAT 5)
 //! and §V-B says the 3G link was emulated after Enderle & Lagrange's RLC-AM model (their ref.
-//! [13]; §V-B's "[12] and [13], respectively" swaps the two references: [12] is the 802.11
+//! \[13\]; §V-B's "\[12\] and \[13\], respectively" swaps the two references: \[12\] is the 802.11
 //! paper). The PDU format and MaxDAT are 3GPP TS 25.322's (RLC protocol specification). We did
-//! not have [13]'s text: what it would fix is marked *open* below, with a named default.
+//! not have \[13\]'s text: what it would fix is marked *open* below, with a named default.
 //!
 //! What the model keeps and what it leaves out:
 //! - Segmentation: an SDU of `b` bytes takes `ceil((8 b + li_bits) / payload_bits)` PDUs, the
@@ -86,7 +86,7 @@ pub struct RlcAmConfig {
     /// (TS 25.322's MaxDAT). Table I of 002: 5.
     pub max_dat: u8,
     /// Open: how long the receiver waits after a gap before the status PDU goes out
-    /// (Timer_Status_Prohibit or the sender's poll timer; neither is given by 002, and [13]'s
+    /// (Timer_Status_Prohibit or the sender's poll timer; neither is given by 002, and \[13\]'s
     /// value was not at hand). 40 ms makes the status loop (block out, status back) 100 ms, ten
     /// TTIs: [`RlcAmConfig::retransmission_cycle`].
     pub status_wait: Dur,

@@ -40,8 +40,8 @@
 //! at one instant `now`: [`RlcAm::offer`] everything that arrives at `now` (an SDU offered at a
 //! TTI boundary still rides that TTI), then [`RlcAm::poll_delivered`] and
 //! [`RlcAm::poll_discarded`] until `None`, then [`RlcAm::poll_timeout`] for the next wake-up.
-//! Steady state allocates nothing: the SDU, PDU and status queues are ring buffers that keep
-//! their capacity.
+//! Once its ring buffers have grown to the load, it allocates nothing: the SDU, PDU and status
+//! queues keep their capacity.
 //!
 //! Where it will plug in (not done here): as the link layer of a [`super::LinkDir`], between its
 //! queue and its wire. The direction takes the packet at its queue's head whenever the bearer

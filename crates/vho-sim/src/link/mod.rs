@@ -23,6 +23,7 @@ pub mod jitter;
 pub mod loss;
 pub mod queue;
 pub mod red;
+pub mod rlc_am;
 
 use crate::packet::PktIdx;
 use crate::spec::{DirSpec, LossAt, NodeIdx};

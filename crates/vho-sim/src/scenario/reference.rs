@@ -235,7 +235,8 @@ pub fn keys() -> Vec<KeyDoc> {
             "node",
             "a node name",
             "mh (common form)",
-            "the mobile node (general form)",
+            "the mobile node (general form); several mobile nodes take one [[mobile]] table \
+             each, and a handover belongs to the mobile whose interface its `from` is",
         ),
         k(
             "mobile",

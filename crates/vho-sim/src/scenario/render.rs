@@ -48,7 +48,12 @@ pub fn to_toml(spec: &Spec) -> String {
         let ifs: Vec<String> = m.interfaces.iter().map(|&l| link(l)).collect();
         let _ = writeln!(
             o,
-            "[mobile]\nnode = {}\ninterfaces = [{}]\nstart = {}\n",
+            "{}\nnode = {}\ninterfaces = [{}]\nstart = {}\n",
+            if spec.mobiles.len() > 1 {
+                "[[mobile]]"
+            } else {
+                "[mobile]"
+            },
             node(m.node),
             ifs.join(", "),
             link(m.initial)

@@ -18,7 +18,8 @@ pub struct File {
     pub run: RunT,
     pub wired: Option<LinkT>,
     pub access: Option<BTreeMap<String, Spanned<LinkT>>>,
-    pub mobile: Option<Spanned<MobileT>>,
+    /// One `[mobile]` table, or several as `[[mobile]]` (general form).
+    pub mobile: Option<Spanned<Mobiles>>,
     pub node: Option<Vec<Spanned<NodeT>>>,
     pub link: Option<Vec<Spanned<GeneralLinkT>>>,
     #[serde(default)]
@@ -30,6 +31,56 @@ pub struct File {
     pub mipv6: Option<Spanned<Mipv6T>>,
     #[serde(default)]
     pub record: RecordT,
+}
+
+/// `[mobile]` or `[[mobile]]`. Read by hand (serde's untagged enums lose toml's spans): a
+/// table is one mobile, an array of tables several.
+#[derive(Debug)]
+pub enum Mobiles {
+    One(MobileT),
+    Many(Vec<MobileT>),
+}
+
+impl Mobiles {
+    pub fn all(&self) -> Vec<&MobileT> {
+        match self {
+            Mobiles::One(m) => vec![m],
+            Mobiles::Many(v) => v.iter().collect(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Mobiles {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Mobiles;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a [mobile] table or [[mobile]] tables")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Mobiles, A::Error> {
+                MobileT::deserialize(MapAccessDeserializer::new(map)).map(Mobiles::One)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Mobiles, A::Error> {
+                Vec::<MobileT>::deserialize(SeqAccessDeserializer::new(seq)).map(Mobiles::Many)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl MobileT {
+    /// Where the table is, as near as its keys tell (the line of its first key given).
+    pub fn span(&self) -> std::ops::Range<usize> {
+        [&self.node, &self.start]
+            .into_iter()
+            .flatten()
+            .chain(self.interfaces.iter().flatten())
+            .map(|s| s.span())
+            .min_by_key(|r| r.start)
+            .unwrap_or(0..0)
+    }
 }
 
 /// Mobile IPv6 as packets (`crate::mip`).

@@ -300,3 +300,97 @@ start = "100 s"
     // E[t_d] = (a² + ab + b²) / (3 (a + b)) = 26.3 ms (digest §2).
     assert!((mean - 0.026333).abs() < 0.0015, "mean wait {mean}");
 }
+
+#[test]
+fn two_mobiles_behind_one_home_agent_hand_over_each_on_its_own() {
+    // Two mobile nodes, each with a WLAN and a GPRS interface of its own, one home agent and
+    // one correspondent; each loses its WLAN at its own instant.
+    let text = TOPOLOGY
+        .replace(
+            "[mobile]\nnode = \"mn\"\ninterfaces = [\"wlan\", \"gprs\"]\nstart = \"wlan\"\n",
+            "[[mobile]]\nnode = \"mn\"\ninterfaces = [\"wlan\", \"gprs\"]\nstart = \"wlan\"\n\
+             [[mobile]]\nnode = \"mn2\"\ninterfaces = [\"wlan2\", \"gprs2\"]\nstart = \"wlan2\"\n",
+        )
+        .replace(
+            "[[node]]\nname = \"mn\"\nkind = \"mobile\"\n",
+            "[[node]]\nname = \"mn\"\nkind = \"mobile\"\n[[node]]\nname = \"mn2\"\nkind = \"mobile\"\n",
+        )
+        + r#"
+[[link]]
+name = "wlan2"
+between = ["ar-wlan", "mn2"]
+rate = "5 Mb/s"
+delay = "2 ms"
+[[link]]
+name = "gprs2"
+between = ["ar-gprs", "mn2"]
+rate = "200 kb/s"
+delay = "300 ms"
+
+[[mipv6.router]]
+link = "wlan2"
+ra_min = "30 ms"
+ra_max = "70 ms"
+
+[[handover]]
+at = "10 s"
+from = "wlan"
+to = "gprs"
+kind = "hard"
+[[handover]]
+at = "12 s"
+from = "wlan2"
+to = "gprs2"
+kind = "hard"
+
+[[flow]]
+from = "cn"
+to = "mn"
+size = "100 MB"
+tcp = { profile = "linux", mss = 1400 }
+[[flow]]
+from = "cn"
+to = "mn2"
+size = "100 MB"
+tcp = { profile = "linux", mss = 1400 }
+"#;
+    let spec = load(&text, &[]);
+    assert_eq!(spec.mobiles.len(), 2);
+    assert_eq!(
+        spec.handovers.iter().map(|h| h.mobile).collect::<Vec<_>>(),
+        [0, 1]
+    );
+    let out = run(&spec, Vec::new()).expect("runs");
+    for (h, at) in out.summary.handovers.iter().zip([10_000.0, 12_000.0]) {
+        let m = h.mipv6.clone().expect("mipv6");
+        let detected = ms(m.detected_s);
+        assert!(
+            detected > at && detected < at + 200.0,
+            "{}: {detected}",
+            h.mobile
+        );
+        assert!(
+            m.first_route_optimised_s.is_some(),
+            "{} completes",
+            h.mobile
+        );
+    }
+    let ha = out
+        .summary
+        .node_functions
+        .iter()
+        .find(|f| f.kind == "mipv6-home-agent")
+        .expect("home agent");
+    assert_eq!(ha.counters["binding_updates"], 2);
+    // Both downloads carry on over GPRS after their handovers.
+    let after: Vec<u64> = out
+        .summary
+        .flows
+        .iter()
+        .map(|f| f.bytes_delivered)
+        .collect();
+    assert!(after.iter().all(|&b| b > 0), "{after:?}");
+    // The resolved scenario writes both mobiles back.
+    let again = load(&crate::scenario::render::to_toml(&spec), &[]);
+    assert_eq!(again.mobiles.len(), 2);
+}

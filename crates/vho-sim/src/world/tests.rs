@@ -375,3 +375,90 @@ fn a_jittered_link_is_reproducible_from_the_seed() {
     assert_ne!(a, c);
     assert!(a != fixed && c != fixed, "{fixed} {a} {c}");
 }
+
+#[test]
+fn two_mobiles_hand_over_on_their_own_links() {
+    // The general form with two [[mobile]] tables: each handover moves only its own mobile's
+    // routes, and both downloads complete.
+    let text = r#"
+[run]
+stop = "60 s"
+[[node]]
+name = "ch"
+kind = "host"
+[[node]]
+name = "ha"
+kind = "router"
+[[node]]
+name = "m1"
+kind = "mobile"
+[[node]]
+name = "m2"
+kind = "mobile"
+[[link]]
+name = "core"
+between = ["ch", "ha"]
+preset = "lan-100m"
+[[link]]
+name = "w1"
+between = ["ha", "m1"]
+preset = "dk-wlan"
+[[link]]
+name = "g1"
+between = ["ha", "m1"]
+preset = "dk-gprs"
+[[link]]
+name = "w2"
+between = ["ha", "m2"]
+preset = "dk-wlan"
+[[link]]
+name = "g2"
+between = ["ha", "m2"]
+preset = "dk-gprs"
+[[mobile]]
+node = "m1"
+interfaces = ["w1", "g1"]
+start = "w1"
+[[mobile]]
+node = "m2"
+interfaces = ["w2", "g2"]
+start = "g2"
+[[handover]]
+at = "0.5 s"
+from = "w1"
+to = "g1"
+kind = "hard"
+[[handover]]
+at = "1 s"
+from = "g2"
+to = "w2"
+[[flow]]
+from = "ch"
+to = "m1"
+size = "200 KB"
+[[flow]]
+from = "ch"
+to = "m2"
+size = "200 KB"
+"#;
+    let presets = crate::scenario::PresetSet::builtin().expect("presets");
+    let spec = crate::scenario::load("two.toml", text, &[], &presets).expect("valid");
+    assert_eq!(spec.handovers[0].mobile, 0);
+    assert_eq!(spec.handovers[1].mobile, 1);
+    let out = run(&spec, Vec::new()).expect("runs");
+    assert_eq!(out.summary.run.ended_by, "completed");
+    for h in &out.summary.handovers {
+        assert!(h.happened && h.interruption_s.is_some(), "{}", h.mobile);
+    }
+    // m1 finished over GPRS, m2 over the WLAN: each flow's data crossed its own new link.
+    let delivered = |link: &str| {
+        out.summary
+            .links
+            .iter()
+            .filter(|l| l.link == link)
+            .map(|l| l.delivered)
+            .sum::<u64>()
+    };
+    assert!(delivered("g1") > 0 && delivered("w2") > 0);
+    assert!(out.summary.run.conservation_ok);
+}

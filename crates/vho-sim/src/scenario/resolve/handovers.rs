@@ -22,19 +22,26 @@ impl Ctx<'_> {
             order.push((at, i));
             let from = b.link(self, &ht.from, "handover.from")?;
             let to = b.link(self, &ht.to, "handover.to")?;
-            let m = &b.mobiles[0];
-            for (l, s, f) in [
-                (from, &ht.from, "handover.from"),
-                (to, &ht.to, "handover.to"),
-            ] {
-                if !m.interfaces.contains(&l) {
-                    return Err(self.err(
-                        s.span(),
-                        f,
-                        "an access link of the mobile host",
-                        Some(format!("{:?}", s.get_ref())),
-                    ));
-                }
+            // The mobile whose interface `from` is.
+            let mobile = b
+                .mobiles
+                .iter()
+                .position(|m| m.interfaces.contains(&from))
+                .ok_or_else(|| {
+                    self.err(
+                        ht.from.span(),
+                        "handover.from",
+                        "an access link of a mobile host",
+                        Some(format!("{:?}", ht.from.get_ref())),
+                    )
+                })?;
+            if !b.mobiles[mobile].interfaces.contains(&to) {
+                return Err(self.err(
+                    ht.to.span(),
+                    "handover.to",
+                    "an access link of the mobile host `from` belongs to",
+                    Some(format!("{:?}", ht.to.get_ref())),
+                ));
             }
             if from == to {
                 return Err(self.err(
@@ -151,7 +158,7 @@ impl Ctx<'_> {
                 }
             };
             out.push(HandoverSpec {
-                mobile: 0,
+                mobile,
                 from,
                 to,
                 at: Time(at.as_nanos()),
@@ -166,10 +173,11 @@ impl Ctx<'_> {
         // Each handover must leave the link the previous one moved to, whatever instants the
         // windows draw: a window must close before the next handover's `at`.
         order.sort();
-        let mut active = b.mobiles.first().map(|m| m.initial);
-        let mut window_end: Option<Time> = None;
+        let mut active: Vec<Option<usize>> = b.mobiles.iter().map(|m| Some(m.initial)).collect();
+        let mut window_ends: Vec<Option<Time>> = vec![None; b.mobiles.len()];
         for (_, i) in order {
             let h = &out[i];
+            let (active, window_end) = (&mut active[h.mobile], &mut window_ends[h.mobile]);
             if let Some(end) = window_end.filter(|&e| h.at < e) {
                 let s = &file.handover[i].get_ref().at;
                 return Err(self.err(
@@ -183,8 +191,8 @@ impl Ctx<'_> {
                     Some(format!("{:?}", s.get_ref())),
                 ));
             }
-            window_end = Some(h.at + h.window);
-            if Some(h.from) != active {
+            *window_end = Some(h.at + h.window);
+            if Some(h.from) != *active {
                 let s = &file.handover[i].get_ref().from;
                 let expected = active.map_or("-".to_string(), |l| {
                     format!("{:?} (the link in use then)", b.links[l].name)
@@ -196,7 +204,7 @@ impl Ctx<'_> {
                     Some(format!("{:?}", s.get_ref())),
                 ));
             }
-            active = Some(h.to);
+            *active = Some(h.to);
         }
         Ok(out)
     }

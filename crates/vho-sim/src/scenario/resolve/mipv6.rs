@@ -5,7 +5,7 @@ use super::{Builder, Ctx, R};
 use crate::mip::{Dad, Detection, MipSpec, RoStart, RouterSpec};
 use crate::scenario::schema::{File, S};
 use crate::scenario::units;
-use crate::spec::{FlowSpec, HandoverKind, HandoverSpec, NodeKind};
+use crate::spec::{FlowSpec, HandoverSpec, NodeKind};
 use crate::time::Dur;
 
 /// Advertisement intervals of a router the scenario does not set: radvd's
@@ -195,11 +195,15 @@ impl Ctx<'_> {
                 DEFAULT_RA_MAX.max(ra_min),
             )?;
             if ra_max < ra_min || ra_max == Dur::ZERO {
+                let span = rt.ra_max.as_ref().map_or(r.span(), |v| v.span());
                 return Err(self.err(
-                    r.span(),
+                    span,
                     "mipv6.router.ra_max",
-                    "an interval above zero and at least ra_min",
-                    Some(format!("{:?} below {:?}", ra_max, ra_min)),
+                    format!(
+                        "an interval above zero and at least ra_min ({} s)",
+                        ra_min.as_secs_f64()
+                    ),
+                    Some(format!("{} s", ra_max.as_secs_f64())),
                 ));
             }
             if routers.iter().any(|x| x.link == link) {
@@ -233,24 +237,39 @@ impl Ctx<'_> {
                 }
             }
         }
+        // A handover's link-layer part only: what the other keys model comes from the
+        // signalling (the delay, the uplink's move, the notification) or the links (the queues).
         for (i, h) in handovers.iter().enumerate() {
-            let soft_only = h.delay > Dur::ZERO
-                || h.uplink_delay > Dur::ZERO
-                || h.notify.is_some()
-                || h.flush != Default::default()
-                || matches!(h.kind, HandoverKind::Hard { loss_fraction } if loss_fraction < 1.0);
-            if soft_only {
-                let s = file
-                    .handover
-                    .get(i)
-                    .map(|x| x.span())
-                    .unwrap_or(span.clone());
+            let Some(ht) = file.handover.get(i).map(|x| x.get_ref()) else {
+                continue;
+            };
+            let set = [
+                ("delay", ht.delay.as_ref().filter(|_| h.delay > Dur::ZERO)),
+                (
+                    "uplink_delay",
+                    ht.uplink_delay
+                        .as_ref()
+                        .filter(|_| h.uplink_delay > Dur::ZERO),
+                ),
+                ("notify", ht.notify.as_ref()),
+                ("notify_offset", ht.notify_offset.as_ref()),
+                ("flush", ht.flush.as_ref()),
+            ];
+            if let Some((key, v)) = set.into_iter().find_map(|(k, v)| v.map(|v| (k, v))) {
                 return Err(self.err(
-                    s,
-                    "handover",
-                    "with [mipv6], only at/window/from/to/kind: the delay, the uplink's \
-                     move and the queues' fate come from the signalling and the links",
-                    Some("delay, uplink_delay, notify, flush or a partial hard loss".into()),
+                    v.span(),
+                    &format!("handover.{key}"),
+                    "no such key with [mipv6]: the handover's delay, the uplink's move and the \
+                     notification come from the Mobile IPv6 signalling",
+                    Some(format!("{:?}", v.get_ref())),
+                ));
+            }
+            if let Some(l) = ht.loss.as_ref().filter(|l| *l.get_ref() < 1.0) {
+                return Err(self.err(
+                    l.span(),
+                    "handover.loss",
+                    "1 with [mipv6] (a hard handover takes the old link down, its queues with it)",
+                    Some(l.get_ref().to_string()),
                 ));
             }
         }

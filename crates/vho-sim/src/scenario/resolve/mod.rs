@@ -197,18 +197,31 @@ impl Ctx<'_> {
                 ba: up,
             });
         }
-        let mobile = file.mobile.as_ref();
-        if let Some(m) = mobile {
-            if m.get_ref().node.is_some() || m.get_ref().interfaces.is_some() {
+        let span = file.mobile.as_ref().map_or(0..0, |m| m.span());
+        let mobile = match file.mobile.as_ref().map(|m| m.get_ref()) {
+            None => None,
+            Some(Mobiles::One(m)) => Some(m),
+            Some(Mobiles::Many(_)) => {
                 return Err(self.err(
-                    m.span(),
+                    span,
+                    "mobile",
+                    "one [mobile] table in the common form (several mobiles need the general \
+                     form: [[node]], [[link]] and [[mobile]])",
+                    Some("[[mobile]] tables".into()),
+                ));
+            }
+        };
+        if let Some(m) = mobile {
+            if m.node.is_some() || m.interfaces.is_some() {
+                return Err(self.err(
+                    span.clone(),
                     "mobile",
                     "only `start` in the common form (node and interfaces are implied)",
                     None,
                 ));
             }
         }
-        let initial = match mobile.and_then(|m| m.get_ref().start.as_ref()) {
+        let initial = match mobile.and_then(|m| m.start.as_ref()) {
             Some(s) => b.link(self, s, "mobile.start")?,
             None if interfaces.len() == 1 => interfaces[0],
             None => {
@@ -216,7 +229,6 @@ impl Ctx<'_> {
                     .iter()
                     .map(|&l| b.links[l].name.as_str())
                     .collect();
-                let span = mobile.map_or(0..0, |m| m.span());
                 return Err(self.err(
                     span,
                     "mobile.start",
@@ -336,8 +348,15 @@ impl Ctx<'_> {
                 ba,
             });
         }
-        if let Some(m) = &file.mobile {
-            let mt = m.get_ref();
+        let table = file.mobile.as_ref().map_or(0..0, |m| m.span());
+        for mt in file.mobile.iter().flat_map(|m| m.get_ref().all()) {
+            // The table's own keys say where it is; an empty one, where the section is.
+            let m = Located(if mt.span() == (0..0) {
+                table.clone()
+            } else {
+                mt.span()
+            });
+
             let node = match &mt.node {
                 Some(n) => b.node(self, n, "mobile.node")?,
                 None => {
@@ -368,6 +387,24 @@ impl Ctx<'_> {
                     )
                 })?,
             };
+            if b.mobiles.iter().any(|x| x.node == node) {
+                return Err(self.err(
+                    m.span(),
+                    "mobile.node",
+                    "each mobile node in one [[mobile]] table",
+                    Some(format!("{:?} twice", b.nodes[node].name)),
+                ));
+            }
+            for &l in &interfaces {
+                if b.mobiles.iter().any(|x| x.interfaces.contains(&l)) {
+                    return Err(self.err(
+                        m.span(),
+                        "mobile.interfaces",
+                        "links of no other mobile",
+                        Some(format!("{:?} twice", b.links[l].name)),
+                    ));
+                }
+            }
             b.mobiles.push(MobileSpec {
                 node,
                 interfaces,
@@ -467,6 +504,15 @@ impl Ctx<'_> {
             out.push(fs);
         }
         Ok(out)
+    }
+}
+
+/// A span for errors about a table read without one of its own (`[[mobile]]`).
+struct Located(Range<usize>);
+
+impl Located {
+    fn span(&self) -> Range<usize> {
+        self.0.clone()
     }
 }
 

@@ -210,3 +210,11 @@ def test_a_handover_after_the_end_and_a_stop_time_are_said(
         "warning: stopped by run.stop at 2.000 s before flow flow0 completed; to let it run "
         'longer: --set run.stop="4 s"'
     ) in cap.err
+
+
+def test_presets_show_a_per_direction_value_as_down_and_up(capsys) -> None:
+    # gprs-cottingham: 53.6 kb/s towards the mobile host, 13.4 kb/s from it (000 l.59).
+    assert main(["presets"]) == 0
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if ln.startswith("gprs-cottingham"))
+    assert "53.6 kb/s / 13.4 kb/s" in line

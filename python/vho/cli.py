@@ -271,11 +271,13 @@ def _cmd_presets(args: argparse.Namespace) -> int:
         names = ", ".join(p["name"] for p in ps)
         raise VhoError(f"vho presets: no preset {args.name!r}; expected one of {names}")
     w = max(len(p["name"]) for p in ps)
+    wr = max(len(p["rate"]) for p in ps)
     for p in ps:
         print(
-            f"{p['name']:<{w}}  {p['rate']:>10}  {p['delay']:>8}  queue {p['queue']:<8}  "
+            f"{p['name']:<{w}}  {p['rate']:>{wr}}  {p['delay']:>8}  queue {p['queue']:<8}  "
             f"{p['description']}"
         )
+    print("\nA value \"down / up\" differs by direction: towards the mobile host / from it.")
     print(
         "\nTCP profiles (flow.tcp.profile): rfc (the standards as written), linux (a Linux "
         "host's defaults; NewReno with SACK, vho has no CUBIC yet), ns2 (ns-2.35's Sack1), "

@@ -18,9 +18,18 @@ fn presets(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
         let d = PyDict::new(py);
         d.set_item("name", &p.name)?;
         d.set_item("description", &p.description)?;
-        d.set_item("rate", &p.rate)?;
-        d.set_item("delay", &p.delay)?;
-        d.set_item("queue", &p.queue)?;
+        // A per-direction value shows as "down / up" (towards the mobile host / from it).
+        let both = |sym: &str, down: &Option<String>, up: &Option<String>| {
+            let (d, u) = (down.as_deref().unwrap_or(sym), up.as_deref().unwrap_or(sym));
+            if d == u {
+                d.to_string()
+            } else {
+                format!("{d} / {u}")
+            }
+        };
+        d.set_item("rate", both(&p.rate, &p.rate_down, &p.rate_up))?;
+        d.set_item("delay", both(&p.delay, &p.delay_down, &p.delay_up))?;
+        d.set_item("queue", both(&p.queue, &p.queue_down, &p.queue_up))?;
         d.set_item("loss", p.loss)?;
         d.set_item("source", &p.source)?;
         out.push(d);

@@ -788,3 +788,20 @@ fn the_gprs_cottingham_preset_gives_an_idle_ping_rtt_of_0_7_s() {
         assert_eq!(d.jitter.map(|j| (j.mean, j.sd)), Some((ms(150), ms(150))));
     }
 }
+
+#[test]
+fn the_wired_links_direction_tables_apply() {
+    // [wired] down (ch -> ha, towards the mobile host) and up (ha -> ch) were accepted and
+    // documented but once ignored.
+    let text = GOOD.replace(
+        "[access.wlan]",
+        "[wired]\ndown = { rate = \"1 Mb/s\" }\nup = { delay = \"7 ms\" }\n\n[access.wlan]",
+    );
+    let spec = load_str(&text, &[]).expect("valid");
+    let wired = &spec.links[0];
+    assert_eq!(wired.name, "wired");
+    assert_eq!(wired.ab.rate_bps, 1_000_000);
+    assert_eq!(wired.ba.rate_bps, 100_000_000);
+    assert_eq!(wired.ba.delay, Dur::from_millis(7));
+    assert_eq!(wired.ab.delay, Dur::from_millis(1));
+}

@@ -81,24 +81,8 @@ struct Move {
     configured_at: Option<Time>,
 }
 
-struct Rr {
-    iface: usize,
-    hoti: Backoff,
-    coti: Backoff,
-    cookies: (u32, u32),
-    home_ok: bool,
-    care_ok: bool,
-}
-
-struct Peer {
-    addr: Addr,
-    /// The interface whose care-of address the correspondent has (as far as the mobile knows).
-    bound: Option<usize>,
-    rr: Option<Rr>,
-    rr_at: Option<Time>,
-    on_traffic: bool,
-    seq: u16,
-}
+mod route_optimisation;
+use route_optimisation::Peer;
 
 pub struct MobileNode {
     home: Addr,
@@ -178,14 +162,7 @@ impl MobileNode {
             primary,
             peers: peers
                 .iter()
-                .map(|&addr| Peer {
-                    addr,
-                    bound: ro.then_some(primary),
-                    rr: None,
-                    rr_at: None,
-                    on_traffic: false,
-                    seq: 0,
-                })
+                .map(|&addr| Peer::new(addr, ro.then_some(primary)))
                 .collect(),
             home_seq: 1,
             home_retx: Backoff::IDLE,
@@ -303,14 +280,7 @@ impl MobileNode {
             m.phase = Phase::Registering;
             self.primary = m.to;
             self.send_home_update(now);
-            if self.route_optimisation {
-                for p in 0..self.peers.len() {
-                    self.peers[p].bound = None;
-                    if self.ro_start == RoStart::Parallel {
-                        self.start_rr(now, p);
-                    }
-                }
-            }
+            self.moved(now);
         }
     }
 
@@ -372,51 +342,6 @@ impl MobileNode {
         }
     }
 
-    fn start_rr(&mut self, now: Time, p: usize) {
-        let iface = self.primary;
-        let cookies = (self.rng.next_u64() as u32, self.rng.next_u64() as u32);
-        let mut rr = Rr {
-            iface,
-            hoti: Backoff::IDLE,
-            coti: Backoff::IDLE,
-            cookies,
-            home_ok: false,
-            care_ok: false,
-        };
-        rr.hoti.start(now, INITIAL_BINDACK_TIMEOUT);
-        rr.coti.start(now, INITIAL_BINDACK_TIMEOUT);
-        self.peers[p].rr = Some(rr);
-        self.peers[p].rr_at = None;
-        self.peers[p].on_traffic = false;
-        self.emit_test_init(now, p, true);
-        self.emit_test_init(now, p, false);
-    }
-
-    /// A Home Test Init goes through the home agent's tunnel (RFC 6275 §5.2.5); a Care-of Test
-    /// Init straight from the care-of address.
-    fn emit_test_init(&mut self, now: Time, p: usize, home: bool) {
-        let Some(rr) = &self.peers[p].rr else { return };
-        let cn = self.peers[p].addr;
-        let coa = self.ifaces[rr.iface].coa;
-        if home {
-            let mut pkt = signal_packet(
-                now,
-                self.home,
-                cn,
-                Signal::HomeTestInit {
-                    cookie: rr.cookies.0,
-                },
-            );
-            encapsulate(&mut pkt, coa, self.ha);
-            self.out.push(pkt);
-        } else {
-            let sig = Signal::CareOfTestInit {
-                cookie: rr.cookies.1,
-            };
-            self.out.push(signal_packet(now, coa, cn, sig));
-        }
-    }
-
     /// A signalling message for the mobile (already out of any tunnel), received over the
     /// link of care-of address `via`.
     pub fn on_deliver(&mut self, now: Time, pkt: &Packet, via: Addr) {
@@ -441,60 +366,15 @@ impl MobileNode {
                 if let Some(m) = &self.moving {
                     self.records[m.record].ba = Some(now);
                 }
-                if self.route_optimisation {
-                    for p in 0..self.peers.len() {
-                        match self.ro_start {
-                            RoStart::AfterBa => self.start_rr(now, p),
-                            RoStart::AfterBaDelay(d) => self.peers[p].rr_at = Some(now + d),
-                            RoStart::OnTraffic => self.peers[p].on_traffic = true,
-                            RoStart::Parallel => {}
-                        }
-                    }
-                }
+                self.home_registered(now);
             }
             Signal::HomeTest { cookie, .. } | Signal::CareOfTest { cookie, .. } => {
                 let home = matches!(pkt.sig, Signal::HomeTest { .. });
-                let Some(p) = self.peers.iter().position(|p| p.addr == pkt.src) else {
-                    return;
-                };
-                let Some(rr) = &mut self.peers[p].rr else {
-                    return;
-                };
-                if home && cookie == rr.cookies.0 {
-                    rr.home_ok = true;
-                    rr.hoti.stop();
-                } else if !home && cookie == rr.cookies.1 {
-                    rr.care_ok = true;
-                    rr.coti.stop();
-                }
-                if rr.home_ok && rr.care_ok {
-                    let iface = rr.iface;
-                    self.peers[p].rr = None;
-                    self.send_cn_update(now, p, iface);
-                }
+                self.on_test(now, pkt.src, home, cookie);
             }
             _ => {}
         }
         self.advance(now);
-    }
-
-    fn send_cn_update(&mut self, now: Time, p: usize, iface: usize) {
-        let peer = &mut self.peers[p];
-        peer.seq = peer.seq.wrapping_add(1);
-        peer.bound = Some(iface);
-        let bu = Signal::BindingUpdate {
-            seq: peer.seq,
-            lifetime_4s: BINDING_LIFETIME_4S,
-            home: false,
-            ack: self.cn_ack,
-        };
-        let cn = peer.addr;
-        self.out
-            .push(signal_packet(now, self.ifaces[iface].coa, cn, bu));
-        if let Some(m) = &self.moving {
-            let r = &mut self.records[m.record];
-            r.bu_cn_sent.get_or_insert(now);
-        }
     }
 
     /// A TCP packet for the mobile arrived over the link of care-of address `via`, before its
@@ -507,12 +387,7 @@ impl MobileNode {
         let r = &mut self.records[m.record];
         if pkt.net & net::TUNNEL != 0 {
             r.first_tunnelled.get_or_insert(now);
-            let from = pkt.inner_src;
-            if let Some(p) = self.peers.iter().position(|p| p.addr == from) {
-                if self.peers[p].on_traffic {
-                    self.start_rr(now, p);
-                }
-            }
+            self.tunnelled_from(now, pkt.inner_src);
         } else if pkt.net & net::RH2 != 0 {
             r.first_route_optimised = Some(now);
             self.moving = None;
@@ -526,11 +401,7 @@ impl MobileNode {
     /// home agent (RFC 6275 §11.3.1).
     pub fn on_output(&mut self, pkt: &mut Packet) {
         let coa = self.ifaces[self.primary].coa;
-        let bound = self
-            .peers
-            .iter()
-            .find(|p| p.addr == pkt.dst)
-            .and_then(|p| p.bound);
+        let bound = self.bound_to(pkt.dst);
         if bound == Some(self.primary) {
             pkt.src = coa;
             pkt.net |= net::HAO;
@@ -552,13 +423,7 @@ impl MobileNode {
             at(i.rs_next);
         }
         at(self.home_retx.due);
-        for p in &self.peers {
-            at(p.rr_at);
-            if let Some(rr) = &p.rr {
-                at(rr.hoti.due);
-                at(rr.coti.due);
-            }
-        }
+        at(self.rr_timeout());
         if let Some(m) = &self.moving {
             at(m.trigger_at);
             at(m.configured_at.filter(|_| m.phase == Phase::Configuring));
@@ -611,22 +476,7 @@ impl MobileNode {
         if self.home_retx.fire(now) {
             self.emit_home_update(now);
         }
-        for p in 0..self.peers.len() {
-            if self.peers[p].rr_at.is_some_and(|t| t <= now) {
-                self.start_rr(now, p);
-            }
-            let (mut home, mut care) = (false, false);
-            if let Some(rr) = &mut self.peers[p].rr {
-                home = rr.hoti.fire(now);
-                care = rr.coti.fire(now);
-            }
-            if home {
-                self.emit_test_init(now, p, true);
-            }
-            if care {
-                self.emit_test_init(now, p, false);
-            }
-        }
+        self.rr_timers(now);
         if let Some(m) = &self.moving {
             let lost = m.phase == Phase::Detecting
                 && self.router_lost_at(m.from).is_some_and(|t| t <= now);

@@ -394,3 +394,31 @@ tcp = { profile = "linux", mss = 1400 }
     let again = load(&crate::scenario::render::to_toml(&spec), &[]);
     assert_eq!(again.mobiles.len(), 2);
 }
+
+#[test]
+fn a_lost_binding_update_to_the_correspondent_is_sent_again_only_when_acknowledged() {
+    // Up the GPRS link after the handover: the home BU (0), HoTI (1), CoTI (2), then the BU to
+    // the correspondent (3); no data reaches the mobile before it, so nothing else goes up.
+    let text = format!("{TOPOLOGY}{HARD_UP}");
+    let lost = "link.4.reverse.drop_packets=[3]";
+    // With the A flag (cn_ack), RFC 6275 §11.8's back-off sends it again after 1 s.
+    let spec = load(&text, &[lost, "mipv6.cn_ack=true"]);
+    let out = run(&spec, Vec::new()).expect("runs");
+    let h = out.summary.handovers[0].mipv6.clone().expect("mipv6");
+    assert_eq!(mn_counter(&out, "binding_updates_to_correspondents"), 2);
+    let cn = out
+        .summary
+        .node_functions
+        .iter()
+        .find(|f| f.kind == "mipv6-correspondent")
+        .expect("correspondent");
+    assert_eq!(cn.counters["binding_updates"], 1);
+    assert!(ms(h.first_route_optimised_s) > ms(h.bu_cn_sent_s) + 1000.0);
+    // Without it the mobile cannot know: the binding stays on the lost address and the
+    // handover never completes (without the A flag, RFC 6275 §6.1.7, nothing is acknowledged).
+    let spec = load(&text, &[lost]);
+    let out = run(&spec, Vec::new()).expect("runs");
+    let h = out.summary.handovers[0].mipv6.clone().expect("mipv6");
+    assert_eq!(mn_counter(&out, "binding_updates_to_correspondents"), 1);
+    assert!(h.first_route_optimised_s.is_none());
+}

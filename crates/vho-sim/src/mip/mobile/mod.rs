@@ -105,6 +105,8 @@ pub struct MobileNode {
     out: Vec<Packet>,
     /// Signalling sent: all, Binding Updates, Neighbor and Router Solicitations.
     sent: [u64; 4],
+    /// Binding Updates sent to correspondents, retransmissions included.
+    sent_cn_updates: u64,
 }
 
 /// What the world tells a mobile about one of its interfaces.
@@ -171,6 +173,7 @@ impl MobileNode {
             rng,
             out: Vec::new(),
             sent: [0; 4],
+            sent_cn_updates: 0,
         }
     }
 
@@ -358,7 +361,12 @@ impl MobileNode {
                     }
                 }
             }
-            Signal::BindingAck { status, seq, .. } if seq == self.home_seq && status < 128 => {
+            Signal::BindingAck { status, seq, .. } if self.is_peer(pkt.src) => {
+                self.on_cn_ack(pkt.src, seq, status);
+            }
+            Signal::BindingAck { status, seq, .. }
+                if pkt.src == self.ha && seq == self.home_seq && status < 128 =>
+            {
                 if self.home_retx.due.is_none() {
                     return;
                 }
@@ -507,6 +515,7 @@ impl MobileNode {
             ("binding_updates_sent", self.sent[1]),
             ("neighbor_solicitations_sent", self.sent[2]),
             ("router_solicitations_sent", self.sent[3]),
+            ("binding_updates_to_correspondents", self.sent_cn_updates),
             (
                 "handovers_completed",
                 self.records

@@ -28,6 +28,10 @@ pub(super) struct Peer {
     rr_at: Option<Time>,
     on_traffic: bool,
     seq: u16,
+    /// With `cn_ack`: the Binding Update to the correspondent awaiting its acknowledgement,
+    /// and the interface it was for (RFC 6275 §11.8's back-off, as for the home agent's).
+    bu: Backoff,
+    bu_iface: usize,
 }
 
 impl Peer {
@@ -39,6 +43,8 @@ impl Peer {
             rr_at: None,
             on_traffic: false,
             seq: 0,
+            bu: Backoff::IDLE,
+            bu_iface: 0,
         }
     }
 }
@@ -155,19 +161,42 @@ impl MobileNode {
         let peer = &mut self.peers[p];
         peer.seq = peer.seq.wrapping_add(1);
         peer.bound = Some(iface);
+        peer.bu_iface = iface;
+        if self.cn_ack {
+            peer.bu.start(now, INITIAL_BINDACK_TIMEOUT);
+        }
+        self.emit_cn_update(now, p);
+        if let Some(m) = &self.moving {
+            let r = &mut self.records[m.record];
+            r.bu_cn_sent.get_or_insert(now);
+        }
+    }
+
+    fn emit_cn_update(&mut self, now: Time, p: usize) {
+        let peer = &self.peers[p];
         let bu = Signal::BindingUpdate {
             seq: peer.seq,
             lifetime_4s: BINDING_LIFETIME_4S,
             home: false,
             ack: self.cn_ack,
         };
-        let cn = peer.addr;
-        self.out
-            .push(signal_packet(now, self.ifaces[iface].coa, cn, bu));
-        if let Some(m) = &self.moving {
-            let r = &mut self.records[m.record];
-            r.bu_cn_sent.get_or_insert(now);
+        let coa = self.ifaces[peer.bu_iface].coa;
+        self.out.push(signal_packet(now, coa, peer.addr, bu));
+        self.sent_cn_updates += 1;
+    }
+
+    /// A Binding Acknowledgement from a correspondent (`cn_ack`): its update is in place.
+    pub(super) fn on_cn_ack(&mut self, from: Addr, seq: u16, status: u8) {
+        if let Some(peer) = self.peers.iter_mut().find(|p| p.addr == from) {
+            if seq == peer.seq && status < 128 {
+                peer.bu.stop();
+            }
         }
+    }
+
+    /// Whether `from` is a correspondent of this mobile.
+    pub(super) fn is_peer(&self, from: Addr) -> bool {
+        self.peers.iter().any(|p| p.addr == from)
     }
 
     /// Retransmissions of the test inits due now, and delayed starts (`RoStart::AfterBaDelay`).
@@ -187,6 +216,9 @@ impl MobileNode {
             if care {
                 self.emit_test_init(now, p, false);
             }
+            if self.peers[p].bu.fire(now) {
+                self.emit_cn_update(now, p);
+            }
         }
     }
 
@@ -199,6 +231,7 @@ impl MobileNode {
                     p.rr_at,
                     p.rr.as_ref().and_then(|r| r.hoti.due),
                     p.rr.as_ref().and_then(|r| r.coti.due),
+                    p.bu.due,
                 ]
             })
             .flatten()

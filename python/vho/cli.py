@@ -277,7 +277,7 @@ def _cmd_presets(args: argparse.Namespace) -> int:
             f"{p['name']:<{w}}  {p['rate']:>{wr}}  {p['delay']:>8}  queue {p['queue']:<8}  "
             f"{p['description']}"
         )
-    print("\nA value \"down / up\" differs by direction: towards the mobile host / from it.")
+    print('\nA value "down / up" differs by direction: towards the mobile host / from it.')
     print(
         "\nTCP profiles (flow.tcp.profile): rfc (the standards as written), linux (a Linux "
         "host's defaults; NewReno with SACK, vho has no CUBIC yet), ns2 (ns-2.35's Sack1), "

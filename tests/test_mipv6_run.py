@@ -113,3 +113,19 @@ def test_the_sequence_figure_marks_each_step_of_t_n(tmp_path):
     # One mark per step the handover went through, at the summary's instants, in order.
     assert [t for t, _ in steps] == [h[k] for k, _ in MIPV6_STEPS]
     assert [t for t, _ in steps] == sorted(t for t, _ in steps)
+
+
+def test_vho_run_prints_t_n_and_its_parts(tmp_path, capsys):
+    from vho.cli import main
+
+    code = main(["run", str(SCENARIO), "--set", 'run.stop="40 s"', "--out", str(tmp_path / "o")])
+    assert code == 0
+    out = capsys.readouterr().out
+    line = next(ln.strip() for ln in out.splitlines() if ln.strip().startswith("T_n"))
+    import json
+
+    m = json.loads((tmp_path / "o" / "summary.json").read_text())["handovers"][0]["mipv6"]
+    assert line == (
+        f"T_n {m['t_n_s']:.3f} s = t_d {m['t_d_s']:.3f} s + t_c {m['t_c_s']:.3f} s + "
+        f"t_r {m['t_r_s']:.3f} s; BU sent 1 time(s)"
+    )

@@ -65,6 +65,20 @@ def _fmt(v: object, unit: str = "", digits: int = 3) -> str:
     return f"{v}{unit}"
 
 
+def _mipv6_line(m: dict) -> str:
+    """A Mobile IPv6 handover's latency in one line: T_n = t_d + t_c + t_r (Cottingham &
+    Vidales eq. 1), or how far it got."""
+
+    def s(v: float | None) -> str:
+        return "-" if v is None else f"{v:.3f} s"
+
+    head = f"T_n {s(m['t_n_s'])}" if m["t_n_s"] is not None else "T_n - (not completed)"
+    return (
+        f"{head} = t_d {s(m['t_d_s'])} + t_c {s(m['t_c_s'])} + t_r {s(m['t_r_s'])}; "
+        f"BU sent {m['bu_transmissions']} time(s)"
+    )
+
+
 def _print_run(summary: dict, out: Path | None) -> None:
     run = summary["run"]
     print(
@@ -74,6 +88,8 @@ def _print_run(summary: dict, out: Path | None) -> None:
     for h in summary["handovers"]:
         reached = "" if h.get("happened", True) else " (not reached)"
         print(f"  handover {h['from']} -> {h['to']} ({h['kind']}) at {h['at_s']:.3f} s{reached}")
+        if h.get("mipv6"):
+            print(f"    {_mipv6_line(h['mipv6'])}")
     for f in summary["flows"]:
         state = "done" if f["completed"] else "NOT COMPLETE"
         print(

@@ -27,8 +27,12 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import OutputError, VhoError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The largest scenario or sweep file read (a TOML file of 1 MiB is already absurd; the bound
 #: keeps `vho run /dev/zero`-style input from filling memory).
@@ -256,3 +260,9 @@ def staged_output(
     finally:
         shutil.rmtree(stage, ignore_errors=True)
         _staged.discard(first)
+
+
+def write_table(df: pd.DataFrame, path: Path) -> None:
+    """A table of a reproduction as CSV in fixed formats (6 decimals, LF line ends), so that the
+    same seed gives a byte-identical file."""
+    df.to_csv(path, index=False, float_format="%.6f", lineterminator="\n")

@@ -374,12 +374,7 @@ def reproduce(
     ) as stage:
         runs = run_all(stage, quick, seed, quiet)
         t = table(runs)
-        _csv(runs, stage / "runs.csv")
-        _csv(t, stage / "table.csv")
+        files.write_table(runs, stage / "runs.csv")
+        files.write_table(t, stage / "table.csv")
         write_report(stage, runs, t, command=command, wall_s=time.perf_counter() - t0)
     return out / "report.md"
-
-
-def _csv(df: pd.DataFrame, path: Path) -> None:
-    """Fixed formats (6 decimals), so that the same seed gives a byte-identical file."""
-    df.to_csv(path, index=False, float_format="%.6f", lineterminator="\n")

@@ -616,7 +616,7 @@ def run_all(root: Path, quick: bool, seed: int, quiet: bool) -> pd.DataFrame:
         rp = None
         if v.name == BASELINE:
             rp = linux20_replay(tr)
-            _csv(rp, out / REPLAY)
+            files.write_table(rp, out / REPLAY)
         m = measure(tr, c.direction, rp)
         rows.append({"case": c.name, "variant": v.name, "seed": s, **m})
     if not quiet:
@@ -686,8 +686,8 @@ def reproduce(
         runs = run_all(stage, quick, seed, quiet)
         wall_runs = time.perf_counter() - t0
         t = table(runs)
-        _csv(runs, stage / "runs.csv")
-        _csv(t, stage / "table.csv")
+        files.write_table(runs, stage / "runs.csv")
+        files.write_table(t, stage / "table.csv")
         inputs = Inputs(
             cases=[(c.name, c.title, c.figures, c.mss) for c in CASES],
             variants=[(v.name, v.label) for v in VARIANTS],
@@ -702,8 +702,3 @@ def reproduce(
         )
         write_report(stage, runs, t, inputs)
     return out / "report.md"
-
-
-def _csv(df: pd.DataFrame, path: Path) -> None:
-    """Fixed formats (6 decimals), so that the same seed gives a byte-identical file."""
-    df.to_csv(path, index=False, float_format="%.6f", lineterminator="\n")

@@ -54,12 +54,7 @@ pub fn transfer_queue(
                 }
             }
             // "the sender discards the queued packets in its buffer" (thesis §7.2.3).
-            Flush::Discard => {
-                for (idx, _) in old.queue.drain_all() {
-                    old.counters.dropped[flush_slot()] += 1;
-                    dropped.push(idx);
-                }
-            }
+            Flush::Discard => discard_queue(old, dropped),
         },
         HandoverKind::SoftReconfigure { shrink } => {
             // One physical link whose parameters change: the packet on the air finishes at
@@ -93,6 +88,15 @@ pub fn transfer_queue(
                 }
             }
         }
+    }
+}
+
+/// Everything waiting in `dir`'s queue is lost to the handover (the packet on the air
+/// finishes): a soft handover's `flush = "discard"`, a link that goes down.
+pub fn discard_queue(dir: &mut LinkDir, dropped: &mut Vec<PktIdx>) {
+    for (idx, _) in dir.queue.drain_all() {
+        dir.counters.dropped[flush_slot()] += 1;
+        dropped.push(idx);
     }
 }
 

@@ -10,13 +10,14 @@ use super::{signal_packet, Addresses, Signal, BINDING_LIFETIME_4S};
 use crate::net::function::{Counters, Verdict};
 use crate::packet::{net, Packet};
 use crate::time::Time;
+use std::collections::VecDeque;
 
 pub struct Correspondent {
     addr: Addr,
     addresses: Addresses,
     /// (home address, care-of address).
     cache: Vec<(Addr, Addr)>,
-    out: Vec<Packet>,
+    out: VecDeque<Packet>,
     nonce: u16,
     route_optimised: u64,
     updates: u64,
@@ -29,7 +30,7 @@ impl Correspondent {
             addr,
             addresses,
             cache: cache.to_vec(),
-            out: Vec::new(),
+            out: VecDeque::new(),
             nonce: 0,
             route_optimised: 0,
             updates: 0,
@@ -86,12 +87,13 @@ impl Correspondent {
             _ => None,
         };
         if let Some(sig) = reply {
-            self.out.push(signal_packet(now, self.addr, pkt.src, sig));
+            self.out
+                .push_back(signal_packet(now, self.addr, pkt.src, sig));
         }
     }
 
     pub fn poll_transmit(&mut self) -> Option<Packet> {
-        (!self.out.is_empty()).then(|| self.out.remove(0))
+        self.out.pop_front()
     }
 
     pub fn counters(&self) -> Counters {

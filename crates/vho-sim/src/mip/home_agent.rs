@@ -8,13 +8,14 @@ use super::{encapsulate, signal_packet, Addresses, Signal};
 use crate::net::function::{Counters, Verdict};
 use crate::packet::{net, Packet};
 use crate::time::Time;
+use std::collections::VecDeque;
 
 pub struct HomeAgent {
     addr: Addr,
     addresses: Addresses,
     /// (home address, care-of address, last sequence number accepted).
     bindings: Vec<(Addr, Addr, u16)>,
-    out: Vec<Packet>,
+    out: VecDeque<Packet>,
     encapsulated: u64,
     updates: u64,
     no_binding: u64,
@@ -27,7 +28,7 @@ impl HomeAgent {
             addr,
             addresses,
             bindings: bindings.iter().map(|&(h, c)| (h, c, 0)).collect(),
-            out: Vec::new(),
+            out: VecDeque::new(),
             encapsulated: 0,
             updates: 0,
             no_binding: 0,
@@ -95,12 +96,12 @@ impl HomeAgent {
                 seq,
                 lifetime_4s,
             };
-            self.out.push(signal_packet(now, self.addr, coa, ba));
+            self.out.push_back(signal_packet(now, self.addr, coa, ba));
         }
     }
 
     pub fn poll_transmit(&mut self) -> Option<Packet> {
-        (!self.out.is_empty()).then(|| self.out.remove(0))
+        self.out.pop_front()
     }
 
     pub fn counters(&self) -> Counters {

@@ -105,24 +105,6 @@ impl Signal {
             Signal::HomeTest { .. } | Signal::CareOfTest { .. } => IPV6_HEADER + 24,
         }
     }
-
-    /// The name counters and reports use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Signal::None => "none",
-            Signal::RouterSolicitation { .. } => "rs",
-            Signal::RouterAdvertisement { .. } => "ra",
-            Signal::NeighborSolicitation { .. } => "ns",
-            Signal::NeighborAdvertisement { .. } => "na",
-            Signal::BindingUpdate { home: true, .. } => "bu_home",
-            Signal::BindingUpdate { home: false, .. } => "bu_cn",
-            Signal::BindingAck { .. } => "ba",
-            Signal::HomeTestInit { .. } => "hoti",
-            Signal::CareOfTestInit { .. } => "coti",
-            Signal::HomeTest { .. } => "hot",
-            Signal::CareOfTest { .. } => "cot",
-        }
-    }
 }
 
 #[cfg(test)]

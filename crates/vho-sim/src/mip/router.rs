@@ -10,6 +10,7 @@ use crate::net::function::Counters;
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::time::{Dur, Time};
+use std::collections::VecDeque;
 
 struct Advertiser {
     /// The router's address and the mobile's care-of address on the link (where an
@@ -27,7 +28,7 @@ struct Advertiser {
 pub struct AccessRouter {
     links: Vec<Advertiser>,
     rng: Rng,
-    out: Vec<Packet>,
+    out: VecDeque<Packet>,
     sent: u64,
     solicited: u64,
 }
@@ -59,7 +60,7 @@ impl AccessRouter {
         AccessRouter {
             links,
             rng,
-            out: Vec::new(),
+            out: VecDeque::new(),
             sent: 0,
             solicited: 0,
         }
@@ -91,7 +92,7 @@ impl AccessRouter {
                     interval_ms: a.interval_ms,
                     sllao: a.sllao,
                 };
-                self.out.push(signal_packet(now, a.src, a.coa, sig));
+                self.out.push_back(signal_packet(now, a.src, a.coa, sig));
                 self.sent += 1;
                 if solicited {
                     self.solicited += 1;
@@ -105,11 +106,7 @@ impl AccessRouter {
     }
 
     pub fn poll_transmit(&mut self) -> Option<Packet> {
-        if self.out.is_empty() {
-            None
-        } else {
-            Some(self.out.remove(0))
-        }
+        self.out.pop_front()
     }
 
     pub fn counters(&self) -> Counters {

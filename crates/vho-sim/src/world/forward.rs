@@ -239,13 +239,12 @@ impl World {
             let pkt = *self.slab.get(idx);
             self.tap(node, &pkt);
         }
-        self.deliver_tcp(node, via, idx);
+        self.deliver_tcp(via, idx);
     }
 
     /// Hands a TCP packet that reached its destination to its endpoint.
     #[inline(always)]
-    pub(super) fn deliver_tcp(&mut self, node: NodeIdx, via: DirIdx, idx: PktIdx) {
-        let _ = node;
+    pub(super) fn deliver_tcp(&mut self, via: DirIdx, idx: PktIdx) {
         // Read in its slot, freed once handed over (copying it out stalls as its copy in did,
         // see `emit`).
         let pkt = self.slab.get(idx);

@@ -26,17 +26,15 @@ pub(super) struct MipWorld {
     /// Link ends with each mobile's access links ending at the care-of address.
     route_ends: Vec<(NodeIdx, NodeIdx)>,
     home_agent: NodeIdx,
-    /// Per mobile node (in `Spec::mobiles` order), where its entity sits in its node's chain.
-    mobiles: Vec<(NodeIdx, usize)>,
-    /// Signalling packets lost on the way (no route, a queue, a link's loss).
-    pub(super) signalling_dropped: u64,
+    /// The mobile nodes, in `Spec::mobiles` order.
+    mobiles: Vec<NodeIdx>,
 }
 
 impl MipWorld {
     /// Routes to every address over the links up now.
     pub(super) fn routes(&self, up: &[bool]) -> Routes {
         let mut r = Routes::compute(self.addresses.count(), &self.route_ends, up);
-        for &(m, _) in &self.mobiles {
+        for &m in &self.mobiles {
             r.alias(m, self.home_agent);
         }
         r
@@ -152,24 +150,32 @@ pub(super) fn build(
             rng,
         );
         chains[m.node].insert(0, AnyFunction::MobileNode(Box::new(mn)));
-        mobiles.push((m.node, 0));
+        mobiles.push(m.node);
     }
     MipWorld {
         addresses,
         route_ends,
         home_agent: ha,
         mobiles,
-        signalling_dropped: 0,
     }
 }
 
 impl World {
+    /// Mobile `m`'s Mobile IPv6 entity (in its node's chain).
     fn mobile_entity(&mut self, m: usize) -> Option<&mut MobileNode> {
-        let (node, i) = self.mip.as_ref()?.mobiles[m];
-        match self.functions[node].chain.get_mut(i) {
-            Some(AnyFunction::MobileNode(mn)) => Some(mn),
+        let node = *self.mip.as_ref()?.mobiles.get(m)?;
+        self.functions[node].chain.iter_mut().find_map(|f| match f {
+            AnyFunction::MobileNode(mn) => Some(mn.as_mut()),
             _ => None,
-        }
+        })
+    }
+
+    fn mobile_entity_ref(&self, m: usize) -> Option<&MobileNode> {
+        let node = *self.mip.as_ref()?.mobiles.get(m)?;
+        self.functions[node].chain.iter().find_map(|f| match f {
+            AnyFunction::MobileNode(mn) => Some(mn.as_ref()),
+            _ => None,
+        })
     }
 
     /// Per handover of the spec, the times its mobile node stamped (`None` without Mobile
@@ -183,13 +189,8 @@ impl World {
             let rec = if happened {
                 let i = taken[m];
                 taken[m] += 1;
-                self.mip.as_ref().and_then(|w| {
-                    let (node, k) = w.mobiles[m];
-                    match self.functions[node].chain.get(k) {
-                        Some(AnyFunction::MobileNode(mn)) => mn.records.get(i).copied(),
-                        _ => None,
-                    }
-                })
+                self.mobile_entity_ref(m)
+                    .and_then(|mn| mn.records.get(i).copied())
             } else {
                 None
             };
@@ -203,7 +204,7 @@ impl World {
     pub(super) fn egress(&self, node: NodeIdx, idx: PktIdx) -> Option<DirIdx> {
         let pkt = self.slab.get(idx);
         if let Some(w) = &self.mip {
-            if w.mobiles.iter().any(|&(m, _)| m == node) {
+            if w.mobiles.contains(&node) {
                 let link = w.addresses.link(pkt.src)?;
                 if !self.up[link] {
                     return None;
@@ -230,7 +231,7 @@ impl World {
             self.forward(node, idx, Some(via));
             return;
         }
-        let mobile = w.mobiles.iter().position(|&(m, _)| m == node);
+        let mobile = w.mobiles.iter().position(|&m| m == node);
         let to_addr = pkt.dst;
         if self.capture[node] {
             let pkt = *pkt;
@@ -272,7 +273,7 @@ impl World {
             pkt.net &= !net::HAO;
         }
         if pkt.is_tcp() {
-            self.deliver_tcp(node, via, idx);
+            self.deliver_tcp(via, idx);
             return;
         }
         let pkt = self.slab.remove(idx);
@@ -297,12 +298,9 @@ impl World {
         self.release_held(node);
     }
 
-    /// A signalling packet dropped: counted, nothing else to book.
+    /// A signalling packet dropped: nothing to book beyond the link's own counters.
     pub(super) fn drop_signal(&mut self, idx: PktIdx) {
         self.slab.release(idx);
-        if let Some(w) = &mut self.mip {
-            w.signalling_dropped += 1;
-        }
     }
 
     /// Handover `h` in a Mobile IPv6 run: the link layer's part only. A hard handover takes
@@ -345,26 +343,10 @@ impl World {
 
     /// A link went down: what waits in its two queues is lost.
     fn flush_link(&mut self, link: LinkIdx) {
-        let mut rng = Rng::stream(self.spec.seed, &format!("link:{link}:down"));
         let mut dropped = Vec::new();
         for d in [dir_index(link, true), dir_index(link, false)] {
             self.advance(d);
-            let mut scratch = crate::link::LinkDir::new(
-                0,
-                0,
-                super::build::dir_spec(&self.spec, d),
-                crate::link::queue::Limit::Packets(0),
-                crate::link::loss::LossModel::None,
-            );
-            crate::handover::transfer_queue(
-                HandoverKind::Hard { loss_fraction: 1.0 },
-                Default::default(),
-                &mut self.dirs[d as usize],
-                &mut scratch,
-                self.now,
-                &mut rng,
-                &mut dropped,
-            );
+            crate::handover::discard_queue(&mut self.dirs[d as usize], &mut dropped);
             for idx in dropped.drain(..) {
                 self.free_dropped(idx, Some(d), DropCause::HandoverFlush);
             }
@@ -373,20 +355,12 @@ impl World {
         }
     }
 
-    /// Wakes node functions whose timer is due, then lets them send.
+    /// Tells node `node`'s functions the time (each acts on what is due), then lets them send.
     pub(super) fn wake_functions(&mut self, node: NodeIdx) {
         let now = self.now;
-        let mut due = false;
         for f in &mut self.functions[node].chain {
-            if matches!(f, AnyFunction::MobileNode(_) | AnyFunction::AccessRouter(_)) {
-                f.handle_timeout(now);
-                due = true;
-            }
+            f.handle_timeout(now);
         }
-        if due {
-            self.pump_functions(node);
-        } else {
-            self.release_held(node);
-        }
+        self.pump_functions(node);
     }
 }

@@ -25,6 +25,7 @@ use crate::packet::{net, Packet};
 use crate::rng::Rng;
 use crate::spec::LinkIdx;
 use crate::time::{Dur, Time};
+use std::collections::VecDeque;
 
 /// When each step of one handover happened (absolute times; `None`: it did not happen).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -102,7 +103,7 @@ pub struct MobileNode {
     moving: Option<Move>,
     pub records: Vec<HandoverTimes>,
     rng: Rng,
-    out: Vec<Packet>,
+    out: VecDeque<Packet>,
     /// Signalling sent: all, Binding Updates, Neighbor and Router Solicitations.
     sent: [u64; 4],
     /// Binding Updates sent to correspondents, retransmissions included.
@@ -171,7 +172,7 @@ impl MobileNode {
             moving: None,
             records: Vec::new(),
             rng,
-            out: Vec::new(),
+            out: VecDeque::new(),
             sent: [0; 4],
             sent_cn_updates: 0,
         }
@@ -310,14 +311,14 @@ impl MobileNode {
             Dad::None => (i.ll_ready, i.coa_ready) = (true, true),
             Dad::Optimistic => {
                 (i.ll_ready, i.coa_ready) = (true, true);
-                self.out.push(ns);
+                self.out.push_back(ns);
                 if ll {
-                    self.out.push(ns);
+                    self.out.push_back(ns);
                 }
             }
             Dad::Full => {
                 i.dad = Some((ll, now + RETRANS_TIMER));
-                self.out.push(ns);
+                self.out.push_back(ns);
             }
         }
     }
@@ -339,7 +340,7 @@ impl MobileNode {
             ack: true,
         };
         let coa = self.ifaces[self.primary].coa;
-        self.out.push(signal_packet(now, coa, self.ha, bu));
+        self.out.push_back(signal_packet(now, coa, self.ha, bu));
         if let Some(m) = &self.moving {
             self.records[m.record].bu_transmissions += 1;
         }
@@ -473,7 +474,8 @@ impl MobileNode {
             if i.rs_next.is_some_and(|t| t <= now) {
                 if i.up && i.router.is_none() && i.rs_sent < MAX_RTR_SOLICITATIONS {
                     let sig = Signal::RouterSolicitation { sllao: i.sllao };
-                    self.out.push(signal_packet(now, i.coa, i.router_addr, sig));
+                    self.out
+                        .push_back(signal_packet(now, i.coa, i.router_addr, sig));
                     i.rs_sent += 1;
                     i.rs_next = Some(now + RTR_SOLICITATION_INTERVAL);
                 } else {
@@ -498,7 +500,7 @@ impl MobileNode {
     }
 
     pub fn poll_transmit(&mut self) -> Option<Packet> {
-        let p = (!self.out.is_empty()).then(|| self.out.remove(0))?;
+        let p = self.out.pop_front()?;
         self.sent[0] += 1;
         match p.sig {
             Signal::BindingUpdate { .. } => self.sent[1] += 1,

@@ -125,12 +125,12 @@ impl MobileNode {
                 },
             );
             encapsulate(&mut pkt, coa, self.ha);
-            self.out.push(pkt);
+            self.out.push_back(pkt);
         } else {
             let sig = Signal::CareOfTestInit {
                 cookie: rr.cookies.1,
             };
-            self.out.push(signal_packet(now, coa, cn, sig));
+            self.out.push_back(signal_packet(now, coa, cn, sig));
         }
     }
 
@@ -181,7 +181,7 @@ impl MobileNode {
             ack: self.cn_ack,
         };
         let coa = self.ifaces[peer.bu_iface].coa;
-        self.out.push(signal_packet(now, coa, peer.addr, bu));
+        self.out.push_back(signal_packet(now, coa, peer.addr, bu));
         self.sent_cn_updates += 1;
     }
 

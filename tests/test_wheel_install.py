@@ -123,3 +123,25 @@ def test_the_wheel_reproduces_the_thesis_from_an_empty_directory(
     rows = [line for line in report.splitlines() if "RTO at the switch" in line]
     assert rows and "| 0.20 " in rows[0] + " ", rows
     assert 'profile = "linux-2.0"' in report  # the study's parameter set, read from the package
+
+
+def test_the_wheel_reproduces_cottingham_and_runs_its_mobile_ipv6_example(
+    venv: Path, tmp_path: Path
+) -> None:
+    # Issue 20: the study file and the example ship in the package; both run from nowhere.
+    work = tmp_path / "empty"
+    work.mkdir()
+
+    def vho(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [venv / "bin" / "vho", *args], cwd=work, env=_env(), capture_output=True, text=True
+        )
+
+    r = vho("reproduce", "cottingham", "--quick", "--quiet")
+    assert r.returncode == 0, r.stderr
+    report = (work / "out" / "cottingham" / "report.md").read_text()
+    assert "| Handover time T_n |" in report and "(2,848)" in report
+    assert vho("examples", "--copy", "ex").returncode == 0
+    r = vho("run", "ex/examples/cottingham-wlan-gprs.toml", "--set", 'run.stop="40 s"')
+    assert r.returncode == 0, r.stderr
+    assert "T_n 4.421 s = t_d 0.154 s" in r.stdout

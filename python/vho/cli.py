@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import VhoError
+from .errors import EmulationError, VhoError
 
 EXIT_BAD_INPUT = 2
 #: 128 + SIGPIPE, the status of a Unix tool whose reader went away.
@@ -495,6 +495,75 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_emulate(args: argparse.Namespace) -> int:
+    from .emulate import cleanup, emulate
+
+    if args.cleanup:
+        removed = cleanup()
+        print(
+            f"vho emulate --cleanup: removed {len(removed)} namespaces"
+            + (f" ({', '.join(removed)})" if removed else "")
+        )
+        return 0
+    if args.scenario is None:
+        raise VhoError("vho emulate: expected a scenario (or --cleanup)")
+    scenario = Path(args.scenario)
+    command = list(getattr(args, "cmd", None) or [])
+    sysctls = {}
+    for item in args.sysctl or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise VhoError(f"--sysctl: expected KEY=VALUE (net.ipv4.tcp_frto=2), got {item!r}")
+        sysctls[key.replace(".", "/")] = value
+    out = Path(args.out) if args.out else Path("out") / f"emulate-{scenario.stem}"
+    result = emulate(
+        scenario,
+        out_dir=out,
+        seed=args.seed,
+        overrides=args.set or (),
+        cc=args.cc,
+        command=command or None,
+        command_at=args.at,
+        serve=shlex.split(args.serve) if args.serve else None,
+        serve_at=args.serve_at,
+        sysctls=sysctls,
+        force=args.force,
+    )
+    s = result.summary
+    run = s["run"]
+    print(
+        f"{run['scenario']}: emulated with Linux {run['kernel']} ({run['congestion_control']}), "
+        f"{run['wall_s']:.3f} s, ended by {run['ended_by']}"
+    )
+    for h in s["handovers"]:
+        gap = h["interruption_s"]
+        print(
+            f"  handover {h['from']} -> {h['to']} at {h['at_s']:.3f} s ({h['kind']})"
+            + ("" if gap is None else f", first packet over {h['to']} after {gap:.3f} s")
+        )
+    for f in s["flows"]:
+        tt = f["transfer_time_s"]
+        print(
+            f"  flow {f['name']} {f['from']}->{f['to']}: {f['bytes']} B, "
+            + ("not completed" if tt is None else f"transfer time {tt:.3f} s")
+            + f", retransmissions {f['retransmissions']} (spurious "
+            f"{f['spurious_retransmissions']}), duplicate ACKs {f['duplicate_acks']}"
+        )
+    e = s["emulator"]
+    late = e["accuracy"]["delivery_lateness"]
+    print(
+        f"  emulator: {e['packets_in']} packets in, {e['packets_out']} out, "
+        f"{e['dropped_in_network']} dropped by the model; delivery lateness p50 "
+        f"{late['p50_us']:.0f} µs, p99 {late['p99_us']:.0f} µs; loop CPU {e['loop_cpu_s']:.2f} s"
+    )
+    for reason in e["reasons"]:
+        print(f"warning: the emulator may have limited the traffic: {reason}", file=sys.stderr)
+    if run["command_exit"] is not None:
+        print(f"  command exited with status {run['command_exit']} (its output: {out}/command.log)")
+    print(f"  -> {out}/summary.json")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``vho`` (exposed for the docs and tests)."""
     p = _Parser(prog="vho", description="A lab for TCP across vertical handovers.")
@@ -686,6 +755,36 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--quiet", action="store_true", help="no progress bars")
     cp.set_defaults(func=_cmd_compare)
 
+    em = sub.add_parser(
+        "emulate",
+        help="run real Linux TCP through a scenario's links and handovers (root)",
+        description="Emulates a scenario: each host a network namespace with a TUN device, the "
+        "simulator's links, queues, losses and handovers carrying their real packets in real "
+        "time. The scenario's flows become real bulk transfers, or COMMAND runs in the mobile "
+        "host's namespace (VHO_<NODE>_ADDR gives each host's address).",
+        usage="vho emulate [options] SCENARIO [-- COMMAND ...] | vho emulate --cleanup",
+    )
+    em.add_argument("scenario", nargs="?", help="scenario TOML file")
+    em.add_argument("--out", help="output directory (default: out/emulate-<scenario name>)")
+    em.add_argument("--seed", type=_seed, help="seed of the run (default: the scenario's)")
+    em.add_argument("--set", action="append", metavar="KEY.PATH=VALUE", help="override a value")
+    em.add_argument(
+        "--cc", default="cubic", help="congestion control of the bulk senders: reno, cubic, bbr"
+    )
+    em.add_argument(
+        "--sysctl", action="append", metavar="KEY=VALUE", help="set in every host (repeatable)"
+    )
+    em.add_argument("--at", metavar="NODE", help="host that runs COMMAND (default: the mobile)")
+    em.add_argument("--serve", metavar="'CMD ...'", help="a server started first (quoted)")
+    em.add_argument("--serve-at", metavar="NODE", help="host of --serve (default: the first fixed)")
+    em.add_argument("--force", action="store_true", help="replace a non-empty --out whole")
+    em.add_argument(
+        "--cleanup",
+        action="store_true",
+        help="remove the namespaces and processes that killed emulations left, and exit",
+    )
+    em.set_defaults(func=_cmd_emulate)
+
     rp = sub.add_parser("reproduce", help="reproduce a study's tables and figures")
     rp.add_argument("study", help="cottingham, daniel-kojo or thesis")
     rp.add_argument("--quick", action="store_true", help="fewer replications (seeds), for CI")
@@ -757,7 +856,14 @@ def _with_hint(how: str, args: argparse.Namespace) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``vho`` command."""
-    args = build_parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    # `vho emulate ... -- COMMAND ...`: what follows `--` is the command, never vho's options.
+    command = None
+    if given[:1] == ["emulate"] and "--" in given:
+        cut = given.index("--")
+        given, command = given[:cut], given[cut + 1 :]
+    args = build_parser().parse_args(given)
+    args.cmd = command
     args.argv = list(sys.argv[1:] if argv is None else argv)
     previous = None
     if threading_main():
@@ -769,6 +875,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VhoError as e:
         sys.stderr.write(f"{e}\n")
         return EXIT_BAD_INPUT
+    except EmulationError as e:
+        sys.stderr.write(f"vho emulate: {e}\n")
+        return 1
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE

@@ -20,6 +20,12 @@ class OutputError(VhoError):
     """An output (directory, capture file) that cannot be written."""
 
 
+class EmulationError(Exception):
+    """An emulation that failed while it ran (a device, a socket, a setup command): not the
+    user's input, but not a fault of vho's code either; the command line prints one line and
+    exits with status 1."""
+
+
 class CaptureError(VhoError):
     """A packet capture that cannot be read."""
 

@@ -58,3 +58,13 @@ pub fn io_error(message: &str) -> PyErr {
 pub fn capture_error(message: &str) -> PyErr {
     raise("CaptureError", message.to_string())
 }
+
+/// A scenario the emulator cannot carry, or a machine it cannot run on: the user's to fix.
+pub fn sim_error_text(message: &str) -> PyErr {
+    raise("SimulationError", message.to_string())
+}
+
+/// The emulation failed while it ran (a device, a socket, a setup command).
+pub fn emulation_error(message: &str) -> PyErr {
+    raise("EmulationError", message.to_string())
+}

@@ -4,6 +4,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 mod capture;
+mod emulate;
 mod errors;
 mod run;
 
@@ -91,5 +92,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capture::read_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(capture::analyze_flows, m)?)?;
     m.add_class::<capture::FlowStream>()?;
+    m.add_function(wrap_pyfunction!(emulate::emulate, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate::emulate_stop, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate::emulate_cleanup, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate::emulate_namespaces, m)?)?;
     Ok(())
 }

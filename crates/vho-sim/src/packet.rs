@@ -29,6 +29,10 @@ pub mod net {
     /// A type 2 routing header (RFC 6275 §6.4): sent to a care-of address for the home
     /// address, the destination's owner.
     pub const RH2: u8 = 8;
+    /// A packet from outside the simulator (the emulator's real packets, `world::external`):
+    /// `Packet::flow` is the driver's token for its bytes; nothing in the world reads more
+    /// than its addresses and size.
+    pub const EXTERNAL: u8 = 16;
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -60,10 +64,11 @@ pub struct Packet {
 }
 
 impl Packet {
-    /// Whether it carries a TCP segment of a flow (not a signalling message).
+    /// Whether it carries a TCP segment of a flow (not a signalling message, not an outside
+    /// packet).
     #[inline(always)]
     pub fn is_tcp(&self) -> bool {
-        self.net & net::SIGNAL == 0
+        self.net & (net::SIGNAL | net::EXTERNAL) == 0
     }
 }
 

@@ -200,6 +200,7 @@ impl World {
             drop_series: spec.record.series.then(DropSeries::default),
             booking,
             events: 0,
+            external_out: None,
             spec: spec.clone(),
         })
     }

@@ -228,8 +228,8 @@ impl World {
         self.note_mobile_arrival(node, via);
         let pkt = self.slab.get(idx);
         if pkt.dst as NodeIdx != node || pkt.net != 0 {
-            if self.mip.is_some() {
-                self.mip_arrive(node, via, idx);
+            if self.mip.is_some() || pkt.net != 0 {
+                self.arrive_other(node, via, idx);
             } else {
                 self.forward(node, idx, Some(via));
             }
@@ -240,6 +240,21 @@ impl World {
             self.tap(node, &pkt);
         }
         self.deliver_tcp(via, idx);
+    }
+
+    /// A packet that is more than a plain TCP segment, or any packet of a Mobile IPv6 run
+    /// (routed by address): an outside packet at its host goes to the driver.
+    #[cold]
+    #[inline(never)]
+    fn arrive_other(&mut self, node: NodeIdx, via: DirIdx, idx: PktIdx) {
+        let pkt = self.slab.get(idx);
+        if pkt.net & crate::packet::net::EXTERNAL != 0 && pkt.dst as NodeIdx == node {
+            self.deliver_external(node, idx);
+        } else if self.mip.is_some() {
+            self.mip_arrive(node, via, idx);
+        } else {
+            self.forward(node, idx, Some(via));
+        }
     }
 
     /// Hands a TCP packet that reached its destination to its endpoint.
@@ -290,7 +305,7 @@ impl World {
     /// Frees a dropped packet and books the drop to its flow (and the ground truth).
     pub(super) fn free_dropped(&mut self, idx: PktIdx, d: Option<DirIdx>, cause: DropCause) {
         if !self.slab.get(idx).is_tcp() {
-            self.drop_signal(idx);
+            self.drop_not_tcp(idx, d, cause);
             return;
         }
         let pkt = self.slab.remove(idx);

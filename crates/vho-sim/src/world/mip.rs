@@ -298,11 +298,6 @@ impl World {
         self.release_held(node);
     }
 
-    /// A signalling packet dropped: nothing to book beyond the link's own counters.
-    pub(super) fn drop_signal(&mut self, idx: PktIdx) {
-        self.slab.release(idx);
-    }
-
     /// Handover `h` in a Mobile IPv6 run: the link layer's part only. A hard handover takes
     /// the old link down (what waits in its queues is lost); the new link comes up if it was
     /// down; the mobile node is told, and the rest is its signalling.

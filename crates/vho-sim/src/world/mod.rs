@@ -12,6 +12,7 @@
 //! superseded by an earlier one) runs harmlessly: everything it does first checks the state.
 
 mod build;
+mod external;
 mod forward;
 mod functions;
 mod handover;
@@ -29,6 +30,7 @@ use crate::spec::{LinkIdx, NodeIdx, Spec};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{Dur, Time};
 
+pub use external::ExternalOut;
 pub use summary::Summary;
 
 /// Receiver throughput is binned at this interval for the adaptation time (Cottingham &
@@ -227,6 +229,8 @@ pub struct World {
     booking: bool,
     events: u64,
     spec: Spec,
+    /// Outside packets' fates for the driver (`world::external`); `None` in a simulation.
+    external_out: Option<Box<ExternalOut>>,
 }
 
 /// Everything a run produces besides the captures its taps wrote.
@@ -253,6 +257,54 @@ pub fn run(spec: &Spec, taps: Vec<(NodeIdx, Box<dyn PacketTap>)>) -> Result<RunO
 
 impl World {
     fn run_loop(&mut self) -> Result<EndedBy, SimError> {
+        self.schedule_start();
+        self.run_events(self.spec.stop_at)
+    }
+
+    /// Runs the events due by `until` in order; then the clock reads `until` (`StopTime`),
+    /// or the last event's instant when none is left (`Idle`), or the instant every flow
+    /// completed. The simulation's one loop, and the emulator's step (`World::run_until`).
+    fn run_events(&mut self, until: Time) -> Result<EndedBy, SimError> {
+        // The no-progress guard: at every NO_PROGRESS_EVENTS-th event, time must have moved
+        // on by NO_PROGRESS_SPAN since the last check.
+        let (mut check_at, mut window_start) = (self.events + NO_PROGRESS_EVENTS, self.now);
+        loop {
+            let Some(t) = self.queue.peek_time() else {
+                return Ok(EndedBy::Idle);
+            };
+            if t > until {
+                self.now = until;
+                return Ok(EndedBy::StopTime);
+            }
+            let Some((t, ev)) = self.queue.pop() else {
+                return Ok(EndedBy::Idle);
+            };
+            // The clock never runs back: an event scheduled in the past is a model's bug (a
+            // link that started serving from a stale `free_at` once did).
+            debug_assert!(t >= self.now, "event at {t:?} before now {:?}", self.now);
+            self.now = t;
+            self.events += 1;
+            if self.events == check_at {
+                if t.saturating_since(window_start) < NO_PROGRESS_SPAN {
+                    return Err(SimError::NoProgress {
+                        at_s: t.as_secs_f64(),
+                        events: NO_PROGRESS_EVENTS,
+                        span_us: t.saturating_since(window_start).as_nanos() / 1000,
+                    });
+                }
+                (check_at, window_start) = (self.events + NO_PROGRESS_EVENTS, t);
+            }
+            self.dispatch(t, ev);
+            // Only an endpoint receiving can complete a flow (`arrive` raises the flag).
+            if self.maybe_done && self.all_done() {
+                return Ok(EndedBy::Completed);
+            }
+        }
+    }
+
+    /// Puts the run's fixed instants on the clock (flow starts, handovers, notifications)
+    /// and lets every node function speak first.
+    fn schedule_start(&mut self) {
         for (f, fs) in self.spec.flows.iter().enumerate() {
             self.queue.schedule(fs.start, Event::FlowStart(f as u32));
         }
@@ -269,58 +321,31 @@ impl World {
                 self.pump_functions(node);
             }
         }
-        let stop_at = self.spec.stop_at;
-        // The no-progress guard: at every NO_PROGRESS_EVENTS-th event, time must have moved
-        // on by NO_PROGRESS_SPAN since the last check.
-        let (mut check_at, mut window_start) = (self.events + NO_PROGRESS_EVENTS, self.now);
-        loop {
-            let Some((t, ev)) = self.queue.pop() else {
-                return Ok(EndedBy::Idle);
-            };
-            if t > stop_at {
-                self.now = stop_at;
-                return Ok(EndedBy::StopTime);
-            }
-            // The clock never runs back: an event scheduled in the past is a model's bug (a
-            // link that started serving from a stale `free_at` once did).
-            debug_assert!(t >= self.now, "event at {t:?} before now {:?}", self.now);
-            self.now = t;
-            self.events += 1;
-            if self.events == check_at {
-                if t.saturating_since(window_start) < NO_PROGRESS_SPAN {
-                    return Err(SimError::NoProgress {
-                        at_s: t.as_secs_f64(),
-                        events: NO_PROGRESS_EVENTS,
-                        span_us: t.saturating_since(window_start).as_nanos() / 1000,
-                    });
+    }
+
+    /// Runs one event due at `t` (the clock already reads `t`).
+    #[inline(always)]
+    fn dispatch(&mut self, t: Time, ev: Event) {
+        match ev {
+            Event::Arrive(d) => self.on_arrive(d),
+            Event::Unblock(d) => {
+                let p = &mut self.pending[d as usize];
+                if p.unblock == Some(t) {
+                    p.unblock = None;
                 }
-                (check_at, window_start) = (self.events + NO_PROGRESS_EVENTS, t);
+                self.kick(d);
             }
-            match ev {
-                Event::Arrive(d) => self.on_arrive(d),
-                Event::Unblock(d) => {
-                    let p = &mut self.pending[d as usize];
-                    if p.unblock == Some(t) {
-                        p.unblock = None;
-                    }
-                    self.kick(d);
-                }
-                Event::Wake { flow, side } => self.on_wake(flow as usize, side as usize),
-                Event::FlowStart(f) => {
-                    self.flows[f as usize].started = true;
-                    self.pump(f as usize, 0);
-                    self.pump(f as usize, 1);
-                }
-                Event::Handover(h) if self.mip.is_some() => self.apply_mip_handover(h as usize),
-                Event::Handover(h) => self.apply_handover(h as usize),
-                Event::Notify(h) => self.notify_handover(h as usize),
-                Event::NodeWake(n) => self.on_node_wake(n as usize),
-                Event::UplinkMove(h) => self.move_uplink(h as usize),
+            Event::Wake { flow, side } => self.on_wake(flow as usize, side as usize),
+            Event::FlowStart(f) => {
+                self.flows[f as usize].started = true;
+                self.pump(f as usize, 0);
+                self.pump(f as usize, 1);
             }
-            // Only an endpoint receiving can complete a flow (`arrive` raises the flag).
-            if self.maybe_done && self.all_done() {
-                return Ok(EndedBy::Completed);
-            }
+            Event::Handover(h) if self.mip.is_some() => self.apply_mip_handover(h as usize),
+            Event::Handover(h) => self.apply_handover(h as usize),
+            Event::Notify(h) => self.notify_handover(h as usize),
+            Event::NodeWake(n) => self.on_node_wake(n as usize),
+            Event::UplinkMove(h) => self.move_uplink(h as usize),
         }
     }
 

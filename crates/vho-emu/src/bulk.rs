@@ -1,0 +1,279 @@
+//! The built-in traffic: a bulk sender and receiver over real sockets, one pair per scenario
+//! flow, each on a thread inside its host's namespace. The sender sets its congestion control
+//! per socket (`TCP_CONGESTION`, tcp(7)) and its MSS (`TCP_MAXSEG`) before connecting, and
+//! samples the kernel's own state (`TCP_INFO`) as it goes.
+
+use crate::clock::WallClock;
+use std::io::Read;
+use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use vho_sim::time::{Dur, Time};
+
+/// One flow as the threads need it.
+#[derive(Clone)]
+pub struct BulkFlow {
+    pub src_ns: PathBuf,
+    pub dst_ns: PathBuf,
+    pub dst_addr: [u8; 4],
+    pub port: u16,
+    pub bytes: u64,
+    pub start: Time,
+    pub cc: String,
+    pub mss: u32,
+}
+
+/// One `TCP_INFO` reading (tcp(7); the units are the kernel's: µs, segments).
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct TcpInfoSample {
+    pub t_ns: u64,
+    pub ca_state: u8,
+    pub retransmits: u8,
+    pub backoff: u8,
+    pub rto_us: u32,
+    pub snd_mss: u32,
+    pub unacked: u32,
+    pub lost: u32,
+    pub retrans: u32,
+    pub rtt_us: u32,
+    pub rttvar_us: u32,
+    pub snd_ssthresh: u32,
+    pub snd_cwnd: u32,
+    pub total_retrans: u32,
+}
+
+#[derive(Debug, Default, serde::Serialize)]
+pub struct SenderResult {
+    pub connected_at_ns: Option<u64>,
+    pub sent_bytes: u64,
+    pub samples: Vec<TcpInfoSample>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Default, serde::Serialize)]
+pub struct ReceiverResult {
+    pub received_bytes: u64,
+    pub completed_at_ns: Option<u64>,
+    pub error: Option<String>,
+}
+
+/// Poll step of both ends: how often a blocked end looks at the finish flag. Open: our
+/// choice (short against any run, long against a syscall).
+const STEP_MS: i32 = 5;
+
+fn poll_one(fd: i32, events: i16, ms: i32) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    };
+    // SAFETY: polling one descriptor we own.
+    unsafe { libc::poll(&mut p, 1, ms) > 0 }
+}
+
+fn tcp_info(fd: i32, t: Time) -> Option<TcpInfoSample> {
+    // SAFETY: tcp_info is plain data; getsockopt fills at most `len` bytes of it.
+    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            (&mut info as *mut libc::tcp_info).cast(),
+            &mut len,
+        )
+    };
+    (r == 0).then_some(TcpInfoSample {
+        t_ns: t.as_nanos(),
+        ca_state: info.tcpi_ca_state,
+        retransmits: info.tcpi_retransmits,
+        backoff: info.tcpi_backoff,
+        rto_us: info.tcpi_rto,
+        snd_mss: info.tcpi_snd_mss,
+        unacked: info.tcpi_unacked,
+        lost: info.tcpi_lost,
+        retrans: info.tcpi_retrans,
+        rtt_us: info.tcpi_rtt,
+        rttvar_us: info.tcpi_rttvar,
+        snd_ssthresh: info.tcpi_snd_ssthresh,
+        snd_cwnd: info.tcpi_snd_cwnd,
+        total_retrans: info.tcpi_total_retrans,
+    })
+}
+
+fn set_opt(fd: i32, level: i32, name: i32, value: &[u8]) -> std::io::Result<()> {
+    // SAFETY: setsockopt reads `value.len()` bytes.
+    let r = unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            value.as_ptr().cast(),
+            value.len() as libc::socklen_t,
+        )
+    };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The receiving end: listens (then says so on `ready`), accepts one connection, reads until
+/// the sender closes or `finish` is raised.
+pub fn receiver(
+    flow: BulkFlow,
+    clock: WallClock,
+    ready: std::sync::mpsc::Sender<std::io::Result<()>>,
+    finish: Arc<AtomicBool>,
+) -> ReceiverResult {
+    let mut res = ReceiverResult::default();
+    let mut run = || -> std::io::Result<()> {
+        crate::netns::enter(&flow.dst_ns)?;
+        let addr = SocketAddrV4::new(Ipv4Addr::from(flow.dst_addr), flow.port);
+        let listener = TcpListener::bind(addr)?;
+        let _ = ready.send(Ok(()));
+        while !poll_one(listener.as_raw_fd(), libc::POLLIN, STEP_MS) {
+            if finish.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+        }
+        let (mut conn, _) = listener.accept()?;
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            if !poll_one(conn.as_raw_fd(), libc::POLLIN, STEP_MS) {
+                if finish.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
+                continue;
+            }
+            let n = conn.read(&mut buf)?;
+            if n == 0 {
+                return Ok(());
+            }
+            res.received_bytes += n as u64;
+            if res.completed_at_ns.is_none() && res.received_bytes >= flow.bytes {
+                res.completed_at_ns = Some(clock.now().as_nanos());
+            }
+        }
+    };
+    if let Err(e) = run() {
+        let _ = ready.send(Err(std::io::Error::new(e.kind(), e.to_string())));
+        res.error = Some(e.to_string());
+    }
+    res
+}
+
+/// The sending end: at its start time, connects and writes `bytes`, sampling `TCP_INFO`
+/// every `sample`; then closes its side and keeps sampling until the receiver closes.
+pub fn sender(
+    flow: BulkFlow,
+    clock: WallClock,
+    sample: Dur,
+    finish: Arc<AtomicBool>,
+) -> SenderResult {
+    let mut res = SenderResult::default();
+    let mut run = || -> std::io::Result<()> {
+        crate::netns::enter(&flow.src_ns)?;
+        while clock.now() < flow.start {
+            if finish.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        // SAFETY: a new socket; ownership passes to the TcpStream below.
+        let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is ours; the stream closes it.
+        let mut stream = unsafe { TcpStream::from_raw_fd(fd) };
+        set_opt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            flow.cc.as_bytes(),
+        )
+        .map_err(|e| {
+            std::io::Error::new(e.kind(), format!("congestion control {:?}: {e}", flow.cc))
+        })?;
+        set_opt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_MAXSEG,
+            &(flow.mss as i32).to_ne_bytes(),
+        )?;
+        let sa = libc::sockaddr_in {
+            sin_family: libc::AF_INET as libc::sa_family_t,
+            sin_port: flow.port.to_be(),
+            sin_addr: libc::in_addr {
+                s_addr: u32::from_ne_bytes(flow.dst_addr),
+            },
+            sin_zero: [0; 8],
+        };
+        // SAFETY: connect with a sockaddr_in of its size.
+        let r = unsafe {
+            libc::connect(
+                fd,
+                (&sa as *const libc::sockaddr_in).cast(),
+                std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+            )
+        };
+        if r != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        res.connected_at_ns = Some(clock.now().as_nanos());
+        stream.set_nonblocking(true)?;
+        let chunk = vec![0x5au8; 1 << 16];
+        let mut next_sample = clock.now();
+        let mut closed = false;
+        let mut buf = [0u8; 512];
+        loop {
+            let now = clock.now();
+            if now >= next_sample {
+                if let Some(s) = tcp_info(fd, now) {
+                    res.samples.push(s);
+                }
+                next_sample = now + sample;
+            }
+            if finish.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            if res.sent_bytes < flow.bytes {
+                if poll_one(fd, libc::POLLOUT, STEP_MS) {
+                    let n = (flow.bytes - res.sent_bytes).min(chunk.len() as u64) as usize;
+                    match std::io::Write::write(&mut stream, &chunk[..n]) {
+                        Ok(w) => res.sent_bytes += w as u64,
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+            } else {
+                if !closed {
+                    stream.shutdown(std::net::Shutdown::Write)?;
+                    closed = true;
+                }
+                // Until the receiver closes: every byte acknowledged and read.
+                if poll_one(fd, libc::POLLIN, STEP_MS) {
+                    match stream.read(&mut buf) {
+                        Ok(0) => {
+                            if let Some(s) = tcp_info(fd, clock.now()) {
+                                res.samples.push(s);
+                            }
+                            return Ok(());
+                        }
+                        Ok(_) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+        }
+    };
+    if let Err(e) = run() {
+        res.error = Some(e.to_string());
+    }
+    res
+}

@@ -1,0 +1,467 @@
+//! One emulation: a namespace and a TUN device per host of the scenario, the world built from
+//! the same scenario carrying their real packets between them with the wall clock, and the
+//! traffic (the built-in bulk flows, or the user's command).
+//!
+//! The loop, on one thread: bring the world up to the present (`World::run_until`), hand the
+//! hosts what reached them, read what they sent and inject it at the instant it was read, then
+//! wait for the next event or the next packet. Every packet is written to its host's pcap as
+//! the host sends or receives it (the file's clock is the run's: zero when it began).
+
+use crate::bulk::{self, BulkFlow, ReceiverResult, SenderResult};
+use crate::clock::{WallClock, DEFAULT_SPIN};
+use crate::error::EmuError;
+use crate::netns::Namespace;
+use crate::report::{Accuracy, EmulatorReport, FlowReport, Report};
+use crate::store::PacketStore;
+use crate::tun::Tun;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use vho_sim::record::pcap::{CaptureSink, PcapWriter};
+use vho_sim::spec::{NodeKind, Spec};
+use vho_sim::time::{Dur, Time};
+use vho_sim::world::World;
+
+/// How the emulation runs besides its scenario.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Where the hosts' captures are written (`NODE.pcap`).
+    pub out_dir: PathBuf,
+    /// Congestion control of the built-in bulk senders (`TCP_CONGESTION`: reno, cubic, bbr).
+    pub cc: String,
+    /// Instead of the built-in flows, this command runs in `command_at`'s namespace, and the
+    /// run ends when it exits.
+    pub command: Option<Vec<String>>,
+    pub command_at: Option<String>,
+    /// A command started first in `serve_at`'s namespace (a server for `command`), killed at
+    /// the end.
+    pub serve: Option<Vec<String>>,
+    pub serve_at: Option<String>,
+    /// Sysctls set in every host's namespace (`net/ipv4/tcp_sack` = "1", ...).
+    pub sysctls: Vec<(String, String)>,
+    /// See [`crate::clock`].
+    pub spin: Dur,
+    /// How often the bulk senders read `TCP_INFO`.
+    pub sample: Dur,
+    /// The TUN devices' MTU (bytes): 1500, Ethernet's.
+    pub mtu: u32,
+}
+
+impl Options {
+    pub fn new(out_dir: PathBuf) -> Options {
+        Options {
+            out_dir,
+            cc: "cubic".into(),
+            command: None,
+            command_at: None,
+            serve: None,
+            serve_at: None,
+            sysctls: Vec::new(),
+            spin: DEFAULT_SPIN,
+            // 10 ms: tcp_info changes at most once per ACK; a GPRS round trip is ~1 s, a WLAN
+            // one a few ms.
+            sample: Dur::from_millis(10),
+            mtu: 1500,
+        }
+    }
+}
+
+/// Address of host node `n` inside the emulation: 10.66.x.y/16, the same in every namespace
+/// (each namespace is its own network: no run's addresses meet another's).
+pub fn host_addr(n: usize) -> [u8; 4] {
+    let k = n + 1;
+    [10, 66, (k >> 8) as u8, (k & 0xff) as u8]
+}
+
+fn node_of(addr: &[u8]) -> Option<usize> {
+    (addr[0] == 10 && addr[1] == 66).then(|| ((addr[2] as usize) << 8 | addr[3] as usize) - 1)
+}
+
+/// The receiver's port of flow `f` (ports as `vho run`'s captures have them).
+pub fn flow_port(f: usize) -> u16 {
+    5001 + f as u16
+}
+
+/// The device name inside each host's namespace.
+pub const TUN_NAME: &str = "vho0";
+
+struct FileSink {
+    out: BufWriter<File>,
+    error: Option<std::io::Error>,
+}
+
+impl CaptureSink for FileSink {
+    fn write_bytes(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(bytes) {
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
+struct Host {
+    node: usize,
+    ns: Namespace,
+    tun: Tun,
+    pcap: PcapWriter<FileSink>,
+}
+
+/// Raises its flag when dropped.
+struct RaiseOnDrop(Arc<AtomicBool>);
+
+impl Drop for RaiseOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+static RUNS: AtomicU32 = AtomicU32::new(0);
+
+/// What the emulator refuses, before it makes anything.
+pub fn check(spec: &Spec) -> Result<(), EmuError> {
+    if spec.mipv6.is_some() {
+        return Err(EmuError::Unsupported(
+            "vho emulate does not carry [mipv6] scenarios yet: its signalling runs in the \
+             simulated mobile node, not in the real host"
+                .into(),
+        ));
+    }
+    if !spec.functions.is_empty() {
+        return Err(EmuError::Unsupported(
+            "vho emulate carries no node functions ([[node_function]] and the remedies that add \
+             them act on simulated TCP segments)"
+                .into(),
+        ));
+    }
+    if spec.nodes.len() >= 65_000 {
+        return Err(EmuError::Unsupported("too many nodes to address".into()));
+    }
+    Ok(())
+}
+
+/// Runs the emulation of `spec` until its flows complete (or the command exits), its stop
+/// time passes, or `stop` is raised (then [`EmuError::Interrupted`], after removing
+/// everything). Every namespace, device and child process it made is removed on return.
+pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report, EmuError> {
+    check(spec)?;
+    if !crate::netns::permitted() {
+        return Err(EmuError::NotPermitted);
+    }
+    let run = RUNS.fetch_add(1, Ordering::Relaxed);
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() };
+    let mut hosts: Vec<Host> = Vec::new();
+    for (n, node) in spec.nodes.iter().enumerate() {
+        if node.kind == NodeKind::Router {
+            continue;
+        }
+        let ns = Namespace::create(&format!(
+            "{}{pid}-{run}-{}",
+            crate::netns::PREFIX,
+            node.name
+        ))?;
+        // IPv6 off: the emulated network carries IPv4; a kernel's own IPv6 chatter (router
+        // solicitations, MLD) would only be counted as unroutable.
+        ns.sysctl("net/ipv6/conf/all/disable_ipv6", "1")?;
+        ns.sysctl("net/ipv6/conf/default/disable_ipv6", "1")?;
+        for (k, v) in &opts.sysctls {
+            ns.sysctl(k, v)?;
+        }
+        let a = host_addr(n);
+        let addr = format!("{}.{}.{}.{}/16", a[0], a[1], a[2], a[3]);
+        let tun = Tun::create(&ns, TUN_NAME, &addr, opts.mtu)?;
+        let path = opts.out_dir.join(format!("{}.pcap", node.name));
+        let file = File::create(&path)
+            .map_err(|e| EmuError::io(format!("{}: cannot create capture", path.display()), e))?;
+        let pcap = PcapWriter::new(FileSink {
+            out: BufWriter::with_capacity(1 << 16, file),
+            error: None,
+        });
+        hosts.push(Host {
+            node: n,
+            ns,
+            tun,
+            pcap,
+        });
+    }
+    let mut world_spec = spec.clone();
+    world_spec.flows.clear();
+    world_spec.record = Default::default();
+    let mut world = World::new(&world_spec).map_err(|e| EmuError::Model(e.to_string()))?;
+    let host_of = |node: usize, hosts: &[Host]| hosts.iter().position(|h| h.node == node);
+
+    let clock = WallClock::start();
+    let finish = Arc::new(AtomicBool::new(false));
+    // However the run ends (an error returns early too), the traffic threads stop.
+    let _stop_threads = RaiseOnDrop(finish.clone());
+    let mut children = Vec::new();
+    let mut threads = Vec::new();
+    let by_name = |name: &Option<String>, default: usize| -> Result<usize, EmuError> {
+        match name {
+            None => Ok(default),
+            Some(n) => hosts
+                .iter()
+                .position(|h| spec.nodes[h.node].name == *n)
+                .ok_or_else(|| EmuError::Unsupported(format!("no host named {n} in the scenario"))),
+        }
+    };
+    let mobile = spec
+        .mobiles
+        .first()
+        .and_then(|m| host_of(m.node, &hosts))
+        .unwrap_or(0);
+    let fixed = hosts
+        .iter()
+        .position(|h| spec.nodes[h.node].kind == NodeKind::Host)
+        .unwrap_or(0);
+    let env: Vec<(String, String)> = hosts
+        .iter()
+        .map(|h| {
+            let a = host_addr(h.node);
+            (
+                format!("VHO_{}_ADDR", spec.nodes[h.node].name.to_uppercase()),
+                format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]),
+            )
+        })
+        .collect();
+    if let Some(cmd) = &opts.serve {
+        let at = by_name(&opts.serve_at, fixed)?;
+        children.push(crate::child::spawn(
+            &hosts[at].ns,
+            cmd,
+            &env,
+            &opts.out_dir.join("serve.log"),
+        )?);
+    }
+    let command = match &opts.command {
+        Some(cmd) => {
+            let at = by_name(&opts.command_at, mobile)?;
+            if opts.serve.is_some() {
+                // A server's socket must be listening before the client starts.
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            Some(crate::child::spawn(
+                &hosts[at].ns,
+                cmd,
+                &env,
+                &opts.out_dir.join("command.log"),
+            )?)
+        }
+        None => {
+            for (f, fs) in spec.flows.iter().enumerate() {
+                let (Some(s), Some(d)) = (host_of(fs.src, &hosts), host_of(fs.dst, &hosts)) else {
+                    return Err(EmuError::Unsupported(format!(
+                        "flow {}: both ends must be hosts",
+                        fs.name
+                    )));
+                };
+                let flow = BulkFlow {
+                    src_ns: hosts[s].ns.path(),
+                    dst_ns: hosts[d].ns.path(),
+                    dst_addr: host_addr(fs.dst),
+                    port: flow_port(f),
+                    bytes: fs.bytes,
+                    start: fs.start,
+                    cc: opts.cc.clone(),
+                    mss: fs.tcp.mss,
+                };
+                let (tx, rx) = std::sync::mpsc::channel();
+                let (fl, fin) = (flow.clone(), finish.clone());
+                let r = std::thread::spawn(move || bulk::receiver(fl, clock, tx, fin));
+                match rx.recv() {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => {
+                        return Err(EmuError::io(format!("flow {}: receiver", fs.name), e))
+                    }
+                    Err(_) => {
+                        return Err(EmuError::Model(format!("flow {}: receiver ended", fs.name)))
+                    }
+                }
+                let (fin, sample) = (finish.clone(), opts.sample);
+                let s = std::thread::spawn(move || bulk::sender(flow, clock, sample, fin));
+                threads.push((r, s));
+            }
+            None
+        }
+    };
+
+    WallClock::tighten();
+    let mut cpu0 = thread_cpu();
+    let wall0 = clock.now();
+    world.start_external();
+    let mut store = PacketStore::default();
+    let mut acc = Accuracy::default();
+    let mut em = EmulatorReport::default();
+    let mut buf = vec![0u8; 65_536];
+    let mut fds: Vec<libc::pollfd> = hosts
+        .iter()
+        .map(|h| libc::pollfd {
+            fd: h.tun.raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let mut command = command;
+    let mut exit_code = None;
+    let stop_at = spec.stop_at;
+    let mut interrupted = false;
+    let mut last_deadline: Option<Time> = None;
+    let outcome: Result<(), EmuError> = loop {
+        if stop.load(Ordering::Relaxed) {
+            interrupted = true;
+            break Ok(());
+        }
+        let now = clock.now();
+        if now >= stop_at {
+            break Ok(());
+        }
+        if let Some(d) = last_deadline.take() {
+            acc.wakeup.push(now.saturating_since(d));
+        }
+        if let Err(e) = world.run_until(now) {
+            break Err(EmuError::Model(e.to_string()));
+        }
+        // What reached the hosts: into their stacks.
+        if let Some(out) = world.take_external() {
+            for (at, node, token) in out.delivered.drain(..) {
+                let bytes = store.get(token);
+                if let Some(h) = host_of(node, &hosts) {
+                    let t = clock.now();
+                    acc.delivery.push(t.saturating_since(at));
+                    match hosts[h].tun.write(bytes) {
+                        Ok(true) => {
+                            hosts[h].pcap.write_record(t, bytes, 0);
+                            em.packets_out += 1;
+                            em.bytes_out += bytes.len() as u64;
+                        }
+                        Ok(false) => em.host_queue_drops += 1,
+                        Err(e) => {
+                            store.release(token);
+                            return Err(EmuError::io("writing to a TUN device", e));
+                        }
+                    }
+                }
+                store.release(token);
+            }
+            for (token, _, _) in out.dropped.drain(..) {
+                store.release(token);
+                em.dropped_in_network += 1;
+            }
+        }
+        // What the hosts sent: into the world, at the instant it was read.
+        for host in hosts.iter_mut() {
+            loop {
+                let n = match host.tun.read(&mut buf) {
+                    Ok(Some(n)) => n,
+                    Ok(None) => break,
+                    Err(e) => return Err(EmuError::io("reading a TUN device", e)),
+                };
+                let t = clock.now();
+                let pkt = &buf[..n];
+                host.pcap.write_record(t, pkt, 0);
+                em.packets_in += 1;
+                em.bytes_in += n as u64;
+                let dst = (n >= 20 && pkt[0] >> 4 == 4)
+                    .then(|| node_of(&pkt[16..20]))
+                    .flatten();
+                let Some(dst) = dst.filter(|&d| d < spec.nodes.len() && d != host.node) else {
+                    em.unroutable += 1;
+                    continue;
+                };
+                if let Err(e) = world.run_until(t) {
+                    return Err(EmuError::Model(e.to_string()));
+                }
+                let token = store.insert(pkt);
+                world.inject(host.node, dst, n as u32, token);
+            }
+        }
+        em.max_in_flight = em.max_in_flight.max(store.live() as u64);
+        // Done?
+        if let Some(child) = &mut command {
+            if let Some(code) = child.try_wait() {
+                exit_code = Some(code);
+                break Ok(());
+            }
+        } else if threads
+            .iter()
+            .all(|(r, s)| r.is_finished() && s.is_finished())
+        {
+            break Ok(());
+        }
+        let next = world.next_event_at();
+        let cap = Dur::from_millis(5);
+        if next.is_some_and(|t| t <= clock.now() + cap) {
+            last_deadline = next;
+        }
+        clock.wait(&mut fds, next, opts.spin, cap);
+    };
+    let wall = clock.now().saturating_since(wall0);
+    let cpu = thread_cpu().saturating_sub(std::mem::take(&mut cpu0));
+    finish.store(true, Ordering::Relaxed);
+    let mut flows = Vec::new();
+    for (f, (r, s)) in threads.into_iter().enumerate() {
+        let r: ReceiverResult = r.join().unwrap_or_default();
+        let s: SenderResult = s.join().unwrap_or_default();
+        flows.push(FlowReport::new(spec, f, flow_port(f), &opts.cc, r, s));
+    }
+    for c in children.iter_mut() {
+        c.kill();
+    }
+    if let Some(c) = &mut command {
+        c.kill();
+    }
+    for h in hosts.iter_mut() {
+        let sink = h.pcap.sink_mut();
+        let flushed = sink.out.flush();
+        if let Some(e) = sink.error.take().or(flushed.err()) {
+            return Err(EmuError::io(
+                format!("capture at {}", spec.nodes[h.node].name),
+                e,
+            ));
+        }
+    }
+    outcome?;
+    if interrupted {
+        return Err(EmuError::Interrupted);
+    }
+    em.wall_s = wall.as_secs_f64();
+    em.loop_cpu_s = cpu.as_secs_f64();
+    em.spin_us = opts.spin.as_nanos() / 1000;
+    em.accuracy = acc.summarise();
+    em.judge();
+    em.kernel = kernel_release();
+    Ok(Report {
+        world: world.finish_external(),
+        emulator: em,
+        flows,
+        command_exit: exit_code,
+        addresses: hosts
+            .iter()
+            .map(|h| {
+                let a = host_addr(h.node);
+                (
+                    spec.nodes[h.node].name.clone(),
+                    format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]),
+                )
+            })
+            .collect(),
+    })
+}
+
+/// CPU time of the calling thread (getrusage RUSAGE_THREAD).
+fn thread_cpu() -> Dur {
+    // SAFETY: getrusage fills the struct we pass.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    let us = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000 + tv.tv_usec as u64;
+    Dur::from_micros(us(ru.ru_utime) + us(ru.ru_stime))
+}
+
+fn kernel_release() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}

@@ -1,0 +1,31 @@
+//! vho's emulator: the real Linux TCP stack in network namespaces, through the simulator's own
+//! links, queues, loss models and handovers, driven by the wall clock.
+//!
+//! Each host of a scenario (the correspondent, the mobile) gets a network namespace and a TUN
+//! device; one loop carries the packets the hosts send through the same `vho_sim::world::World`
+//! that `vho run` simulates with (`World::run_until`, `World::inject`), and hands each to its
+//! destination host at the instant the model delivers it. Nothing of the link or handover
+//! behaviour is written here: this crate is only I/O (namespaces, devices, sockets, the clock)
+//! and the driver's loop.
+//!
+//! - `netns`: namespaces, entering them, cleaning up what a killed run left.
+//! - `tun`: the TUN devices.
+//! - `clock`: the wall clock and the precise wait.
+//! - `emulator`: one run.
+//! - `bulk`: the built-in traffic (real sockets, `TCP_CONGESTION`, `TCP_INFO`).
+//! - `child`: a user's command inside a namespace.
+//! - `report`: what a run reports, the emulator's check of itself included.
+
+pub mod bulk;
+pub mod child;
+pub mod clock;
+pub mod emulator;
+pub mod error;
+pub mod netns;
+pub mod report;
+pub mod store;
+pub mod tun;
+
+pub use emulator::{emulate, Options};
+pub use error::EmuError;
+pub use report::Report;

@@ -1,0 +1,108 @@
+//! Driving the world from outside its own event loop: the emulator (`vho-emu`) hands it real
+//! packets at the instants the wall clock says, and takes the ones that reach a host.
+//!
+//! The world stays the only driver of the models: the same link directions, queues, loss
+//! models, handovers and routes carry an emulated packet as they carry a simulated one. An
+//! outside packet is a [`Packet`] with [`net::EXTERNAL`] set, its `flow` the driver's token for
+//! its bytes (the world never sees them), its size the real IP packet's. The driver's loop:
+//! [`World::run_until`] the present, [`World::inject`] what arrived from the hosts, hand what
+//! [`World::take_external`] returns to the hosts, sleep until [`World::next_event_at`].
+
+use super::{SimError, World};
+use crate::link::DropCause;
+use crate::net::routes::DirIdx;
+use crate::packet::{net, Packet, PktIdx};
+use crate::spec::NodeIdx;
+use crate::time::Time;
+
+/// What happened to outside packets since the driver last looked.
+#[derive(Default, Debug)]
+pub struct ExternalOut {
+    /// Packets that reached their destination host: (instant, host, token), in order.
+    pub delivered: Vec<(Time, NodeIdx, u32)>,
+    /// Packets the network dropped: (token, the direction, or `None` for no route, cause).
+    pub dropped: Vec<(u32, Option<DirIdx>, DropCause)>,
+}
+
+impl World {
+    /// Puts the run's fixed instants (handovers, node functions' first words) on the clock;
+    /// call once before stepping the world with [`World::run_until`].
+    pub fn start_external(&mut self) {
+        self.schedule_start();
+    }
+
+    /// The world's clock.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// When the next event is due (`None`: nothing pending).
+    pub fn next_event_at(&self) -> Option<Time> {
+        self.queue.peek_time()
+    }
+
+    /// Runs every event due by `t`, then sets the clock to `t` (never back).
+    pub fn run_until(&mut self, t: Time) -> Result<(), SimError> {
+        self.run_events(t)?;
+        self.now = self.now.max(t);
+        Ok(())
+    }
+
+    /// Hands the world an outside packet of `wire_bytes` (IP header included) from host `src`
+    /// to host `dst`, now. Its fate is reported by [`World::take_external`].
+    pub fn inject(&mut self, src: NodeIdx, dst: NodeIdx, wire_bytes: u32, token: u32) {
+        let idx = self.slab.insert(Packet {
+            flow: token,
+            src: src as u32,
+            dst: dst as u32,
+            wire_bytes,
+            sent_at: self.now,
+            net: net::EXTERNAL,
+            ..Packet::default()
+        });
+        self.external_out.get_or_insert_with(Box::default);
+        self.forward(src, idx, None);
+    }
+
+    /// What outside packets did since the last call (the driver empties both lists).
+    pub fn take_external(&mut self) -> Option<&mut ExternalOut> {
+        self.external_out.as_deref_mut()
+    }
+
+    /// Whether a packet from `src` can reach `dst` over the links up now.
+    pub fn has_route(&self, src: NodeIdx, dst: NodeIdx) -> bool {
+        let to = |d: DirIdx| self.dirs[d as usize].to;
+        self.routes.path(src, dst, to).is_some()
+    }
+
+    /// Ends the run now: every link brought up to the clock, the summary of its links and
+    /// handovers (flows are the driver's to measure).
+    pub fn finish_external(self) -> super::Summary {
+        self.finish(super::EndedBy::StopTime).summary
+    }
+
+    /// An outside packet reached its destination host.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn deliver_external(&mut self, node: NodeIdx, idx: PktIdx) {
+        let token = self.slab.get(idx).flow;
+        self.slab.release(idx);
+        let now = self.now;
+        if let Some(out) = &mut self.external_out {
+            out.delivered.push((now, node, token));
+        }
+    }
+
+    /// A packet that is no TCP segment dropped: a signalling message (nothing to book beyond
+    /// the link's own counters) or an outside packet (its driver is told).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn drop_not_tcp(&mut self, idx: PktIdx, d: Option<DirIdx>, cause: DropCause) {
+        let pkt = self.slab.remove(idx);
+        if pkt.net & net::EXTERNAL != 0 {
+            if let Some(out) = &mut self.external_out {
+                out.dropped.push((pkt.flow, d, cause));
+            }
+        }
+    }
+}

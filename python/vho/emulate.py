@@ -1,0 +1,267 @@
+"""``vho emulate``: a scenario through the real Linux TCP stack (``vho-emu``).
+
+Each host of the scenario gets a network namespace and a TUN device; the simulator's own
+links, queues, loss models and handovers carry the hosts' real packets between them, driven
+by the wall clock. The traffic is the scenario's flows, each a real bulk transfer with the
+congestion control asked for, or a command of the user's run inside a host's namespace.
+
+An emulation writes, in its output directory (staged and swapped in whole, as ``vho run``):
+
+- ``NODE.pcap``: every packet each host sent and received, written by the emulator itself;
+- ``summary.json``: per flow the transfer time (from the socket ends) and the counts of the
+  capture analysis (``vho analyze`` on the sender's capture, the handover instant given), the
+  kernel's last ``TCP_INFO``; per handover and link direction what the world counted (the
+  same keys as ``vho run``); ``emulator``: what it carried and how accurately, and whether it,
+  not the modelled link, limited the traffic;
+- ``series_tcp.parquet``: the kernel's ``TCP_INFO`` of each bulk sender over time;
+- ``scenario.resolved.toml``, ``timing.json``, and ``command.log`` / ``serve.log`` of a
+  user's command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import _native, files
+from .errors import OutputError, ScenarioError
+from .runner import RESOLVED, SUMMARY, TIMING, _scenario_text, identity
+
+#: What ``vho emulate`` writes: a directory holding only these is a previous emulation.
+OWNED = (
+    re.escape(SUMMARY),
+    re.escape(TIMING),
+    re.escape(RESOLVED),
+    r".+\.pcap",
+    r"series_tcp\.parquet",
+    r"(command|serve)\.log",
+)
+
+#: Congestion controls this kernel has built in (the machine's: reno, cubic, bbr).
+CONGESTION_CONTROLS = ("reno", "cubic", "bbr")
+
+#: Scenario TCP settings carried to the kernel as sysctls of every host's namespace
+#: (ip-sysctl.rst): SACK and timestamps per the flow's profile.
+SYSCTL_OF = {"sack": "net/ipv4/tcp_sack", "timestamps": "net/ipv4/tcp_timestamps"}
+
+
+@dataclass
+class EmulationResult:
+    summary: dict
+    out_dir: Path
+
+
+def _run_interruptible(fn, *args):
+    """``fn(*args)`` on a worker thread; a signal on this one (KeyboardInterrupt, SIGTERM's
+    exception) asks the emulation to stop, waits for it to remove what it made, then goes on
+    up."""
+    box: dict = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn(*args)
+        except BaseException as e:
+            box["error"] = e
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    try:
+        while t.is_alive():
+            t.join(0.05)
+    except BaseException:
+        _native.emulate_stop()
+        t.join(30)
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def emulate(
+    scenario: str | os.PathLike[str],
+    *,
+    out_dir: str | os.PathLike[str],
+    seed: int | None = None,
+    overrides: Sequence[str] = (),
+    cc: str = "cubic",
+    command: Sequence[str] | None = None,
+    command_at: str | None = None,
+    serve: Sequence[str] | None = None,
+    serve_at: str | None = None,
+    sysctls: dict[str, str] | None = None,
+    force: bool = False,
+) -> EmulationResult:
+    """Emulates a scenario (a path to a TOML file, or TOML text); needs root.
+
+    ``cc``: the built-in bulk senders' congestion control. ``command``: run instead of the
+    built-in flows, in ``command_at``'s namespace (default: the mobile host), the run ending
+    when it exits; ``serve``: started first in ``serve_at``'s (default: the first fixed host).
+    Both see ``VHO_<NODE>_ADDR`` for every host. ``sysctls``: ``/proc/sys`` paths
+    (``net/ipv4/tcp_frto``) set in every namespace, after those from the flows' TCP settings.
+    """
+    label, text, path = _scenario_text(scenario)
+    if cc not in CONGESTION_CONTROLS:
+        raise ScenarioError(f"--cc: expected one of {', '.join(CONGESTION_CONTROLS)}, got {cc!r}")
+    overrides = [*identity(path, text), *overrides]
+    _native.check_scenario(label, text, overrides)
+    resolved = _native.resolve_scenario(label, text, overrides, seed)
+    options = {
+        "cc": cc,
+        "command": list(command) if command else None,
+        "command_at": command_at,
+        "serve": list(serve) if serve else None,
+        "serve_at": serve_at,
+        "sysctls": {**_profile_sysctls(resolved), **(sysctls or {})},
+    }
+    out = Path(out_dir)
+    with files.staged_output(
+        out, command="vho emulate", marker=SUMMARY, owned=OWNED, force=force
+    ) as stage:
+        t0 = time.perf_counter()
+        raw = _run_interruptible(
+            _native.emulate, label, text, overrides, seed, str(stage), json.dumps(options)
+        )
+        wall = time.perf_counter() - t0
+        report = json.loads(raw)
+        summary = _summary(report, stage, cc)
+        try:
+            _write_series(report, stage)
+            (stage / RESOLVED).write_text(resolved, encoding="utf-8")
+            (stage / TIMING).write_text(json.dumps({"wall_s": wall}) + "\n", encoding="utf-8")
+            (stage / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        except OSError as e:
+            raise OutputError(
+                f"{out}: cannot write the emulation's output: {e.strerror or e}"
+            ) from None
+    return EmulationResult(summary, out)
+
+
+def _profile_sysctls(resolved: str) -> dict[str, str]:
+    """SACK and timestamps as the scenario's first flow asks (the kernel's settings are per
+    namespace, not per socket)."""
+    import tomllib
+
+    flows = tomllib.loads(resolved).get("flow", [])
+    tcp = flows[0].get("tcp", {}) if flows else {}
+    return {
+        key: "1" if tcp[name] else "0"
+        for name, key in SYSCTL_OF.items()
+        if isinstance(tcp.get(name), bool)
+    }
+
+
+def _summary(report: dict, stage: Path, cc: str) -> dict:
+    """``summary.json`` of an emulation: the world's links and handovers as ``vho run`` has
+    them, each flow measured at its socket ends and in the captures."""
+    world = report["world"]
+    handovers = world["handovers"]
+    first = next((h["at_s"] for h in handovers if h["happened"]), None)
+    flows = [_flow(f, report, stage, first) for f in report["flows"]]
+    em = report["emulator"]
+    run = {
+        "mode": "emulation",
+        "scenario": world["run"]["scenario"],
+        "seed": report["seed"],
+        "vho_version": world["run"]["vho_version"],
+        "scenario_hash": report["scenario_hash"],
+        "kernel": em["kernel"],
+        "congestion_control": cc,
+        "wall_s": em["wall_s"],
+        "ended_by": _ended_by(report),
+        "command_exit": report["command_exit"],
+        "conservation_ok": world["run"]["conservation_ok"],
+    }
+    return {
+        "run": run,
+        "flows": flows,
+        "handovers": handovers,
+        "links": world["links"],
+        "emulator": em,
+        "addresses": dict(report["addresses"]),
+    }
+
+
+def _ended_by(report: dict) -> str:
+    if report["command_exit"] is not None:
+        return "command_exited"
+    if report["flows"] and all(f["completed"] for f in report["flows"]):
+        return "completed"
+    return "stop_time"
+
+
+def _flow(f: dict, report: dict, stage: Path, handover_at: float | None) -> dict:
+    """One flow: its socket ends' figures, the capture analysis of its sender's capture."""
+    from .analysis import analyze
+
+    addresses = dict(report["addresses"])
+    src, dst = f["from"], f["to"]
+    entry = {
+        "name": f["name"],
+        "from": src,
+        "to": dst,
+        "congestion_control": f["cc"],
+        "bytes": f["bytes"],
+        "completed": f["completed"],
+        "transfer_time_s": f["transfer_time_s"],
+        "goodput_bps": (8 * f["bytes"] / f["transfer_time_s"] if f["transfer_time_s"] else None),
+        "error": f["error"],
+    }
+    capture = stage / f"{src}.pcap"
+    port = f["port"]
+    metrics = None
+    if capture.exists() and capture.stat().st_size > 24:
+        a = analyze(
+            capture,
+            flow=f"{addresses[dst]}:{port}",
+            handover_at=handover_at,
+            capture_point="sender",
+        )
+        listed = a.metrics["flows"]
+        metrics = listed[0] if listed else None
+    for key, name in (
+        ("retransmissions", "retransmissions"),
+        ("fast_retransmits", "fast_retransmissions"),
+        ("spurious_retransmissions", "spurious_retransmissions"),
+        ("duplicate_acks", "duplicate_acks"),
+        ("out_of_order_segments", "out_of_order"),
+        ("adaptation_time_s", "adaptation_time_s"),
+    ):
+        entry[key] = None if metrics is None else metrics.get(name)
+    entry["spurious_evidence"] = None if metrics is None else metrics.get("spurious_evidence")
+    last = f["tcp_info"][-1] if f["tcp_info"] else None
+    entry["kernel"] = (
+        None
+        if last is None
+        else {
+            "total_retrans": last["total_retrans"],
+            "rto_s": last["rto_us"] / 1e6,
+            "srtt_s": last["rtt_us"] / 1e6,
+            "snd_cwnd": last["snd_cwnd"],
+            "snd_ssthresh": last["snd_ssthresh"],
+        }
+    )
+    return entry
+
+
+def _write_series(report: dict, stage: Path) -> None:
+    rows = [{"flow": f["name"], **s} for f in report["flows"] for s in f["tcp_info"]]
+    if not rows:
+        return
+    import pandas as pd
+
+    df = pd.DataFrame(rows)
+    df.insert(0, "t_s", df.pop("t_ns") / 1e9)
+    for c in ("rto", "rtt", "rttvar"):
+        df[f"{c}_s"] = df.pop(f"{c}_us") / 1e6
+    df.to_parquet(stage / "series_tcp.parquet", index=False)
+
+
+def cleanup() -> list[str]:
+    """Removes what killed emulations left: their namespaces and the processes in them."""
+    return list(_native.emulate_cleanup())

@@ -19,6 +19,7 @@
 //! With `queue_model = "red"` the direction's [`red::Red`] judges each arrival before the
 //! queue takes it (ns-2's `REDQueue::enque`); the drop-tail path only tests that it is absent.
 
+pub mod dcf;
 pub mod jitter;
 pub mod loss;
 pub mod queue;

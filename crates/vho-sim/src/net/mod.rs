@@ -8,8 +8,11 @@
 //!
 //! Node functions ([`function`]) act on the packets a node forwards: a window-clamping proxy
 //! ([`window_clamp`]), an IP-layer queue in front of slow links ([`flow_control`]), the home
-//! agent's IP-in-IP tunnel ([`tunnel`]).
+//! agent's IP-in-IP tunnel ([`tunnel`]); and, not yet wired into the world, a mobile router's
+//! combining of bicast copies ([`combine`]: NEMO-SHO's first copy wins, Adaptive Packet
+//! Combining).
 
+pub mod combine;
 pub mod flow_control;
 pub mod function;
 pub mod routes;

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import _native, files
-from .errors import OutputError, ScenarioError
+from .errors import OutputError, ScenarioError, SimulationError
 from .runner import RESOLVED, SUMMARY, TIMING, _scenario_text, identity
 
 #: What ``vho emulate`` writes: a directory holding only these is a previous emulation.
@@ -41,6 +41,11 @@ OWNED = (
     r".+\.pcap",
     r"series_tcp\.parquet",
     r"(command|serve)\.log",
+)
+
+NOT_PERMITTED = (
+    "vho emulate needs root or CAP_NET_ADMIN (it creates network namespaces and TUN devices); "
+    "run it as root"
 )
 
 #: Congestion controls this kernel has built in (the machine's: reno, cubic, bbr).
@@ -60,27 +65,36 @@ class EmulationResult:
 def _run_interruptible(fn, *args):
     """``fn(*args)`` on a worker thread; a signal on this one (KeyboardInterrupt, SIGTERM's
     exception) asks the emulation to stop, waits for it to remove what it made, then goes on
-    up."""
+    up. (The wait is on an event of our own: a ``Thread.join`` that a signal interrupted may
+    report the thread stopped while it still runs, CPython 3.11.)"""
     box: dict = {}
+    done = threading.Event()
 
     def target() -> None:
         try:
             box["value"] = fn(*args)
         except BaseException as e:
             box["error"] = e
+        finally:
+            done.set()
 
     t = threading.Thread(target=target, daemon=True)
     t.start()
     try:
-        while t.is_alive():
-            t.join(0.05)
+        while not done.wait(0.05):
+            pass
     except BaseException:
         _native.emulate_stop()
-        t.join(30)
+        done.wait(STOP_WAIT_S)
         raise
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+#: How long a stopped emulation may take to remove what it made (its loop looks at the stop
+#: flag every 5 ms; removing two namespaces takes tens of ms).
+STOP_WAIT_S = 30
 
 
 def emulate(
@@ -106,6 +120,8 @@ def emulate(
     (``net/ipv4/tcp_frto``) set in every namespace, after those from the flows' TCP settings.
     """
     label, text, path = _scenario_text(scenario)
+    if not _native.emulate_permitted():
+        raise SimulationError(NOT_PERMITTED)
     if cc not in CONGESTION_CONTROLS:
         raise ScenarioError(f"--cc: expected one of {', '.join(CONGESTION_CONTROLS)}, got {cc!r}")
     overrides = [*identity(path, text), *overrides]
@@ -264,4 +280,6 @@ def _write_series(report: dict, stage: Path) -> None:
 
 def cleanup() -> list[str]:
     """Removes what killed emulations left: their namespaces and the processes in them."""
+    if not _native.emulate_permitted():
+        raise SimulationError(NOT_PERMITTED)
     return list(_native.emulate_cleanup())

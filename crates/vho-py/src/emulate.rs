@@ -105,6 +105,12 @@ pub fn emulate_cleanup() -> PyResult<Vec<String>> {
     vho_emu::netns::cleanup().map_err(|e| emu_error("vho emulate --cleanup", e))
 }
 
+/// Whether this process may emulate (root or CAP_NET_ADMIN).
+#[pyfunction]
+pub fn emulate_permitted() -> bool {
+    vho_emu::netns::permitted()
+}
+
 /// The vho namespaces present: (name, whether its run is alive).
 #[pyfunction]
 pub fn emulate_namespaces() -> PyResult<Vec<(String, bool)>> {

@@ -96,5 +96,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(emulate::emulate_stop, m)?)?;
     m.add_function(wrap_pyfunction!(emulate::emulate_cleanup, m)?)?;
     m.add_function(wrap_pyfunction!(emulate::emulate_namespaces, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate::emulate_permitted, m)?)?;
     Ok(())
 }

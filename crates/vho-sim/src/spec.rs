@@ -283,6 +283,9 @@ pub struct ScheduleSpec {
     /// A loss probability per packet (Bernoulli), where the direction's `loss_at` puts it.
     pub loss: Option<Level<f64>>,
     pub state: Option<crate::link::change::LinkState>,
+    /// A Mahimahi packet-delivery trace (its lines' millisecond offsets) serialising the
+    /// direction from `at` on, instead of a rate (`link::trace`).
+    pub trace: Option<std::sync::Arc<[u64]>>,
 }
 
 /// A scheduled value: set at `at`, or ramped linearly from the first to the second between

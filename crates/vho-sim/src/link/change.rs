@@ -75,12 +75,24 @@ pub enum LossLevel {
 
 impl LinkDir {
     /// The rate from now on: the packet on the air finishes as it started.
+    /// A rate ends a delivery trace.
     pub fn set_rate(&mut self, now: Time, rate_bps: u64) {
         self.advance(now);
+        self.trace = None;
         self.rate_bps = rate_bps;
         // The cached time on the air of the last size was at the old rate.
         let size = self.ser_last.0;
         self.ser_last = (size, Dur::serialization(size, rate_bps));
+    }
+
+    /// A packet-delivery trace (`link::trace`) serialises from now on, its time zero now,
+    /// from the packet after the one on the air; the direction's rate is the trace's mean.
+    pub fn set_trace(&mut self, now: Time, trace: super::trace::DeliveryTrace) {
+        self.advance(now);
+        let trace = trace.starting_at(now);
+        self.rate_bps = trace.mean_rate_bps();
+        self.trace = Some(Box::new(trace));
+        self.ser_last = (0, Dur::ZERO);
     }
 
     /// The one-way delay of packets leaving the air from now on.
@@ -353,6 +365,34 @@ mod tests {
         l.offer(ms(20), 4, 1000).unwrap();
         assert_eq!(drain(&mut l, ms(20)), [(4, ms(29))]);
         // Offered 4 (3 dropped on offer, not counted as offered-and-dropped twice).
+        assert!(l.conserves_packets());
+    }
+
+    // ---- delivery traces ----
+
+    #[test]
+    fn a_trace_serialises_by_its_opportunities_sharing_what_a_packet_leaves() {
+        // link_queue.cc rationalize: 1000 B through at the 1 ms opportunity leaves 504 B to
+        // the packet waiting behind it, which ends at 2 ms; the third takes what that left
+        // of the 2 ms one (1008 B) and ends then too. The rate before the trace applied to
+        // the packet on the air when it came (none here).
+        let mut l = dir(1_000_000, Dur::ZERO);
+        l.set_trace(
+            Time::ZERO,
+            crate::link::trace::DeliveryTrace::new(&[1, 2, 3, 4]).unwrap(),
+        );
+        assert_eq!(l.rate_bps(), 1504 * 8 * 1000);
+        for i in 0..3 {
+            l.offer(Time::ZERO, i, 1000).unwrap();
+        }
+        assert_eq!(
+            drain(&mut l, Time::ZERO),
+            [(0, ms(1)), (1, ms(2)), (2, ms(2))]
+        );
+        // A rate ends the trace: 1000 B at 1 Mb/s is 8 ms again.
+        l.set_rate(ms(10), 1_000_000);
+        l.offer(ms(10), 3, 1000).unwrap();
+        assert_eq!(drain(&mut l, ms(10)), [(3, ms(18))]);
         assert!(l.conserves_packets());
     }
 

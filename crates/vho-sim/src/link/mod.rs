@@ -28,6 +28,7 @@ pub mod loss;
 pub mod queue;
 pub mod red;
 pub mod rlc_am;
+pub mod trace;
 
 use crate::packet::PktIdx;
 use crate::rng::Rng;
@@ -153,6 +154,9 @@ pub struct LinkDir {
     /// Packets propagating, with their arrival times (FIFO: the delay is fixed, or varies
     /// with `jitter` and arrivals keep the order of departures).
     pipe: VecDeque<(Time, PktIdx, u32)>,
+    /// A packet-delivery trace serialising instead of `rate_bps` (`trace`, Mahimahi's
+    /// format), boxed: it is only looked at when `ser_last` misses, which it then always does.
+    trace: Option<Box<trace::DeliveryTrace>>,
     /// A seeded extra delay per packet (`jitter`), boxed: the fixed-delay path tests `None`.
     jitter: Option<Box<jitter::DelayJitter>>,
     /// On the cold path: the last arrival time given, which the next may not precede.
@@ -201,6 +205,7 @@ impl LinkDir {
             in_tx: None,
             idle_since: Time::ZERO,
             pipe: VecDeque::new(),
+            trace: None,
             jitter: None,
             last_arrival: Time::ZERO,
             blocked_until: Time::ZERO,
@@ -263,7 +268,7 @@ impl LinkDir {
             let Some((idx, size)) = self.queue.pop() else {
                 return;
             };
-            self.start(start, idx, size);
+            self.start(start, idx, size, true);
         }
     }
 
@@ -298,11 +303,15 @@ impl LinkDir {
         self.pipe.push_back((at, idx, size));
     }
 
-    /// Puts a packet on the air at `start`.
+    /// Puts a packet on the air at `start` (`queued`: it waited in the queue then).
     #[inline(always)]
-    fn start(&mut self, start: Time, idx: PktIdx, size: u32) {
+    fn start(&mut self, start: Time, idx: PktIdx, size: u32, queued: bool) {
         if self.ser_last.0 != size {
-            self.ser_last = (size, Dur::serialization(size, self.rate_bps));
+            self.ser_last = match &mut self.trace {
+                None => (size, Dur::serialization(size, self.rate_bps)),
+                // Size 0, which no packet has: the next start asks the trace again.
+                Some(t) => (0, trace::on_air(t, start, size, queued)),
+            };
         }
         self.in_tx = Some((idx, size, start + self.ser_last.1));
         if let Some(starts) = &mut self.starts {
@@ -329,7 +338,7 @@ impl LinkDir {
         if idle && self.queue.is_empty() && self.ready_at() <= now {
             // Idle, empty and free to send: on the air at once, as `replay` would put it,
             // without passing through the queue's ring.
-            self.start(now, idx, size);
+            self.start(now, idx, size, false);
             self.advance(now); // through already if its time on the air is zero
             return Ok(());
         }

@@ -468,6 +468,17 @@ pub fn keys() -> Vec<KeyDoc> {
              dropped (link_state); routes do not change (a handover moves traffic)",
         ),
         k(
+            "schedule",
+            "trace",
+            "list of integers, ms",
+            "none",
+            "a Mahimahi packet-delivery trace serialising the direction from `at` on instead \
+             of a rate (mm-link's format: a trace file's lines, nondecreasing millisecond \
+             offsets from `at`, each an opportunity to deliver 1504 bytes; a packet may span \
+             opportunities, what a waiting packet does not use is lost, the trace repeats \
+             shifted by its last offset: link_queue.cc); a later rate ends it",
+        ),
+        k(
             "flow",
             "name",
             "string",

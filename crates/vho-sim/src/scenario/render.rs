@@ -221,6 +221,10 @@ fn schedule(o: &mut String, s: &ScheduleSpec, link: &str) {
     if let Some(st) = s.state {
         let _ = writeln!(o, "state = {}", q(st.name()));
     }
+    if let Some(t) = &s.trace {
+        let ms: Vec<String> = t.iter().map(|m| m.to_string()).collect();
+        let _ = writeln!(o, "trace = [{}]", ms.join(", "));
+    }
     o.push('\n');
 }
 

@@ -262,6 +262,7 @@ pub struct ScheduleT {
     pub delay: Option<Spanned<toml::Value>>,
     pub loss: Option<Spanned<toml::Value>>,
     pub state: Option<S>,
+    pub trace: Option<Spanned<Vec<i64>>>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -264,6 +264,10 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:34: schedule.rate: expected a single value (a pair [from, to] ramps, and needs `until`), got [\"64 kb/s\", \"32 kb/s\"]"),
         ("down on a link with no mobile host", &format!("{GOOD}{}", SCHED.replace("link = \"gprs\"", "link = \"wired\"")), &[],
             "s.toml:32: schedule.direction: expected both, forward or reverse (link \"wired\" has no mobile host at exactly one end, so no down and up), got \"down\""),
+        ("a delivery trace out of order", &format!("{GOOD}{}", SCHED.replace("state = \"outage\"", "trace = [3, 1]").replace("until = \"2.5 s\"\n", "")), &[],
+            "s.toml:41: schedule.trace: expected millisecond offsets in nondecreasing order, got [3, 1]"),
+        ("a delivery trace with until", &format!("{GOOD}{}", SCHED.replace("state = \"outage\"", "trace = [1, 2]")), &[],
+            "s.toml:42: schedule.trace: expected no `until` or `rate` beside a trace (it replaces the rate from `at` on), got [1, 2]"),
         ("an unknown link state", &format!("{GOOD}{}", SCHED.replace("\"outage\"", "\"flaky\"")), &[],
             "s.toml:42: schedule.state: expected one of up, outage, blackhole, down, got \"flaky\""),
         ("unknown timeout ssthresh rule", &GOOD.replace("profile = \"ns2\"", "profile = \"ns2\", timeout_ssthresh = \"bsd\""), &[],
@@ -288,7 +292,13 @@ fn the_resolved_scenario_loads_back_to_the_same_run() {
         format!("{s:?}")
     };
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut texts = vec![GOOD.to_string(), format!("{GOOD}{SCHED}")];
+    let mut texts = vec![
+        GOOD.to_string(),
+        format!("{GOOD}{SCHED}"),
+        format!(
+            "{GOOD}{SCHED}\n[[schedule]]\nlink = \"wlan\"\ndirection = \"down\"\nat = \"4 s\"\ntrace = [1, 1, 3]\ndelay = \"5 ms\"\n"
+        ),
+    ];
     for f in [
         "scenarios/examples/dk-fig1-wlan-gprs.toml",
         "scenarios/examples/thesis-wavelan-gsm.toml",
@@ -867,6 +877,14 @@ fn schedules_resolve_their_link_directions_instants_and_values() {
         let s = load_str(&t, &[]).expect("valid");
         assert_eq!((s.schedules[0].ab, s.schedules[0].ba), (ab, !ab), "{dir}");
     }
+    let t = format!(
+        "{GOOD}{}",
+        SCHED
+            .replace("state = \"outage\"", "trace = [0, 5, 5, 20]")
+            .replace("until = \"2.5 s\"\n", "")
+    );
+    let s = load_str(&t, &[]).expect("valid");
+    assert_eq!(s.schedules[1].trace.as_deref(), Some(&[0u64, 5, 5, 20][..]));
     for st in LinkState::ALL {
         let t = format!(
             "{GOOD}{}",

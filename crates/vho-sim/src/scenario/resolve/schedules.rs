@@ -64,11 +64,20 @@ impl Ctx<'_> {
                     )
                 })?),
             };
-            if rate_bps.is_none() && delay.is_none() && loss.is_none() && state.is_none() {
+            let trace = match &st.trace {
+                None => None,
+                Some(t) => Some(self.delivery_trace(t, st, ramps)?),
+            };
+            if rate_bps.is_none()
+                && delay.is_none()
+                && loss.is_none()
+                && state.is_none()
+                && trace.is_none()
+            {
                 return Err(self.err(
                     entry.span(),
                     "schedule",
-                    "at least one of rate, delay, loss, state",
+                    "at least one of rate, delay, loss, state, trace",
                     None,
                 ));
             }
@@ -108,6 +117,7 @@ impl Ctx<'_> {
                 delay,
                 loss,
                 state,
+                trace,
             });
         }
         Ok(out)
@@ -148,6 +158,35 @@ impl Ctx<'_> {
             }
         };
         Ok((towards_b, !towards_b))
+    }
+
+    /// A Mahimahi delivery trace: offsets in ms as mm-link takes them (`link::trace`),
+    /// instead of a rate, from `at` on.
+    fn delivery_trace(
+        &self,
+        t: &toml::Spanned<Vec<i64>>,
+        st: &ScheduleT,
+        ramps: bool,
+    ) -> R<std::sync::Arc<[u64]>> {
+        let bad = |expected: &str| {
+            self.err(
+                t.span(),
+                "schedule.trace",
+                expected,
+                Some(format!("{:?}", t.get_ref())),
+            )
+        };
+        if ramps || st.rate.is_some() {
+            return Err(bad(
+                "no `until` or `rate` beside a trace (it replaces the rate from `at` on)",
+            ));
+        }
+        if t.get_ref().iter().any(|&m| m < 0) {
+            return Err(bad("millisecond offsets from 0 up"));
+        }
+        let ms: Vec<u64> = t.get_ref().iter().map(|&m| m as u64).collect();
+        crate::link::trace::DeliveryTrace::new(&ms).map_err(|e| bad(&e))?;
+        Ok(ms.into())
     }
 
     /// A scheduled value: one, or with `until` a pair `[from, to]`.

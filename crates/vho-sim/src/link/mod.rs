@@ -17,7 +17,8 @@
 //! accepting packets, nothing starts serialising.
 //!
 //! A direction's rate, delay, loss and state may change in place at scheduled times
-//! (`change`, `[[schedule]]`), its queue kept.
+//! (`change`, `[[schedule]]`), its queue kept, and a Mahimahi delivery trace may serialise
+//! instead of the rate (`trace`).
 //!
 //! With `queue_model = "red"` the direction's [`red::Red`] judges each arrival before the
 //! queue takes it (ns-2's `REDQueue::enque`); the drop-tail path only tests that it is absent.
@@ -558,6 +559,14 @@ mod tests {
         // The extra delay shows: the last arrives well after 100 x 8 ms + 300 ms.
         assert!(t > Time::from_millis(1100 + 50), "{t:?}");
         assert!(l.conserves_packets());
+    }
+
+    #[test]
+    fn each_drop_cause_indexes_its_place_in_all() {
+        // Every per-cause array is indexed by `slot`, summaries by `ALL`'s order.
+        for (i, c) in DropCause::ALL.iter().enumerate() {
+            assert_eq!(c.slot(), i, "{c:?}");
+        }
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub struct Spec {
     pub links: Vec<LinkSpec>,
     pub mobiles: Vec<MobileSpec>,
     pub handovers: Vec<HandoverSpec>,
+    /// Link parameters changing at scheduled times (`[[schedule]]`), in file order.
+    pub schedules: Vec<ScheduleSpec>,
     pub flows: Vec<FlowSpec>,
     /// Functions on nodes' forwarding paths (`[[node_function]]`), in the order each node
     /// runs them.
@@ -260,6 +262,38 @@ pub struct HandoverSpec {
     /// instant (MosquitoNet's mobile takes the new interface for outgoing packets once its
     /// registration is complete, thesis §6 l.1307-1313); zero moves both directions at once.
     pub uplink_delay: Dur,
+}
+
+/// A link's directions, parameters or state changing in place at `at` (`[[schedule]]`,
+/// issue 21 point 5; the BLER/BER ramps of Naoe et al. Fig. 5, issue 22): queues are kept.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ScheduleSpec {
+    pub link: LinkIdx,
+    /// Which of its directions: a → b, b → a.
+    pub ab: bool,
+    pub ba: bool,
+    pub at: Time,
+    /// With a ramp: the instant it reaches its last value; with a state: the instant the
+    /// direction is back up.
+    pub until: Option<Time>,
+    /// The interval of a rate or delay ramp's steps (`link::change`).
+    pub step: Dur,
+    pub rate_bps: Option<Level<u64>>,
+    pub delay: Option<Level<Dur>>,
+    /// A loss probability per packet (Bernoulli), where the direction's `loss_at` puts it.
+    pub loss: Option<Level<f64>>,
+    pub state: Option<crate::link::change::LinkState>,
+    /// A Mahimahi packet-delivery trace (its lines' millisecond offsets) serialising the
+    /// direction from `at` on, instead of a rate (`link::trace`).
+    pub trace: Option<std::sync::Arc<[u64]>>,
+}
+
+/// A scheduled value: set at `at`, or ramped linearly from the first to the second between
+/// `at` and `until`.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Level<T> {
+    To(T),
+    Ramp(T, T),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -32,6 +32,7 @@ from typing import Any
 
 from .. import _native
 from ..errors import SweepError, VhoError
+from ..runner import DROP_CAUSES
 from . import store
 from .spec import Sweep, Task
 
@@ -195,8 +196,9 @@ def flatten_summary(s: dict) -> dict[str, Any]:
     for i, h in enumerate(s["handovers"]):
         row[f"handover.{i}.at_s"] = h["at_s"]
         row[f"handover.{i}.interruption_s"] = h["interruption_s"]
-    for cause in ("queue_overflow", "handover_flush", "random_loss", "early_drop"):
-        # dropped_early_drop is only on a RED direction's row.
+    for cause in DROP_CAUSES:
+        # dropped_early_drop is only on a RED direction's row, dropped_link_state only on a
+        # direction a schedule gives a state.
         row[f"dropped_{cause}"] = sum(link.get(f"dropped_{cause}", 0) for link in s["links"])
     return row
 

@@ -16,19 +16,27 @@
 //! A direction can be *blocked* until an instant (a handover with delay): the queue keeps
 //! accepting packets, nothing starts serialising.
 //!
+//! A direction's rate, delay, loss and state may change in place at scheduled times
+//! (`change`, `[[schedule]]`), its queue kept, and a Mahimahi delivery trace may serialise
+//! instead of the rate (`trace`).
+//!
 //! With `queue_model = "red"` the direction's [`red::Red`] judges each arrival before the
 //! queue takes it (ns-2's `REDQueue::enque`); the drop-tail path only tests that it is absent.
 
+pub mod change;
 pub mod dcf;
 pub mod jitter;
 pub mod loss;
 pub mod queue;
 pub mod red;
 pub mod rlc_am;
+pub mod trace;
 
 use crate::packet::PktIdx;
+use crate::rng::Rng;
 use crate::spec::{DirSpec, LossAt, NodeIdx};
 use crate::time::{Dur, Time};
+use change::LinkState;
 use loss::LossModel;
 use queue::{DropTail, Limit};
 use red::{Red, Verdict};
@@ -47,10 +55,14 @@ pub enum DropCause {
     /// RED dropped it early, on its average queue (ns-2's "unforced" drop); a RED queue's
     /// drops at its hard limit are `QueueOverflow`.
     EarlyDrop,
+    /// Lost to a scheduled link state (`[[schedule]]`, `link::change`): serialised onto a
+    /// blackholed path, or offered to a direction whose interface is down. (What waits in
+    /// the queue of an interface going down is `HandoverFlush`, as at a hard handover.)
+    LinkState,
 }
 
 /// How many [`DropCause`]s there are (the length of every per-cause array).
-pub const DROP_CAUSES: usize = 4;
+pub const DROP_CAUSES: usize = 5;
 
 impl DropCause {
     pub const ALL: [DropCause; DROP_CAUSES] = [
@@ -58,6 +70,7 @@ impl DropCause {
         DropCause::HandoverFlush,
         DropCause::RandomLoss,
         DropCause::EarlyDrop,
+        DropCause::LinkState,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -65,7 +78,12 @@ impl DropCause {
             DropCause::HandoverFlush => "handover_flush",
             DropCause::RandomLoss => "random_loss",
             DropCause::EarlyDrop => "early_drop",
+            DropCause::LinkState => "link_state",
         }
+    }
+    /// Its index in [`DropCause::ALL`] and every per-cause array.
+    pub const fn slot(self) -> usize {
+        self as usize
     }
 }
 
@@ -96,7 +114,7 @@ pub struct LinkDir {
     /// Node at the sending end and at the receiving end.
     pub from: NodeIdx,
     pub to: NodeIdx,
-    /// Fixed for the direction's life (a handover moves packets to another direction).
+    /// Fixed but for a schedule (`change`; a handover moves packets to another direction).
     rate_bps: u64,
     pub delay: Dur,
     pub queue: DropTail,
@@ -112,10 +130,25 @@ pub struct LinkDir {
     /// path (the model's own `match` cost 0.6 % of the 20 MB cell's instructions).
     air_lossy: bool,
     entry_lossy: bool,
-    /// `air_lossy` or a variable delay: a packet leaving the air takes the cold path.
+    /// `air_lossy`, a variable delay, a blackhole or a delay still `settling`: a packet
+    /// leaving the air takes the cold path.
     air_extras: bool,
-    /// `entry_lossy` or RED: an arrival is judged before the queue (`judge_entry`).
+    /// `entry_lossy`, RED or an interface down: an arrival is judged before the queue
+    /// (`judge_entry`).
     judges_entry: bool,
+    /// Where a scheduled loss probability goes.
+    loss_at: LossAt,
+    /// Up, or a scheduled outage, blackhole or interface down (`change`).
+    state: LinkState,
+    /// During an outage (`blocked_until` at `Time::MAX`): the block a handover asked for,
+    /// restored when the outage ends.
+    held_block: Time,
+    /// The delay was shortened with packets still propagating: each departure waits for
+    /// the arrival ahead of it (`last_arrival`) until one no longer has to.
+    settling: bool,
+    /// A scheduled loss model's stream while the direction is lossless (so that a later
+    /// loss draws on, not again from the start).
+    spare_rng: Option<Rng>,
     /// The packet being serialised and when it finishes.
     in_tx: Option<(PktIdx, u32, Time)>,
     /// When the serialiser last fell idle (meaningful while `in_tx` is `None`).
@@ -123,12 +156,15 @@ pub struct LinkDir {
     /// Packets propagating, with their arrival times (FIFO: the delay is fixed, or varies
     /// with `jitter` and arrivals keep the order of departures).
     pipe: VecDeque<(Time, PktIdx, u32)>,
+    /// A packet-delivery trace serialising instead of `rate_bps` (`trace`, Mahimahi's
+    /// format), boxed: it is only looked at when `ser_last` misses, which it then always does.
+    trace: Option<Box<trace::DeliveryTrace>>,
     /// A seeded extra delay per packet (`jitter`), boxed: the fixed-delay path tests `None`.
     jitter: Option<Box<jitter::DelayJitter>>,
-    /// With `jitter`: the last arrival time given, which the next may not precede.
+    /// On the cold path: the last arrival time given, which the next may not precede.
     last_arrival: Time,
-    /// Nothing starts serialising before this instant.
-    pub blocked_until: Time,
+    /// Nothing starts serialising before this instant (`Time::MAX`: an outage).
+    blocked_until: Time,
     /// Nothing starts serialising before this instant either: set when this direction takes
     /// over from another one whose last packet is still on the air (ns-2's single link
     /// finishing its current packet before the new parameters apply).
@@ -137,8 +173,8 @@ pub struct LinkDir {
     /// The last packet size serialised and its time on the air: most packets of a direction
     /// have one size, and this spares the division (a fifth of `replay`'s cycles by `perf`).
     ser_last: (u32, Dur),
-    /// Packets the loss model took since the owner last looked (to be freed and booked).
-    pub lost: Vec<PktIdx>,
+    /// Packets lost on the air since the owner last looked, and why (to be freed and booked).
+    pub lost: Vec<(PktIdx, DropCause)>,
     /// When recording: each start of a serialisation since the owner last looked, with the
     /// queue's length in packets and bytes just after it.
     pub starts: Option<Vec<(Time, usize, u64)>>,
@@ -161,11 +197,17 @@ impl LinkDir {
             air_extras: !matches!(air, LossModel::None),
             entry_lossy: !matches!(entry, LossModel::None),
             judges_entry: !matches!(entry, LossModel::None),
+            loss_at: spec.loss_at,
+            state: LinkState::Up,
+            held_block: Time::ZERO,
+            settling: false,
+            spare_rng: None,
             loss: air,
             entry_loss: entry,
             in_tx: None,
             idle_since: Time::ZERO,
             pipe: VecDeque::new(),
+            trace: None,
             jitter: None,
             last_arrival: Time::ZERO,
             blocked_until: Time::ZERO,
@@ -228,7 +270,7 @@ impl LinkDir {
             let Some((idx, size)) = self.queue.pop() else {
                 return;
             };
-            self.start(start, idx, size);
+            self.start(start, idx, size, true);
         }
     }
 
@@ -238,24 +280,40 @@ impl LinkDir {
     #[cold]
     #[inline(never)]
     fn leave_with_extras(&mut self, done: Time, idx: PktIdx, size: u32) {
-        if self.air_lossy && self.loss.lose() {
+        if self.state == LinkState::Blackhole {
+            self.counters.dropped[DropCause::LinkState.slot()] += 1;
+            self.lost.push((idx, DropCause::LinkState));
+            return;
+        }
+        if self.air_lossy && self.loss.lose(done) {
             self.counters.dropped[2] += 1;
-            self.lost.push(idx);
+            self.lost.push((idx, DropCause::RandomLoss));
             return;
         }
         let mut at = done + self.delay;
         if let Some(j) = &mut self.jitter {
-            at = (at + j.draw()).max(self.last_arrival);
-            self.last_arrival = at;
+            at += j.draw();
         }
+        if at < self.last_arrival {
+            at = self.last_arrival;
+        } else if self.settling {
+            // This one need not wait, so no later one will (the delay is fixed again).
+            self.settling = false;
+            self.refresh_flags();
+        }
+        self.last_arrival = at;
         self.pipe.push_back((at, idx, size));
     }
 
-    /// Puts a packet on the air at `start`.
+    /// Puts a packet on the air at `start` (`queued`: it waited in the queue then).
     #[inline(always)]
-    fn start(&mut self, start: Time, idx: PktIdx, size: u32) {
+    fn start(&mut self, start: Time, idx: PktIdx, size: u32, queued: bool) {
         if self.ser_last.0 != size {
-            self.ser_last = (size, Dur::serialization(size, self.rate_bps));
+            self.ser_last = match &mut self.trace {
+                None => (size, Dur::serialization(size, self.rate_bps)),
+                // Size 0, which no packet has: the next start asks the trace again.
+                Some(t) => (0, trace::on_air(t, start, size, queued)),
+            };
         }
         self.in_tx = Some((idx, size, start + self.ser_last.1));
         if let Some(starts) = &mut self.starts {
@@ -282,7 +340,7 @@ impl LinkDir {
         if idle && self.queue.is_empty() && self.ready_at() <= now {
             // Idle, empty and free to send: on the air at once, as `replay` would put it,
             // without passing through the queue's ring.
-            self.start(now, idx, size);
+            self.start(now, idx, size, false);
             self.advance(now); // through already if its time on the air is zero
             return Ok(());
         }
@@ -300,7 +358,14 @@ impl LinkDir {
     #[cold]
     fn judge_entry(&mut self, now: Time, size: u32) -> Result<(), DropCause> {
         let idle = self.in_tx.is_none();
-        if self.entry_lossy && self.entry_loss.lose() {
+        if self.state == LinkState::Down {
+            if idle {
+                self.idle_since = self.idle_since.max(now);
+            }
+            self.counters.dropped[DropCause::LinkState.slot()] += 1;
+            return Err(DropCause::LinkState);
+        }
+        if self.entry_lossy && self.entry_loss.lose(now) {
             if idle {
                 self.idle_since = self.idle_since.max(now);
             }
@@ -342,13 +407,23 @@ impl LinkDir {
         }
     }
 
-    /// The direction's rate, bits per second.
     /// Gives each packet a seeded extra delay (`link::jitter`).
     pub fn set_jitter(&mut self, jitter: jitter::DelayJitter) {
         self.jitter = Some(Box::new(jitter));
         self.air_extras = true;
     }
 
+    /// Nothing starts serialising before `t` (a handover's delay), besides any block already
+    /// set; during an outage it applies once the outage ends.
+    pub fn block_until(&mut self, t: Time) {
+        if self.state == LinkState::Outage {
+            self.held_block = self.held_block.max(t);
+        } else {
+            self.blocked_until = self.blocked_until.max(t);
+        }
+    }
+
+    /// The direction's rate, bits per second.
     pub fn rate_bps(&self) -> u64 {
         self.rate_bps
     }
@@ -370,7 +445,9 @@ impl LinkDir {
     /// When a direction holding packets but not serialising (blocked) must be looked at again.
     pub fn retry_at(&self) -> Option<Time> {
         if self.in_tx.is_none() && !self.queue.is_empty() {
-            Some(self.ready_at().max(self.idle_since))
+            // `Time::MAX`: an outage, which a schedule ends (and looks at the direction then).
+            let t = self.ready_at().max(self.idle_since);
+            (t != Time::MAX).then_some(t)
         } else {
             None
         }
@@ -483,6 +560,14 @@ mod tests {
         // The extra delay shows: the last arrives well after 100 x 8 ms + 300 ms.
         assert!(t > Time::from_millis(1100 + 50), "{t:?}");
         assert!(l.conserves_packets());
+    }
+
+    #[test]
+    fn each_drop_cause_indexes_its_place_in_all() {
+        // Every per-cause array is indexed by `slot`, summaries by `ALL`'s order.
+        for (i, c) in DropCause::ALL.iter().enumerate() {
+            assert_eq!(c.slot(), i, "{c:?}");
+        }
     }
 
     #[test]

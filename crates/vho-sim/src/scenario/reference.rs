@@ -392,6 +392,93 @@ pub fn keys() -> Vec<KeyDoc> {
              thesis §6 l.1307-1313)",
         ),
         k(
+            "schedule",
+            "link",
+            "a link name",
+            "required",
+            "the link whose parameters or state change in place, its queues kept (issue 21 \
+             point 5; Naoe et al. Fig. 5's BLER and BER ramps): the packet on the air finishes \
+             as it started, packets propagating keep their arrival, none overtakes another",
+        ),
+        k(
+            "schedule",
+            "direction",
+            "one of both, down, up, forward, reverse",
+            "both",
+            "down / up: towards / from the mobile host at one end; forward / reverse: from the \
+             link's first node / second (the general form's)",
+        ),
+        k(
+            "schedule",
+            "at",
+            TIME,
+            "required",
+            "when the change is made (or a ramp starts)",
+        ),
+        k(
+            "schedule",
+            "until",
+            TIME,
+            "none",
+            "with pairs [from, to]: the values go linearly from the first at `at` to the \
+             second here; with a state: the direction is up again here",
+        ),
+        k(
+            "schedule",
+            "step",
+            TIME,
+            "100 ms",
+            "a rate or delay ramp changes in steps this far apart, each to the line's value at \
+             its instant (vho's choice: a packet's time on the air is fixed from one rate when \
+             it starts); a loss ramp is exact per packet",
+        ),
+        k(
+            "schedule",
+            "rate",
+            "a rate, or a pair of rates with until",
+            "unchanged",
+            "the serialisation rate from the packet after the one on the air",
+        ),
+        k(
+            "schedule",
+            "delay",
+            "a time, or a pair of times with until",
+            "unchanged",
+            "the one-way delay of packets leaving the air from then on; a shorter one never \
+             lets a packet arrive before one ahead of it",
+        ),
+        k(
+            "schedule",
+            "loss",
+            "probability 0-1, or a pair with until",
+            "unchanged",
+            "the loss probability per packet (Bernoulli, where the link's loss_at puts it), \
+             replacing its loss model; a ramp draws each packet with the probability of its \
+             instant; 0 is lossless",
+        ),
+        k(
+            "schedule",
+            "state",
+            "one of up, outage, blackhole, down",
+            "unchanged",
+            "outage: nothing starts serialising, the queue keeps accepting and drains in order \
+             once up; blackhole: the interface stays up but every packet whose serialisation \
+             ends then is lost (drop cause link_state); down: the interface is down, its queue \
+             is discarded as at a hard handover (handover_flush) and packets offered are \
+             dropped (link_state); routes do not change (a handover moves traffic)",
+        ),
+        k(
+            "schedule",
+            "trace",
+            "list of integers, ms",
+            "none",
+            "a Mahimahi packet-delivery trace serialising the direction from `at` on instead \
+             of a rate (mm-link's format: a trace file's lines, nondecreasing millisecond \
+             offsets from `at`, each an opportunity to deliver 1504 bytes; a packet may span \
+             opportunities, what a waiting packet does not use is lost, the trace repeats \
+             shifted by its last offset: link_queue.cc); a later rate ends it",
+        ),
+        k(
             "flow",
             "name",
             "string",

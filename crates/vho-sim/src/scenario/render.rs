@@ -100,6 +100,9 @@ pub fn to_toml(spec: &Spec) -> String {
         }
         o.push('\n');
     }
+    for s in &spec.schedules {
+        schedule(&mut o, s, &link(s.link));
+    }
     for f in &spec.flows {
         let _ = writeln!(o, "[[flow]]\nname = {}", q(&f.name));
         let _ = writeln!(o, "from = {}\nto = {}", node(f.src), node(f.dst));
@@ -178,6 +181,51 @@ fn mipv6(o: &mut String, spec: &Spec, m: &crate::mip::MipSpec) {
             r.link_layer
         );
     }
+}
+
+/// One `[[schedule]]`, its directions named as the general form's (forward, reverse).
+fn schedule(o: &mut String, s: &ScheduleSpec, link: &str) {
+    let direction = match (s.ab, s.ba) {
+        (true, false) => "forward",
+        (false, true) => "reverse",
+        _ => "both",
+    };
+    let _ = writeln!(
+        o,
+        "[[schedule]]\nlink = {link}\ndirection = \"{direction}\""
+    );
+    let _ = writeln!(o, "at = {}", dur(Dur(s.at.as_nanos())));
+    if let Some(u) = s.until {
+        let _ = writeln!(o, "until = {}", dur(Dur(u.as_nanos())));
+    }
+    fn level<T: Copy>(l: Level<T>, f: impl Fn(T) -> String) -> String {
+        match l {
+            Level::To(v) => f(v),
+            Level::Ramp(a, b) => format!("[{}, {}]", f(a), f(b)),
+        }
+    }
+    let stepped =
+        matches!(s.rate_bps, Some(Level::Ramp(..))) || matches!(s.delay, Some(Level::Ramp(..)));
+    if stepped {
+        let _ = writeln!(o, "step = {}", dur(s.step));
+    }
+    if let Some(r) = s.rate_bps {
+        let _ = writeln!(o, "rate = {}", level(r, |v| format!("\"{v} b/s\"")));
+    }
+    if let Some(d) = s.delay {
+        let _ = writeln!(o, "delay = {}", level(d, dur));
+    }
+    if let Some(p) = s.loss {
+        let _ = writeln!(o, "loss = {}", level(p, |v| format!("{v:?}")));
+    }
+    if let Some(st) = s.state {
+        let _ = writeln!(o, "state = {}", q(st.name()));
+    }
+    if let Some(t) = &s.trace {
+        let ms: Vec<String> = t.iter().map(|m| m.to_string()).collect();
+        let _ = writeln!(o, "trace = [{}]", ms.join(", "));
+    }
+    o.push('\n');
 }
 
 fn q(s: &str) -> String {

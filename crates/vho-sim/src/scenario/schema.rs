@@ -25,6 +25,8 @@ pub struct File {
     #[serde(default)]
     pub handover: Vec<Spanned<HandoverT>>,
     #[serde(default)]
+    pub schedule: Vec<Spanned<ScheduleT>>,
+    #[serde(default)]
     pub flow: Vec<Spanned<FlowT>>,
     #[serde(default)]
     pub node_function: Vec<Spanned<NodeFunctionT>>,
@@ -244,6 +246,23 @@ pub struct HandoverT {
     pub notify: Option<S>,
     pub notify_offset: Option<S>,
     pub uplink_delay: Option<S>,
+}
+
+/// A link's parameters or state changing at `at` (or ramping until `until`): each value a
+/// single one, or a pair `[from, to]` with `until`.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleT {
+    pub link: S,
+    pub direction: Option<S>,
+    pub at: S,
+    pub until: Option<S>,
+    pub step: Option<S>,
+    pub rate: Option<Spanned<toml::Value>>,
+    pub delay: Option<Spanned<toml::Value>>,
+    pub loss: Option<Spanned<toml::Value>>,
+    pub state: Option<S>,
+    pub trace: Option<Spanned<Vec<i64>>>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -2,7 +2,7 @@
 //! checking the exact one-line message.
 
 use super::*;
-use crate::spec::{Flush, HandoverKind, QueueLimit};
+use crate::spec::{Flush, HandoverKind, Level, QueueLimit};
 use crate::tcp::config::SpuriousResponse;
 use crate::time::{Dur, Time};
 
@@ -34,6 +34,24 @@ tcp = { profile = "ns2", mss = 1460, send_window = "100 pkt" }
 
 [record]
 pcap = ["ch", "mh"]
+"#;
+
+/// Appended to GOOD (whose last line is 28): a rate and loss ramp on the GPRS downlink from
+/// line 30, an outage of both WLAN directions from line 38.
+const SCHED: &str = r#"
+[[schedule]]
+link = "gprs"
+direction = "down"
+at = "1 s"
+until = "3 s"
+rate = ["64 kb/s", "32 kb/s"]
+loss = [0, 0.2]
+
+[[schedule]]
+link = "wlan"
+at = "2 s"
+until = "2.5 s"
+state = "outage"
 "#;
 
 fn load_str(text: &str, sets: &[&str]) -> Result<Spec, ScenarioError> {
@@ -189,7 +207,7 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:18: handover.to: expected a link: one of wired, gprs, wlan, got \"lte\""),
         ("malformed toml", "[run\nname = 1\n", &[], "s.toml:1: invalid table header; expected `.`, `]`"),
         ("bad override value", GOOD, &["access.gprs.rate=fast"], "--set access.gprs.rate=fast: access.gprs.rate: expected a rate such as \"200 kb/s\" (b/s, kb/s, Mb/s, Gb/s (or bps, kbps, Mbps, Gbps)), got \"fast\""),
-        ("override of an unknown section", GOOD, &["bogus.key=1"], "--set bogus.key=1: unknown field `bogus`, expected one of `run`, `wired`, `access`, `mobile`, `node`, `link`, `handover`, `flow`, `node_function`, `mipv6`, `record`"),
+        ("override of an unknown section", GOOD, &["bogus.key=1"], "--set bogus.key=1: unknown field `bogus`, expected one of `run`, `wired`, `access`, `mobile`, `node`, `link`, `handover`, `schedule`, `flow`, `node_function`, `mipv6`, `record`"),
         ("override path into a value", GOOD, &["run.name.x=1"], "--set run.name.x=1: run.name.x: expected name to be a table, got 1"),
         ("handover from a link not in use", &GOOD.replace("from = \"wlan\"", "from = \"gprs\"").replace("to = \"gprs\"", "to = \"wlan\""), &[],
             "s.toml:17: handover.from: expected \"wlan\" (the link in use then), got \"gprs\""),
@@ -232,6 +250,26 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:20: handover.delay: expected no such key with [mipv6]: the handover's delay, the uplink's move and the notification come from the Mobile IPv6 signalling, got \"1 s\""),
         ("an advertisement interval below its minimum", &format!("{GOOD}\n[mipv6]\n[[mipv6.router]]\nlink = \"wlan\"\nra_min = \"2 s\"\nra_max = \"1 s\"\n"), &[],
             "s.toml:34: mipv6.router.ra_max: expected an interval above zero and at least ra_min (2 s), got 1 s"),
+        ("a schedule on an unknown link", &format!("{GOOD}{}", SCHED.replace("link = \"gprs\"", "link = \"lte\"")), &[],
+            "s.toml:31: schedule.link: expected a link: one of wired, gprs, wlan, got \"lte\""),
+        ("a negative scheduled rate", &format!("{GOOD}\n[[schedule]]\nlink = \"gprs\"\nat = \"1 s\"\nrate = \"-5 Mb/s\"\n"), &[],
+            "s.toml:33: schedule.rate: expected a positive rate, got \"-5 Mb/s\""),
+        ("a scheduled loss above 1", &format!("{GOOD}\n[[schedule]]\nlink = \"gprs\"\nat = \"1 s\"\nloss = 1.5\n"), &[],
+            "s.toml:33: schedule.loss: expected a probability from 0 to 1, got 1.5"),
+        ("a ramp's loss below 0", &format!("{GOOD}{}", SCHED.replace("loss = [0, 0.2]", "loss = [-0.1, 0.2]")), &[],
+            "s.toml:36: schedule.loss: expected a probability from 0 to 1, got [-0.1, 0.2]"),
+        ("until before at", &format!("{GOOD}{}", SCHED.replace("until = \"3 s\"", "until = \"0.5 s\"")), &[],
+            "s.toml:34: schedule.until: expected a time after `at` (1 s), got \"0.5 s\""),
+        ("a ramp without until", &format!("{GOOD}{}", SCHED.replace("until = \"3 s\"\n", "")), &[],
+            "s.toml:34: schedule.rate: expected a single value (a pair [from, to] ramps, and needs `until`), got [\"64 kb/s\", \"32 kb/s\"]"),
+        ("down on a link with no mobile host", &format!("{GOOD}{}", SCHED.replace("link = \"gprs\"", "link = \"wired\"")), &[],
+            "s.toml:32: schedule.direction: expected both, forward or reverse (link \"wired\" has no mobile host at exactly one end, so no down and up), got \"down\""),
+        ("a delivery trace out of order", &format!("{GOOD}{}", SCHED.replace("state = \"outage\"", "trace = [3, 1]").replace("until = \"2.5 s\"\n", "")), &[],
+            "s.toml:41: schedule.trace: expected millisecond offsets in nondecreasing order, got [3, 1]"),
+        ("a delivery trace with until", &format!("{GOOD}{}", SCHED.replace("state = \"outage\"", "trace = [1, 2]")), &[],
+            "s.toml:42: schedule.trace: expected no `until` or `rate` beside a trace (it replaces the rate from `at` on), got [1, 2]"),
+        ("an unknown link state", &format!("{GOOD}{}", SCHED.replace("\"outage\"", "\"flaky\"")), &[],
+            "s.toml:42: schedule.state: expected one of up, outage, blackhole, down, got \"flaky\""),
         ("unknown timeout ssthresh rule", &GOOD.replace("profile = \"ns2\"", "profile = \"ns2\", timeout_ssthresh = \"bsd\""), &[],
             "s.toml:25: flow.tcp.timeout_ssthresh: expected one of rfc5681, linux, always, got \"bsd\""),
     ];
@@ -254,7 +292,13 @@ fn the_resolved_scenario_loads_back_to_the_same_run() {
         format!("{s:?}")
     };
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut texts = vec![GOOD.to_string()];
+    let mut texts = vec![
+        GOOD.to_string(),
+        format!("{GOOD}{SCHED}"),
+        format!(
+            "{GOOD}{SCHED}\n[[schedule]]\nlink = \"wlan\"\ndirection = \"down\"\nat = \"4 s\"\ntrace = [1, 1, 3]\ndelay = \"5 ms\"\n"
+        ),
+    ];
     for f in [
         "scenarios/examples/dk-fig1-wlan-gprs.toml",
         "scenarios/examples/thesis-wavelan-gsm.toml",
@@ -327,6 +371,7 @@ fn the_reference_lists_exactly_the_keys_the_loader_takes() {
     assert_eq!(documented("node"), sorted(accepted::<NodeT>()));
     assert_eq!(documented("link"), sorted(accepted::<GeneralLinkT>()));
     assert_eq!(documented("handover"), sorted(accepted::<HandoverT>()));
+    assert_eq!(documented("schedule"), sorted(accepted::<ScheduleT>()));
     assert_eq!(documented("flow"), sorted(accepted::<FlowT>()));
     assert_eq!(documented("record"), sorted(accepted::<RecordT>()));
     assert_eq!(documented("mipv6"), sorted(accepted::<Mipv6T>()));
@@ -804,4 +849,48 @@ fn the_wired_links_direction_tables_apply() {
     assert_eq!(wired.ba.rate_bps, 100_000_000);
     assert_eq!(wired.ba.delay, Dur::from_millis(7));
     assert_eq!(wired.ab.delay, Dur::from_millis(1));
+}
+
+#[test]
+fn schedules_resolve_their_link_directions_instants_and_values() {
+    // [[schedule]]: `down` is the direction towards the mobile host (gprs runs ha -> mh, its
+    // a -> b); no direction is both; a ramp's pair is (from, to); a ramp of rate or delay
+    // steps every 100 ms by default.
+    use crate::link::change::LinkState;
+    let s = load_str(&format!("{GOOD}{SCHED}"), &[]).expect("valid");
+    let (gprs, wlan) = (&s.schedules[0], &s.schedules[1]);
+    assert_eq!((gprs.link, gprs.ab, gprs.ba), (1, true, false));
+    assert_eq!(
+        (gprs.at, gprs.until),
+        (Time::from_secs(1), Some(Time::from_secs(3)))
+    );
+    assert_eq!(gprs.rate_bps, Some(Level::Ramp(64_000, 32_000)));
+    assert_eq!(gprs.loss, Some(Level::Ramp(0.0, 0.2)));
+    assert_eq!(gprs.step, Dur::from_millis(100));
+    assert_eq!((gprs.delay, gprs.state), (None, None));
+    assert_eq!((wlan.link, wlan.ab, wlan.ba), (2, true, true));
+    assert_eq!(wlan.state, Some(LinkState::Outage));
+    // up is the other way; forward and reverse name a -> b and b -> a on any link; every
+    // state loads.
+    for (dir, ab) in [("up", false), ("forward", true), ("reverse", false)] {
+        let t = format!("{GOOD}{}", SCHED.replace("\"down\"", &format!("{dir:?}")));
+        let s = load_str(&t, &[]).expect("valid");
+        assert_eq!((s.schedules[0].ab, s.schedules[0].ba), (ab, !ab), "{dir}");
+    }
+    let t = format!(
+        "{GOOD}{}",
+        SCHED
+            .replace("state = \"outage\"", "trace = [0, 5, 5, 20]")
+            .replace("until = \"2.5 s\"\n", "")
+    );
+    let s = load_str(&t, &[]).expect("valid");
+    assert_eq!(s.schedules[1].trace.as_deref(), Some(&[0u64, 5, 5, 20][..]));
+    for st in LinkState::ALL {
+        let t = format!(
+            "{GOOD}{}",
+            SCHED.replace("\"outage\"", &format!("{:?}", st.name()))
+        );
+        let s = load_str(&t, &[]).expect("valid");
+        assert_eq!(s.schedules[1].state, Some(st));
+    }
 }

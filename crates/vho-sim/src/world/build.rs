@@ -168,7 +168,9 @@ impl World {
         for &node in &spec.record.pcap_at {
             capture[node] = true;
         }
+        let schedule = super::schedule::Schedule::build(spec);
         let booking = spec.record.series
+            || !schedule.is_empty()
             || dirs
                 .iter()
                 .any(|d| !matches!(d.loss, crate::link::loss::LossModel::None));
@@ -188,6 +190,7 @@ impl World {
             flows,
             any_functions: !spec.functions.is_empty() || mip.is_some(),
             mip,
+            schedule,
             pinned_uplink: None,
             functions,
             capture,

@@ -75,7 +75,7 @@ impl World {
             };
             transfer_queue(spec.kind, spec.flush, a, b, now, &mut rng, &mut dropped);
             if spec.delay.as_nanos() > 0 {
-                b.blocked_until = b.blocked_until.max(now + spec.delay);
+                b.block_until(now + spec.delay);
             }
             // Book the flushed packets where the link counters put them: a hard handover
             // loses them on the old link, shrink_queue on the new one.

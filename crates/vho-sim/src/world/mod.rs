@@ -18,6 +18,7 @@ mod functions;
 mod handover;
 mod mip;
 mod oracle;
+mod schedule;
 pub mod summary;
 
 use crate::link::LinkDir;
@@ -125,6 +126,8 @@ enum Event {
     NodeWake(u32),
     /// Handover `h`'s mobile moves its outgoing packets to the new link (`uplink_delay`).
     UplinkMove(u32),
+    /// Link schedules' next step is due (`world::schedule`).
+    Schedule,
 }
 
 /// Bytes delivered in order to a flow's receiver, per fixed interval.
@@ -218,6 +221,8 @@ pub struct World {
     any_functions: bool,
     /// The handover whose mobile still sends over its old link (`uplink_delay`).
     pinned_uplink: Option<usize>,
+    /// Link parameters changing at scheduled times (`world::schedule`).
+    schedule: schedule::Schedule,
     /// Mobile IPv6's addresses and entities (`world::mip`), in a run with `[mipv6]`.
     mip: Option<Box<mip::MipWorld>>,
     capture: Vec<bool>,
@@ -321,6 +326,7 @@ impl World {
                 self.pump_functions(node);
             }
         }
+        self.arm_schedule();
     }
 
     /// Runs one event due at `t` (the clock already reads `t`).
@@ -346,6 +352,7 @@ impl World {
             Event::Notify(h) => self.notify_handover(h as usize),
             Event::NodeWake(n) => self.on_node_wake(n as usize),
             Event::UplinkMove(h) => self.move_uplink(h as usize),
+            Event::Schedule => self.on_schedule(),
         }
     }
 
@@ -396,7 +403,7 @@ impl World {
         self.arm(d);
     }
 
-    /// Frees what direction `d`'s loss model took and records its queue's changes. Usually
+    /// Frees what direction `d` lost on the air and records its queue's changes. Usually
     /// there is neither (no loss model, no queue recording): that check is inlined, the work
     /// not.
     #[inline]
@@ -412,8 +419,8 @@ impl World {
         let i = d as usize;
         if !self.dirs[i].lost.is_empty() {
             let mut lost = std::mem::take(&mut self.dirs[i].lost);
-            for &idx in &lost {
-                self.free_dropped(idx, Some(d), crate::link::DropCause::RandomLoss);
+            for &(idx, cause) in &lost {
+                self.free_dropped(idx, Some(d), cause);
             }
             lost.clear();
             self.dirs[i].lost = lost;

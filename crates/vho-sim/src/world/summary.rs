@@ -207,6 +207,10 @@ pub struct LinkDirSummary {
     /// drop-tail run's summary is as it was).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dropped_early_drop: Option<u64>,
+    /// Lost to a scheduled blackhole or interface down (`link::change`); only on a direction
+    /// a `[[schedule]]` gives a state (absent otherwise, as `dropped_early_drop`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped_link_state: Option<u64>,
     /// RED's mean average queue (bytes) over the arrivals it judged, on a RED direction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub red_mean_avg_bytes: Option<f64>,
@@ -360,6 +364,14 @@ impl World {
                     dropped_handover_flush: c.dropped[1],
                     dropped_random_loss: c.dropped[2],
                     dropped_early_drop: dir.red().map(|_| c.dropped[3]),
+                    dropped_link_state: spec
+                        .schedules
+                        .iter()
+                        .any(|s| {
+                            let on = if d % 2 == 0 { s.ab } else { s.ba };
+                            s.state.is_some() && on && s.link == d / 2
+                        })
+                        .then_some(c.dropped[DropCause::LinkState.slot()]),
                     red_mean_avg_bytes: dir.red().map(|r| {
                         let st = r.stats();
                         if st.arrivals == 0 {

@@ -98,6 +98,7 @@ pub(super) fn chain(
             })
             .into_iter()
             .collect(),
+        schedules: Vec::new(),
         flows: vec![FlowSpec {
             name: "dl".into(),
             src: 0,

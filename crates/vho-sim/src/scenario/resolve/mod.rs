@@ -24,6 +24,7 @@ use std::ops::Range;
 mod handovers;
 mod links;
 mod mipv6;
+mod schedules;
 mod tcp;
 mod topology;
 
@@ -77,6 +78,7 @@ impl Ctx<'_> {
             self.common(&file, &mut b)?;
         }
         let handovers = self.handovers(&file, &b)?;
+        let schedules = self.schedules(&file, &b)?;
         let flows = self.flows(&file, &b)?;
         let functions = self.functions(&file, &b)?;
         let mipv6 = self.mipv6(&file, &b, &handovers, &flows)?;
@@ -112,6 +114,7 @@ impl Ctx<'_> {
             links: b.links,
             mobiles: b.mobiles,
             handovers,
+            schedules,
             flows,
             functions,
             mipv6,

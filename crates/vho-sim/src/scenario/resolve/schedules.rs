@@ -1,0 +1,236 @@
+//! `[[schedule]]`: a link's rate, delay, loss or state changing in place at `at`, or ramping
+//! linearly until `until` (`link::change`, `world::schedule`), checked with their lines.
+
+use super::*;
+use crate::link::change::LinkState;
+
+/// The interval of a rate or delay ramp's steps when `step` is not given. vho's choice (no
+/// source gives one): 200 steps over Naoe et al.'s 20 s scenario (Fig. 5), 10 events a
+/// second per direction. A loss ramp is exact per packet and has no steps.
+pub const DEFAULT_RAMP_STEP_MS: u64 = 100;
+
+impl Ctx<'_> {
+    pub(super) fn schedules(&self, file: &File, b: &Builder) -> R<Vec<ScheduleSpec>> {
+        let mut out = Vec::new();
+        for entry in &file.schedule {
+            let st = entry.get_ref();
+            let link = b.link(self, &st.link, "schedule.link")?;
+            let (ab, ba) = self.schedule_dirs(st, &b.nodes, &b.links[link])?;
+            let at = self.with(&st.at, "schedule.at", units::duration)?;
+            let until = match &st.until {
+                None => None,
+                Some(u) => {
+                    let until = self.with(u, "schedule.until", units::duration)?;
+                    if until <= at {
+                        return Err(self.err(
+                            u.span(),
+                            "schedule.until",
+                            format!("a time after `at` ({} s)", at.as_secs_f64()),
+                            Some(format!("{:?}", u.get_ref())),
+                        ));
+                    }
+                    Some(Time(until.as_nanos()))
+                }
+            };
+            let ramps = until.is_some();
+            let rate_bps = st
+                .rate
+                .as_ref()
+                .map(|v| self.level(v, "schedule.rate", ramps, |x| self.text(x, units::rate_bps)))
+                .transpose()?;
+            let delay = st
+                .delay
+                .as_ref()
+                .map(|v| {
+                    self.level(v, "schedule.delay", ramps, |x| {
+                        self.text(x, units::duration)
+                    })
+                })
+                .transpose()?;
+            let loss = st
+                .loss
+                .as_ref()
+                .map(|v| self.level(v, "schedule.loss", ramps, probability))
+                .transpose()?;
+            let state = match &st.state {
+                None => None,
+                Some(s) => Some(LinkState::from_name(s.get_ref()).ok_or_else(|| {
+                    let names: Vec<&str> = LinkState::ALL.iter().map(|l| l.name()).collect();
+                    self.err(
+                        s.span(),
+                        "schedule.state",
+                        format!("one of {}", names.join(", ")),
+                        Some(format!("{:?}", s.get_ref())),
+                    )
+                })?),
+            };
+            let trace = match &st.trace {
+                None => None,
+                Some(t) => Some(self.delivery_trace(t, st, ramps)?),
+            };
+            if rate_bps.is_none()
+                && delay.is_none()
+                && loss.is_none()
+                && state.is_none()
+                && trace.is_none()
+            {
+                return Err(self.err(
+                    entry.span(),
+                    "schedule",
+                    "at least one of rate, delay, loss, state, trace",
+                    None,
+                ));
+            }
+            let stepped =
+                matches!(rate_bps, Some(Level::Ramp(..))) || matches!(delay, Some(Level::Ramp(..)));
+            let step = match &st.step {
+                None => Dur::from_millis(DEFAULT_RAMP_STEP_MS),
+                Some(s) if !stepped => {
+                    return Err(self.err(
+                        s.span(),
+                        "schedule.step",
+                        "no `step` except with a rate or delay ramp",
+                        Some(format!("{:?}", s.get_ref())),
+                    ))
+                }
+                Some(s) => {
+                    let d = self.with(s, "schedule.step", units::duration)?;
+                    if d == Dur::ZERO {
+                        return Err(self.err(
+                            s.span(),
+                            "schedule.step",
+                            "a positive time",
+                            Some(format!("{:?}", s.get_ref())),
+                        ));
+                    }
+                    d
+                }
+            };
+            out.push(ScheduleSpec {
+                link,
+                ab,
+                ba,
+                at: Time(at.as_nanos()),
+                until,
+                step,
+                rate_bps,
+                delay,
+                loss,
+                state,
+                trace,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The directions named: `both` (the default), `forward` / `reverse` (from the link's
+    /// first node / second), or `down` / `up` (towards / from a mobile host at one end).
+    fn schedule_dirs(&self, st: &ScheduleT, nodes: &[NodeSpec], l: &LinkSpec) -> R<(bool, bool)> {
+        let Some(d) = &st.direction else {
+            return Ok((true, true));
+        };
+        let mobile = MobileEnd::of(nodes, l.a, l.b);
+        let towards_b = match (d.get_ref().as_str(), mobile) {
+            ("both", _) => return Ok((true, true)),
+            ("forward", _) => true,
+            ("reverse", _) => false,
+            ("down", MobileEnd::B) | ("up", MobileEnd::A) => true,
+            ("down", MobileEnd::A) | ("up", MobileEnd::B) => false,
+            ("down" | "up", _) => {
+                return Err(self.err(
+                    d.span(),
+                    "schedule.direction",
+                    format!(
+                        "both, forward or reverse (link {:?} has no mobile host at exactly one \
+                         end, so no down and up)",
+                        l.name
+                    ),
+                    Some(format!("{:?}", d.get_ref())),
+                ))
+            }
+            (other, _) => {
+                return Err(self.err(
+                    d.span(),
+                    "schedule.direction",
+                    "one of both, down, up, forward, reverse",
+                    Some(format!("{other:?}")),
+                ))
+            }
+        };
+        Ok((towards_b, !towards_b))
+    }
+
+    /// A Mahimahi delivery trace: offsets in ms as mm-link takes them (`link::trace`),
+    /// instead of a rate, from `at` on.
+    fn delivery_trace(
+        &self,
+        t: &toml::Spanned<Vec<i64>>,
+        st: &ScheduleT,
+        ramps: bool,
+    ) -> R<std::sync::Arc<[u64]>> {
+        let bad = |expected: &str| {
+            self.err(
+                t.span(),
+                "schedule.trace",
+                expected,
+                Some(format!("{:?}", t.get_ref())),
+            )
+        };
+        if ramps || st.rate.is_some() {
+            return Err(bad(
+                "no `until` or `rate` beside a trace (it replaces the rate from `at` on)",
+            ));
+        }
+        if t.get_ref().iter().any(|&m| m < 0) {
+            return Err(bad("millisecond offsets from 0 up"));
+        }
+        let ms: Vec<u64> = t.get_ref().iter().map(|&m| m as u64).collect();
+        crate::link::trace::DeliveryTrace::new(&ms).map_err(|e| bad(&e))?;
+        Ok(ms.into())
+    }
+
+    /// A scheduled value: one, or with `until` a pair `[from, to]`.
+    fn level<T>(
+        &self,
+        v: &toml::Spanned<toml::Value>,
+        field: &str,
+        ramps: bool,
+        one: impl Fn(&toml::Value) -> Result<T, String>,
+    ) -> R<Level<T>> {
+        let bad =
+            |expected: String| self.err(v.span(), field, expected, Some(v.get_ref().to_string()));
+        match (v.get_ref(), ramps) {
+            (toml::Value::Array(pair), true) if pair.len() == 2 => {
+                let from = one(&pair[0]).map_err(&bad)?;
+                let to = one(&pair[1]).map_err(&bad)?;
+                Ok(Level::Ramp(from, to))
+            }
+            (_, true) => Err(bad("a pair [from, to] with `until` (a linear ramp)".into())),
+            (toml::Value::Array(_), false) => Err(bad(
+                "a single value (a pair [from, to] ramps, and needs `until`)".into(),
+            )),
+            (x, false) => one(x).map(Level::To).map_err(bad),
+        }
+    }
+
+    fn text<T>(&self, v: &toml::Value, f: impl Fn(&str) -> Result<T, String>) -> Result<T, String> {
+        match v {
+            toml::Value::String(s) => f(s),
+            _ => f(""),
+        }
+    }
+}
+
+/// A loss probability per packet, from 0 to 1.
+fn probability(v: &toml::Value) -> Result<f64, String> {
+    let p = match v {
+        toml::Value::Float(f) => *f,
+        toml::Value::Integer(i) => *i as f64,
+        _ => f64::NAN,
+    };
+    if (0.0..=1.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err("a probability from 0 to 1".into())
+    }
+}

@@ -26,8 +26,8 @@ pytestmark = pytest.mark.skipif(
     reason="needs root and ip (iproute2)",
 )
 
-# A download from ch to mh, WLAN -> GPRS (hard, the queued packets lost) at 1 s, over the
-# shipped presets; 300 KB takes a few seconds of real time.
+# A download from ch to mh, WLAN -> GPRS (hard, the queued packets lost) at 0.3 s, over the
+# shipped presets: about half of the 300 KB crosses the WLAN, the rest GPRS (a few seconds).
 HANDOVER = """
 [run]
 name = "emulated handover"
@@ -48,7 +48,7 @@ preset = "dk-gprs"
 start = "wlan"
 
 [[handover]]
-at = "1 s"
+at = "0.3 s"
 from = "wlan"
 to = "gprs"
 kind = "hard"
@@ -102,23 +102,23 @@ def test_an_emulated_handover_completes_and_its_capture_shows_it(tmp_path: Path)
     summary = json.loads((out / "summary.json").read_text())
     (flow,) = summary["flows"]
     # The kernel's transfer completed, every byte read by the receiving socket.
-    assert flow["completed"] and flow["transfer_time_s"] > 1.0
+    assert flow["completed"] and flow["transfer_time_s"] > 1.0  # not all over the WLAN
     assert flow["congestion_control"] == "reno"
     (h,) = summary["handovers"]
     assert h["happened"] and h["from"] == "wlan" and h["to"] == "gprs"
-    # The model carried the packets: the GPRS downlink delivered data after 1 s.
+    # The model carried the packets: the GPRS downlink delivered data after the handover.
     down = {(x["link"], x["from"], x["to"]): x for x in summary["links"]}
     assert down[("gprs", "ha", "mh")]["delivered"] > 0
     assert summary["run"]["conservation_ok"]
     # The captures show the handover, found by `vho analyze` without being told: at the
     # sender the minimum RTT jumps from WLAN's to GPRS's; the interval it gives (the last
-    # sign of the old link, the first of the new) holds the 1 s instant. The kernel's timing
+    # sign of the old link, the first of the new) holds the 0.3 s instant. The kernel's timing
     # varies from run to run: the new link's first sign comes within a few GPRS round trips.
     h_ch = analyze(out / "ch.pcap").metrics["handover"]
     assert h_ch["source"] == "detected" and "rtt" in h_ch["signal"]
-    assert h_ch["after_s"] <= 1.0 < h_ch["at_s"] <= 3.0, h_ch
+    assert h_ch["after_s"] <= 0.3 < h_ch["at_s"] <= 2.5, h_ch
     # The receiver's capture holds every byte (given the instant, `vho analyze` measures t_a).
-    (rx,) = analyze(out / "mh.pcap", handover_at=1.0).metrics["flows"]
+    (rx,) = analyze(out / "mh.pcap", handover_at=0.3).metrics["flows"]
     assert rx["bytes"] >= 300_000
     assert flow["bytes"] == 300_000 and flow["retransmissions"] is not None
     series = pytest.importorskip("pandas").read_parquet(out / "series_tcp.parquet")
@@ -130,7 +130,7 @@ def test_a_command_runs_in_the_mobile_host_against_a_server_at_the_correspondent
     tmp_path: Path,
 ) -> None:
     scenario = tmp_path / "h.toml"
-    scenario.write_text(HANDOVER.replace('at = "1 s"', 'at = "0.3 s"'))
+    scenario.write_text(HANDOVER)
     # The server counts what it read and answers with the count; the client waits for the
     # answer, so every byte crossed the emulated network before the command exits.
     server = (

@@ -187,8 +187,9 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
             pcap,
         });
     }
+    // The world keeps the flows (they size the `bdp` queues, as in `vho run`) but never starts
+    // them: the kernel's sockets are the endpoints.
     let mut world_spec = spec.clone();
-    world_spec.flows.clear();
     world_spec.record = Default::default();
     let mut world = World::new(&world_spec).map_err(|e| EmuError::Model(e.to_string()))?;
     let host_of = |node: usize, hosts: &[Host]| hosts.iter().position(|h| h.node == node);
@@ -266,7 +267,10 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
                     bytes: fs.bytes,
                     start: fs.start,
                     cc: opts.cc.clone(),
-                    mss: fs.tcp.mss,
+                    // TCP_MAXSEG is the MSS without options (tcp(7)); the scenario's is the
+                    // payload per segment, 12 bytes less with timestamps (RFC 7323 §3: the
+                    // option, padded), as Linux's 1448 on a 1500-byte MTU.
+                    mss: fs.tcp.mss + if fs.tcp.timestamps { 12 } else { 0 },
                 };
                 let (tx, rx) = std::sync::mpsc::channel();
                 let (fl, fin) = (flow.clone(), finish.clone());
@@ -464,4 +468,45 @@ fn kernel_release() -> String {
     std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .map(|s| s.trim().to_string())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_node_index_has_an_address_that_maps_back() {
+        for n in [0usize, 1, 2, 254, 255, 256, 1000, 64_999] {
+            let a = host_addr(n);
+            assert_eq!(node_of(&a), Some(n), "{a:?}");
+        }
+        // Addresses outside 10.66/16 are no host's (a kernel's own traffic).
+        assert_eq!(node_of(&[10, 0, 0, 1]), None);
+        assert_eq!(node_of(&[192, 168, 0, 1]), None);
+    }
+
+    #[test]
+    fn scenarios_the_emulator_cannot_carry_are_refused_before_anything_is_made() {
+        let presets = vho_sim::scenario::PresetSet::builtin().unwrap();
+        let text = r#"
+[run]
+name = "x"
+[wired]
+preset = "lan-100m"
+[access.wlan]
+preset = "dk-wlan"
+[access.gprs]
+preset = "dk-gprs"
+[mobile]
+start = "wlan"
+[[flow]]
+from = "ch"
+to = "mh"
+size = "10 KB"
+remedies = ["cwnd-clamp"]
+"#;
+        let spec = vho_sim::scenario::load("x.toml", text, &[], &presets).unwrap();
+        let e = check(&spec).unwrap_err().to_string();
+        assert!(e.contains("node functions"), "{e}");
+    }
 }

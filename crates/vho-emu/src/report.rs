@@ -182,3 +182,41 @@ impl EmulatorReport {
         self.limited_by_emulator = !self.reasons.is_empty();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_the_nearest_ranks_in_microseconds() {
+        let mut v: Vec<Dur> = (1..=100).rev().map(Dur::from_micros).collect();
+        let p = Percentiles::of(&mut v);
+        assert_eq!(
+            (p.count, p.p50_us, p.p99_us, p.max_us),
+            (100, 51.0, 99.0, 100.0)
+        );
+        assert_eq!(Percentiles::of(&mut []).count, 0);
+    }
+
+    #[test]
+    fn the_emulator_judges_itself_limited_by_lateness_cpu_or_refused_packets() {
+        let mut ok = EmulatorReport {
+            wall_s: 10.0,
+            loop_cpu_s: 1.0,
+            ..Default::default()
+        };
+        ok.accuracy.delivery_lateness.p99_us = 50.0;
+        ok.judge();
+        assert!(!ok.limited_by_emulator && ok.reasons.is_empty());
+        let mut late = EmulatorReport {
+            wall_s: 10.0,
+            loop_cpu_s: 9.5,
+            host_queue_drops: 3,
+            ..Default::default()
+        };
+        late.accuracy.delivery_lateness.p99_us = 5_000.0;
+        late.judge();
+        assert!(late.limited_by_emulator);
+        assert_eq!(late.reasons.len(), 3, "{:?}", late.reasons);
+    }
+}

@@ -36,3 +36,22 @@ impl PacketStore {
         self.slots.len() - self.free.len()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_released_slot_is_reused_and_holds_the_new_bytes_only() {
+        let mut s = PacketStore::default();
+        let a = s.insert(&[1, 2, 3, 4]);
+        let b = s.insert(&[5]);
+        assert_eq!((s.get(a), s.get(b)), (&[1u8, 2, 3, 4][..], &[5u8][..]));
+        s.release(a);
+        assert_eq!(s.live(), 1);
+        let c = s.insert(&[9, 9]);
+        assert_eq!(c, a);
+        assert_eq!(s.get(c), &[9u8, 9][..]);
+        assert_eq!(s.live(), 2);
+    }
+}

@@ -25,10 +25,12 @@ pub struct ExternalOut {
 }
 
 impl World {
-    /// Puts the run's fixed instants (handovers, node functions' first words) on the clock;
-    /// call once before stepping the world with [`World::run_until`].
+    /// Puts the run's fixed instants (handovers, link schedules, node functions' first
+    /// words) on the clock; call once before stepping the world with [`World::run_until`].
+    /// The spec's flows are not started: their endpoints are the driver's (they still size
+    /// the `bdp` queues, as in a simulation of the same scenario).
     pub fn start_external(&mut self) {
-        self.schedule_start();
+        self.schedule_start(false);
     }
 
     /// The world's clock.

@@ -262,7 +262,7 @@ pub fn run(spec: &Spec, taps: Vec<(NodeIdx, Box<dyn PacketTap>)>) -> Result<RunO
 
 impl World {
     fn run_loop(&mut self) -> Result<EndedBy, SimError> {
-        self.schedule_start();
+        self.schedule_start(true);
         self.run_events(self.spec.stop_at)
     }
 
@@ -307,10 +307,10 @@ impl World {
         }
     }
 
-    /// Puts the run's fixed instants on the clock (flow starts, handovers, notifications)
-    /// and lets every node function speak first.
-    fn schedule_start(&mut self) {
-        for (f, fs) in self.spec.flows.iter().enumerate() {
+    /// Puts the run's fixed instants on the clock (flow starts unless `flows` is false,
+    /// handovers, notifications, link schedules) and lets every node function speak first.
+    fn schedule_start(&mut self, flows: bool) {
+        for (f, fs) in self.spec.flows.iter().enumerate().filter(|_| flows) {
             self.queue.schedule(fs.start, Event::FlowStart(f as u32));
         }
         for (h, st) in self.handovers.iter().enumerate() {

@@ -527,12 +527,15 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
         serve=shlex.split(args.serve) if args.serve else None,
         serve_at=args.serve_at,
         sysctls=sysctls,
+        multipath=args.multipath,
         force=args.force,
     )
     s = result.summary
     run = s["run"]
     print(
-        f"{run['scenario']}: emulated with Linux {run['kernel']} ({run['congestion_control']}), "
+        f"{run['scenario']}: emulated with Linux {run['kernel']} ({run['congestion_control']}"
+        + (", Multipath TCP" if run["multipath"] else "")
+        + "), "
         f"{run['wall_s']:.3f} s, ended by {run['ended_by']}"
     )
     for h in s["handovers"]:
@@ -777,6 +780,11 @@ def build_parser() -> argparse.ArgumentParser:
     em.add_argument("--at", metavar="NODE", help="host that runs COMMAND (default: the mobile)")
     em.add_argument("--serve", metavar="'CMD ...'", help="a server started first (quoted)")
     em.add_argument("--serve-at", metavar="NODE", help="host of --serve (default: the first fixed)")
+    em.add_argument(
+        "--multipath",
+        action="store_true",
+        help="Multipath TCP: an address per mobile interface, a subflow over each",
+    )
     em.add_argument("--force", action="store_true", help="replace a non-empty --out whole")
     em.add_argument(
         "--cleanup",

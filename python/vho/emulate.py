@@ -109,6 +109,7 @@ def emulate(
     serve: Sequence[str] | None = None,
     serve_at: str | None = None,
     sysctls: dict[str, str] | None = None,
+    multipath: bool = False,
     force: bool = False,
 ) -> EmulationResult:
     """Emulates a scenario (a path to a TOML file, or TOML text); needs root.
@@ -118,6 +119,9 @@ def emulate(
     when it exits; ``serve``: started first in ``serve_at``'s (default: the first fixed host).
     Both see ``VHO_<NODE>_ADDR`` for every host. ``sysctls``: ``/proc/sys`` paths
     (``net/ipv4/tcp_frto``) set in every namespace, after those from the flows' TCP settings.
+    ``multipath``: the mobile host gets a device and an address per access link, every link up
+    until a handover takes it down, and the flows are Multipath TCP (RFC 8684) with a subflow
+    per interface, the mobile as the client (``VHO_<NODE>_<LINK>_ADDR`` names each address).
     """
     label, text, path = _scenario_text(scenario)
     if not _native.emulate_permitted():
@@ -134,6 +138,7 @@ def emulate(
         "serve": list(serve) if serve else None,
         "serve_at": serve_at,
         "sysctls": {**_profile_sysctls(resolved), **(sysctls or {})},
+        "multipath": multipath,
     }
     out = Path(out_dir)
     with files.staged_output(
@@ -188,6 +193,7 @@ def _summary(report: dict, stage: Path, cc: str) -> dict:
         "scenario_hash": report["scenario_hash"],
         "kernel": em["kernel"],
         "congestion_control": cc,
+        "multipath": report["multipath"],
         "wall_s": em["wall_s"],
         "ended_by": _ended_by(report),
         "command_exit": report["command_exit"],
@@ -215,7 +221,6 @@ def _flow(f: dict, report: dict, stage: Path, handover_at: float | None) -> dict
     """One flow: its socket ends' figures, the capture analysis of its sender's capture."""
     from .analysis import analyze
 
-    addresses = dict(report["addresses"])
     src, dst = f["from"], f["to"]
     entry = {
         "name": f["name"],
@@ -230,26 +235,24 @@ def _flow(f: dict, report: dict, stage: Path, handover_at: float | None) -> dict
     }
     capture = stage / f"{src}.pcap"
     port = f["port"]
-    metrics = None
+    listed: list[dict] = []
     if capture.exists() and capture.stat().st_size > 24:
-        a = analyze(
-            capture,
-            flow=f"{addresses[dst]}:{port}",
-            handover_at=handover_at,
-            capture_point="sender",
-        )
+        # Every conversation on the flow's port: one, or a Multipath TCP connection's subflows.
+        a = analyze(capture, flow=f":{port}", handover_at=handover_at, capture_point="sender")
         listed = a.metrics["flows"]
-        metrics = listed[0] if listed else None
+    entry["subflows"] = len(listed)
     for key, name in (
         ("retransmissions", "retransmissions"),
         ("fast_retransmits", "fast_retransmissions"),
         ("spurious_retransmissions", "spurious_retransmissions"),
         ("duplicate_acks", "duplicate_acks"),
         ("out_of_order_segments", "out_of_order"),
-        ("adaptation_time_s", "adaptation_time_s"),
     ):
-        entry[key] = None if metrics is None else metrics.get(name)
-    entry["spurious_evidence"] = None if metrics is None else metrics.get("spurious_evidence")
+        values = [m.get(name) for m in listed if m.get(name) is not None]
+        entry[key] = sum(values) if values else None
+    # t_a is one connection's: the first subflow's (the only one without multipath).
+    entry["adaptation_time_s"] = listed[0].get("adaptation_time_s") if listed else None
+    entry["spurious_evidence"] = listed[0].get("spurious_evidence") if listed else None
     last = f["tcp_info"][-1] if f["tcp_info"] else None
     entry["kernel"] = (
         None

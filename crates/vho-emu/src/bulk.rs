@@ -1,11 +1,16 @@
 //! The built-in traffic: a bulk sender and receiver over real sockets, one pair per scenario
 //! flow, each on a thread inside its host's namespace. The sender sets its congestion control
-//! per socket (`TCP_CONGESTION`, tcp(7)) and its MSS (`TCP_MAXSEG`) before connecting, and
-//! samples the kernel's own state (`TCP_INFO`) as it goes.
+//! per socket (`TCP_CONGESTION`, tcp(7)) and its MSS (`TCP_MAXSEG`), and samples the kernel's
+//! own state (`TCP_INFO`) as it goes.
+//!
+//! Usually the sender connects to the listening receiver. With Multipath TCP (RFC 8684,
+//! `IPPROTO_MPTCP`, Linux's `net/mptcp/`) the mobile host is the client whichever way the data
+//! flows, as a phone is: its path manager opens a subflow over each of its interfaces (`ip
+//! mptcp endpoint ... subflow`).
 
 use crate::clock::WallClock;
 use std::io::Read;
-use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
+use std::net::{TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,7 +22,12 @@ use vho_sim::time::{Dur, Time};
 pub struct BulkFlow {
     pub src_ns: PathBuf,
     pub dst_ns: PathBuf,
+    pub src_addr: [u8; 4],
     pub dst_addr: [u8; 4],
+    /// Multipath TCP sockets (`IPPROTO_MPTCP`).
+    pub mptcp: bool,
+    /// The receiver connects to the listening sender (the mobile host as the client).
+    pub receiver_connects: bool,
     pub port: u16,
     pub bytes: u64,
     pub start: Time,
@@ -121,8 +131,132 @@ fn set_opt(fd: i32, level: i32, name: i32, value: &[u8]) -> std::io::Result<()> 
     Ok(())
 }
 
-/// The receiving end: listens (then says so on `ready`), accepts one connection, reads until
-/// the sender closes or `finish` is raised.
+/// `IPPROTO_MPTCP` (linux/in.h).
+const IPPROTO_MPTCP: i32 = 262;
+
+fn new_socket(mptcp: bool) -> std::io::Result<i32> {
+    let proto = if mptcp { IPPROTO_MPTCP } else { 0 };
+    // SAFETY: a new socket; the caller takes ownership.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, proto) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(fd)
+}
+
+fn sockaddr(addr: [u8; 4], port: u16) -> libc::sockaddr_in {
+    libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from_ne_bytes(addr),
+        },
+        sin_zero: [0; 8],
+    }
+}
+
+/// Listens at `addr:port` in the namespace at `ns` (says so on `ready`), accepts one
+/// connection; `None` if `finish` is raised first. The listener comes back with it: Multipath
+/// TCP's further subflows (MP_JOIN SYNs) arrive at the listening socket, so it must live as
+/// long as the connection.
+fn serve(
+    ns: &std::path::Path,
+    addr: [u8; 4],
+    port: u16,
+    mptcp: bool,
+    ready: &std::sync::mpsc::Sender<std::io::Result<()>>,
+    finish: &AtomicBool,
+) -> std::io::Result<Option<(TcpStream, TcpListener)>> {
+    crate::netns::enter(ns)?;
+    let fd = new_socket(mptcp)?;
+    // SAFETY: `fd` is ours; the listener closes it.
+    let listener = unsafe { TcpListener::from_raw_fd(fd) };
+    set_opt(
+        fd,
+        libc::SOL_SOCKET,
+        libc::SO_REUSEADDR,
+        &1i32.to_ne_bytes(),
+    )?;
+    let sa = sockaddr(addr, port);
+    // SAFETY: bind with a sockaddr_in of its size.
+    let r = unsafe {
+        libc::bind(
+            fd,
+            (&sa as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        )
+    };
+    // SAFETY: listen on a bound socket.
+    if r != 0 || unsafe { libc::listen(fd, 4) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let _ = ready.send(Ok(()));
+    while !poll_one(listener.as_raw_fd(), libc::POLLIN, STEP_MS) {
+        if finish.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+    }
+    let (stream, _) = listener.accept()?;
+    Ok(Some((stream, listener)))
+}
+
+/// Connects from the namespace at `ns` to `addr:port` once the clock reads `start`, with the
+/// congestion control and MSS set first; `None` if `finish` is raised first.
+fn dial(
+    ns: &std::path::Path,
+    flow: &BulkFlow,
+    addr: [u8; 4],
+    clock: WallClock,
+    finish: &AtomicBool,
+) -> std::io::Result<Option<TcpStream>> {
+    crate::netns::enter(ns)?;
+    while clock.now() < flow.start {
+        if finish.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let fd = new_socket(flow.mptcp)?;
+    // SAFETY: `fd` is ours; the stream closes it.
+    let stream = unsafe { TcpStream::from_raw_fd(fd) };
+    set_opt(
+        fd,
+        libc::IPPROTO_TCP,
+        libc::TCP_MAXSEG,
+        &(flow.mss as i32).to_ne_bytes(),
+    )?;
+    let sa = sockaddr(addr, flow.port);
+    // Non-blocking, so that a connection that never completes (a path down) gives way to
+    // `finish`.
+    stream.set_nonblocking(true)?;
+    // SAFETY: connect with a sockaddr_in of its size.
+    let r = unsafe {
+        libc::connect(
+            fd,
+            (&sa as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        )
+    };
+    if r != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINPROGRESS) {
+            return Err(e);
+        }
+        while !poll_one(fd, libc::POLLOUT, STEP_MS) {
+            if finish.load(Ordering::Relaxed) {
+                return Ok(None);
+            }
+        }
+        if let Some(e) = stream.take_error()? {
+            return Err(e);
+        }
+    }
+    stream.set_nonblocking(false)?;
+    Ok(Some(stream))
+}
+
+/// The receiving end: serves (or, with `receiver_connects`, dials) and reads until the
+/// sender closes or `finish` is raised.
 pub fn receiver(
     flow: BulkFlow,
     clock: WallClock,
@@ -131,16 +265,23 @@ pub fn receiver(
 ) -> ReceiverResult {
     let mut res = ReceiverResult::default();
     let mut run = || -> std::io::Result<()> {
-        crate::netns::enter(&flow.dst_ns)?;
-        let addr = SocketAddrV4::new(Ipv4Addr::from(flow.dst_addr), flow.port);
-        let listener = TcpListener::bind(addr)?;
-        let _ = ready.send(Ok(()));
-        while !poll_one(listener.as_raw_fd(), libc::POLLIN, STEP_MS) {
-            if finish.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-        }
-        let (mut conn, _) = listener.accept()?;
+        let conn = if flow.receiver_connects {
+            let _ = ready.send(Ok(()));
+            dial(&flow.dst_ns, &flow, flow.src_addr, clock, &finish)?.map(|c| (c, None))
+        } else {
+            serve(
+                &flow.dst_ns,
+                flow.dst_addr,
+                flow.port,
+                flow.mptcp,
+                &ready,
+                &finish,
+            )?
+            .map(|(c, l)| (c, Some(l)))
+        };
+        let Some((mut conn, _listener)) = conn else {
+            return Ok(());
+        };
         let mut buf = vec![0u8; 1 << 16];
         loop {
             if !poll_one(conn.as_raw_fd(), libc::POLLIN, STEP_MS) {
@@ -166,30 +307,36 @@ pub fn receiver(
     res
 }
 
-/// The sending end: at its start time, connects and writes `bytes`, sampling `TCP_INFO`
-/// every `sample`; then closes its side and keeps sampling until the receiver closes.
+/// The sending end: dials at its start time (or, with `receiver_connects`, serves) and writes
+/// `bytes`, sampling `TCP_INFO` every `sample`; then closes its side and keeps sampling until
+/// the receiver closes. `ready` says when it listens (when it serves).
 pub fn sender(
     flow: BulkFlow,
     clock: WallClock,
     sample: Dur,
+    ready: std::sync::mpsc::Sender<std::io::Result<()>>,
     finish: Arc<AtomicBool>,
 ) -> SenderResult {
     let mut res = SenderResult::default();
     let mut run = || -> std::io::Result<()> {
-        crate::netns::enter(&flow.src_ns)?;
-        while clock.now() < flow.start {
-            if finish.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        // SAFETY: a new socket; ownership passes to the TcpStream below.
-        let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // SAFETY: `fd` is ours; the stream closes it.
-        let mut stream = unsafe { TcpStream::from_raw_fd(fd) };
+        let stream = if flow.receiver_connects {
+            serve(
+                &flow.src_ns,
+                flow.src_addr,
+                flow.port,
+                flow.mptcp,
+                &ready,
+                &finish,
+            )?
+            .map(|(c, l)| (c, Some(l)))
+        } else {
+            let _ = ready.send(Ok(()));
+            dial(&flow.src_ns, &flow, flow.dst_addr, clock, &finish)?.map(|c| (c, None))
+        };
+        let Some((mut stream, _listener)) = stream else {
+            return Ok(());
+        };
+        let fd = stream.as_raw_fd();
         set_opt(
             fd,
             libc::IPPROTO_TCP,
@@ -199,31 +346,6 @@ pub fn sender(
         .map_err(|e| {
             std::io::Error::new(e.kind(), format!("congestion control {:?}: {e}", flow.cc))
         })?;
-        set_opt(
-            fd,
-            libc::IPPROTO_TCP,
-            libc::TCP_MAXSEG,
-            &(flow.mss as i32).to_ne_bytes(),
-        )?;
-        let sa = libc::sockaddr_in {
-            sin_family: libc::AF_INET as libc::sa_family_t,
-            sin_port: flow.port.to_be(),
-            sin_addr: libc::in_addr {
-                s_addr: u32::from_ne_bytes(flow.dst_addr),
-            },
-            sin_zero: [0; 8],
-        };
-        // SAFETY: connect with a sockaddr_in of its size.
-        let r = unsafe {
-            libc::connect(
-                fd,
-                (&sa as *const libc::sockaddr_in).cast(),
-                std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
-            )
-        };
-        if r != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
         res.connected_at_ns = Some(clock.now().as_nanos());
         stream.set_nonblocking(true)?;
         let chunk = vec![0x5au8; 1 << 16];
@@ -273,6 +395,7 @@ pub fn sender(
         }
     };
     if let Err(e) = run() {
+        let _ = ready.send(Err(std::io::Error::new(e.kind(), e.to_string())));
         res.error = Some(e.to_string());
     }
     res

@@ -47,6 +47,10 @@ pub struct Options {
     pub sample: Dur,
     /// The TUN devices' MTU (bytes): 1500, Ethernet's.
     pub mtu: u32,
+    /// Multipath: the mobile host gets one device and one address per access link, every
+    /// link up until a handover takes it down, and the built-in flows are Multipath TCP with
+    /// a subflow per interface (the mobile as the client).
+    pub multipath: bool,
 }
 
 impl Options {
@@ -64,6 +68,7 @@ impl Options {
             // one a few ms.
             sample: Dur::from_millis(10),
             mtu: 1500,
+            multipath: false,
         }
     }
 }
@@ -75,8 +80,28 @@ pub fn host_addr(n: usize) -> [u8; 4] {
     [10, 66, (k >> 8) as u8, (k & 0xff) as u8]
 }
 
-fn node_of(addr: &[u8]) -> Option<usize> {
-    (addr[0] == 10 && addr[1] == 66).then(|| ((addr[2] as usize) << 8 | addr[3] as usize) - 1)
+/// Address of multipath host `n`'s interface on access link `link`: 10.(67 + link).x.y, its
+/// own /16 per link.
+pub fn iface_addr(n: usize, link: usize) -> [u8; 4] {
+    let k = n + 1;
+    [10, 67 + link as u8, (k >> 8) as u8, (k & 0xff) as u8]
+}
+
+/// The links an interface address can name (10.67/16 up to 10.166/16).
+pub const MAX_MULTIPATH_LINKS: usize = 100;
+
+/// The host an address names, and the access link when it is a multipath interface's.
+fn node_of(addr: &[u8]) -> Option<(usize, Option<usize>)> {
+    if addr[0] != 10 || addr[1] < 66 || addr[1] as usize >= 67 + MAX_MULTIPATH_LINKS {
+        return None;
+    }
+    let node = ((addr[2] as usize) << 8 | addr[3] as usize).checked_sub(1)?;
+    let link = (addr[1] > 66).then(|| addr[1] as usize - 67);
+    Some((node, link))
+}
+
+fn dotted(a: [u8; 4]) -> String {
+    format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3])
 }
 
 /// The receiver's port of flow `f` (ports as `vho run`'s captures have them).
@@ -102,11 +127,29 @@ impl CaptureSink for FileSink {
     }
 }
 
+/// A host's device: the TUN, the access link it stands for (a multipath mobile's), its
+/// address.
+type Device = (Tun, Option<usize>, [u8; 4]);
+
 struct Host {
     node: usize,
     ns: Namespace,
-    tun: Tun,
+    /// One device, or with multipath at the mobile one per access link.
+    tuns: Vec<Device>,
     pcap: PcapWriter<FileSink>,
+}
+
+impl Host {
+    /// The device a packet to `dst` enters by: the interface owning the address.
+    fn tun_for(&self, dst: &[u8]) -> &Tun {
+        let i = self.tuns.iter().position(|t| t.2 == dst[..4]).unwrap_or(0);
+        &self.tuns[i].0
+    }
+
+    /// Its address as a flow's end: the first device's.
+    fn addr(&self) -> [u8; 4] {
+        self.tuns[0].2
+    }
 }
 
 /// Raises its flag when dropped.
@@ -170,9 +213,34 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         for (k, v) in &opts.sysctls {
             ns.sysctl(k, v)?;
         }
-        let a = host_addr(n);
-        let addr = format!("{}.{}.{}.{}/16", a[0], a[1], a[2], a[3]);
-        let tun = Tun::create(&ns, TUN_NAME, &addr, opts.mtu)?;
+        let multi = spec
+            .mobiles
+            .iter()
+            .find(|m| m.node == n && opts.multipath)
+            .map(multipath_order);
+        let tuns = match multi {
+            None => {
+                let a = host_addr(n);
+                let tun = Tun::create(&ns, TUN_NAME, &format!("{}/16", dotted(a)), opts.mtu)?;
+                if opts.multipath {
+                    // The mobile's interface addresses are in other /16s; the mobile's
+                    // subflows are accepted (the default limit of extra subflows may be 0 or
+                    // 2 depending on the kernel: ip-mptcp(8)).
+                    ns.ip(&["route", "add", "10.0.0.0/8", "dev", TUN_NAME])?;
+                    ns.ip(&[
+                        "mptcp",
+                        "limits",
+                        "set",
+                        "subflow",
+                        "8",
+                        "add_addr_accepted",
+                        "8",
+                    ])?;
+                }
+                vec![(tun, None, a)]
+            }
+            Some(links) => multipath_interfaces(spec, &ns, n, &links, opts.mtu)?,
+        };
         let path = opts.out_dir.join(format!("{}.pcap", node.name));
         let file = File::create(&path)
             .map_err(|e| EmuError::io(format!("{}: cannot create capture", path.display()), e))?;
@@ -183,7 +251,7 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         hosts.push(Host {
             node: n,
             ns,
-            tun,
+            tuns,
             pcap,
         });
     }
@@ -192,6 +260,9 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     let mut world_spec = spec.clone();
     world_spec.record = Default::default();
     let mut world = World::new(&world_spec).map_err(|e| EmuError::Model(e.to_string()))?;
+    if opts.multipath {
+        world.multihome();
+    }
     let host_of = |node: usize, hosts: &[Host]| hosts.iter().position(|h| h.node == node);
 
     let clock = WallClock::start();
@@ -218,16 +289,19 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         .iter()
         .position(|h| spec.nodes[h.node].kind == NodeKind::Host)
         .unwrap_or(0);
-    let env: Vec<(String, String)> = hosts
-        .iter()
-        .map(|h| {
-            let a = host_addr(h.node);
-            (
-                format!("VHO_{}_ADDR", spec.nodes[h.node].name.to_uppercase()),
-                format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]),
-            )
-        })
-        .collect();
+    let mut env: Vec<(String, String)> = Vec::new();
+    for h in &hosts {
+        let name = spec.nodes[h.node].name.to_uppercase();
+        env.push((format!("VHO_{name}_ADDR"), dotted(h.addr())));
+        for (tun, link, a) in &h.tuns {
+            if link.is_some() {
+                env.push((
+                    format!("VHO_{name}_{}_ADDR", tun.name.to_uppercase()),
+                    dotted(*a),
+                ));
+            }
+        }
+    }
     if let Some(cmd) = &opts.serve {
         let at = by_name(&opts.serve_at, fixed)?;
         children.push(crate::child::spawn(
@@ -259,10 +333,14 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
                         fs.name
                     )));
                 };
+                let mobile_receives = spec.mobiles.iter().any(|m| m.node == fs.dst);
                 let flow = BulkFlow {
                     src_ns: hosts[s].ns.path(),
                     dst_ns: hosts[d].ns.path(),
-                    dst_addr: host_addr(fs.dst),
+                    src_addr: hosts[s].addr(),
+                    dst_addr: hosts[d].addr(),
+                    mptcp: opts.multipath,
+                    receiver_connects: opts.multipath && mobile_receives,
                     port: flow_port(f),
                     bytes: fs.bytes,
                     start: fs.start,
@@ -272,20 +350,25 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
                     // option, padded), as Linux's 1448 on a 1500-byte MTU.
                     mss: fs.tcp.mss + if fs.tcp.timestamps { 12 } else { 0 },
                 };
+                // Both ends say when they are ready (the one that serves, once it listens):
+                // the other may dial only then.
                 let (tx, rx) = std::sync::mpsc::channel();
-                let (fl, fin) = (flow.clone(), finish.clone());
-                let r = std::thread::spawn(move || bulk::receiver(fl, clock, tx, fin));
-                match rx.recv() {
-                    Ok(Ok(())) => {}
-                    Ok(Err(e)) => {
-                        return Err(EmuError::io(format!("flow {}: receiver", fs.name), e))
-                    }
-                    Err(_) => {
-                        return Err(EmuError::Model(format!("flow {}: receiver ended", fs.name)))
+                let (fl, fin, tx2) = (flow.clone(), finish.clone(), tx.clone());
+                let r = std::thread::spawn(move || bulk::receiver(fl, clock, tx2, fin));
+                let (fin, sample) = (finish.clone(), opts.sample);
+                let s = std::thread::spawn(move || bulk::sender(flow, clock, sample, tx, fin));
+                for _ in 0..2 {
+                    match rx.recv() {
+                        Ok(Ok(())) => {}
+                        Ok(Err(e)) => return Err(EmuError::io(format!("flow {}", fs.name), e)),
+                        Err(_) => {
+                            return Err(EmuError::Model(format!(
+                                "flow {}: an end stopped",
+                                fs.name
+                            )))
+                        }
                     }
                 }
-                let (fin, sample) = (finish.clone(), opts.sample);
-                let s = std::thread::spawn(move || bulk::sender(flow, clock, sample, fin));
                 threads.push((r, s));
             }
             None
@@ -302,8 +385,9 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     let mut buf = vec![0u8; 65_536];
     let mut fds: Vec<libc::pollfd> = hosts
         .iter()
-        .map(|h| libc::pollfd {
-            fd: h.tun.raw_fd(),
+        .flat_map(|h| h.tuns.iter())
+        .map(|t| libc::pollfd {
+            fd: t.0.raw_fd(),
             events: libc::POLLIN,
             revents: 0,
         })
@@ -335,7 +419,7 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
                 if let Some(h) = host_of(node, &hosts) {
                     let t = clock.now();
                     acc.delivery.push(t.saturating_since(at));
-                    match hosts[h].tun.write(bytes) {
+                    match hosts[h].tun_for(&bytes[16.min(bytes.len())..]).write(bytes) {
                         Ok(true) => {
                             hosts[h].pcap.write_record(t, bytes, 0);
                             em.packets_out += 1;
@@ -356,30 +440,42 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
             }
         }
         // What the hosts sent: into the world, at the instant it was read.
-        for host in hosts.iter_mut() {
-            loop {
-                let n = match host.tun.read(&mut buf) {
-                    Ok(Some(n)) => n,
-                    Ok(None) => break,
-                    Err(e) => return Err(EmuError::io("reading a TUN device", e)),
-                };
-                let t = clock.now();
-                let pkt = &buf[..n];
-                host.pcap.write_record(t, pkt, 0);
-                em.packets_in += 1;
-                em.bytes_in += n as u64;
-                let dst = (n >= 20 && pkt[0] >> 4 == 4)
-                    .then(|| node_of(&pkt[16..20]))
-                    .flatten();
-                let Some(dst) = dst.filter(|&d| d < spec.nodes.len() && d != host.node) else {
-                    em.unroutable += 1;
-                    continue;
-                };
-                if let Err(e) = world.run_until(t) {
-                    return Err(EmuError::Model(e.to_string()));
+        // One packet per device per turn, until none has more: the devices take turns.
+        loop {
+            let mut more = false;
+            for host in hosts.iter_mut() {
+                for i in 0..host.tuns.len() {
+                    let from_link = host.tuns[i].1;
+                    let n = match host.tuns[i].0.read(&mut buf) {
+                        Ok(Some(n)) => n,
+                        Ok(None) => continue,
+                        Err(e) => return Err(EmuError::io("reading a TUN device", e)),
+                    };
+                    more = true;
+                    let t = clock.now();
+                    let pkt = &buf[..n];
+                    host.pcap.write_record(t, pkt, 0);
+                    em.packets_in += 1;
+                    em.bytes_in += n as u64;
+                    let dst = (n >= 20 && pkt[0] >> 4 == 4)
+                        .then(|| node_of(&pkt[16..20]))
+                        .flatten();
+                    let Some((dst, to_link)) =
+                        dst.filter(|&(d, _)| d < spec.nodes.len() && d != host.node)
+                    else {
+                        em.unroutable += 1;
+                        continue;
+                    };
+                    if let Err(e) = world.run_until(t) {
+                        return Err(EmuError::Model(e.to_string()));
+                    }
+                    let token = store.insert(pkt);
+                    // A multipath interface's packets cross its own link, both ways.
+                    world.inject(host.node, dst, n as u32, token, from_link.or(to_link));
                 }
-                let token = store.insert(pkt);
-                world.inject(host.node, dst, n as u32, token);
+            }
+            if !more {
+                break;
             }
         }
         em.max_in_flight = em.max_in_flight.max(store.live() as u64);
@@ -444,15 +540,68 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         command_exit: exit_code,
         addresses: hosts
             .iter()
-            .map(|h| {
-                let a = host_addr(h.node);
-                (
-                    spec.nodes[h.node].name.clone(),
-                    format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]),
-                )
-            })
+            .map(|h| (spec.nodes[h.node].name.clone(), dotted(h.addr())))
             .collect(),
+        multipath: opts.multipath,
     })
+}
+
+/// A multipath mobile's access links, the initial one first (its address is the host's).
+fn multipath_order(m: &vho_sim::spec::MobileSpec) -> Vec<usize> {
+    let mut links = vec![m.initial];
+    links.extend(m.interfaces.iter().copied().filter(|&l| l != m.initial));
+    links
+}
+
+/// A multipath mobile's devices, one per access link, named after the link: each with its
+/// own address, its own routing table for what leaves from that address (policy routing,
+/// ip-rule(8)), and an MPTCP endpoint for every interface but the first, so that the path
+/// manager opens a subflow over it (ip-mptcp(8); the first carries the initial subflow).
+fn multipath_interfaces(
+    spec: &Spec,
+    ns: &Namespace,
+    n: usize,
+    links: &[usize],
+    mtu: u32,
+) -> Result<Vec<Device>, EmuError> {
+    let mut tuns = Vec::new();
+    ns.ip(&[
+        "mptcp",
+        "limits",
+        "set",
+        "subflow",
+        "8",
+        "add_addr_accepted",
+        "8",
+    ])?;
+    for (i, &l) in links.iter().enumerate() {
+        if l >= MAX_MULTIPATH_LINKS {
+            return Err(EmuError::Unsupported(format!(
+                "multipath: at most {MAX_MULTIPATH_LINKS} links"
+            )));
+        }
+        let name: String = spec.links[l].name.chars().take(15).collect();
+        let a = iface_addr(n, l);
+        let tun = Tun::create(ns, &name, &format!("{}/16", dotted(a)), mtu)?;
+        let table = (100 + i).to_string();
+        ns.ip(&["rule", "add", "from", &dotted(a), "table", &table])?;
+        ns.ip(&["route", "add", "10.0.0.0/8", "dev", &name, "table", &table])?;
+        if i == 0 {
+            ns.ip(&["route", "add", "10.66.0.0/16", "dev", &name])?;
+        } else {
+            ns.ip(&[
+                "mptcp",
+                "endpoint",
+                "add",
+                &dotted(a),
+                "dev",
+                &name,
+                "subflow",
+            ])?;
+        }
+        tuns.push((tun, Some(l), a));
+    }
+    Ok(tuns)
 }
 
 /// CPU time of the calling thread (getrusage RUSAGE_THREAD).
@@ -478,7 +627,10 @@ mod tests {
     fn every_node_index_has_an_address_that_maps_back() {
         for n in [0usize, 1, 2, 254, 255, 256, 1000, 64_999] {
             let a = host_addr(n);
-            assert_eq!(node_of(&a), Some(n), "{a:?}");
+            assert_eq!(node_of(&a), Some((n, None)), "{a:?}");
+            for l in [0, 1, 99] {
+                assert_eq!(node_of(&iface_addr(n, l)), Some((n, Some(l))));
+            }
         }
         // Addresses outside 10.66/16 are no host's (a kernel's own traffic).
         assert_eq!(node_of(&[10, 0, 0, 1]), None);

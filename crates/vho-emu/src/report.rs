@@ -16,8 +16,10 @@ pub struct Report {
     pub flows: Vec<FlowReport>,
     /// The user's command's exit status, when one ran.
     pub command_exit: Option<i32>,
-    /// Each host's address inside the emulation.
+    /// Each host's address inside the emulation (a multipath mobile's first interface's).
     pub addresses: Vec<(String, String)>,
+    /// Whether the mobile had an address per interface and the flows were Multipath TCP.
+    pub multipath: bool,
 }
 
 #[derive(Serialize)]

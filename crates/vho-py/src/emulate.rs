@@ -22,7 +22,7 @@ fn emu_error(label: &str, e: vho_emu::EmuError) -> PyErr {
 
 /// Runs the emulation; returns its report as JSON. `options` is a JSON object: cc, command,
 /// command_at, serve, serve_at, sysctls ({key: value}, keys as /proc/sys paths), spin_us,
-/// sample_ms, mtu.
+/// sample_ms, mtu, multipath.
 #[pyfunction]
 #[pyo3(signature = (label, text, overrides, seed, out_dir, options))]
 pub fn emulate(
@@ -72,6 +72,7 @@ pub fn emulate(
     if let Some(ms) = o["sample_ms"].as_u64() {
         opts.sample = vho_sim::time::Dur::from_millis(ms);
     }
+    opts.multipath = o["multipath"].as_bool().unwrap_or(false);
     if let Some(mtu) = o["mtu"].as_u64() {
         opts.mtu = mtu as u32;
     }

@@ -31,7 +31,8 @@ pub mod net {
     pub const RH2: u8 = 8;
     /// A packet from outside the simulator (the emulator's real packets, `world::external`):
     /// `Packet::flow` is the driver's token for its bytes; nothing in the world reads more
-    /// than its addresses and size.
+    /// than its addresses and size, and `inner_dst`: when not zero, one more than the access
+    /// link it must cross at the mobile's end (a multipath host's per-interface address).
     pub const EXTERNAL: u8 = 16;
 }
 

@@ -204,6 +204,7 @@ impl World {
             booking,
             events: 0,
             external_out: None,
+            multihomed: false,
             spec: spec.clone(),
         })
     }

@@ -10,9 +10,9 @@
 
 use super::{SimError, World};
 use crate::link::DropCause;
-use crate::net::routes::DirIdx;
+use crate::net::routes::{dir_index, DirIdx, Routes};
 use crate::packet::{net, Packet, PktIdx};
-use crate::spec::NodeIdx;
+use crate::spec::{LinkIdx, NodeIdx};
 use crate::time::Time;
 
 /// What happened to outside packets since the driver last looked.
@@ -51,8 +51,18 @@ impl World {
     }
 
     /// Hands the world an outside packet of `wire_bytes` (IP header included) from host `src`
-    /// to host `dst`, now. Its fate is reported by [`World::take_external`].
-    pub fn inject(&mut self, src: NodeIdx, dst: NodeIdx, wire_bytes: u32, token: u32) {
+    /// to host `dst`, now. Its fate is reported by [`World::take_external`]. With `via`, the
+    /// packet crosses that access link at the mobile's end, whatever the routes say (a
+    /// multipath host's interface, see [`World::multihome`]); it is dropped if the link is
+    /// down.
+    pub fn inject(
+        &mut self,
+        src: NodeIdx,
+        dst: NodeIdx,
+        wire_bytes: u32,
+        token: u32,
+        via: Option<LinkIdx>,
+    ) {
         let idx = self.slab.insert(Packet {
             flow: token,
             src: src as u32,
@@ -60,10 +70,49 @@ impl World {
             wire_bytes,
             sent_at: self.now,
             net: net::EXTERNAL,
+            inner_dst: via.map_or(0, |l| l as u32 + 1),
             ..Packet::default()
         });
         self.external_out.get_or_insert_with(Box::default);
         self.forward(src, idx, None);
+    }
+
+    /// Every mobile's interfaces up at once (a multipath host, as a phone with WLAN and
+    /// cellular both associated): a handover then only takes its `from` link down. Packets
+    /// injected with `via` take their own link; the forwarding path tests for them (the flag
+    /// that otherwise says a node has functions).
+    pub fn multihome(&mut self) {
+        for m in &self.spec.mobiles {
+            for &l in &m.interfaces {
+                self.up[l] = true;
+            }
+        }
+        self.routes = Routes::compute(self.spec.nodes.len(), &self.ends, &self.up);
+        self.multihomed = true;
+        self.any_functions = true;
+    }
+
+    /// The direction an outside packet pinned to an access link leaves `node` on: across
+    /// that link when `node` is the mobile sending it, or the link's other end with the packet
+    /// for the mobile; else the route. `Err` (a drop) when that link is down.
+    pub(super) fn pinned_egress(&self, node: NodeIdx, idx: PktIdx) -> Result<DirIdx, DropCause> {
+        let pkt = self.slab.get(idx);
+        let link = (pkt.inner_dst - 1) as LinkIdx;
+        let (a, b) = self.ends[link];
+        let mobile_is_b = self.spec.mobiles.iter().any(|m| m.node == b);
+        let (mobile, other) = if mobile_is_b { (b, a) } else { (a, b) };
+        let across = (node == mobile && pkt.src as NodeIdx == mobile)
+            || (node == other && pkt.dst as NodeIdx == mobile);
+        if !across {
+            return self
+                .routes
+                .next_hop(node, pkt.dst as NodeIdx)
+                .ok_or(DropCause::QueueOverflow);
+        }
+        if !self.up[link] {
+            return Err(DropCause::LinkState);
+        }
+        Ok(dir_index(link, node == a))
     }
 
     /// What outside packets did since the last call (the driver empties both lists).

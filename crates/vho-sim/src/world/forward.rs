@@ -162,6 +162,16 @@ impl World {
         ingress: Option<DirIdx>,
         first: usize,
     ) {
+        if self.multihomed {
+            let pkt = self.slab.get(idx);
+            if pkt.net & crate::packet::net::EXTERNAL != 0 && pkt.inner_dst != 0 {
+                match self.pinned_egress(node, idx) {
+                    Ok(d) => self.offer_on(idx, Some(d)),
+                    Err(cause) => self.free_dropped(idx, None, cause),
+                }
+                return;
+            }
+        }
         if !self.functions[node].is_empty() {
             let egress = match self.egress(node, idx) {
                 Some(d) => Some(d),

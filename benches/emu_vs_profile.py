@@ -1,7 +1,8 @@
 """The `linux` profile held against the kernel it is named after (issue 21, point 8): Daniel &
 Kojo's cells through `vho emulate` (real Linux TCP, reno and cubic) and through `vho run` with
-the `linux` profile, the same links and handovers. Prints, per cell, the mean transfer time
-and spurious retransmissions of each, and the profile's difference from the kernel's.
+the `linux` profile, the same links and handovers; and Multipath TCP (`--multipath`, cubic, a
+subflow per interface). Prints, per cell, the mean transfer time and spurious retransmissions
+of each, and the profile's difference from the kernel's.
 
     python3 benches/emu_vs_profile.py [--reps 3] [--out benches/out/emu_vs_profile.csv]
 
@@ -80,6 +81,13 @@ def main() -> int:
                     row[f"{cc}_s"] = statistics.mean(times)
                     row[f"{cc}_s_sd"] = statistics.stdev(times) if len(times) > 1 else 0.0
                     row[f"{cc}_spurious"] = statistics.mean(spurious)
+                # Multipath TCP (cubic), a subflow per interface: the handover as phones do it.
+                times = []
+                for rep in range(args.reps):
+                    out = Path(tmp) / f"{direction}-{model}-mptcp-{rep}"
+                    f = emulate(STUDY, out_dir=out, overrides=sets, multipath=True).summary
+                    times.append(f["flows"][0]["transfer_time_s"] or float("nan"))
+                row["mptcp_s"] = statistics.mean(times)
                 for cc in ("reno", "cubic"):
                     row[f"profile_vs_{cc}_pct"] = 100 * (row["profile_s"] / row[f"{cc}_s"] - 1)
                 rows.append(row)
@@ -88,8 +96,8 @@ def main() -> int:
                     f"({row['profile_spurious']:4.1f} spurious)  kernel reno "
                     f"{row['reno_s']:7.3f} s ({row['reno_spurious']:4.1f})  cubic "
                     f"{row['cubic_s']:7.3f} s "
-                    f"({row['cubic_spurious']:4.1f})  profile vs reno "
-                    f"{row['profile_vs_reno_pct']:+6.1f} %",
+                    f"({row['cubic_spurious']:4.1f})  mptcp {row['mptcp_s']:7.3f} s  "
+                    f"profile vs reno {row['profile_vs_reno_pct']:+6.1f} %",
                     flush=True,
                 )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -5,28 +5,14 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use vho_sim::packet::Packet;
-use vho_sim::record::pcap::{CaptureSink, PcapWriter};
+use vho_sim::record::pcap::{PcapWriter, WriteSink};
 use vho_sim::record::pcap6::{self, Ipv6Plan};
 use vho_sim::time::Time;
 use vho_sim::world::{self, PacketTap};
 
-/// A pcap file being written; the first I/O error is kept and reported after the run.
-struct FileSink {
-    out: BufWriter<File>,
-    error: Option<std::io::Error>,
-}
-
-impl CaptureSink for FileSink {
-    fn write_bytes(&mut self, bytes: &[u8]) {
-        if self.error.is_none() {
-            if let Err(e) = self.out.write_all(bytes) {
-                self.error = Some(e);
-            }
-        }
-    }
-}
+type FileSink = WriteSink<BufWriter<File>>;
 
 /// IPv4 address of node `i` in captures: 10.0.x.y, one per node.
 pub fn node_ip(i: usize) -> [u8; 4] {
@@ -55,11 +41,7 @@ impl PacketTap for PcapTap {
             .write_segment(now, src, dst, pkt.ip_id, &pkt.seg);
     }
     fn finish(&mut self) -> Result<(), String> {
-        let sink = self.writer.sink_mut();
-        if let Some(e) = sink.error.take() {
-            return Err(e.to_string());
-        }
-        sink.out.flush().map_err(|e| e.to_string())
+        self.writer.sink_mut().finish().map_err(|e| e.to_string())
     }
 }
 
@@ -107,10 +89,7 @@ pub fn run_scenario<'py>(
             let file = File::create(&path).map_err(|e| {
                 crate::errors::io_error(&format!("{}: cannot create capture: {e}", path.display()))
             })?;
-            let sink = FileSink {
-                out: BufWriter::with_capacity(1 << 16, file),
-                error: None,
-            };
+            let sink = WriteSink::new(BufWriter::with_capacity(1 << 16, file));
             taps.push((
                 node,
                 Box::new(PcapTap {

@@ -19,6 +19,37 @@ impl CaptureSink for Vec<u8> {
     }
 }
 
+/// A sink over any writer the driver opened (a buffered file): the first error is kept and
+/// the rest of the capture skipped, to be reported once the run is over ([`WriteSink::finish`]).
+pub struct WriteSink<W: std::io::Write> {
+    out: W,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> WriteSink<W> {
+    pub fn new(out: W) -> Self {
+        WriteSink { out, error: None }
+    }
+
+    /// Flushes; the first error of the whole capture, if any.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()
+    }
+}
+
+impl<W: std::io::Write> CaptureSink for WriteSink<W> {
+    fn write_bytes(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(bytes) {
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
 pub const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
 pub const LINKTYPE_RAW: u32 = 101;
 /// Snap length written in the file header: whole packets.

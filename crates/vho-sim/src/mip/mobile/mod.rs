@@ -108,6 +108,11 @@ pub struct MobileNode {
     sent: [u64; 4],
     /// Binding Updates sent to correspondents, retransmissions included.
     sent_cn_updates: u64,
+    /// As a mobile router, the nodes behind it (NEMO Basic Support, RFC 3963); empty for a
+    /// mobile host.
+    network: Vec<Addr>,
+    /// Packets of the mobile network reverse-tunnelled to the home agent.
+    forwarded_up: u64,
 }
 
 /// What the world tells a mobile about one of its interfaces.
@@ -173,6 +178,8 @@ impl MobileNode {
             records: Vec::new(),
             rng,
             out: VecDeque::new(),
+            network: Vec::new(),
+            forwarded_up: 0,
             sent: [0; 4],
             sent_cn_updates: 0,
         }
@@ -405,6 +412,25 @@ impl MobileNode {
         }
     }
 
+    /// Makes it a mobile router for `network` (RFC 3963).
+    pub fn serve_network(&mut self, network: &[Addr]) {
+        self.network = network.to_vec();
+    }
+
+    /// Whether `a` is a node of its mobile network.
+    #[inline]
+    pub fn serves(&self, a: Addr) -> bool {
+        self.network.contains(&a)
+    }
+
+    /// A packet of its mobile network going out: reverse-tunnelled from the primary care-of
+    /// address to the home agent (RFC 3963 §5.5: "the mobile router ... MUST reverse-tunnel
+    /// packets ... to the home agent").
+    pub fn on_forward(&mut self, pkt: &mut Packet) {
+        encapsulate(pkt, self.ifaces[self.primary].coa, self.ha);
+        self.forwarded_up += 1;
+    }
+
     /// A TCP packet the mobile sends (from its home address): route-optimised from the
     /// primary care-of address to a correspondent that has it, else reverse-tunnelled to the
     /// home agent (RFC 6275 §11.3.1).
@@ -512,7 +538,7 @@ impl MobileNode {
     }
 
     pub fn counters(&self) -> Counters {
-        vec![
+        let mut v = vec![
             ("signalling_sent", self.sent[0]),
             ("binding_updates_sent", self.sent[1]),
             ("neighbor_solicitations_sent", self.sent[2]),
@@ -525,6 +551,13 @@ impl MobileNode {
                     .filter(|r| r.first_route_optimised.is_some())
                     .count() as u64,
             ),
-        ]
+        ];
+        if !self.network.is_empty() {
+            v.push((
+                "mobile_network_packets_reverse_tunnelled",
+                self.forwarded_up,
+            ));
+        }
+        v
     }
 }

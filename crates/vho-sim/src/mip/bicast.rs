@@ -1,0 +1,113 @@
+//! Bicasting at a NEMO home agent (Naoe, Wetterwald & Bonnet, seed 002, §IV, Fig. 1-3): during
+//! a soft handover the home agent duplicates each packet for the mobile network and sends one
+//! copy through each of the mobile router's two tunnels (one per care-of address, RFC 5648's
+//! multiple bindings), stamping both with the same Packet Identifier Option.
+//!
+//! The window is a flow-binding policy (RFC 6089's N-casting action, the paper's "Flow
+//! Identification Option") given by the scenario: from the handover's trigger to its
+//! completion (§V-C: 5 s and 15 s). In the paper the MR's Binding Update starts it and
+//! T_bicasting is "initialized on the HA when the BU arrives" (§IV-B); here both bases are the
+//! window's start, the BU's transit being the clock offset §IV-B shows cancels in eq. 2.
+
+use super::message::Addr;
+use crate::net::combine::Pio;
+use crate::net::nemo_combiner::Combining;
+use crate::spec::NodeIdx;
+use crate::time::{Time, NANOS_PER_MILLI};
+
+/// A NEMO soft handover in a scenario (`[nemo]`): which mobile is a mobile router, the nodes
+/// behind it, the home agent's bicasting window and the router's combining.
+#[derive(Clone, PartialEq, Debug)]
+pub struct NemoSpec {
+    /// The mobile router, an index into `Spec::mobiles`.
+    pub router: usize,
+    /// Its mobile network: the local fixed nodes (LFNs) behind it, each on a link to it.
+    pub network: Vec<NodeIdx>,
+    /// The bicasting window [from, until): the handover's trigger and its completion (§V-C:
+    /// 5 s and 15 s). `None`: no bicasting, the Make-Before-Break baseline (the path switches
+    /// with the `[[handover]]`).
+    pub bicast: Option<(Time, Time)>,
+    pub combining: Combining,
+}
+
+/// The home agent's bicasting policy for one mobile router.
+#[derive(Clone, Debug)]
+pub struct Bicast {
+    /// The mobile router's home address (its binding's key).
+    pub router: Addr,
+    /// The nodes of its mobile network (RFC 3963 §6.1: the mobile network prefix's hosts).
+    pub network: Vec<Addr>,
+    /// Its two care-of addresses, one per tunnel.
+    pub coas: [Addr; 2],
+    /// T_bicasting, the window's start, and its end.
+    pub from: Time,
+    pub until: Time,
+    /// The next sequence number: "incremented by one each time the HA duplicates a packet"
+    /// (§IV-B).
+    next_seq: u16,
+    pub duplicated: u64,
+}
+
+impl Bicast {
+    pub fn new(router: Addr, network: Vec<Addr>, coas: [Addr; 2], from: Time, until: Time) -> Self {
+        Bicast {
+            router,
+            network,
+            coas,
+            from,
+            until,
+            next_seq: 0,
+            duplicated: 0,
+        }
+    }
+
+    /// Whether a packet for `dst` is bicast at `now`.
+    pub fn applies(&self, now: Time, dst: Addr) -> bool {
+        now >= self.from && now < self.until && self.network.contains(&dst)
+    }
+
+    /// The option for the next duplicated packet: its sequence number and T_sent^n, the ms
+    /// elapsed since T_bicasting, truncated to the PIO's 1 ms resolution, modulo 2^16 (§IV-B).
+    pub fn stamp(&mut self, now: Time) -> Pio {
+        let seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
+        self.duplicated += 1;
+        let ms = now.saturating_since(self.from).as_nanos() / NANOS_PER_MILLI;
+        Pio {
+            seq,
+            sent_ms: ms as u16,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Dur;
+
+    #[test]
+    fn stamps_count_duplicates_and_ms_since_t_bicasting() {
+        // §IV-B: sequence +1 per duplicated packet; timestamp = elapsed ms since T_bicasting.
+        let t0 = Time::ZERO + Dur::from_secs(5);
+        let mut b = Bicast::new(3, vec![4], [5, 6], t0, t0 + Dur::from_secs(10));
+        assert!(!b.applies(t0 - Dur::from_millis(1), 4));
+        assert!(b.applies(t0, 4));
+        assert!(!b.applies(t0, 3), "only the mobile network's packets");
+        assert!(
+            !b.applies(t0 + Dur::from_secs(10), 4),
+            "the window ends at completion"
+        );
+        let p0 = b.stamp(t0 + Dur::from_micros(1_999));
+        let p1 = b.stamp(t0 + Dur::from_millis(70_000));
+        assert_eq!(p0, Pio { seq: 0, sent_ms: 1 });
+        // 70 000 ms modulo 65 536.
+        assert_eq!(
+            p1,
+            Pio {
+                seq: 1,
+                sent_ms: 4_464
+            }
+        );
+        assert_eq!(b.duplicated, 2);
+    }
+}

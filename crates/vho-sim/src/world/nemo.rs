@@ -1,0 +1,136 @@
+//! Driving a NEMO soft handover (`[nemo]`, Naoe et al., seed 002): the mobile router's mobile
+//! network routed through its home agent and reverse-tunnelled back (RFC 3963), the home
+//! agent's bicasting (`mip::bicast`) and the router's combining (`net::nemo_combiner`), built
+//! into the Mobile IPv6 world's chains; the ground truth told of the copies the network makes
+//! and discards.
+
+use super::World;
+use crate::mip::bicast::{Bicast, NemoSpec};
+use crate::mip::{Addr, Addresses};
+use crate::net::combine::apc::Apc;
+use crate::net::combine::sequence_table::{NemoSho, DEFAULT_TABLE_SIZE};
+use crate::net::combine::{AnyCombiner, LinkClass};
+use crate::net::function::AnyFunction;
+use crate::net::nemo_combiner::{Combining, NemoCombiner};
+use crate::net::routes::{dir_index, DirIdx, Routes};
+use crate::packet::PktIdx;
+use crate::spec::{NodeIdx, Spec};
+
+/// Routes of the mobile network: (node behind the router, the router, the node's direction
+/// towards the router).
+pub(super) type NetworkRoutes = Vec<(NodeIdx, NodeIdx, DirIdx)>;
+
+/// Builds the entities' NEMO parts into the chains; returns the mobile network's routes.
+pub(super) fn build(
+    spec: &Spec,
+    nemo: &NemoSpec,
+    home_agent: NodeIdx,
+    addresses: &Addresses,
+    chains: &mut [Vec<AnyFunction>],
+) -> NetworkRoutes {
+    let Some(m) = spec.mobiles.get(nemo.router) else {
+        return Vec::new();
+    };
+    let mr = m.node;
+    let network: Vec<Addr> = nemo.network.iter().map(|&n| n as Addr).collect();
+    // The nominal rate of each interface (§IV: "the MR has information about the link rate
+    // per interface beforehand"): the faster of its link's two directions.
+    let rate = |l: usize| {
+        let link = &spec.links[l];
+        link.ab.rate_bps.max(link.ba.rate_bps)
+    };
+    let fastest = m.interfaces.iter().map(|&l| rate(l)).max().unwrap_or(0);
+    let mut class = vec![None; 2 * spec.links.len()];
+    for &l in &m.interfaces {
+        let towards = dir_index(l, spec.links[l].b == mr);
+        class[towards as usize] = Some(if rate(l) == fastest {
+            LinkClass::Fast
+        } else {
+            LinkClass::Slow
+        });
+    }
+    let coa = |l: usize| addresses.coa(mr, l).unwrap_or(0);
+    let other = m
+        .interfaces
+        .iter()
+        .copied()
+        .find(|&l| l != m.initial)
+        .unwrap_or(m.initial);
+    let bicast = nemo.bicast.map(|(from, until)| {
+        Bicast::new(
+            mr as Addr,
+            network.clone(),
+            [coa(m.initial), coa(other)],
+            from,
+            until,
+        )
+    });
+    for f in chains[home_agent].iter_mut() {
+        if let AnyFunction::HomeAgent(ha) = f {
+            ha.serve_network(mr as Addr, &network, bicast.clone());
+        }
+    }
+    for f in chains[mr].iter_mut() {
+        if let AnyFunction::MobileNode(mn) = f {
+            mn.serve_network(&network);
+        }
+    }
+    // T_combining: "initialized on the MR when the BU is sent" (§IV-B), the window's start.
+    let t_combining = nemo.bicast.map_or(crate::time::Time::ZERO, |w| w.0);
+    let combiner = match nemo.combining {
+        Combining::None => None,
+        Combining::NemoSho => NemoSho::new(DEFAULT_TABLE_SIZE)
+            .ok()
+            .map(AnyCombiner::NemoSho),
+        Combining::Apc(cfg) => Apc::new(cfg, t_combining).ok().map(AnyCombiner::Apc),
+    };
+    chains[mr].push(AnyFunction::NemoCombiner(NemoCombiner::new(
+        class, combiner,
+    )));
+    nemo.network
+        .iter()
+        .filter_map(|&n| {
+            let l = spec
+                .links
+                .iter()
+                .position(|k| (k.a == n && k.b == mr) || (k.b == n && k.a == mr))?;
+            Some((n, mr, dir_index(l, spec.links[l].a == n)))
+        })
+        .collect()
+}
+
+/// The mobile network's routes on top of the Mobile IPv6 ones: its nodes reached through the
+/// home agent (whose binding cache tunnels to the router), and reaching out through the router.
+pub(super) fn route(r: &mut Routes, network: &NetworkRoutes, home_agent: NodeIdx) {
+    for &(n, mr, d) in network {
+        r.alias_behind(n, home_agent, mr);
+        r.default_route(n, d);
+    }
+}
+
+impl World {
+    /// A packet the network copied (a home agent's bicast copy) joins its segment's copies in
+    /// flight.
+    pub(super) fn note_copy(&mut self, idx: PktIdx) {
+        let pkt = self.slab.get(idx);
+        let (f, to_receiver, seg) = (pkt.flow as usize, pkt.to_receiver, pkt.seg);
+        let flow = &mut self.flows[f];
+        if let (true, Some(base), true) = (to_receiver, flow.data_base, seg.data_seq_len() > 0) {
+            flow.truth.on_network_copy(seg.seq - base);
+        }
+    }
+
+    /// A copy a combiner discarded (the other went on): freed, no loss booked.
+    pub(super) fn absorb_copy(&mut self, idx: PktIdx) {
+        let pkt = self.slab.remove(idx);
+        if !pkt.is_tcp() {
+            return;
+        }
+        let flow = &mut self.flows[pkt.flow as usize];
+        if let (true, Some(base), true) =
+            (pkt.to_receiver, flow.data_base, pkt.seg.data_seq_len() > 0)
+        {
+            flow.truth.on_absorb(pkt.seg.seq - base);
+        }
+    }
+}

@@ -110,4 +110,62 @@ mod tests {
         );
         assert_eq!(b.duplicated, 2);
     }
+
+    #[test]
+    fn the_home_agent_sends_two_copies_with_one_option_inside_the_window_only() {
+        // §IV-B: "the HA captures a packet destined for the MR, duplicates it and routes them
+        // to the MR through the two tunnels", the PIO after the tunnel header; outside the
+        // window one tunnel (the binding) and no option.
+        use crate::mip::home_agent::HomeAgent;
+        use crate::mip::Addresses;
+        use crate::packet::{net, Packet};
+        use crate::spec::MobileSpec;
+        // cn 0, ha 1, mr 2, lfn 3; the MR's care-of addresses 4 (link 0) and 5 (link 1).
+        let addresses = Addresses::new(
+            4,
+            &[MobileSpec {
+                node: 2,
+                interfaces: vec![0, 1],
+                initial: 0,
+            }],
+        );
+        let mut ha = HomeAgent::new(1, addresses, &[(2, 4)]);
+        let t0 = Time::from_secs(5);
+        let window = Bicast::new(2, vec![3], [4, 5], t0, Time::from_secs(15));
+        ha.serve_network(2, &[3], Some(window));
+        let data = Packet {
+            src: 0,
+            dst: 3,
+            wire_bytes: 1452,
+            ..Default::default()
+        };
+        let mut before = data;
+        ha.on_packet(Time::from_secs(4), &mut before);
+        assert_eq!((before.dst, before.inner_dst), (4, 3));
+        assert_eq!(before.net & net::PIO, 0);
+        assert!(ha.poll_transmit().is_none(), "one copy outside the window");
+        for (k, at_ms) in [(0u16, 5_000u64), (1, 7_250)] {
+            let mut a = data;
+            ha.on_packet(Time::from_millis(at_ms), &mut a);
+            let b = ha.poll_transmit().expect("a second copy");
+            assert!(ha.poll_transmit().is_none());
+            assert_eq!((a.dst, b.dst), (4, 5), "one copy per care-of address");
+            assert_eq!((a.inner_dst, b.inner_dst), (3, 3));
+            let pio = Pio {
+                seq: k,
+                sent_ms: (at_ms - 5_000) as u16,
+            };
+            assert_eq!((a.pio, b.pio), (pio, pio));
+            assert!(a.net & b.net & net::PIO != 0 && a.net & b.net & net::TUNNEL != 0);
+            // Tunnel (40) and option (8) on each.
+            assert_eq!(a.wire_bytes, 1452 + 48);
+            assert_eq!(b.wire_bytes, 1452 + 48);
+        }
+        let mut after = data;
+        ha.on_packet(Time::from_secs(15), &mut after);
+        assert!(
+            ha.poll_transmit().is_none(),
+            "the window ends at completion"
+        );
+    }
 }

@@ -143,3 +143,75 @@ impl NemoCombiner {
             .map_or(Dur::ZERO, |c| c.stats().max_hold)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::combine::apc::{Apc, ApcConfig};
+    use crate::net::combine::Pio;
+
+    /// Direction 0 is the fast link's, 1 the slow link's.
+    fn apc() -> NemoCombiner {
+        let c = Apc::new(ApcConfig::downward(), Time::ZERO).expect("valid");
+        NemoCombiner::new(
+            vec![Some(LinkClass::Fast), Some(LinkClass::Slow)],
+            Some(AnyCombiner::Apc(c)),
+        )
+    }
+
+    fn copy(seq: u16) -> Packet {
+        Packet {
+            net: net::PIO,
+            pio: Pio { seq, sent_ms: 0 },
+            ..Default::default()
+        }
+    }
+
+    fn hop(ingress: DirIdx) -> Hop {
+        Hop {
+            ingress: Some(ingress),
+            egress: 9,
+        }
+    }
+
+    #[test]
+    fn a_slow_first_copy_waits_behind_the_lower_numbers_it_releases() {
+        // §IV-B: "when the MR decides to forward the sequence number n ... it checks whether
+        // the sequence number smaller than n still remains in the buffer. If packets are
+        // there, the MR forwards them in-order"; net::combine's call order: what
+        // poll_release yields leaves before the copy.
+        let mut f = apc();
+        let t = Time::from_millis(10);
+        let mut p0 = copy(0);
+        assert_eq!(f.on_packet(t, 100, &mut p0, hop(0)), Verdict::Hold);
+        assert_eq!(p0.net & net::PIO, 0, "the option ends at the router");
+        let mut p1 = copy(1);
+        assert_eq!(f.on_packet(t, 101, &mut p1, hop(1)), Verdict::Hold);
+        assert_eq!(f.poll_timeout(), Some(Time::ZERO), "due at once");
+        assert_eq!(f.poll_release(t), Some(100));
+        assert_eq!(f.poll_release(t), Some(101));
+        assert_eq!(f.poll_release(t), None);
+        // The slow copy of 0 and the fast copy of 1 are duplicates: absorbed.
+        let mut d0 = copy(0);
+        assert_eq!(f.on_packet(t, 102, &mut d0, hop(1)), Verdict::Absorb);
+        let mut d1 = copy(1);
+        assert_eq!(f.on_packet(t, 103, &mut d1, hop(0)), Verdict::Absorb);
+        assert!(!f.holds());
+    }
+
+    #[test]
+    fn packets_without_the_option_or_from_elsewhere_pass_untouched() {
+        let mut f = apc();
+        let mut plain = Packet::default();
+        assert_eq!(
+            f.on_packet(Time::ZERO, 1, &mut plain, hop(0)),
+            Verdict::Pass
+        );
+        let mut from_lfn = copy(0);
+        assert_eq!(
+            f.on_packet(Time::ZERO, 2, &mut from_lfn, hop(5)),
+            Verdict::Pass
+        );
+        assert_eq!(f.counters()[0], ("copies", 0));
+    }
+}

@@ -52,6 +52,11 @@ impl HomeAgent {
         self.bicast = bicast;
     }
 
+    /// Packets duplicated by bicasting so far.
+    pub fn bicast_count(&self) -> u64 {
+        self.bicast.as_ref().map_or(0, |b| b.duplicated)
+    }
+
     /// Whether a bicast copy waits in `poll_transmit` (the world sends it at once).
     pub fn has_output(&self) -> bool {
         !self.out.is_empty()
@@ -152,10 +157,7 @@ impl HomeAgent {
             ("packets_tunnelled", self.encapsulated),
             ("binding_updates", self.updates),
             ("dropped_without_binding", self.no_binding),
-            (
-                "packets_bicast",
-                self.bicast.as_ref().map_or(0, |b| b.duplicated),
-            ),
+            ("packets_bicast", self.bicast_count()),
         ]
     }
 }

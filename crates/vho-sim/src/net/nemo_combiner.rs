@@ -32,6 +32,15 @@ pub enum Combining {
     Apc(super::combine::apc::ApcConfig),
 }
 
+/// [`NemoCombiner::totals`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Totals {
+    pub copies: u64,
+    pub forwarded: u64,
+    pub absorbed: u64,
+    pub held: u64,
+}
+
 pub struct NemoCombiner {
     /// Per direction index: the class of an access link's direction towards the router.
     class: Vec<Option<LinkClass>>,
@@ -134,6 +143,21 @@ impl NemoCombiner {
             ]);
         }
         v
+    }
+
+    /// Its totals: copies seen, forwarded (without combining, at once or released),
+    /// absorbed, held.
+    pub fn totals(&self) -> Totals {
+        let (forwarded, held) = match &self.combiner {
+            Some(c) => (c.stats().forwarded(), c.stats().held),
+            None => (self.forwarded_without_combining, 0),
+        };
+        Totals {
+            copies: self.copies,
+            forwarded,
+            absorbed: self.absorbed,
+            held,
+        }
     }
 
     /// The longest a copy stayed held.

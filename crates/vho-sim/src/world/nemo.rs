@@ -108,7 +108,63 @@ pub(super) fn route(r: &mut Routes, network: &NetworkRoutes, home_agent: NodeIdx
     }
 }
 
+/// `summary.json`'s `nemo`: what the home agent bicast and what the mobile router's combiner
+/// did with the copies (the same counters as its `node_functions` entry, named for the study).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct NemoSummary {
+    pub router: String,
+    pub combining: &'static str,
+    /// Packets the home agent duplicated (each sent through both tunnels).
+    pub packets_bicast: u64,
+    /// Copies carrying a Packet Identifier Option that reached the router.
+    pub copies: u64,
+    /// Copies forwarded to the mobile network (at once or released).
+    pub forwarded: u64,
+    /// Copies discarded as duplicates (or outside the Sequence Number Table).
+    pub duplicates_dropped: u64,
+    /// Fast-link copies APC held (eq. 2), and the longest hold.
+    pub held: u64,
+    pub max_hold_s: f64,
+}
+
 impl World {
+    /// The run's `nemo` summary (`None` without `[nemo]`).
+    pub(super) fn nemo_summary(&self) -> Option<NemoSummary> {
+        let n = self.spec.nemo.as_ref()?;
+        let mr = self.spec.mobiles.get(n.router)?.node;
+        let mut out = NemoSummary {
+            router: self.spec.nodes[mr].name.clone(),
+            combining: match n.combining {
+                Combining::None => "none",
+                Combining::NemoSho => "nemo-sho",
+                Combining::Apc(_) => "apc",
+            },
+            packets_bicast: 0,
+            copies: 0,
+            forwarded: 0,
+            duplicates_dropped: 0,
+            held: 0,
+            max_hold_s: 0.0,
+        };
+        for fns in &self.functions {
+            for f in &fns.chain {
+                match f {
+                    AnyFunction::HomeAgent(ha) => out.packets_bicast += ha.bicast_count(),
+                    AnyFunction::NemoCombiner(c) => {
+                        let s = c.totals();
+                        out.copies += s.copies;
+                        out.forwarded += s.forwarded;
+                        out.duplicates_dropped += s.absorbed;
+                        out.held += s.held;
+                        out.max_hold_s = out.max_hold_s.max(c.max_hold().as_secs_f64());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Some(out)
+    }
+
     /// A packet the network copied (a home agent's bicast copy) joins its segment's copies in
     /// flight.
     pub(super) fn note_copy(&mut self, idx: PktIdx) {

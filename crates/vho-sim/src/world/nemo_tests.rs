@@ -103,6 +103,11 @@ fn copies_go_twice_inside_the_window_and_the_router_forwards_each_number_once() 
             }
         }
         assert!(s.run.conservation_ok, "{combining}: links conserve packets");
+        // summary.json's own key: every copy forwarded or dropped as a duplicate.
+        let n = s.nemo.as_ref().expect("a [nemo] run has its key");
+        assert_eq!(n.combining, combining);
+        assert_eq!((n.packets_bicast, n.copies), (bicast, mr["copies"]));
+        assert_eq!(n.forwarded + n.duplicates_dropped, n.copies, "{combining}");
         // Outside the window the WLAN carries nothing towards the MR before the handover
         // at 15 s but its router's advertisements: the bicast copies are what it carries.
         assert!(delivered(&s, "wlan", "mr") >= bicast);

@@ -46,6 +46,12 @@ def test_summary_has_the_combiners_counters(out):
     assert forwarded + mr["duplicates_dropped"] <= mr["copies"]
     assert mr["held"] > 0 and mr["max_hold_us"] > 0
     assert s["run"]["conservation_ok"]
+    # The run's own key for the study.
+    n = s["nemo"]
+    assert (n["router"], n["combining"]) == ("mr", "apc")
+    assert (n["copies"], n["held"]) == (mr["copies"], mr["held"])
+    assert n["duplicates_dropped"] == mr["duplicates_dropped"]
+    assert n["max_hold_s"] == pytest.approx(mr["max_hold_us"] / 1e6, abs=1e-6)
 
 
 def _fields(pcap: Path, filt: str, *fields: str) -> list[list[str]]:

@@ -27,6 +27,10 @@ pub struct NemoSpec {
     /// 5 s and 15 s). `None`: no bicasting, the Make-Before-Break baseline (the path switches
     /// with the `[[handover]]`).
     pub bicast: Option<(Time, Time)>,
+    /// Bicasting upward too (§IV-B: "applied to the down-link traffic from the HA to the MR
+    /// and/or the up-link traffic"): the router sends the network's packets through both
+    /// reverse tunnels, the home agent combines them.
+    pub uplink: bool,
     pub combining: Combining,
 }
 
@@ -63,7 +67,11 @@ impl Bicast {
 
     /// Whether a packet for `dst` is bicast at `now`.
     pub fn applies(&self, now: Time, dst: Addr) -> bool {
-        now >= self.from && now < self.until && self.network.contains(&dst)
+        self.in_window(now) && self.network.contains(&dst)
+    }
+
+    pub fn in_window(&self, now: Time) -> bool {
+        now >= self.from && now < self.until
     }
 
     /// The option for the next duplicated packet: its sequence number and T_sent^n, the ms

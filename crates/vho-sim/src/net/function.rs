@@ -119,7 +119,7 @@ impl AnyFunction {
                     if hop.ingress.is_none() && !f.serves(pkt.dst) {
                         f.on_output(pkt);
                     } else if hop.ingress.is_some() && f.serves(pkt.src) && !f.serves(pkt.dst) {
-                        f.on_forward(pkt);
+                        f.on_forward(now, pkt);
                     }
                 }
                 Verdict::Pass
@@ -200,6 +200,7 @@ impl AnyFunction {
     pub fn has_output(&self) -> bool {
         match self {
             AnyFunction::HomeAgent(f) => f.has_output(),
+            AnyFunction::MobileNode(f) => f.has_output(),
             _ => false,
         }
     }

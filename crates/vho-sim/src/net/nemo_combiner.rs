@@ -44,6 +44,10 @@ pub struct Totals {
 pub struct NemoCombiner {
     /// Per direction index: the class of an access link's direction towards the router.
     class: Vec<Option<LinkClass>>,
+    /// At the home agent, combining upward copies: the class of each care-of address a
+    /// reverse tunnel starts at (the tunnel's source, kept in `inner_src` by
+    /// `mip::decapsulate`).
+    class_by_coa: Vec<(crate::mip::Addr, LinkClass)>,
     combiner: Option<AnyCombiner<PktIdx>>,
     /// Copies (forwarded at once or released) that wait behind what was released before them.
     ready: VecDeque<PktIdx>,
@@ -56,6 +60,7 @@ impl NemoCombiner {
     pub fn new(class: Vec<Option<LinkClass>>, combiner: Option<AnyCombiner<PktIdx>>) -> Self {
         NemoCombiner {
             class,
+            class_by_coa: Vec::new(),
             combiner,
             ready: VecDeque::new(),
             copies: 0,
@@ -64,14 +69,31 @@ impl NemoCombiner {
         }
     }
 
+    /// A combiner at the home agent for upward copies, told apart by their care-of address.
+    pub fn at_home_agent(
+        class_by_coa: Vec<(crate::mip::Addr, LinkClass)>,
+        combiner: Option<AnyCombiner<PktIdx>>,
+    ) -> Self {
+        NemoCombiner {
+            class_by_coa,
+            ..NemoCombiner::new(Vec::new(), combiner)
+        }
+    }
+
     pub fn on_packet(&mut self, now: Time, idx: PktIdx, pkt: &mut Packet, hop: Hop) -> Verdict {
         if pkt.net & net::PIO == 0 || pkt.net & net::TUNNEL != 0 {
             return Verdict::Pass;
         }
-        let Some(link) = hop
+        let by_dir = hop
             .ingress
-            .and_then(|d: DirIdx| self.class.get(d as usize).copied().flatten())
-        else {
+            .and_then(|d: DirIdx| self.class.get(d as usize).copied().flatten());
+        let by_coa = || {
+            self.class_by_coa
+                .iter()
+                .find(|c| c.0 == pkt.inner_src)
+                .map(|c| c.1)
+        };
+        let Some(link) = by_dir.or_else(by_coa) else {
             return Verdict::Pass;
         };
         // The option ends with the tunnel at the router (`mip::decapsulate` took its bytes).

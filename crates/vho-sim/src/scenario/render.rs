@@ -202,9 +202,10 @@ fn nemo(o: &mut String, spec: &Spec, n: &crate::mip::bicast::NemoSpec) {
     if let Some((from, until)) = n.bicast {
         let _ = writeln!(
             o,
-            "bicast_from = {}\nbicast_until = {}",
+            "bicast_from = {}\nbicast_until = {}\nbicast_uplink = {}",
             dur(Dur(from.as_nanos())),
-            dur(Dur(until.as_nanos()))
+            dur(Dur(until.as_nanos())),
+            n.uplink
         );
     }
     match n.combining {

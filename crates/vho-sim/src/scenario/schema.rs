@@ -117,6 +117,7 @@ pub struct NemoT {
     pub combining: Option<S>,
     pub bicast_from: Option<S>,
     pub bicast_until: Option<S>,
+    pub bicast_uplink: Option<bool>,
     pub apc_alpha: Option<Spanned<f64>>,
     pub apc_initial_delay: Option<S>,
     pub apc_first_measured: Option<bool>,

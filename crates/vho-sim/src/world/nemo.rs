@@ -70,22 +70,39 @@ pub(super) fn build(
             ha.serve_network(mr as Addr, &network, bicast.clone());
         }
     }
+    let uplink = bicast.clone().filter(|_| nemo.uplink);
     for f in chains[mr].iter_mut() {
         if let AnyFunction::MobileNode(mn) = f {
-            mn.serve_network(&network);
+            mn.serve_network(&network, uplink.clone());
         }
     }
     // T_combining: "initialized on the MR when the BU is sent" (§IV-B), the window's start.
     let t_combining = nemo.bicast.map_or(crate::time::Time::ZERO, |w| w.0);
-    let combiner = match nemo.combining {
+    let combiner = || match nemo.combining {
         Combining::None => None,
         Combining::NemoSho => NemoSho::new(DEFAULT_TABLE_SIZE)
             .ok()
             .map(AnyCombiner::NemoSho),
         Combining::Apc(cfg) => Apc::new(cfg, t_combining).ok().map(AnyCombiner::Apc),
     };
+    if uplink.is_some() {
+        // Upward copies are combined at the home agent, told apart by their care-of address.
+        let class_by_coa = m
+            .interfaces
+            .iter()
+            .filter_map(|&l| {
+                let towards = dir_index(l, spec.links[l].b == mr) as usize;
+                Some((coa(l), class[towards]?))
+            })
+            .collect();
+        chains[home_agent].push(AnyFunction::NemoCombiner(NemoCombiner::at_home_agent(
+            class_by_coa,
+            combiner(),
+        )));
+    }
     chains[mr].push(AnyFunction::NemoCombiner(NemoCombiner::new(
-        class, combiner,
+        class,
+        combiner(),
     )));
     nemo.network
         .iter()
@@ -109,7 +126,8 @@ pub(super) fn route(r: &mut Routes, network: &NetworkRoutes, home_agent: NodeIdx
 }
 
 /// `summary.json`'s `nemo`: what the home agent bicast and what the mobile router's combiner
-/// did with the copies (the same counters as its `node_functions` entry, named for the study).
+/// did with the copies (the same counters as its `node_functions` entry, named for the study;
+/// downward only: upward bicasting's counters are the MR's and the HA's `node_functions`).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct NemoSummary {
     pub router: String,
@@ -146,11 +164,12 @@ impl World {
             held: 0,
             max_hold_s: 0.0,
         };
-        for fns in &self.functions {
-            for f in &fns.chain {
+        let ha = self.spec.mipv6.as_ref()?.home_agent;
+        for node in [ha, mr] {
+            for f in &self.functions[node].chain {
                 match f {
                     AnyFunction::HomeAgent(ha) => out.packets_bicast += ha.bicast_count(),
-                    AnyFunction::NemoCombiner(c) => {
+                    AnyFunction::NemoCombiner(c) if node == mr => {
                         let s = c.totals();
                         out.copies += s.copies;
                         out.forwarded += s.forwarded;

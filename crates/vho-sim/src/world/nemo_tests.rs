@@ -191,3 +191,46 @@ fn a_nemo_run_reruns_byte_identically() {
     let b = serde_json::to_string(&summary(&spec)).expect("json");
     assert_eq!(a, b);
 }
+
+#[test]
+fn upward_bicasting_sends_the_networks_packets_twice_and_the_home_agent_combines() {
+    // §IV-B: bicasting and combining "are applied to the down-link traffic from the HA to the
+    // MR and/or the up-link traffic": with bicast_uplink the MR sends each of the LFN's
+    // packets (here its ACKs) through both reverse tunnels with one PIO, and the HA forwards
+    // one copy of each number to the CN (NEMO-SHO), or both (none).
+    for combining in ["none", "nemo-sho"] {
+        let set = format!("nemo.combining=\"{combining}\"");
+        let mut sets = LOSSLESS.to_vec();
+        sets.extend(["nemo.bicast_uplink=true", &set]);
+        let s = summary(&load(EXAMPLE, &sets));
+        let up = s
+            .node_functions
+            .iter()
+            .find(|f| f.node == "mr" && f.kind == "mipv6-mobile-node")
+            .expect("the MR")
+            .counters["packets_bicast"];
+        assert!(up > 50, "{combining}: {up}");
+        let ha = &s
+            .node_functions
+            .iter()
+            .find(|f| f.node == "ha" && f.kind == "nemo-combiner")
+            .expect("a combiner at the HA")
+            .counters;
+        assert_eq!(ha["copies"], 2 * up, "{combining}");
+        match combining {
+            "none" => assert_eq!(ha["forwarded_without_combining"], 2 * up),
+            _ => {
+                assert_eq!(ha["duplicates_dropped"], up);
+                assert_eq!(ha["forwarded_at_once"], up);
+            }
+        }
+        // The MR's signalling count is its signalling alone.
+        let mr = &s
+            .node_functions
+            .iter()
+            .find(|f| f.node == "mr" && f.kind == "mipv6-mobile-node")
+            .expect("the MR")
+            .counters;
+        assert_eq!(mr["signalling_sent"], mr["binding_updates_sent"]);
+    }
+}

@@ -113,6 +113,11 @@ pub struct MobileNode {
     network: Vec<Addr>,
     /// Packets of the mobile network reverse-tunnelled to the home agent.
     forwarded_up: u64,
+    /// Upward bicasting (`mip::bicast`): the window, and the care-of addresses as
+    /// `Bicast::coas`.
+    uplink_bicast: Option<super::bicast::Bicast>,
+    /// An upward bicast copy waiting to leave (at once: the world pumps on `has_output`).
+    copy_out: Option<Packet>,
 }
 
 /// What the world tells a mobile about one of its interfaces.
@@ -180,6 +185,8 @@ impl MobileNode {
             out: VecDeque::new(),
             network: Vec::new(),
             forwarded_up: 0,
+            uplink_bicast: None,
+            copy_out: None,
             sent: [0; 4],
             sent_cn_updates: 0,
         }
@@ -412,9 +419,15 @@ impl MobileNode {
         }
     }
 
-    /// Makes it a mobile router for `network` (RFC 3963).
-    pub fn serve_network(&mut self, network: &[Addr]) {
+    /// Makes it a mobile router for `network` (RFC 3963), bicasting upward per `uplink`.
+    pub fn serve_network(&mut self, network: &[Addr], uplink: Option<super::bicast::Bicast>) {
         self.network = network.to_vec();
+        self.uplink_bicast = uplink;
+    }
+
+    /// Whether an upward bicast copy waits in `poll_transmit`.
+    pub fn has_output(&self) -> bool {
+        self.copy_out.is_some()
     }
 
     /// Whether `a` is a node of its mobile network.
@@ -426,9 +439,21 @@ impl MobileNode {
     /// A packet of its mobile network going out: reverse-tunnelled from the primary care-of
     /// address to the home agent (RFC 3963 §5.5: "the mobile router ... MUST reverse-tunnel
     /// packets ... to the home agent").
-    pub fn on_forward(&mut self, pkt: &mut Packet) {
-        encapsulate(pkt, self.ifaces[self.primary].coa, self.ha);
+    /// Inside an upward bicasting window the packet goes through both reverse tunnels with
+    /// one Packet Identifier Option (seed 002 §IV-B), the copy through `poll_transmit`.
+    pub fn on_forward(&mut self, now: Time, pkt: &mut Packet) {
         self.forwarded_up += 1;
+        if let Some(b) = self.uplink_bicast.as_mut().filter(|b| b.in_window(now)) {
+            pkt.pio = b.stamp(now);
+            pkt.net |= net::PIO;
+            pkt.wire_bytes += super::message::PIO_BYTES;
+            let mut copy = *pkt;
+            encapsulate(pkt, b.coas[0], self.ha);
+            encapsulate(&mut copy, b.coas[1], self.ha);
+            self.copy_out = Some(copy);
+            return;
+        }
+        encapsulate(pkt, self.ifaces[self.primary].coa, self.ha);
     }
 
     /// A TCP packet the mobile sends (from its home address): route-optimised from the
@@ -526,6 +551,9 @@ impl MobileNode {
     }
 
     pub fn poll_transmit(&mut self) -> Option<Packet> {
+        if let Some(c) = self.copy_out.take() {
+            return Some(c);
+        }
         let p = self.out.pop_front()?;
         self.sent[0] += 1;
         match p.sig {
@@ -552,6 +580,9 @@ impl MobileNode {
                     .count() as u64,
             ),
         ];
+        if let Some(b) = &self.uplink_bicast {
+            v.push(("packets_bicast", b.duplicated));
+        }
         if !self.network.is_empty() {
             v.push((
                 "mobile_network_packets_reverse_tunnelled",

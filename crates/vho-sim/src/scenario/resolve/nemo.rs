@@ -166,10 +166,20 @@ impl Ctx<'_> {
                 n.combining.as_ref().map(|s| format!("{:?}", s.get_ref())),
             ));
         }
+        let uplink = n.bicast_uplink.unwrap_or(false);
+        if uplink && bicast.is_none() {
+            return Err(self.err(
+                span,
+                "nemo.bicast_uplink",
+                "a bicasting window (bicast_from, bicast_until) to bicast upward in",
+                Some("true".into()),
+            ));
+        }
         Ok(Some(NemoSpec {
             router,
             network,
             bicast,
+            uplink,
             combining,
         }))
     }

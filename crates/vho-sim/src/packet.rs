@@ -9,6 +9,7 @@
 //! route on; a tunnelled packet keeps its inner header's in `inner_src`/`inner_dst`.
 
 use crate::mip::message::Signal;
+use crate::net::combine::Pio;
 use crate::tcp::{Segment, TxKind};
 use crate::time::Time;
 
@@ -34,6 +35,11 @@ pub mod net {
     /// than its addresses and size, and `inner_dst`: when not zero, one more than the access
     /// link it must cross at the mobile's end (a multipath host's per-interface address).
     pub const EXTERNAL: u8 = 16;
+    /// A Packet Identifier Option in a Destination Options header right after the tunnel
+    /// header (Naoe et al., seed 002, §IV-B, Fig. 3): a copy the home agent bicast
+    /// (`Packet::pio`). Kept after the tunnel exit strips the option's bytes, so that the
+    /// mobile router's combiner (`net::nemo_combiner`) can read it; the combiner clears it.
+    pub const PIO: u8 = 32;
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -62,6 +68,9 @@ pub struct Packet {
     pub inner_dst: u32,
     /// The signalling message (`net::SIGNAL`); `Signal::None` otherwise.
     pub sig: Signal,
+    /// The Packet Identifier Option of a bicast copy (`net::PIO`); zero otherwise. Two u16
+    /// that fit in the struct's padding: `Packet` stays 136 bytes (tested).
+    pub pio: Pio,
 }
 
 impl Packet {
@@ -112,5 +121,15 @@ impl Slab {
     /// Slots ever allocated: the high-water mark of packets in the network.
     pub fn capacity_used(&self) -> usize {
         self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn packet_stays_136_bytes() {
+        // The slab's hot copies (`World::emit`) are sized by it: the PIO's two u16 (seed
+        // 002 Fig. 3) had to fit in padding.
+        assert_eq!(std::mem::size_of::<super::Packet>(), 136);
     }
 }

@@ -31,6 +31,9 @@ pub struct Spec {
     /// Mobile IPv6 (`[mipv6]`): handovers as signalling packets (`crate::mip`); `None`, a
     /// handover is an instant plus a fixed delay.
     pub mipv6: Option<crate::mip::MipSpec>,
+    /// NEMO soft handover (`[nemo]`, with `[mipv6]`): bicasting at the home agent, combining
+    /// at the mobile router (`crate::mip::bicast`, `crate::net::nemo_combiner`).
+    pub nemo: Option<crate::mip::bicast::NemoSpec>,
     pub record: RecordSpec,
 }
 

@@ -2,8 +2,13 @@
 //! by Binding Updates it acknowledges (§10.3.1), and the tunnel that carries every packet for a
 //! registered home address to its care-of address (§10.4.1, IPv6 in IPv6 per RFC 2473).
 //! Packets the mobile reverse-tunnels to it are unwrapped by the world, as at any tunnel exit.
+//!
+//! A mobile router's mobile network (NEMO Basic Support, RFC 3963 §6.1-6.2) is tunnelled as its
+//! home address is; during a bicasting window ([`Bicast`], seed 002 §IV-B) each such packet
+//! leaves twice, once per care-of address, both copies with one Packet Identifier Option.
 
-use super::message::Addr;
+use super::bicast::Bicast;
+use super::message::{Addr, PIO_BYTES};
 use super::{encapsulate, signal_packet, Addresses, Signal};
 use crate::net::function::{Counters, Verdict};
 use crate::packet::{net, Packet};
@@ -19,6 +24,10 @@ pub struct HomeAgent {
     encapsulated: u64,
     updates: u64,
     no_binding: u64,
+    /// (mobile network node, its mobile router's home address): RFC 3963 §6.1's prefix
+    /// table, one node per entry.
+    network: Vec<(Addr, Addr)>,
+    bicast: Option<Bicast>,
 }
 
 impl HomeAgent {
@@ -32,7 +41,25 @@ impl HomeAgent {
             encapsulated: 0,
             updates: 0,
             no_binding: 0,
+            network: Vec::new(),
+            bicast: None,
         }
+    }
+
+    /// Serves `router`'s mobile network `nodes` (RFC 3963 §6.2), bicasting per `bicast`.
+    pub fn serve_network(&mut self, router: Addr, nodes: &[Addr], bicast: Option<Bicast>) {
+        self.network.extend(nodes.iter().map(|&n| (n, router)));
+        self.bicast = bicast;
+    }
+
+    /// Packets duplicated by bicasting so far.
+    pub fn bicast_count(&self) -> u64 {
+        self.bicast.as_ref().map_or(0, |b| b.duplicated)
+    }
+
+    /// Whether a bicast copy waits in `poll_transmit` (the world sends it at once).
+    pub fn has_output(&self) -> bool {
+        !self.out.is_empty()
     }
 
     /// The care-of address registered for `home`.
@@ -42,11 +69,32 @@ impl HomeAgent {
 
     /// A packet forwarded through the home agent: one for a registered home address is
     /// tunnelled to its care-of address; one for an unregistered home address is dropped.
-    pub fn on_packet(&mut self, pkt: &mut Packet) -> Verdict {
+    pub fn on_packet(&mut self, now: Time, pkt: &mut Packet) -> Verdict {
         if pkt.net & net::TUNNEL != 0 {
             return Verdict::Pass;
         }
-        let Some(b) = self.bindings.iter().find(|b| b.0 == pkt.dst) else {
+        let home = self
+            .network
+            .iter()
+            .find(|n| n.0 == pkt.dst)
+            .map_or(pkt.dst, |n| n.1);
+        if let Some(bc) = self.bicast.as_mut().filter(|b| b.applies(now, pkt.dst)) {
+            // Seed 002 §IV-B: "the HA captures a packet destined for the MR, duplicates it
+            // and routes them to the MR through the two tunnels", the PIO "inserted after
+            // IPv6-in-IPv6 tunnel header".
+            let pio = bc.stamp(now);
+            let coas = bc.coas;
+            pkt.pio = pio;
+            pkt.net |= net::PIO;
+            pkt.wire_bytes += PIO_BYTES;
+            let mut copy = *pkt;
+            encapsulate(pkt, self.addr, coas[0]);
+            encapsulate(&mut copy, self.addr, coas[1]);
+            self.encapsulated += 2;
+            self.out.push_back(copy);
+            return Verdict::Pass;
+        }
+        let Some(b) = self.bindings.iter().find(|b| b.0 == home) else {
             if self.is_home_address(pkt.dst) {
                 self.no_binding += 1;
                 return Verdict::Drop;
@@ -109,6 +157,7 @@ impl HomeAgent {
             ("packets_tunnelled", self.encapsulated),
             ("binding_updates", self.updates),
             ("dropped_without_binding", self.no_binding),
+            ("packets_bicast", self.bicast_count()),
         ]
     }
 }

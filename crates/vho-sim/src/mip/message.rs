@@ -16,6 +16,10 @@ pub const TUNNEL_BYTES: u32 = IPV6_HEADER;
 pub const HAO_BYTES: u32 = 24;
 /// Bytes of a type 2 routing header (RFC 6275 §6.4: 8 + one address).
 pub const RH2_BYTES: u32 = 24;
+/// Bytes of the Destination Options header carrying a Packet Identifier Option (Naoe et al.,
+/// seed 002, Fig. 3: type, length, 16-bit sequence, 16-bit timestamp; RFC 8200 §4.6: 2 bytes
+/// of header, the 6-byte option, 8 in all, no padding).
+pub const PIO_BYTES: u32 = 8;
 
 /// A signalling message: Neighbor Discovery (RFC 4861) or a Mobility Header message
 /// (RFC 6275 §6.1). `None` on a TCP packet.

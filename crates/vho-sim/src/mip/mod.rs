@@ -10,6 +10,7 @@
 //! each component stamped per handover by the mobile node ([`mobile::HandoverTimes`]).
 
 pub mod backoff;
+pub mod bicast;
 pub mod correspondent;
 pub mod home_agent;
 pub mod message;
@@ -215,6 +216,7 @@ pub fn signal_packet(
         inner_src: 0,
         inner_dst: 0,
         sig,
+        pio: Default::default(),
     }
 }
 
@@ -228,10 +230,17 @@ pub fn encapsulate(pkt: &mut crate::packet::Packet, src: Addr, dst: Addr) {
     pkt.net |= crate::packet::net::TUNNEL;
 }
 
-/// Takes the tunnel off `pkt` (RFC 2473 §3.2, at the tunnel's exit point).
+/// Takes the tunnel off `pkt` (RFC 2473 §3.2, at the tunnel's exit point), with the
+/// Destination Options header that carries a Packet Identifier Option after it (its bytes;
+/// the option's value and `net::PIO` stay for a combiner). `inner_src` keeps the tunnel's
+/// source, the care-of address a reverse-tunnelled copy came from (what the home agent's
+/// combiner tells the links apart by).
 pub fn decapsulate(pkt: &mut crate::packet::Packet) {
-    pkt.src = pkt.inner_src;
+    std::mem::swap(&mut pkt.src, &mut pkt.inner_src);
     pkt.dst = pkt.inner_dst;
     pkt.wire_bytes -= message::TUNNEL_BYTES;
+    if pkt.net & crate::packet::net::PIO != 0 {
+        pkt.wire_bytes -= message::PIO_BYTES;
+    }
     pkt.net &= !crate::packet::net::TUNNEL;
 }

@@ -14,6 +14,7 @@
 //! pays one branch per forwarded packet at a node without functions and nothing else.
 
 use super::flow_control::LinkFlowControl;
+use super::nemo_combiner::NemoCombiner;
 use super::routes::DirIdx;
 use super::tunnel::IpInIp;
 use super::window_clamp::WindowClamp;
@@ -35,6 +36,8 @@ pub enum Verdict {
     Hold,
     /// Dropped for want of room (booked as a queue overflow on `egress`).
     Drop,
+    /// A copy made redundant by another (a combiner's duplicate): freed, no loss booked.
+    Absorb,
 }
 
 /// A link direction leaving the node, as the node sees it at the present instant.
@@ -81,6 +84,7 @@ pub enum AnyFunction {
     HomeAgent(HomeAgent),
     Correspondent(Correspondent),
     AccessRouter(AccessRouter),
+    NemoCombiner(NemoCombiner),
 }
 
 impl AnyFunction {
@@ -94,6 +98,7 @@ impl AnyFunction {
             AnyFunction::HomeAgent(_) => "mipv6-home-agent",
             AnyFunction::Correspondent(_) => "mipv6-correspondent",
             AnyFunction::AccessRouter(_) => "mipv6-access-router",
+            AnyFunction::NemoCombiner(_) => "nemo-combiner",
         }
     }
 
@@ -110,12 +115,17 @@ impl AnyFunction {
             AnyFunction::LinkFlowControl(f) => f.on_packet(idx, pkt, hop, fabric),
             AnyFunction::IpInIp(f) => f.on_packet(pkt, hop),
             AnyFunction::MobileNode(f) => {
-                if hop.ingress.is_none() && pkt.is_tcp() {
-                    f.on_output(pkt);
+                if pkt.is_tcp() && pkt.net & crate::packet::net::TUNNEL == 0 {
+                    if hop.ingress.is_none() && !f.serves(pkt.dst) {
+                        f.on_output(pkt);
+                    } else if hop.ingress.is_some() && f.serves(pkt.src) && !f.serves(pkt.dst) {
+                        f.on_forward(now, pkt);
+                    }
                 }
                 Verdict::Pass
             }
-            AnyFunction::HomeAgent(f) => f.on_packet(pkt),
+            AnyFunction::HomeAgent(f) => f.on_packet(now, pkt),
+            AnyFunction::NemoCombiner(f) => f.on_packet(now, idx, pkt, hop),
             AnyFunction::Correspondent(f) => f.on_packet(pkt, hop.ingress.is_none()),
             AnyFunction::AccessRouter(_) => Verdict::Pass,
         }
@@ -161,6 +171,7 @@ impl AnyFunction {
     pub fn poll_release(&mut self, now: Time, fabric: &dyn Fabric) -> Option<PktIdx> {
         match self {
             AnyFunction::LinkFlowControl(f) => f.poll_release(now, fabric),
+            AnyFunction::NemoCombiner(f) => f.poll_release(now),
             _ => None,
         }
     }
@@ -171,6 +182,7 @@ impl AnyFunction {
             AnyFunction::LinkFlowControl(f) => f.poll_timeout(fabric),
             AnyFunction::MobileNode(f) => f.poll_timeout(),
             AnyFunction::AccessRouter(f) => f.poll_timeout(),
+            AnyFunction::NemoCombiner(f) => f.poll_timeout(),
             _ => None,
         }
     }
@@ -179,6 +191,16 @@ impl AnyFunction {
     pub fn holds(&self) -> bool {
         match self {
             AnyFunction::LinkFlowControl(f) => f.held() > 0,
+            AnyFunction::NemoCombiner(f) => f.holds(),
+            _ => false,
+        }
+    }
+
+    /// Whether it made a packet to send at once (a home agent's bicast copy).
+    pub fn has_output(&self) -> bool {
+        match self {
+            AnyFunction::HomeAgent(f) => f.has_output(),
+            AnyFunction::MobileNode(f) => f.has_output(),
             _ => false,
         }
     }
@@ -192,6 +214,7 @@ impl AnyFunction {
             AnyFunction::HomeAgent(f) => f.counters(),
             AnyFunction::Correspondent(f) => f.counters(),
             AnyFunction::AccessRouter(f) => f.counters(),
+            AnyFunction::NemoCombiner(f) => f.counters(),
         }
     }
 }

@@ -8,13 +8,14 @@
 //!
 //! Node functions ([`function`]) act on the packets a node forwards: a window-clamping proxy
 //! ([`window_clamp`]), an IP-layer queue in front of slow links ([`flow_control`]), the home
-//! agent's IP-in-IP tunnel ([`tunnel`]); and, not yet wired into the world, a mobile router's
-//! combining of bicast copies ([`combine`]: NEMO-SHO's first copy wins, Adaptive Packet
-//! Combining).
+//! agent's IP-in-IP tunnel ([`tunnel`]); a mobile router's combining of bicast copies
+//! ([`combine`]: NEMO-SHO's first copy wins, Adaptive Packet Combining; in the world as
+//! [`nemo_combiner`]).
 
 pub mod combine;
 pub mod flow_control;
 pub mod function;
+pub mod nemo_combiner;
 pub mod routes;
 pub mod tunnel;
 pub mod window_clamp;

@@ -88,6 +88,26 @@ impl Routes {
         }
     }
 
+    /// Routes address `dst`, a node behind mobile router `router` (NEMO, RFC 3963), as
+    /// `like` (its home agent) everywhere but at `like`, which has no route to it (its binding
+    /// cache decides), and at the router, which keeps its own route.
+    pub fn alias_behind(&mut self, dst: NodeIdx, like: NodeIdx, router: NodeIdx) {
+        let keep = self.next[router * self.n + dst];
+        self.alias(dst, like);
+        self.next[router * self.n + dst] = keep;
+    }
+
+    /// Gives `node` direction `d` as its default route: every destination it has no route to
+    /// (a node behind a mobile router reaches the world through it).
+    pub fn default_route(&mut self, node: NodeIdx, d: DirIdx) {
+        for dst in 0..self.n {
+            let r = &mut self.next[node * self.n + dst];
+            if *r == NO_ROUTE && dst != node {
+                *r = d;
+            }
+        }
+    }
+
     pub fn next_hop(&self, node: NodeIdx, dst: NodeIdx) -> Option<DirIdx> {
         let d = self.next[node * self.n + dst];
         (d != NO_ROUTE).then_some(d)

@@ -107,10 +107,17 @@ pub fn encode(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan) -> u32 {
         inner.net &= !net::TUNNEL;
         inner.wire_bytes -= crate::mip::message::TUNNEL_BYTES;
         let mut body = Vec::with_capacity(128);
+        let mut nh = NH_IPV6;
+        if pkt.net & net::PIO != 0 {
+            inner.net &= !net::PIO;
+            inner.wire_bytes -= crate::mip::message::PIO_BYTES;
+            body.extend_from_slice(&pio(NH_IPV6, pkt.pio));
+            nh = NH_DEST_OPTS;
+        }
         let zeros = encode(&mut body, &inner, plan);
         ipv6(
             out,
-            NH_IPV6,
+            nh,
             64,
             body.len() as u32 + zeros,
             &plan.global(pkt.src),
@@ -207,6 +214,19 @@ fn hao(nh: u8, home: &[u8; 16]) -> Vec<u8> {
     let mut h = vec![nh, 2, 1, 2, 0, 0, 0xc9, 16];
     h.extend_from_slice(home);
     h
+}
+
+/// The Packet Identifier Option's type. Naoe et al. (seed 002, Fig. 3) assign none: one of
+/// RFC 4727 §3.3's experimental option types, 0x1E (action 00, "skip over this option" for a
+/// node that does not know it; not changed en route), which tshark shows as an unknown option.
+pub const PIO_OPTION_TYPE: u8 = 0x1e;
+
+/// A Destination Options header right after the tunnel header carrying a Packet Identifier
+/// Option (seed 002 §IV-B, Fig. 3): 16-bit sequence number, 16-bit ms timestamp; 8 bytes.
+fn pio(nh: u8, p: crate::net::combine::Pio) -> [u8; 8] {
+    let s = p.seq.to_be_bytes();
+    let t = p.sent_ms.to_be_bytes();
+    [nh, 0, PIO_OPTION_TYPE, 4, s[0], s[1], t[0], t[1]]
 }
 
 /// A type 2 routing header (RFC 6275 §6.4): one address, segments left 1.

@@ -216,6 +216,25 @@ impl FlowTruth {
         self.settle();
     }
 
+    /// The network made one more copy of a packet (a NEMO home agent bicasting it, seed 002
+    /// §IV-B): its segment has one more copy in flight, under the same copy index.
+    pub fn on_network_copy(&mut self, offset: u32) {
+        let offset = self.unwrap(offset);
+        if let Some(s) = self.segs.get_mut(offset) {
+            s.in_flight = s.in_flight.saturating_add(1);
+        }
+    }
+
+    /// A network-made copy was discarded as redundant (a combiner's duplicate): one fewer in
+    /// flight, no loss counted.
+    pub fn on_absorb(&mut self, offset: u32) {
+        let offset = self.unwrap(offset);
+        if let Some(s) = self.segs.get_mut(offset) {
+            s.in_flight = s.in_flight.saturating_sub(1);
+        }
+        self.settle();
+    }
+
     /// The copy was dropped in the network (`data` as for [`FlowTruth::on_send`]). Returns
     /// whether the segment is now really lost: no copy left in the network, none delivered.
     pub fn on_drop(&mut self, offset: u32, _copy: u16, data: bool) -> bool {

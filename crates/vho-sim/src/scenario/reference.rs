@@ -526,6 +526,7 @@ pub fn keys() -> Vec<KeyDoc> {
         ),
     ]);
     v.extend(mipv6_keys());
+    v.extend(nemo_keys());
     v.extend(tcp_keys());
     v.extend(preset_keys());
     v
@@ -556,6 +557,22 @@ fn mipv6_keys() -> Vec<KeyDoc> {
         k(r, "ra_min", TIME, "1 s (radvd in the UMIP howtos)", "unsolicited Router Advertisements at intervals uniform in [ra_min, ra_max] (RFC 4861 §6.2.4); RFC 6275 §7.5 allows 30-70 ms"),
         k(r, "ra_max", TIME, "3 s, at least ra_min", "the advertised interval (Advertisement Interval option, RFC 6275 §7.3) is ra_max, plus 20 ms below 200 ms (§7.5)"),
         k(r, "link_layer", "true or false", "true", "the link has link-layer addresses (options in RS/RA); false for point-to-point links such as GPRS"),
+    ]
+}
+
+/// `[nemo]` (`crate::mip::bicast`, `crate::net::nemo_combiner`).
+fn nemo_keys() -> Vec<KeyDoc> {
+    let t = "nemo";
+    vec![
+        k(t, "router", "a mobile node's name", "the one mobile", "the mobile router (NEMO Basic Support, RFC 3963), with two interfaces; needs [mipv6]. Its mobile network is routed to the home agent and tunnelled to the router's care-of address; the network's packets are reverse-tunnelled to the home agent"),
+        k(t, "network", "list of node names", "required", "the local fixed nodes behind the router, each on a link to it"),
+        k(t, "bicast_from", TIME, "none (no bicasting)", "T_bicasting: from then the home agent sends each packet for the mobile network through both tunnels, one per care-of address, with a Packet Identifier Option (16-bit sequence, 16-bit ms since bicast_from; Naoe et al. §IV-B, Fig. 3). Naoe: the handover's trigger, 5 s"),
+        k(t, "bicast_until", TIME, "none", "the end of bicasting, the handover's completion (Naoe: 15 s); the [[handover]] at that instant switches the path. Without a window the [[handover]] alone is Make-Before-Break"),
+        k(t, "bicast_uplink", "true or false", "false", "bicast upward too (§IV-B's \"and/or the up-link traffic\"): in the window the router sends each packet of its network through both reverse tunnels with a PIO, and the home agent combines the copies as the router does (same combining; its counters are the home agent's nemo-combiner entry in node_functions)"),
+        k(t, "combining", "none | nemo-sho | apc", "none", "what the router does with the two copies: none forwards both; nemo-sho forwards the first and drops the later (Sequence Number Table); apc holds a fast-link copy until the slow link's copy is expected (eq. 1-3) and releases in order. The faster interface by nominal rate is the fast link (§IV)"),
+        k(t, "apc_alpha", "number in [0, 1]", "0.875 (§VI)", "α of eq. 3, the weight of the old T_eDelay (read with combining = \"apc\" only, so that --set nemo.combining switches a file)"),
+        k(t, "apc_initial_delay", TIME, "1 s (§VI, downward; 0 s upward)", "the initial T_eDelay"),
+        k(t, "apc_first_measured", "true or false", "false", "§VII's variant: the first slow-link delay measured becomes T_eDelay (a fast copy waits at most 2 s for it)"),
     ]
 }
 

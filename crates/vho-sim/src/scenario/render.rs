@@ -125,6 +125,9 @@ pub fn to_toml(spec: &Spec) -> String {
     if let Some(m) = &spec.mipv6 {
         mipv6(&mut o, spec, m);
     }
+    if let Some(n) = &spec.nemo {
+        nemo(&mut o, spec, n);
+    }
     let pcap: Vec<String> = spec.record.pcap_at.iter().map(|&n| node(n)).collect();
     let _ = writeln!(
         o,
@@ -180,6 +183,49 @@ fn mipv6(o: &mut String, spec: &Spec, m: &crate::mip::MipSpec) {
             dur(r.ra_max),
             r.link_layer
         );
+    }
+}
+
+/// `[nemo]` with every setting.
+fn nemo(o: &mut String, spec: &Spec, n: &crate::mip::bicast::NemoSpec) {
+    use crate::net::combine::apc::InitialEDelay;
+    use crate::net::nemo_combiner::Combining;
+    let node = |i: NodeIdx| q(&spec.nodes[i].name);
+    let router = spec.mobiles.get(n.router).map_or(0, |m| m.node);
+    let network: Vec<String> = n.network.iter().map(|&x| node(x)).collect();
+    let _ = writeln!(
+        o,
+        "[nemo]\nrouter = {}\nnetwork = [{}]",
+        node(router),
+        network.join(", ")
+    );
+    if let Some((from, until)) = n.bicast {
+        let _ = writeln!(
+            o,
+            "bicast_from = {}\nbicast_until = {}\nbicast_uplink = {}",
+            dur(Dur(from.as_nanos())),
+            dur(Dur(until.as_nanos())),
+            n.uplink
+        );
+    }
+    match n.combining {
+        Combining::None => {
+            let _ = writeln!(o, "combining = \"none\"\n");
+        }
+        Combining::NemoSho => {
+            let _ = writeln!(o, "combining = \"nemo-sho\"\n");
+        }
+        Combining::Apc(c) => {
+            let _ = writeln!(o, "combining = \"apc\"\napc_alpha = {}", c.alpha);
+            match c.initial {
+                InitialEDelay::Fixed(d) => {
+                    let _ = writeln!(o, "apc_initial_delay = {}\n", dur(d));
+                }
+                InitialEDelay::FirstSlowDelay { .. } => {
+                    let _ = writeln!(o, "apc_first_measured = true\n");
+                }
+            }
+        }
     }
 }
 

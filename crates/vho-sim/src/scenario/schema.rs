@@ -31,6 +31,7 @@ pub struct File {
     #[serde(default)]
     pub node_function: Vec<Spanned<NodeFunctionT>>,
     pub mipv6: Option<Spanned<Mipv6T>>,
+    pub nemo: Option<Spanned<NemoT>>,
     #[serde(default)]
     pub record: RecordT,
 }
@@ -105,6 +106,21 @@ pub struct Mipv6T {
     pub processing: Option<S>,
     #[serde(default)]
     pub router: Vec<Spanned<RouterT>>,
+}
+
+/// A NEMO soft handover (`crate::mip::bicast`, `crate::net::nemo_combiner`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct NemoT {
+    pub router: Option<S>,
+    pub network: Option<Vec<S>>,
+    pub combining: Option<S>,
+    pub bicast_from: Option<S>,
+    pub bicast_until: Option<S>,
+    pub bicast_uplink: Option<bool>,
+    pub apc_alpha: Option<Spanned<f64>>,
+    pub apc_initial_delay: Option<S>,
+    pub apc_first_measured: Option<bool>,
 }
 
 /// An access router's advertisements on one of the mobile's links.

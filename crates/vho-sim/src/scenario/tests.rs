@@ -207,7 +207,7 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:18: handover.to: expected a link: one of wired, gprs, wlan, got \"lte\""),
         ("malformed toml", "[run\nname = 1\n", &[], "s.toml:1: invalid table header; expected `.`, `]`"),
         ("bad override value", GOOD, &["access.gprs.rate=fast"], "--set access.gprs.rate=fast: access.gprs.rate: expected a rate such as \"200 kb/s\" (b/s, kb/s, Mb/s, Gb/s (or bps, kbps, Mbps, Gbps)), got \"fast\""),
-        ("override of an unknown section", GOOD, &["bogus.key=1"], "--set bogus.key=1: unknown field `bogus`, expected one of `run`, `wired`, `access`, `mobile`, `node`, `link`, `handover`, `schedule`, `flow`, `node_function`, `mipv6`, `record`"),
+        ("override of an unknown section", GOOD, &["bogus.key=1"], "--set bogus.key=1: unknown field `bogus`, expected one of `run`, `wired`, `access`, `mobile`, `node`, `link`, `handover`, `schedule`, `flow`, `node_function`, `mipv6`, `nemo`, `record`"),
         ("override path into a value", GOOD, &["run.name.x=1"], "--set run.name.x=1: run.name.x: expected name to be a table, got 1"),
         ("handover from a link not in use", &GOOD.replace("from = \"wlan\"", "from = \"gprs\"").replace("to = \"gprs\"", "to = \"wlan\""), &[],
             "s.toml:17: handover.from: expected \"wlan\" (the link in use then), got \"gprs\""),
@@ -303,6 +303,7 @@ fn the_resolved_scenario_loads_back_to_the_same_run() {
         "scenarios/examples/dk-fig1-wlan-gprs.toml",
         "scenarios/examples/thesis-wavelan-gsm.toml",
         "scenarios/examples/cottingham-wlan-gprs.toml",
+        "scenarios/examples/naoe-apc.toml",
         "scenarios/studies/daniel-kojo.toml",
         "benches/scenarios/lossy-link.toml",
     ] {
@@ -376,6 +377,7 @@ fn the_reference_lists_exactly_the_keys_the_loader_takes() {
     assert_eq!(documented("record"), sorted(accepted::<RecordT>()));
     assert_eq!(documented("mipv6"), sorted(accepted::<Mipv6T>()));
     assert_eq!(documented("mipv6.router"), sorted(accepted::<RouterT>()));
+    assert_eq!(documented("nemo"), sorted(accepted::<NemoT>()));
     assert_eq!(
         documented(super::reference::PRESET_TABLE),
         sorted(accepted::<super::presets::Preset>())

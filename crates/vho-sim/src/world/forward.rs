@@ -117,6 +117,7 @@ impl World {
             inner_src: 0,
             inner_dst: 0,
             sig: crate::mip::Signal::None,
+            pio: Default::default(),
         });
         if self.capture[src] {
             let pkt = *self.slab.get(idx);

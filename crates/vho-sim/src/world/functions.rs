@@ -84,7 +84,12 @@ impl World {
                 dirs: &self.dirs,
             };
             let pkt = self.slab.get_mut(idx);
-            match self.functions[node].chain[i].on_packet(self.now, idx, pkt, hop, &fabric) {
+            let verdict = self.functions[node].chain[i].on_packet(self.now, idx, pkt, hop, &fabric);
+            if self.functions[node].chain[i].has_output() {
+                // A home agent's bicast copy leaves with the packet it copies.
+                self.pump_functions(node);
+            }
+            match verdict {
                 Verdict::Pass => {}
                 Verdict::Hold => {
                     self.arm_functions(node);
@@ -92,6 +97,11 @@ impl World {
                 }
                 Verdict::Drop => {
                     self.free_dropped(idx, Some(egress), DropCause::QueueOverflow);
+                    return false;
+                }
+                Verdict::Absorb => {
+                    self.absorb_copy(idx);
+                    self.arm_functions(node);
                     return false;
                 }
             }
@@ -144,7 +154,7 @@ impl World {
     }
 
     /// Schedules node `node`'s wake-up for the earliest instant one of its functions asked.
-    fn arm_functions(&mut self, node: NodeIdx) {
+    pub(super) fn arm_functions(&mut self, node: NodeIdx) {
         self.advance_out(node);
         let fabric = NodeFabric {
             node,

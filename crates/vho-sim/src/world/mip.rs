@@ -28,6 +28,8 @@ pub(super) struct MipWorld {
     home_agent: NodeIdx,
     /// The mobile nodes, in `Spec::mobiles` order.
     mobiles: Vec<NodeIdx>,
+    /// A mobile router's network (`world::nemo`).
+    network: super::nemo::NetworkRoutes,
 }
 
 impl MipWorld {
@@ -37,6 +39,7 @@ impl MipWorld {
         for &m in &self.mobiles {
             r.alias(m, self.home_agent);
         }
+        super::nemo::route(&mut r, &self.network, self.home_agent);
         r
     }
 }
@@ -152,11 +155,16 @@ pub(super) fn build(
         chains[m.node].insert(0, AnyFunction::MobileNode(Box::new(mn)));
         mobiles.push(m.node);
     }
+    let network = match &spec.nemo {
+        Some(n) => super::nemo::build(spec, n, ha, &addresses, chains),
+        None => Vec::new(),
+    };
     MipWorld {
         addresses,
         route_ends,
         home_agent: ha,
         mobiles,
+        network,
     }
 }
 
@@ -205,7 +213,12 @@ impl World {
         let pkt = self.slab.get(idx);
         if let Some(w) = &self.mip {
             if w.mobiles.contains(&node) {
-                let link = w.addresses.link(pkt.src)?;
+                let Some(link) = w.addresses.link(pkt.src) else {
+                    // A mobile router forwarding to its mobile network (`world::nemo`); none
+                    // of a mobile host's own packets has a route before its entity
+                    // addresses it.
+                    return self.routes.next_hop(node, pkt.dst as NodeIdx);
+                };
                 if !self.up[link] {
                     return None;
                 }
@@ -288,6 +301,9 @@ impl World {
         for i in 0..self.functions[node].chain.len() {
             while let Some(p) = self.functions[node].chain[i].poll_transmit() {
                 let idx = self.slab.insert(p);
+                if p.is_tcp() {
+                    self.note_copy(idx);
+                }
                 if self.capture[node] {
                     let pkt = *self.slab.get(idx);
                     self.tap(node, &pkt);

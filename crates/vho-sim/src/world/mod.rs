@@ -17,6 +17,7 @@ mod forward;
 mod functions;
 mod handover;
 mod mip;
+mod nemo;
 mod oracle;
 mod schedule;
 pub mod summary;
@@ -471,5 +472,7 @@ impl World {
 mod function_tests;
 #[cfg(test)]
 mod mip_tests;
+#[cfg(test)]
+mod nemo_tests;
 #[cfg(test)]
 mod tests;

@@ -16,6 +16,9 @@ pub struct Summary {
     /// What each node function did (absent when the scenario has none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub node_functions: Vec<NodeFunctionSummary>,
+    /// A NEMO soft handover's bicasting and combining (`[nemo]`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nemo: Option<super::nemo::NemoSummary>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -413,6 +416,7 @@ impl World {
                     })
                 })
                 .collect(),
+            nemo: self.nemo_summary(),
         };
         summary.run.warnings = warnings(&summary, ended);
         let tcp_series = self.flows.iter_mut().map(|f| f.series.take()).collect();

@@ -110,6 +110,7 @@ pub(super) fn chain(
         }],
         functions: Vec::new(),
         mipv6: None,
+        nemo: None,
         record: RecordSpec::default(),
     }
 }

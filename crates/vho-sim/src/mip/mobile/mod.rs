@@ -108,6 +108,16 @@ pub struct MobileNode {
     sent: [u64; 4],
     /// Binding Updates sent to correspondents, retransmissions included.
     sent_cn_updates: u64,
+    /// As a mobile router, the nodes behind it (NEMO Basic Support, RFC 3963); empty for a
+    /// mobile host.
+    network: Vec<Addr>,
+    /// Packets of the mobile network reverse-tunnelled to the home agent.
+    forwarded_up: u64,
+    /// Upward bicasting (`mip::bicast`): the window, and the care-of addresses as
+    /// `Bicast::coas`.
+    uplink_bicast: Option<super::bicast::Bicast>,
+    /// An upward bicast copy waiting to leave (at once: the world pumps on `has_output`).
+    copy_out: Option<Packet>,
 }
 
 /// What the world tells a mobile about one of its interfaces.
@@ -173,6 +183,10 @@ impl MobileNode {
             records: Vec::new(),
             rng,
             out: VecDeque::new(),
+            network: Vec::new(),
+            forwarded_up: 0,
+            uplink_bicast: None,
+            copy_out: None,
             sent: [0; 4],
             sent_cn_updates: 0,
         }
@@ -405,6 +419,43 @@ impl MobileNode {
         }
     }
 
+    /// Makes it a mobile router for `network` (RFC 3963), bicasting upward per `uplink`.
+    pub fn serve_network(&mut self, network: &[Addr], uplink: Option<super::bicast::Bicast>) {
+        self.network = network.to_vec();
+        self.uplink_bicast = uplink;
+    }
+
+    /// Whether an upward bicast copy waits in `poll_transmit`.
+    pub fn has_output(&self) -> bool {
+        self.copy_out.is_some()
+    }
+
+    /// Whether `a` is a node of its mobile network.
+    #[inline]
+    pub fn serves(&self, a: Addr) -> bool {
+        self.network.contains(&a)
+    }
+
+    /// A packet of its mobile network going out: reverse-tunnelled from the primary care-of
+    /// address to the home agent (RFC 3963 §5.5: "the mobile router ... MUST reverse-tunnel
+    /// packets ... to the home agent").
+    /// Inside an upward bicasting window the packet goes through both reverse tunnels with
+    /// one Packet Identifier Option (seed 002 §IV-B), the copy through `poll_transmit`.
+    pub fn on_forward(&mut self, now: Time, pkt: &mut Packet) {
+        self.forwarded_up += 1;
+        if let Some(b) = self.uplink_bicast.as_mut().filter(|b| b.in_window(now)) {
+            pkt.pio = b.stamp(now);
+            pkt.net |= net::PIO;
+            pkt.wire_bytes += super::message::PIO_BYTES;
+            let mut copy = *pkt;
+            encapsulate(pkt, b.coas[0], self.ha);
+            encapsulate(&mut copy, b.coas[1], self.ha);
+            self.copy_out = Some(copy);
+            return;
+        }
+        encapsulate(pkt, self.ifaces[self.primary].coa, self.ha);
+    }
+
     /// A TCP packet the mobile sends (from its home address): route-optimised from the
     /// primary care-of address to a correspondent that has it, else reverse-tunnelled to the
     /// home agent (RFC 6275 §11.3.1).
@@ -500,6 +551,9 @@ impl MobileNode {
     }
 
     pub fn poll_transmit(&mut self) -> Option<Packet> {
+        if let Some(c) = self.copy_out.take() {
+            return Some(c);
+        }
         let p = self.out.pop_front()?;
         self.sent[0] += 1;
         match p.sig {
@@ -512,7 +566,7 @@ impl MobileNode {
     }
 
     pub fn counters(&self) -> Counters {
-        vec![
+        let mut v = vec![
             ("signalling_sent", self.sent[0]),
             ("binding_updates_sent", self.sent[1]),
             ("neighbor_solicitations_sent", self.sent[2]),
@@ -525,6 +579,16 @@ impl MobileNode {
                     .filter(|r| r.first_route_optimised.is_some())
                     .count() as u64,
             ),
-        ]
+        ];
+        if let Some(b) = &self.uplink_bicast {
+            v.push(("packets_bicast", b.duplicated));
+        }
+        if !self.network.is_empty() {
+            v.push((
+                "mobile_network_packets_reverse_tunnelled",
+                self.forwarded_up,
+            ));
+        }
+        v
     }
 }

@@ -38,7 +38,7 @@ use crate::time::{Dur, Time};
 /// duplicates a packet"; the timestamp is T_sent^n, "the elapsed time from T_bicasting" "with
 /// 1 ms clock resolution". Both wrap modulo 2^16 and are compared with serial-number
 /// arithmetic ([`serial_diff`]).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct Pio {
     pub seq: u16,
     pub sent_ms: u16,

@@ -208,3 +208,40 @@ fn addresses_follow_the_plan() {
     assert_eq!(hex(pl.global(4)), "2001:db8:3::103");
     assert_eq!(hex(pl.global(5)), "2001:db8:4::103");
 }
+
+#[test]
+fn a_bicast_copy_carries_the_packet_identifier_option_after_the_tunnel_header() {
+    // Seed 002 §IV-B: "a new IPv6 destination option is inserted after IPv6-in-IPv6 tunnel
+    // header"; Fig. 3: 16-bit sequence number, 16-bit timestamp.
+    let pl = plan();
+    let seg = crate::tcp::Segment {
+        src_port: 5001,
+        dst_port: 40001,
+        flags: Flags::ACK,
+        len: 1392,
+        ..Default::default()
+    };
+    let mut pkt = Packet {
+        seg,
+        src: 0,
+        dst: 3,
+        net: net::PIO,
+        pio: crate::net::combine::Pio {
+            seq: 0x1234,
+            sent_ms: 5001,
+        },
+        wire_bytes: 40 + 20 + 1392 + crate::mip::message::PIO_BYTES,
+        ..Default::default()
+    };
+    encapsulate(&mut pkt, 1, COA);
+    let mut out = Vec::new();
+    let zeros = encode(&mut out, &pkt, &pl);
+    assert_eq!(out.len() as u32 + zeros, pkt.wire_bytes);
+    assert_eq!(out[6], NH_DEST_OPTS, "the outer header's next header");
+    assert_eq!(
+        &out[40..48],
+        &[NH_IPV6, 0, PIO_OPTION_TYPE, 4, 0x12, 0x34, 0x13, 0x89]
+    );
+    assert_eq!(out[48] >> 4, 6, "the inner IPv6 header follows");
+    assert_eq!(&out[48 + 24..48 + 40], &pl.global(3));
+}

@@ -24,6 +24,7 @@ use std::ops::Range;
 mod handovers;
 mod links;
 mod mipv6;
+mod nemo;
 mod schedules;
 mod tcp;
 mod topology;
@@ -82,6 +83,7 @@ impl Ctx<'_> {
         let flows = self.flows(&file, &b)?;
         let functions = self.functions(&file, &b)?;
         let mipv6 = self.mipv6(&file, &b, &handovers, &flows)?;
+        let nemo = self.nemo(&file, &b, mipv6.as_ref())?;
         let mut pcap_at = Vec::new();
         for n in &file.record.pcap {
             pcap_at.push(b.node(self, n, "record.pcap")?);
@@ -118,6 +120,7 @@ impl Ctx<'_> {
             flows,
             functions,
             mipv6,
+            nemo,
             record: RecordSpec {
                 pcap_at,
                 series: file.record.series,

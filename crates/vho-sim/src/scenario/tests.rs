@@ -316,6 +316,7 @@ fn the_resolved_scenario_loads_back_to_the_same_run() {
         "scenarios/examples/dk-fig1-wlan-gprs.toml",
         "scenarios/examples/thesis-wavelan-gsm.toml",
         "scenarios/examples/cottingham-wlan-gprs.toml",
+        "scenarios/examples/naoe-links.toml",
         "scenarios/studies/daniel-kojo.toml",
         "benches/scenarios/lossy-link.toml",
     ] {
@@ -328,6 +329,10 @@ fn the_resolved_scenario_loads_back_to_the_same_run() {
             "handover.0.kind=\"hard\"",
         ],
         &["access.gprs={preset=\"gprs-cottingham\", up={loss=0.01}}"],
+        // A link layer per direction (link::layer): the bearer down, DCF up.
+        &[
+            "access.gprs={preset=\"umts-384-rlc\", down={bler=0.2, max_dat=3}, up={link_layer=\"dcf\", ber=1e-5, retry_limit=4}}",
+        ],
         &[
             "access.gprs.queue_model=\"red\"",
             "access.gprs.down.red={ min_thresh = 3, q_weight = 0.01, gentle = false }",

@@ -14,6 +14,14 @@ impl Ctx<'_> {
         if let Some(k) = &d.link_layer {
             let kind = self.with(k, &format!("{field}.link_layer"), LayerKind::parse)?;
             p.link_layer = Some((kind, k.span()));
+            // A layer named here drops the other kind's keys inherited from before (a preset's
+            // max_dat under a direction's link_layer = "dcf"); given beside it, they are refused.
+            if kind != LayerKind::RlcAm {
+                (p.bler, p.max_dat) = (None, None);
+            }
+            if kind != LayerKind::Dcf {
+                (p.ber, p.retry_limit) = (None, None);
+            }
         }
         if let Some(b) = &d.bler {
             let v = *b.get_ref();

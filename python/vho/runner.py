@@ -43,8 +43,16 @@ SUMMARY = "summary.json"
 #: The causes of a drop in ``summary.json`` (each flow's ``drops``, each link's ``dropped_*``;
 #: ``dropped_early_drop``, RED's early drops, only on a link direction that runs RED;
 #: ``dropped_link_state``, a scheduled blackhole's or interface down's, only on a direction a
-#: ``[[schedule]]`` gives a state).
-DROP_CAUSES = ("queue_overflow", "handover_flush", "random_loss", "early_drop", "link_state")
+#: ``[[schedule]]`` gives a state; ``dropped_link_layer_discard``, an RLC-AM bearer's MaxDAT or an
+#: 802.11 station's retry limit, only on a direction with a link layer).
+DROP_CAUSES = (
+    "queue_overflow",
+    "handover_flush",
+    "random_loss",
+    "early_drop",
+    "link_state",
+    "link_layer_discard",
+)
 TIMING = "timing.json"
 RESOLVED = "scenario.resolved.toml"
 #: What `vho run` writes (see the module doc): a directory holding only these, a summary among
@@ -87,7 +95,7 @@ class RunResult:
         (``transfer_time_s``, ``goodput_bps``, ``retransmissions``, ...; a time that did not
         happen is NaN), ``drops`` (the flow's packets dropped, every link and cause) and
         ``drops_<cause>`` per cause (``queue_overflow``, ``handover_flush``, ``random_loss``,
-        ``early_drop``, ``link_state``)."""
+        ``early_drop``, ``link_state``, ``link_layer_discard``)."""
         import pandas as pd
 
         rows = []

@@ -182,6 +182,31 @@ pub struct DirSpec {
     pub loss_at: LossAt,
     /// A seeded extra delay per packet, in order (`link::jitter`); `None`: the delay is fixed.
     pub jitter: Option<Jitter>,
+    /// What sits between the queue and the far node (`link::layer`): the serialiser and the
+    /// pipe (`Plain`), or a link layer whose own timing replaces them.
+    pub link_layer: LinkLayerSpec,
+}
+
+/// A direction's link layer and its parameters (`link::layer`).
+#[derive(Clone, Copy, PartialEq, Debug, Default)]
+pub enum LinkLayerSpec {
+    /// The serialiser at `rate_bps` and the pipe of `delay`.
+    #[default]
+    Plain,
+    /// A 3G bearer in RLC Acknowledged Mode (`link::rlc_am`).
+    RlcAm(crate::link::rlc_am::RlcAmConfig),
+    /// An 802.11b station under DCF (`link::dcf`).
+    Dcf(crate::link::dcf::DcfConfig),
+}
+
+impl LinkLayerSpec {
+    pub fn name(&self) -> &'static str {
+        match self {
+            LinkLayerSpec::Plain => "plain",
+            LinkLayerSpec::RlcAm(_) => "rlc-am",
+            LinkLayerSpec::Dcf(_) => "dcf",
+        }
+    }
 }
 
 /// The extra delay's mean and standard deviation (a truncated lognormal, `link::jitter`).
@@ -289,6 +314,11 @@ pub struct ScheduleSpec {
     /// A Mahimahi packet-delivery trace (its lines' millisecond offsets) serialising the
     /// direction from `at` on, instead of a rate (`link::trace`).
     pub trace: Option<std::sync::Arc<[u64]>>,
+    /// The block error rate of the direction's RLC-AM bearer (`link::rlc_am`), in steps of
+    /// `step` along a ramp.
+    pub bler: Option<Level<f64>>,
+    /// The bit error rate of the direction's DCF station (`link::dcf`), in steps likewise.
+    pub ber: Option<Level<f64>>,
 }
 
 /// A scheduled value: set at `at`, or ramped linearly from the first to the second between

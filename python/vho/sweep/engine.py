@@ -198,7 +198,8 @@ def flatten_summary(s: dict) -> dict[str, Any]:
         row[f"handover.{i}.interruption_s"] = h["interruption_s"]
     for cause in DROP_CAUSES:
         # dropped_early_drop is only on a RED direction's row, dropped_link_state only on a
-        # direction a schedule gives a state.
+        # direction a schedule gives a state, dropped_link_layer_discard only on a direction
+        # with a link layer.
         row[f"dropped_{cause}"] = sum(link.get(f"dropped_{cause}", 0) for link in s["links"])
     return row
 

@@ -124,6 +124,7 @@ mod tests {
             loss: LossSpec::None,
             loss_at: Default::default(),
             jitter: None,
+            link_layer: Default::default(),
         };
         LinkDir::new(0, 1, &spec, Limit::Packets(limit), LossModel::None)
     }

@@ -179,7 +179,8 @@ impl LinkDir {
             }
         }
         self.air_extras = extras;
-        self.judges_entry = self.entry_lossy || self.red.is_some() || self.state == LinkState::Down;
+        self.judges_entry =
+            self.entry_lossy || self.red.is_some() || self.state == LinkState::Down || self.layered;
     }
 }
 
@@ -200,6 +201,7 @@ mod tests {
             loss: LossSpec::None,
             loss_at: Default::default(),
             jitter: None,
+            link_layer: Default::default(),
         };
         LinkDir::new(0, 1, &spec, Limit::Packets(100_000), LossModel::None)
     }

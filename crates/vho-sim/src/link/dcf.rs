@@ -74,8 +74,8 @@
 //! [`Dcf::poll_delivered`] and [`Dcf::poll_discarded`] until `None`, then [`Dcf::poll_timeout`]
 //! for the next wake-up. Once its queues have grown to the load it allocates nothing.
 //!
-//! Where it will plug in (not done here): as the link layer of a [`super::LinkDir`], between its
-//! queue and its wire. The direction takes the packet at its queue's head whenever the MAC queue
+//! Where it plugs in ([`super::layer`], `link_layer = "dcf"`): as the link layer of a
+//! [`super::LinkDir`], between its queue and its wire. The direction takes the packet at its queue's head whenever the MAC queue
 //! has room ([`Dcf::has_room`]), offering it with the packet's index as the MSDU id; what
 //! [`Dcf::poll_delivered`] releases enters the far node at the instant given (the DCF's timing
 //! replaces the direction's serialiser and pipe), and what [`Dcf::poll_discarded`] releases is

@@ -22,10 +22,15 @@
 //!
 //! With `queue_model = "red"` the direction's [`red::Red`] judges each arrival before the
 //! queue takes it (ns-2's `REDQueue::enque`); the drop-tail path only tests that it is absent.
+//!
+//! A direction may have a link layer between its queue and the far node (`layer`: a 3G
+//! RLC-AM bearer, an 802.11b DCF station): it takes the queue's head whenever it has room,
+//! and its own timing replaces the serialiser and the pipe. The plain path tests one flag.
 
 pub mod change;
 pub mod dcf;
 pub mod jitter;
+pub mod layer;
 pub mod loss;
 pub mod queue;
 pub mod red;
@@ -59,10 +64,14 @@ pub enum DropCause {
     /// blackholed path, or offered to a direction whose interface is down. (What waits in
     /// the queue of an interface going down is `HandoverFlush`, as at a hard handover.)
     LinkState,
+    /// Discarded by the direction's link layer (`layer`): an RLC-AM SDU one of whose PDUs
+    /// reached MaxDAT transmissions (TS 25.322), an 802.11 MSDU whose every attempt up to
+    /// the retry limit was corrupted (IEEE 802.11-2007 9.2.5.3).
+    LinkLayerDiscard,
 }
 
 /// How many [`DropCause`]s there are (the length of every per-cause array).
-pub const DROP_CAUSES: usize = 5;
+pub const DROP_CAUSES: usize = 6;
 
 impl DropCause {
     pub const ALL: [DropCause; DROP_CAUSES] = [
@@ -71,6 +80,7 @@ impl DropCause {
         DropCause::RandomLoss,
         DropCause::EarlyDrop,
         DropCause::LinkState,
+        DropCause::LinkLayerDiscard,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -79,6 +89,7 @@ impl DropCause {
             DropCause::RandomLoss => "random_loss",
             DropCause::EarlyDrop => "early_drop",
             DropCause::LinkState => "link_state",
+            DropCause::LinkLayerDiscard => "link_layer_discard",
         }
     }
     /// Its index in [`DropCause::ALL`] and every per-cause array.
@@ -133,8 +144,8 @@ pub struct LinkDir {
     /// `air_lossy`, a variable delay, a blackhole or a delay still `settling`: a packet
     /// leaving the air takes the cold path.
     air_extras: bool,
-    /// `entry_lossy`, RED or an interface down: an arrival is judged before the queue
-    /// (`judge_entry`).
+    /// `entry_lossy`, RED, an interface down or a link layer: an arrival is judged before
+    /// the queue (`judge_entry`), and a link layer's direction takes it from there.
     judges_entry: bool,
     /// Where a scheduled loss probability goes.
     loss_at: LossAt,
@@ -161,6 +172,14 @@ pub struct LinkDir {
     trace: Option<Box<trace::DeliveryTrace>>,
     /// A seeded extra delay per packet (`jitter`), boxed: the fixed-delay path tests `None`.
     jitter: Option<Box<jitter::DelayJitter>>,
+    /// The link layer between the queue and the far node (`layer`); `Plain`: the serialiser
+    /// and the pipe.
+    layer: layer::LinkLayer,
+    /// Whether `layer` is not `Plain`: the one flag the plain path tests.
+    layered: bool,
+    /// Packets inside the link layer (offered, neither delivered nor discarded yet), with
+    /// their sizes.
+    in_layer: VecDeque<(PktIdx, u32)>,
     /// On the cold path: the last arrival time given, which the next may not precede.
     last_arrival: Time,
     /// Nothing starts serialising before this instant (`Time::MAX`: an outage).
@@ -209,6 +228,9 @@ impl LinkDir {
             pipe: VecDeque::new(),
             trace: None,
             jitter: None,
+            layer: layer::LinkLayer::Plain,
+            layered: false,
+            in_layer: VecDeque::new(),
             last_arrival: Time::ZERO,
             blocked_until: Time::ZERO,
             free_at: Time::ZERO,
@@ -240,6 +262,7 @@ impl LinkDir {
         // direction is idle and empty.
         match self.in_tx {
             Some((_, _, done)) if done > now => {}
+            None if self.layered => self.replay_layered(now),
             None if self.queue.is_empty() => {}
             _ => self.replay(now),
         }
@@ -328,6 +351,12 @@ impl LinkDir {
         self.counters.offered += 1;
         if self.judges_entry {
             self.judge_entry(now, size)?;
+            if self.layered {
+                // The link layer takes it from the queue when it has room.
+                self.queue.push_unchecked(idx, size);
+                self.replay_layered(now);
+                return Ok(());
+            }
         } else if !self.queue.has_room(size) {
             self.counters.dropped[0] += 1;
             return Err(DropCause::QueueOverflow);
@@ -445,6 +474,9 @@ impl LinkDir {
     /// When a direction holding packets but not serialising (blocked) must be looked at again.
     pub fn retry_at(&self) -> Option<Time> {
         if self.in_tx.is_none() && !self.queue.is_empty() {
+            if self.layered {
+                return self.layered_retry_at();
+            }
             // `Time::MAX`: an outage, which a schedule ends (and looks at the direction then).
             let t = self.ready_at().max(self.idle_since);
             (t != Time::MAX).then_some(t)
@@ -478,6 +510,7 @@ impl LinkDir {
         match (self.pipe.front(), self.in_tx) {
             (Some(&(at, _, _)), _) => Some(at),
             (None, Some((_, _, done))) => Some(done + self.delay),
+            (None, None) if self.layered => self.layer.poll_timeout(),
             (None, None) => None,
         }
     }
@@ -486,7 +519,12 @@ impl LinkDir {
     /// `advance`).
     pub fn held(&self) -> impl Iterator<Item = PktIdx> + '_ {
         let pipe = self.pipe.iter().map(|&(_, idx, _)| idx);
-        self.queue.iter().chain(self.in_tx.map(|t| t.0)).chain(pipe)
+        let layer = self.in_layer.iter().map(|&(idx, _)| idx);
+        self.queue
+            .iter()
+            .chain(self.in_tx.map(|t| t.0))
+            .chain(layer)
+            .chain(pipe)
     }
 
     /// Bytes propagating (through the serialiser, not yet at the far node).
@@ -496,7 +534,10 @@ impl LinkDir {
 
     /// Packets waiting, serialising or propagating.
     pub fn in_system(&self) -> u64 {
-        self.queue.len() as u64 + self.in_tx.is_some() as u64 + self.pipe.len() as u64
+        self.queue.len() as u64
+            + self.in_tx.is_some() as u64
+            + self.in_layer.len() as u64
+            + self.pipe.len() as u64
     }
 
     /// Packet conservation (checked at the end of every run):
@@ -522,6 +563,7 @@ mod tests {
             loss: LossSpec::None,
             loss_at: Default::default(),
             jitter: None,
+            link_layer: Default::default(),
         };
         LinkDir::new(0, 1, &spec, Limit::Packets(limit), LossModel::None)
     }

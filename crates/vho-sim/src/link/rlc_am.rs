@@ -43,8 +43,9 @@
 //! Once its ring buffers have grown to the load, it allocates nothing: the SDU, PDU and status
 //! queues keep their capacity.
 //!
-//! Where it will plug in (not done here): as the link layer of a [`super::LinkDir`], between its
-//! queue and its wire. The direction takes the packet at its queue's head whenever the bearer
+//! Where it plugs in ([`super::layer`], `link_layer = "rlc-am"`): as the link layer of a
+//! [`super::LinkDir`], between its queue and its wire (`RLC_TX_BUFFER_TTIS` there names the
+//! threshold below). The direction takes the packet at its queue's head whenever the bearer
 //! has room (few untransmitted PDUs: [`RlcAm::untransmitted_pdus`] below a threshold, itself an
 //! open value: the RLC transmission buffer), offering it with the packet's index as the SDU id;
 //! what [`RlcAm::poll_delivered`] releases enters the far node at the instant given (the

@@ -29,6 +29,18 @@ pub struct Preset {
     pub jitter_mean: Option<String>,
     #[serde(default)]
     pub jitter_sd: Option<String>,
+    /// The link layer (`plain`, `rlc-am`, `dcf`: `link::layer`) and its keys, the same both
+    /// ways.
+    #[serde(default)]
+    pub link_layer: Option<String>,
+    #[serde(default)]
+    pub bler: Option<f64>,
+    #[serde(default)]
+    pub ber: Option<f64>,
+    #[serde(default)]
+    pub max_dat: Option<i64>,
+    #[serde(default)]
+    pub retry_limit: Option<i64>,
     /// Per-direction values (see the module's doc): each replaces the key without the suffix in
     /// its direction.
     #[serde(default)]
@@ -183,12 +195,20 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../../scenarios/presets/lan-100m.toml"),
     ),
     (
+        "umts-384-rlc.toml",
+        include_str!("../../../../scenarios/presets/umts-384-rlc.toml"),
+    ),
+    (
         "wavelan.toml",
         include_str!("../../../../scenarios/presets/wavelan.toml"),
     ),
     (
         "wlan-80211b.toml",
         include_str!("../../../../scenarios/presets/wlan-80211b.toml"),
+    ),
+    (
+        "wlan-11b-1m.toml",
+        include_str!("../../../../scenarios/presets/wlan-11b-1m.toml"),
     ),
 ];
 

@@ -47,6 +47,26 @@ const PRESET_MEANING: &str = "values the other keys override; a preset's per-dir
      values (rate_down, ...) go to the direction towards the mobile host (down) and from it \
      (up), so such a preset needs a link with a mobile host at exactly one end";
 
+const LINK_LAYER: &str = "one of plain, rlc-am, dcf";
+const LINK_LAYER_MEANING: &str = "what sits between the queue and the far node: plain the \
+     serialiser at `rate` and the pipe of `delay`; rlc-am a 3G bearer in RLC Acknowledged Mode \
+     (Naoe et al. Table I: 384 kb/s, TTI 10 ms, 12 blocks of 336 bits per TTI, Iub 20 ms, \
+     selective retransmission up to MaxDAT, in-order delivery); dcf an 802.11b station at 1 \
+     Mb/s under DCF (Table I; IEEE 802.11-2007's timing, frame errors from the BER, \
+     retransmission with backoff up to the retry limit). A link layer's own timing replaces \
+     rate and delay (delay must be 0: the Iub delay is inside the bearer); it takes the \
+     queue's head whenever it has room, and what it discards is the drop cause \
+     link_layer_discard";
+const BLER_MEANING: &str = "rlc-am: each transport block lost independently with this \
+     probability (Naoe et al. §V-B; a [[schedule]] bler changes it)";
+const MAX_DAT_MEANING: &str = "rlc-am: transmissions of a block before its SDU is discarded \
+     (TS 25.322's MaxDAT; Table I: 5)";
+const BER_MEANING: &str = "dcf: bit error rate of data and ACK frames, a frame of L bits \
+     corrupted with probability 1 - (1 - BER)^L (Naoe et al. §V-B; a [[schedule]] ber \
+     changes it)";
+const RETRY_LIMIT_MEANING: &str = "dcf: transmission attempts of a frame, the first included, \
+     before it is discarded (dot11ShortRetryLimit, IEEE 802.11-2007 Annex D: 7)";
+
 /// The keys of a link or link direction, as `[wired]`, `[access.NAME]`, `[[link]]` and their
 /// per-direction tables share them.
 macro_rules! link_keys {
@@ -116,6 +136,11 @@ macro_rules! link_keys {
                 "lose exactly these packets (0 = the first the loss model sees; ns-2's \
                  ErrorModel/List); instead of `loss`",
             ),
+            k($t, "link_layer", LINK_LAYER, "the preset's, else plain", LINK_LAYER_MEANING),
+            k($t, "bler", "probability 0-1", "the preset's, else 0", BLER_MEANING),
+            k($t, "max_dat", "integer 1-255", "the preset's, else 5", MAX_DAT_MEANING),
+            k($t, "ber", "number in [0, 1)", "the preset's, else 0", BER_MEANING),
+            k($t, "retry_limit", "integer 1-255", "the preset's, else 7", RETRY_LIMIT_MEANING),
         ]
     };
 }
@@ -428,7 +453,7 @@ pub fn keys() -> Vec<KeyDoc> {
             "step",
             TIME,
             "100 ms",
-            "a rate or delay ramp changes in steps this far apart, each to the line's value at \
+            "a rate, delay, bler or ber ramp changes in steps this far apart, each to the line's value at \
              its instant (vho's choice: a packet's time on the air is fixed from one rate when \
              it starts); a loss ramp is exact per packet",
         ),
@@ -477,6 +502,22 @@ pub fn keys() -> Vec<KeyDoc> {
              offsets from `at`, each an opportunity to deliver 1504 bytes; a packet may span \
              opportunities, what a waiting packet does not use is lost, the trace repeats \
              shifted by its last offset: link_queue.cc); a later rate ends it",
+        ),
+        k(
+            "schedule",
+            "bler",
+            "probability 0-1, or a pair with until",
+            "unchanged",
+            "the block error rate of the link's rlc-am bearer (Naoe et al. Fig. 5's ramps); a \
+             ramp in steps of `step`, each block drawn with the value set when its TTI starts",
+        ),
+        k(
+            "schedule",
+            "ber",
+            "number in [0, 1), or a pair with until",
+            "unchanged",
+            "the bit error rate of the link's dcf station (Fig. 5); a ramp in steps of `step`, \
+             each frame exchange drawn with the value set when it starts",
         ),
         k(
             "flow",
@@ -640,6 +681,11 @@ fn preset_keys() -> Vec<KeyDoc> {
             "jitter_mean",
             "the extra delay's standard deviation",
         ),
+        k(t, "link_layer", LINK_LAYER, "plain", LINK_LAYER_MEANING),
+        k(t, "bler", "probability 0-1", "0", BLER_MEANING),
+        k(t, "max_dat", "integer 1-255", "5", MAX_DAT_MEANING),
+        k(t, "ber", "number in [0, 1)", "0", BER_MEANING),
+        k(t, "retry_limit", "integer 1-255", "7", RETRY_LIMIT_MEANING),
     ];
     // Each per-direction key defaults to the symmetric key of its name.
     const DOWN: &str = "towards the mobile host, replacing the key without _down in that \

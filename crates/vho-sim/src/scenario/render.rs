@@ -250,8 +250,10 @@ fn schedule(o: &mut String, s: &ScheduleSpec, link: &str) {
             Level::Ramp(a, b) => format!("[{}, {}]", f(a), f(b)),
         }
     }
-    let stepped =
-        matches!(s.rate_bps, Some(Level::Ramp(..))) || matches!(s.delay, Some(Level::Ramp(..)));
+    let stepped = matches!(s.rate_bps, Some(Level::Ramp(..)))
+        || matches!(s.delay, Some(Level::Ramp(..)))
+        || matches!(s.bler, Some(Level::Ramp(..)))
+        || matches!(s.ber, Some(Level::Ramp(..)));
     if stepped {
         let _ = writeln!(o, "step = {}", dur(s.step));
     }
@@ -263,6 +265,12 @@ fn schedule(o: &mut String, s: &ScheduleSpec, link: &str) {
     }
     if let Some(p) = s.loss {
         let _ = writeln!(o, "loss = {}", level(p, |v| format!("{v:?}")));
+    }
+    if let Some(p) = s.bler {
+        let _ = writeln!(o, "bler = {}", level(p, |v| format!("{v:?}")));
+    }
+    if let Some(p) = s.ber {
+        let _ = writeln!(o, "ber = {}", level(p, |v| format!("{v:?}")));
     }
     if let Some(st) = s.state {
         let _ = writeln!(o, "state = {}", q(st.name()));
@@ -334,9 +342,20 @@ fn dir(d: &DirSpec) -> String {
         Some(j) => format!(", jitter_mean = {}, jitter_sd = {}", dur(j.mean), dur(j.sd)),
         None => String::new(),
     };
+    let layer = match d.link_layer {
+        LinkLayerSpec::Plain => String::new(),
+        LinkLayerSpec::RlcAm(c) => format!(
+            ", link_layer = \"rlc-am\", bler = {:?}, max_dat = {}",
+            c.bler, c.max_dat
+        ),
+        LinkLayerSpec::Dcf(c) => format!(
+            ", link_layer = \"dcf\", ber = {:?}, retry_limit = {}",
+            c.ber, c.short_retry_limit
+        ),
+    };
     format!(
         "{{ rate = \"{} b/s\", delay = {}, queue = {queue}, queue_model = \"{model}\"{red}, \
-         {loss}, loss_at = \"{at}\"{jitter} }}",
+         {loss}, loss_at = \"{at}\"{jitter}{layer} }}",
         d.rate_bps,
         dur(d.delay)
     )

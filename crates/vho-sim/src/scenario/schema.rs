@@ -165,6 +165,13 @@ pub struct DirT {
     /// A seeded extra delay per packet: its mean and standard deviation (`link::jitter`).
     pub jitter_mean: Option<S>,
     pub jitter_sd: Option<S>,
+    /// The link layer between the queue and the far node: `plain`, `rlc-am`, `dcf`
+    /// (`link::layer`), and its keys.
+    pub link_layer: Option<S>,
+    pub bler: Option<Spanned<f64>>,
+    pub ber: Option<Spanned<f64>>,
+    pub max_dat: Option<Spanned<i64>>,
+    pub retry_limit: Option<Spanned<i64>>,
 }
 
 /// A link of the common form: a preset and/or fields, applying to both directions, with
@@ -189,6 +196,13 @@ pub struct LinkT {
     /// A seeded extra delay per packet: its mean and standard deviation (`link::jitter`).
     pub jitter_mean: Option<S>,
     pub jitter_sd: Option<S>,
+    /// The link layer between the queue and the far node: `plain`, `rlc-am`, `dcf`
+    /// (`link::layer`), and its keys.
+    pub link_layer: Option<S>,
+    pub bler: Option<Spanned<f64>>,
+    pub ber: Option<Spanned<f64>>,
+    pub max_dat: Option<Spanned<i64>>,
+    pub retry_limit: Option<Spanned<i64>>,
     /// Packet size the `bdp` queue rule counts in (bytes); default 1500.
     pub mtu: Option<Spanned<i64>>,
     pub down: Option<DirT>,
@@ -223,6 +237,13 @@ pub struct GeneralLinkT {
     /// A seeded extra delay per packet: its mean and standard deviation (`link::jitter`).
     pub jitter_mean: Option<S>,
     pub jitter_sd: Option<S>,
+    /// The link layer between the queue and the far node: `plain`, `rlc-am`, `dcf`
+    /// (`link::layer`), and its keys.
+    pub link_layer: Option<S>,
+    pub bler: Option<Spanned<f64>>,
+    pub ber: Option<Spanned<f64>>,
+    pub max_dat: Option<Spanned<i64>>,
+    pub retry_limit: Option<Spanned<i64>>,
     pub mtu: Option<Spanned<i64>>,
     /// Direction from the first named node to the second.
     pub forward: Option<DirT>,
@@ -279,6 +300,8 @@ pub struct ScheduleT {
     pub loss: Option<Spanned<toml::Value>>,
     pub state: Option<S>,
     pub trace: Option<Spanned<Vec<i64>>>,
+    pub bler: Option<Spanned<toml::Value>>,
+    pub ber: Option<Spanned<toml::Value>>,
 }
 
 #[derive(Deserialize, Debug)]

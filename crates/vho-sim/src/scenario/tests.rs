@@ -202,7 +202,7 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
         ("negative delay", "[access.w]\nrate = \"5 Mb/s\"\ndelay = \"-2 ms\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
             "s.toml:3: access.w.delay: expected a time that is not negative, got \"-2 ms\""),
         ("unknown preset", "[access.w]\npreset = \"dk-lte\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
-            "s.toml:2: access.w.preset: expected one of cdma-1xrtt, dk-gprs, dk-gprs-64k, dk-umts-384k, dk-wlan, ethernet-10m, gprs-cottingham, gsm-ppp, lan-100m, wavelan, wlan-80211b, got \"dk-lte\""),
+            "s.toml:2: access.w.preset: expected one of cdma-1xrtt, dk-gprs, dk-gprs-64k, dk-umts-384k, dk-wlan, ethernet-10m, gprs-cottingham, gsm-ppp, lan-100m, umts-384-rlc, wavelan, wlan-11b-1m, wlan-80211b, got \"dk-lte\""),
         ("handover to an undefined link", &GOOD.replace("to = \"gprs\"", "to = \"lte\""), &[],
             "s.toml:18: handover.to: expected a link: one of wired, gprs, wlan, got \"lte\""),
         ("malformed toml", "[run\nname = 1\n", &[], "s.toml:1: invalid table header; expected `.`, `]`"),
@@ -270,6 +270,19 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:42: schedule.trace: expected no `until` or `rate` beside a trace (it replaces the rate from `at` on), got [1, 2]"),
         ("an unknown link state", &format!("{GOOD}{}", SCHED.replace("\"outage\"", "\"flaky\"")), &[],
             "s.toml:42: schedule.state: expected one of up, outage, blackhole, down, got \"flaky\""),
+        // link::layer: the link layer's keys, each where it was given.
+        ("ber out of range", "[access.w]\npreset = \"wlan-11b-1m\"\nber = 1.0\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:3: access.w.ber: expected a bit error rate in [0, 1), got 1"),
+        ("bler on a dcf link", "[access.w]\npreset = \"wlan-11b-1m\"\nbler = 0.1\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:3: access.w.bler: expected link_layer = \"rlc-am\" beside it, got link_layer \"dcf\""),
+        ("an unknown link layer", "[access.w]\npreset = \"dk-wlan\"\nlink_layer = \"hspa\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:3: access.w.link_layer: expected one of plain, rlc-am, dcf, got \"hspa\""),
+        ("a delay beside a link layer", "[access.w]\npreset = \"umts-384-rlc\"\ndelay = \"20 ms\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
+            "s.toml:2: access.w.delay: expected delay = \"0 ms\" beside a link layer (its own timing replaces the link's delay; Table I's Iub delay is the RLC-AM bearer's iub_delay), got 0.02 s"),
+        ("a bler schedule on a dcf link", "[access.w]\npreset = \"wlan-11b-1m\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n[[schedule]]\nlink = \"w\"\nat = \"1 s\"\nbler = 0.2\n", &[],
+            "s.toml:10: schedule.bler: expected a link with link_layer = \"rlc-am\", got link \"w\" with link_layer \"dcf\""),
+        ("a ber ramp out of range", "[access.w]\npreset = \"wlan-11b-1m\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n[[schedule]]\nlink = \"w\"\nat = \"1 s\"\nuntil = \"2 s\"\nber = [0.0, 1.5]\n", &[],
+            "s.toml:11: schedule.ber: expected a bit error rate in [0, 1), got [0.0, 1.5]"),
         ("unknown timeout ssthresh rule", &GOOD.replace("profile = \"ns2\"", "profile = \"ns2\", timeout_ssthresh = \"bsd\""), &[],
             "s.toml:25: flow.tcp.timeout_ssthresh: expected one of rfc5681, linux, always, got \"bsd\""),
     ];
@@ -304,6 +317,7 @@ fn the_resolved_scenario_loads_back_to_the_same_run() {
         "scenarios/examples/thesis-wavelan-gsm.toml",
         "scenarios/examples/cottingham-wlan-gprs.toml",
         "scenarios/examples/naoe-apc.toml",
+        "scenarios/examples/naoe-links.toml",
         "scenarios/studies/daniel-kojo.toml",
         "benches/scenarios/lossy-link.toml",
     ] {
@@ -316,6 +330,10 @@ fn the_resolved_scenario_loads_back_to_the_same_run() {
             "handover.0.kind=\"hard\"",
         ],
         &["access.gprs={preset=\"gprs-cottingham\", up={loss=0.01}}"],
+        // A link layer per direction (link::layer): the bearer down, DCF up.
+        &[
+            "access.gprs={preset=\"umts-384-rlc\", down={bler=0.2, max_dat=3}, up={link_layer=\"dcf\", ber=1e-5, retry_limit=4}}",
+        ],
         &[
             "access.gprs.queue_model=\"red\"",
             "access.gprs.down.red={ min_thresh = 3, q_weight = 0.01, gentle = false }",
@@ -419,8 +437,15 @@ fn every_value_the_reference_lists_for_a_tcp_or_link_key_loads() {
         } else {
             "run.seed=1"
         };
+        // A link layer's timing replaces the link's delay (link::layer).
+        let zero_delay = "access.gprs.delay=\"0 ms\"";
+        let extra = if d.key == "link_layer" {
+            zero_delay
+        } else {
+            "run.seed=1"
+        };
         for v in values.split(", ") {
-            load_str(GOOD, &[soft, &format!("{path}=\"{v}\"")])
+            load_str(GOOD, &[soft, extra, &format!("{path}=\"{v}\"")])
                 .unwrap_or_else(|e| panic!("{path} = {v}: {e}"));
         }
     }

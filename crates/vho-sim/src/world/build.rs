@@ -71,6 +71,9 @@ impl World {
                     let rng = Rng::stream(spec.seed, &format!("link:{}:{side}:red", link.name));
                     dir.set_red(Red::new(params, rng));
                 }
+                if ds.link_layer != crate::spec::LinkLayerSpec::Plain {
+                    super::link_layers::attach(&mut dir, spec, &link.name, side, ds)?;
+                }
                 if spec.record.series {
                     dir.starts = Some(Vec::new());
                 }
@@ -173,7 +176,9 @@ impl World {
             || !schedule.is_empty()
             || dirs
                 .iter()
-                .any(|d| !matches!(d.loss, crate::link::loss::LossModel::None));
+                .any(|d| !matches!(d.loss, crate::link::loss::LossModel::None))
+            // A link layer's discards are booked as losses on the air are.
+            || super::link_layers::any(&dirs);
         Ok(World {
             now: Time::ZERO,
             queue: EventQueue::with_capacity(64),

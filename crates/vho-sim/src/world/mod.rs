@@ -16,6 +16,7 @@ mod external;
 mod forward;
 mod functions;
 mod handover;
+mod link_layers;
 mod mip;
 mod nemo;
 mod oracle;
@@ -57,6 +58,13 @@ pub enum SimError {
         at_s: f64,
         events: u64,
         span_us: u64,
+    },
+    /// A link layer's parameters it cannot run with (the scenario checks them at load; a
+    /// spec built by hand may not).
+    #[error("link {link}: {error}")]
+    LinkLayer {
+        link: String,
+        error: crate::link::layer::LinkLayerError,
     },
     #[error(
         "link {link}: queue \"bdp\" gives a limit of 1 packet from {from} to {to}, with which \
@@ -470,6 +478,8 @@ impl World {
 }
 #[cfg(test)]
 mod function_tests;
+#[cfg(test)]
+mod link_layer_tests;
 #[cfg(test)]
 mod mip_tests;
 #[cfg(test)]

@@ -25,6 +25,8 @@ enum Action {
     Delay(Dur),
     Loss(LossLevel),
     State(LinkState),
+    Bler(f64),
+    Ber(f64),
 }
 
 #[derive(Clone, Debug)]
@@ -110,6 +112,18 @@ fn expand(s: &ScheduleSpec, dir: DirIdx, out: &mut Vec<Step>) {
             }
         }
     }
+    // An error rate ramp: in steps, as rate and delay (the bearer and the station draw with
+    // the value set when a block's TTI or a frame exchange starts, `set_bler` / `set_ber`).
+    for (level, make) in [
+        (s.bler, Action::Bler as fn(f64) -> Action),
+        (s.ber, Action::Ber as fn(f64) -> Action),
+    ] {
+        match level {
+            None => {}
+            Some(Level::To(v)) => push(s.at, make(v)),
+            Some(Level::Ramp(a, b)) => stepped(a, b, &mut |t, v| push(t, make(v))),
+        }
+    }
     if let Some(t) = &s.trace {
         push(s.at, Action::Trace(t.clone()));
     }
@@ -176,6 +190,12 @@ impl World {
                     Rng::stream(seed, &format!("link:{name}:{side}:loss"))
                 });
             }
+            Action::Bler(p) => {
+                dir.set_bler(now, p);
+            }
+            Action::Ber(p) => {
+                dir.set_ber(now, p);
+            }
             Action::State(state) => {
                 let mut dropped = Vec::new();
                 dir.set_state(now, state, &mut dropped);
@@ -213,6 +233,8 @@ mod tests {
             loss: None,
             state: None,
             trace: None,
+            bler: None,
+            ber: None,
         };
         change(&mut s);
         spec.schedules.push(s);

@@ -214,11 +214,32 @@ pub struct LinkDirSummary {
     /// a `[[schedule]]` gives a state (absent otherwise, as `dropped_early_drop`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dropped_link_state: Option<u64>,
+    /// Discarded by the direction's link layer (RLC's MaxDAT, DCF's retry limit); only on a
+    /// direction with a link layer (absent otherwise, as `dropped_early_drop`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped_link_layer_discard: Option<u64>,
+    /// What the direction's link layer did, on a direction with one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_layer: Option<LinkLayerSummary>,
     /// RED's mean average queue (bytes) over the arrivals it judged, on a RED direction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub red_mean_avg_bytes: Option<f64>,
     pub still_in_network: u64,
     pub conserved: bool,
+}
+
+/// A direction's link layer over the run (`link::layer`).
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkLayerSummary {
+    /// `rlc-am` or `dcf`.
+    pub kind: &'static str,
+    /// RLC blocks or DCF data frames put on the air, retransmissions included.
+    pub transmissions: u64,
+    pub retransmissions: u64,
+    /// Blocks in error, data frames corrupted.
+    pub lost: u64,
+    /// Packets discarded (as `dropped_link_layer_discard`).
+    pub discarded: u64,
 }
 
 pub fn kind_name(k: HandoverKind) -> &'static str {
@@ -375,6 +396,19 @@ impl World {
                             s.state.is_some() && on && s.link == d / 2
                         })
                         .then_some(c.dropped[DropCause::LinkState.slot()]),
+                    dropped_link_layer_discard: dir
+                        .link_layer()
+                        .stats()
+                        .map(|_| c.dropped[DropCause::LinkLayerDiscard.slot()]),
+                    link_layer: dir.link_layer().stats().map(|st| LinkLayerSummary {
+                        kind: super::build::dir_spec(spec, d as crate::net::routes::DirIdx)
+                            .link_layer
+                            .name(),
+                        transmissions: st.transmissions,
+                        retransmissions: st.retransmissions,
+                        lost: st.lost,
+                        discarded: st.discarded,
+                    }),
                     red_mean_avg_bytes: dir.red().map(|r| {
                         let st = r.stats();
                         if st.arrivals == 0 {

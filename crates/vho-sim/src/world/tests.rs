@@ -15,6 +15,7 @@ fn dir(rate_bps: u64, delay_ms: u64, queue: QueueLimit) -> DirSpec {
         loss: LossSpec::None,
         loss_at: Default::default(),
         jitter: None,
+        link_layer: Default::default(),
     }
 }
 

@@ -110,6 +110,11 @@ impl Ctx<'_> {
             drop_packets: l.drop_packets.clone(),
             jitter_mean: l.jitter_mean.clone(),
             jitter_sd: l.jitter_sd.clone(),
+            link_layer: l.link_layer.clone(),
+            bler: l.bler.clone(),
+            ber: l.ber.clone(),
+            max_dat: l.max_dat.clone(),
+            retry_limit: l.retry_limit.clone(),
         };
         for (k, d) in [dirs.0, dirs.1].into_iter().enumerate() {
             self.apply(&mut base[k], &own, field, mtu)?;
@@ -151,6 +156,7 @@ impl Ctx<'_> {
         if let Some(j) = d.jitter_sd {
             out.jitter_sd = Some(units::duration(j).map_err(at)?);
         }
+        self.preset_layer(p, &mut out, (field, span))?;
         Ok(out)
     }
 
@@ -204,7 +210,7 @@ impl Ctx<'_> {
         if let Some(j) = &d.jitter_sd {
             p.jitter_sd = Some(self.with(j, &format!("{field}.jitter_sd"), units::duration)?);
         }
-        Ok(())
+        self.apply_layer(p, d, field)
     }
 
     /// `red = { ... }`: each key given replaces the one before (preset, link, direction).
@@ -257,7 +263,9 @@ impl Ctx<'_> {
                 Some(MISSING.into()),
             )
         };
+        let link_layer = self.finish_layer(&p, field)?;
         Ok(DirSpec {
+            link_layer,
             rate_bps: p.rate.ok_or_else(|| missing("rate"))?,
             delay: p.delay.ok_or_else(|| missing("delay"))?,
             queue: p.queue.unwrap_or(QueueLimit::Bdp { mtu_bytes: mtu }),

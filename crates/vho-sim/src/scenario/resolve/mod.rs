@@ -22,6 +22,7 @@ use crate::time::{Dur, Time};
 use std::ops::Range;
 
 mod handovers;
+mod link_layer;
 mod links;
 mod mipv6;
 mod nemo;
@@ -293,6 +294,40 @@ struct PartialDir {
     drop_packets: Option<Vec<u64>>,
     jitter_mean: Option<Dur>,
     jitter_sd: Option<Dur>,
+    /// The link layer's kind and keys, each with where it was given (a preset's `preset`
+    /// key, or the key itself) for a message.
+    link_layer: Option<(LayerKind, Range<usize>)>,
+    bler: Option<(f64, Range<usize>)>,
+    ber: Option<(f64, Range<usize>)>,
+    max_dat: Option<(u8, Range<usize>)>,
+    retry_limit: Option<(u8, Range<usize>)>,
+}
+
+/// The `link_layer` key's values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LayerKind {
+    Plain,
+    RlcAm,
+    Dcf,
+}
+
+impl LayerKind {
+    const NAMES: &'static str = "plain, rlc-am, dcf";
+    fn name(self) -> &'static str {
+        match self {
+            LayerKind::Plain => "plain",
+            LayerKind::RlcAm => "rlc-am",
+            LayerKind::Dcf => "dcf",
+        }
+    }
+    fn parse(s: &str) -> Result<LayerKind, String> {
+        match s {
+            "plain" => Ok(LayerKind::Plain),
+            "rlc-am" => Ok(LayerKind::RlcAm),
+            "dcf" => Ok(LayerKind::Dcf),
+            _ => Err(format!("one of {}", LayerKind::NAMES)),
+        }
+    }
 }
 
 #[derive(Default)]

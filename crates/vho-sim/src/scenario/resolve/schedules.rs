@@ -52,6 +52,16 @@ impl Ctx<'_> {
                 .as_ref()
                 .map(|v| self.level(v, "schedule.loss", ramps, probability))
                 .transpose()?;
+            let bler = st
+                .bler
+                .as_ref()
+                .map(|v| self.level(v, "schedule.bler", ramps, probability))
+                .transpose()?;
+            let ber = st
+                .ber
+                .as_ref()
+                .map(|v| self.level(v, "schedule.ber", ramps, bit_error_rate))
+                .transpose()?;
             let state = match &st.state {
                 None => None,
                 Some(s) => Some(LinkState::from_name(s.get_ref()).ok_or_else(|| {
@@ -73,23 +83,27 @@ impl Ctx<'_> {
                 && loss.is_none()
                 && state.is_none()
                 && trace.is_none()
+                && bler.is_none()
+                && ber.is_none()
             {
                 return Err(self.err(
                     entry.span(),
                     "schedule",
-                    "at least one of rate, delay, loss, state, trace",
+                    "at least one of rate, delay, loss, state, trace, bler, ber",
                     None,
                 ));
             }
-            let stepped =
-                matches!(rate_bps, Some(Level::Ramp(..))) || matches!(delay, Some(Level::Ramp(..)));
+            let stepped = matches!(rate_bps, Some(Level::Ramp(..)))
+                || matches!(delay, Some(Level::Ramp(..)))
+                || matches!(bler, Some(Level::Ramp(..)))
+                || matches!(ber, Some(Level::Ramp(..)));
             let step = match &st.step {
                 None => Dur::from_millis(DEFAULT_RAMP_STEP_MS),
                 Some(s) if !stepped => {
                     return Err(self.err(
                         s.span(),
                         "schedule.step",
-                        "no `step` except with a rate or delay ramp",
+                        "no `step` except with a rate, delay, bler or ber ramp",
                         Some(format!("{:?}", s.get_ref())),
                     ))
                 }
@@ -106,6 +120,12 @@ impl Ctx<'_> {
                     d
                 }
             };
+            self.schedule_layer(
+                st,
+                &b.links[link],
+                (ab, ba),
+                (&rate_bps, &delay, &trace, &bler, &ber),
+            )?;
             out.push(ScheduleSpec {
                 link,
                 ab,
@@ -118,6 +138,8 @@ impl Ctx<'_> {
                 loss,
                 state,
                 trace,
+                bler,
+                ber,
             });
         }
         Ok(out)
@@ -232,5 +254,89 @@ fn probability(v: &toml::Value) -> Result<f64, String> {
         Ok(p)
     } else {
         Err("a probability from 0 to 1".into())
+    }
+}
+
+/// A bit error rate, in [0, 1) (at 1 no frame would ever pass: `DcfConfig::validate`).
+fn bit_error_rate(v: &toml::Value) -> Result<f64, String> {
+    match v {
+        toml::Value::Float(f) if (0.0..1.0).contains(f) => Ok(*f),
+        toml::Value::Integer(0) => Ok(0.0),
+        _ => Err("a bit error rate in [0, 1)".into()),
+    }
+}
+
+type Scheduled<'a> = (
+    &'a Option<Level<u64>>,
+    &'a Option<Level<Dur>>,
+    &'a Option<std::sync::Arc<[u64]>>,
+    &'a Option<Level<f64>>,
+    &'a Option<Level<f64>>,
+);
+
+impl Ctx<'_> {
+    /// An entry's values against the link layers of the directions it names: `bler` needs an
+    /// RLC-AM bearer, `ber` a DCF station, and a link layer's own timing replaces `rate`,
+    /// `delay` and `trace` (`link::layer`).
+    fn schedule_layer(
+        &self,
+        st: &ScheduleT,
+        l: &LinkSpec,
+        (ab, ba): (bool, bool),
+        (rate, delay, trace, bler, ber): Scheduled<'_>,
+    ) -> R<()> {
+        let dirs = [(ab, &l.ab), (ba, &l.ba)];
+        for (on, d) in dirs {
+            if !on {
+                continue;
+            }
+            let layer = &d.link_layer;
+            let refuse = |key: &str, span: Range<usize>, what: String| {
+                Err(self.err(
+                    span,
+                    &format!("schedule.{key}"),
+                    what,
+                    Some(format!(
+                        "link {:?} with link_layer {:?}",
+                        l.name,
+                        layer.name()
+                    )),
+                ))
+            };
+            let span_of = |v: &Option<toml::Spanned<toml::Value>>| {
+                v.as_ref().map(|v| v.span()).unwrap_or(0..0)
+            };
+            if bler.is_some() && !matches!(layer, LinkLayerSpec::RlcAm(_)) {
+                return refuse(
+                    "bler",
+                    span_of(&st.bler),
+                    "a link with link_layer = \"rlc-am\"".into(),
+                );
+            }
+            if ber.is_some() && !matches!(layer, LinkLayerSpec::Dcf(_)) {
+                return refuse(
+                    "ber",
+                    span_of(&st.ber),
+                    "a link with link_layer = \"dcf\"".into(),
+                );
+            }
+            if *layer != LinkLayerSpec::Plain {
+                let what = || {
+                    "no rate, delay or trace on a link layer (its own timing replaces them)"
+                        .to_string()
+                };
+                if rate.is_some() {
+                    return refuse("rate", span_of(&st.rate), what());
+                }
+                if delay.is_some() {
+                    return refuse("delay", span_of(&st.delay), what());
+                }
+                if trace.is_some() {
+                    let span = st.trace.as_ref().map(|t| t.span()).unwrap_or(0..0);
+                    return refuse("trace", span, what());
+                }
+            }
+        }
+        Ok(())
     }
 }

@@ -1,5 +1,5 @@
-//! A packet in the simulated network: a TCP segment, or a signalling message of Mobile IPv6
-//! (`crate::mip`), with the fields routing and recording need. Packets live in a slab and move
+//! A packet in the simulated network: a TCP segment, a TFRC datagram (`world::tfrc`), or a
+//! signalling message of Mobile IPv6 (`crate::mip`), with the fields routing and recording need. Packets live in a slab and move
 //! between components by index; nothing is allocated per packet once the slab has grown to the
 //! largest number in the network at once.
 //!
@@ -33,6 +33,9 @@ pub mod net {
     /// `Packet::flow` is the driver's token for its bytes; nothing in the world reads more
     /// than its addresses and size.
     pub const EXTERNAL: u8 = 16;
+    /// A TFRC data or feedback packet (`world::tfrc`), a UDP datagram: `seg` is unused, the
+    /// header rides beside the slab.
+    pub const TFRC: u8 = 32;
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -65,10 +68,10 @@ pub struct Packet {
 
 impl Packet {
     /// Whether it carries a TCP segment of a flow (not a signalling message, not an outside
-    /// packet).
+    /// packet, not TFRC).
     #[inline(always)]
     pub fn is_tcp(&self) -> bool {
-        self.net & (net::SIGNAL | net::EXTERNAL) == 0
+        self.net & (net::SIGNAL | net::EXTERNAL | net::TFRC) == 0
     }
 }
 

@@ -116,3 +116,18 @@ pub struct Feedback {
     pub x_recv: f64,
     pub p: f64,
 }
+
+/// What a TFRC packet carries in the world (`world::tfrc`): data or feedback.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TfrcHeader {
+    Data(TfrcPacket),
+    Feedback(Feedback),
+}
+
+/// Header bytes of a TFRC packet on the wire below its payload: IPv4 20 + UDP 8 + the TFRC
+/// header vho writes in captures (`record::pcap`): for data 12 (sequence number, timestamp
+/// and RTT in microseconds, 32 bits each: the fields of RFC 5348 §3.2.1 and of ns-2's
+/// `hdr_tfrc` seqno/timestamp/rtt), for feedback 16 (timestamp echo, elapsed time, X_recv in
+/// bytes per second, p as a fraction of 2^32: §3.2.2).
+pub const DATA_HEADER_BYTES: u32 = 20 + 8 + 12;
+pub const FEEDBACK_BYTES: u32 = 20 + 8 + 16;

@@ -511,6 +511,14 @@ pub fn keys() -> Vec<KeyDoc> {
         ),
         k(
             "flow.tfrc",
+            "profile",
+            "\"rfc5348\" | \"ns2\"",
+            "\"rfc5348\"",
+            "rfc5348: RFC 5348's values; ns2: ns-2.35 Agent/TFRC's (InitRate_ 300 B/s and its \
+             nofeedback timer, df_ 0.95, numPkts_ 1, ca_ 1), the keys below applied over it",
+        ),
+        k(
+            "flow.tfrc",
             "packet_size",
             SIZE,
             "1000 B",

@@ -283,6 +283,7 @@ pub struct FlowT {
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct TfrcT {
+    pub profile: Option<S>,
     pub packet_size: Option<S>,
     pub oscillation_prevention: Option<bool>,
 }

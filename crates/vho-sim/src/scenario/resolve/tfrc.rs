@@ -48,9 +48,22 @@ impl Ctx<'_> {
 
     /// `[flow.tfrc]` over `TfrcConfig`'s defaults (RFC 5348's, with ns-2.35's packet size).
     fn tfrc(&self, t: Option<&toml::Spanned<TfrcT>>) -> R<TfrcConfig> {
-        let mut cfg = TfrcConfig::default();
-        let Some(t) = t else { return Ok(cfg) };
+        let Some(t) = t else {
+            return Ok(TfrcConfig::default());
+        };
         let t = t.get_ref();
+        let mut cfg = match t.profile.as_ref().map(|p| p.get_ref().as_str()) {
+            None | Some("rfc5348") => TfrcConfig::default(),
+            Some("ns2") => TfrcConfig::ns2(),
+            Some(other) => {
+                return Err(self.err(
+                    t.profile.as_ref().map_or(0..0, |p| p.span()),
+                    "flow.tfrc.profile",
+                    "\"rfc5348\" or \"ns2\"",
+                    Some(format!("{other:?}")),
+                ))
+            }
+        };
         if let Some(s) = &t.packet_size {
             let bytes = self.with(s, "flow.tfrc.packet_size", units::size_bytes)?;
             // At least one byte, and within a 64 KiB datagram with its headers.

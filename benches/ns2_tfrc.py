@@ -7,14 +7,14 @@ by the `summary` example) beside ns-2 (benches/ns2/tfrc_lossy.tcl), averaged ove
     python benches/ns2_tfrc.py [--seeds 5] [--duration 100] [--loss 0.01 0.03 0.1]
         [--profile rfc5348|ns2]
 
-What it found (`--seeds 3 --duration 300 --profile ns2`): at 1 % the two agree within 1 %
-(rate and p); at 3 % and 10 % vho's p is 13 % and 17 % above ns-2's and its rate 11 % and
-20 % below. ns-2 counts fewer loss events from the same losses: the candidates are its
-round-based loss events (`PreciseLoss_ 1`: a new event also needs a new report round) and
-its history discounting (`discount_ 1`), which the `ns2` profile does not copy yet, and its
-t_RTO (srtt + 4 rttvar on 100 ms ticks: 0.3 s here, against 4R = 0.4 s), which raises its
-rate where the timeout term matters (high p). Over 100 s ns-2's slow start from InitRate_
-300 B/s still weighs: 1 % is then 9 % apart.
+What it found (`--seeds 3 --duration 300`): with `--profile rfc5348` the rate is 1 % / 11 % /
+18 % apart at 1 % / 3 % / 10 % loss, p 1 % / 12 % / 13 %. Most of the rate gap is ns-2's t_RTO
+(srtt + 4 rttvar on 100 ms ticks: 0.3 s here, against RFC 5348's 4R = 0.4 s): with
+`--profile ns2`, which copies it (tfrc/ns2_rto.rs), the rate is +2.8 % / -5.2 % / -4.3 % apart.
+p stays about 11 % higher in vho at 3 % and 10 %: ns-2 counts fewer loss events from the same
+losses; the candidates are its round-based loss events (`PreciseLoss_ 1`: a new event also
+needs a new report round) and its history discounting (`discount_ 1`), not copied yet. Over
+100 s ns-2's slow start from InitRate_ 300 B/s still weighs.
 """
 
 from __future__ import annotations

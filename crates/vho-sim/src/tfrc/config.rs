@@ -43,6 +43,10 @@ pub struct TfrcConfig {
     /// (tcp/tfrc.cc), instead of setting it at once (§4.3 step 4). A cut still takes effect
     /// at once, as in both.
     pub gradual_increase: bool,
+    /// Deviation (the `ns2` profile only): t_RTO in the sender's equation from ns-2.35's
+    /// tick-based TCP estimator on this tick (`tcp_tick_`; `tfrc/ns2_rto.rs`) instead of
+    /// `rto_factor` * R (§3.1). `None`: the RFC's.
+    pub ns2_rto_tick: Option<Dur>,
 }
 
 impl Default for TfrcConfig {
@@ -60,6 +64,7 @@ impl Default for TfrcConfig {
             oscillation_prevention: false,
             q2: 0.9,
             gradual_increase: false,
+            ns2_rto_tick: None,
         }
     }
 }
@@ -82,6 +87,7 @@ impl TfrcConfig {
             oscillation_prevention: true,
             q2: 0.95,
             gradual_increase: true,
+            ns2_rto_tick: Some(Dur::from_millis(100)), // Agent/TFRC set tcp_tick_ 0.1
             ..TfrcConfig::default()
         }
     }

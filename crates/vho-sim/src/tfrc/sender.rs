@@ -90,6 +90,8 @@ pub struct TfrcSender {
     /// it last changed after it).
     tld: Option<Time>,
     recv_set: RecvSet,
+    /// ns-2's t_RTO estimator (`ns2_rto_tick` only).
+    ns2_rto: super::ns2_rto::Ns2Rto,
     feedback_seen: bool,
     next_seq: u64,
     /// When the next packet may go (t_nom of §4.6).
@@ -115,6 +117,7 @@ impl TfrcSender {
             recv_set: RecvSet {
                 items: vec![(None, start)],
             },
+            ns2_rto: Default::default(),
             feedback_seen: false,
             next_seq: 0,
             next_send: start,
@@ -184,6 +187,9 @@ impl TfrcSender {
             .as_nanos()
             .max(1));
         self.r_sample = Some(r_sample);
+        if let Some(tick) = self.cfg.ns2_rto_tick {
+            self.ns2_rto.on_sample(r_sample, tick);
+        }
         // Step 2: the RTT, q = 0.9; §4.5's R_sqmean beside it.
         let r = match self.r.filter(|_| self.feedback_seen) {
             None => {
@@ -251,13 +257,11 @@ impl TfrcSender {
     fn update_rate(&mut self, now: Time, r: Dur) {
         let recv_limit = self.recv_set.max().map_or(f64::INFINITY, |m| 2.0 * m);
         if self.p > 0.0 {
-            let x_bps = equation::throughput(
-                self.cfg.segment_size,
-                r,
-                self.p,
-                self.cfg.b,
-                self.cfg.t_rto(r),
-            );
+            let t_rto = match self.cfg.ns2_rto_tick {
+                Some(tick) => self.ns2_rto.t_rto(tick).unwrap_or(self.cfg.t_rto(r)),
+                None => self.cfg.t_rto(r),
+            };
+            let x_bps = equation::throughput(self.cfg.segment_size, r, self.p, self.cfg.b, t_rto);
             // ns-2 leaves slow start at its first loss report with rate_ = the equation's
             // (OUT_OF_SLOW_START); only later increases are gradual.
             let after_loss = self.x_bps.replace(x_bps).is_some();

@@ -491,6 +491,7 @@ fn warnings(s: &Summary, ended: super::EndedBy) -> Vec<String> {
         .collect();
     match ended {
         super::EndedBy::Completed => {}
+        _ if stuck.is_empty() => {}
         super::EndedBy::StopTime => out.push(format!(
             "stopped by run.stop at {end:.3} s before flow {} completed; to let it run longer: \
              --set run.stop=\"{:.0} s\"",

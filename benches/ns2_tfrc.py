@@ -12,14 +12,14 @@ What it found, vho against ns-2 (means of 20 seeds, 300 s; `--seeds 20 --duratio
     loss   rate rfc5348   rate ns2   p rfc5348   p ns2
     1 %    -2.3 %         -0.2 %     +3.7 %      +3.4 %
     3 %    -8.1 %         -2.5 %     +6.5 %      +5.1 %
-    10 %   -16.4 %        -1.8 %     +8.8 %      +6.2 %
+    10 %   -16.4 %        +0.9 %     +8.8 %      +1.6 %
 
-The rate gap of the RFC's TFRC is ns-2's t_RTO (srtt + 4 rttvar on 100 ms ticks: 0.3 s here,
-against RFC 5348's 4R = 0.4 s), which the `ns2` profile copies (tfrc/ns2_rto.rs). p stays 5-6 %
-higher in vho at 3 % and 10 %: ns-2 counts fewer loss events from the same losses; the
-candidates are its round-based loss events (`PreciseLoss_ 1`: a new event also needs a new
-report round) and its history discounting (`discount_ 1`), not copied yet. Three seeds are too
-few: one seed's mean p at 10 % ranges over 0.089-0.118.
+The rate gap of the RFC's TFRC is mostly ns-2's t_RTO (srtt + 4 rttvar on 100 ms ticks: 0.3 s
+here, against RFC 5348's 4R = 0.4 s; tfrc/ns2_rto.rs); at 10 % also its round-based loss events
+(`PreciseLoss_ 1`: a new event also needs a new report round; -1.8 % / +6.2 % without them).
+The `ns2` profile copies both. p stays 3-5 % higher at 1 % and 3 %: not found yet (history
+discounting, `discount_ 1`, and ns-2's loss placement by sender timestamps are not copied).
+Three seeds are too few: one seed's mean p at 10 % ranges over 0.089-0.118.
 """
 
 from __future__ import annotations

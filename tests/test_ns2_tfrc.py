@@ -4,8 +4,8 @@ scenarios/examples/tfrc-lossy.toml with the `ns2` profile, means over seeds of t
 rate (data bytes sent over the run) and of the loss event rate p (time-weighted).
 
 The case held here is 1 % loss over 300 s, five seeds (target 5 %). Over 20 seeds the rate
-agrees within 2.5 % at 1, 3 and 10 %, p within 3.4 % at 1 % but 5-6 % above ns-2's at 3 and
-10 % (the table and the suspected cause are in benches/ns2_tfrc.py's doc).
+agrees within 2.5 % at 1, 3 and 10 %, p within 3.4 % at 1 % and 1.6 % at 10 % but 5.1 %
+above ns-2's at 3 % (the table is in benches/ns2_tfrc.py's doc).
 """
 
 from __future__ import annotations

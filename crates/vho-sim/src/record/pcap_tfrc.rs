@@ -95,6 +95,7 @@ mod tests {
             timestamp: Time::from_millis(1500),
             rtt: Dur::from_millis(120),
             size: 1000,
+            round: 0,
         });
         let mut out = Vec::new();
         let zeros = encode_tfrc(

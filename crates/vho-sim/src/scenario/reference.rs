@@ -516,7 +516,8 @@ pub fn keys() -> Vec<KeyDoc> {
             "\"rfc5348\"",
             "rfc5348: RFC 5348's values; ns2: ns-2.35 Agent/TFRC's (InitRate_ 300 B/s and its \
              nofeedback timer, df_ 0.95, numPkts_ 1, ca_ 1, increase_rate's s/R per RTT, t_RTO \
-             from TCP's estimator on 100 ms ticks), the keys below applied over it",
+             from TCP's estimator on 100 ms ticks, PreciseLoss_ 1's round-based loss events), \
+             the keys below applied over it",
         ),
         k(
             "flow.tfrc",

@@ -47,6 +47,10 @@ pub struct TfrcConfig {
     /// tick-based TCP estimator on this tick (`tcp_tick_`; `tfrc/ns2_rto.rs`) instead of
     /// `rto_factor` * R (§3.1). `None`: the RFC's.
     pub ns2_rto_tick: Option<Dur>,
+    /// Deviation (the `ns2` profile only): a loss begins a new loss event only if the
+    /// sender has had a report since the last event began (ns-2.35's `PreciseLoss_ 1`,
+    /// `round_id` in tfrc-sink.cc `new_loss`), besides §5.2's one RTT.
+    pub round_loss_events: bool,
 }
 
 impl Default for TfrcConfig {
@@ -65,6 +69,7 @@ impl Default for TfrcConfig {
             q2: 0.9,
             gradual_increase: false,
             ns2_rto_tick: None,
+            round_loss_events: false,
         }
     }
 }
@@ -88,6 +93,7 @@ impl TfrcConfig {
             q2: 0.95,
             gradual_increase: true,
             ns2_rto_tick: Some(Dur::from_millis(100)), // Agent/TFRC set tcp_tick_ 0.1
+            round_loss_events: true,                   // Agent/TFRCSink set PreciseLoss_ 1
             ..TfrcConfig::default()
         }
     }

@@ -38,8 +38,9 @@
 //! `tcl/lib/ns-default.tcl`, read in the hbatmit/ns2.35 mirror of the ns-2.35 release) differ,
 //! vho follows the RFC. The `ns2` profile ([`TfrcConfig::ns2`], `[flow.tfrc] profile =
 //! "ns2"`) takes ns-2's start (InitRate_, its nofeedback timer), df_, numPkts_, ca_, its
-//! gradual increase and its t_RTO (`ns2_rto.rs`); not yet its feedback timing, round-based
-//! loss events (`PreciseLoss_`), history discounting or equation caps. The differences, for the
+//! gradual increase, its t_RTO (`ns2_rto.rs`) and its round-based loss events
+//! (`PreciseLoss_`, `LossDetector::note_round`); not yet its feedback timing, loss placement
+//! by sender timestamps, history discounting or equation caps. The differences, for the
 //! comparison issue 23 asks for (benches/ns2_tfrc.py):
 //! - Start: ns-2 starts at `InitRate_ 300` B/s with the nofeedback timer at 2*size_/rate_
 //!   (6.7 s at 1000 B); the RFC at one packet a second with 2 s. Both then go to W_init/R at
@@ -106,6 +107,9 @@ pub struct TfrcPacket {
     /// The sender's R.
     pub rtt: Dur,
     pub size: u32,
+    /// The feedback reports the sender has had, and nofeedback expiries (ns-2's `round_id`,
+    /// read only with `TfrcConfig::round_loss_events`; RFC 5348 has no such field).
+    pub round: u64,
 }
 
 /// A feedback packet (RFC 5348 §3.2.2): "the timestamp of the last data packet received"

@@ -167,6 +167,7 @@ impl TfrcSender {
             timestamp: now,
             rtt: self.r.unwrap_or(Dur::ZERO),
             size: self.cfg.segment_size,
+            round: self.stats.feedbacks + self.stats.nofeedback_expiries,
         };
         self.next_seq += 1;
         self.last_sent = Some(now);

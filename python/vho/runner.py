@@ -11,7 +11,8 @@ A run writes, in its output directory:
 - ``<node>.pcap`` for each capture point;
 - ``series_tcp.parquet``, ``series_queues.parquet`` and ``series_drops.parquet`` (every data
   segment dropped in the network: time, flow, offset from its first data byte, length, link,
-  cause) when the scenario records series.
+  cause) when the scenario records series; ``series_tfrc.parquet`` (each TFRC sender's rate X,
+  X_recv, p and RTT at every change, in bit/s and seconds) when it also has TFRC flows.
 
 Everything is first written to a hidden staging directory beside it and swapped in whole only
 when the run has succeeded (:func:`vho.files.staged_output`): a failed run leaves no file
@@ -62,7 +63,7 @@ OWNED = (
     re.escape(TIMING),
     re.escape(RESOLVED),
     r".+\.pcap",
-    r"series_(tcp|queues|drops)\.parquet",
+    r"series_(tcp|tfrc|queues|drops)\.parquet",
     r"sequence_.+\.(png|svg)",
 )
 
@@ -264,6 +265,26 @@ def _frames(
     return tcp, queues, thr, _drops(raw["drop_series"], summary, names)
 
 
+def _tfrc_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
+    """The TFRC senders' state over time (RFC 5348 §4.3: X, X_recv, p, R), one row per
+    change, every TFRC flow in one frame with its name; ``None`` without one."""
+    series = raw.get("tfrc_series") or []
+    if all(c is None for c in series):
+        return None
+    import pandas as pd
+
+    names = [f["name"] for f in summary["flows"]]
+    frames = []
+    for name, cols in zip(names, series, strict=True):
+        if cols is None:
+            continue
+        df = pd.DataFrame(cols)
+        df.insert(0, "t_s", df.pop("t_ns") / 1e9)
+        df["rtt_s"] = df.pop("rtt_ns") / 1e9
+        frames.append(df.assign(flow=name))
+    return pd.concat(frames, ignore_index=True)
+
+
 def _drops(cols: dict | None, summary: dict, names: list[str]) -> pd.DataFrame | None:
     if cols is None:
         return None
@@ -342,6 +363,9 @@ def run(
                 pd.concat(frames, ignore_index=True).to_parquet(
                     stage / "series_tcp.parquet", index=False
                 )
+            tfrc = _tfrc_frame(raw, summary)
+            if tfrc is not None:
+                tfrc.to_parquet(stage / "series_tfrc.parquet", index=False)
             if queues is not None:
                 queues.to_parquet(stage / "series_queues.parquet", index=False)
             if drops is not None:

@@ -40,6 +40,18 @@ impl PacketTap for PcapTap {
         self.writer
             .write_segment(now, src, dst, pkt.ip_id, &pkt.seg);
     }
+    fn tfrc_packet(&mut self, now: Time, pkt: &Packet, hdr: &vho_sim::tfrc::TfrcHeader) {
+        // IPv4 captures only (a Mobile IPv6 run carries no TFRC).
+        let f = pkt.flow as u16;
+        let (sp, rp) = (5001u16.wrapping_add(f), 40001u16.wrapping_add(f));
+        let ports = if pkt.to_receiver { (sp, rp) } else { (rp, sp) };
+        self.buf.clear();
+        let src = node_ip(pkt.src as usize);
+        let dst = node_ip(pkt.dst as usize);
+        let zeros =
+            vho_sim::record::pcap_tfrc::encode_tfrc(&mut self.buf, src, dst, pkt.ip_id, ports, hdr);
+        self.writer.write_record(now, &self.buf, zeros);
+    }
     fn finish(&mut self) -> Result<(), String> {
         self.writer.sink_mut().finish().map_err(|e| e.to_string())
     }
@@ -136,6 +148,23 @@ pub fn run_scenario<'py>(
         }
     }
     d.set_item("tcp_series", tcp)?;
+    let tfrc = PyList::empty(py);
+    for s in &out.tfrc_series {
+        match s {
+            Some(s) => tfrc.append(series_dict(
+                py,
+                &[
+                    ("t_ns", u64s(&s.t_ns)),
+                    ("x_bps", s.x_bps.clone()),
+                    ("x_recv_bps", s.x_recv_bps.clone()),
+                    ("p", s.p.clone()),
+                    ("rtt_ns", u64s(&s.rtt_ns)),
+                ],
+            )?)?,
+            None => tfrc.append(py.None())?,
+        }
+    }
+    d.set_item("tfrc_series", tfrc)?;
     match &out.queue_series {
         Some(q) => d.set_item(
             "queue_series",

@@ -1,5 +1,5 @@
-//! A packet in the simulated network: a TCP segment, or a signalling message of Mobile IPv6
-//! (`crate::mip`), with the fields routing and recording need. Packets live in a slab and move
+//! A packet in the simulated network: a TCP segment, a TFRC datagram (`world::tfrc`), or a
+//! signalling message of Mobile IPv6 (`crate::mip`), with the fields routing and recording need. Packets live in a slab and move
 //! between components by index; nothing is allocated per packet once the slab has grown to the
 //! largest number in the network at once.
 //!
@@ -40,6 +40,9 @@ pub mod net {
     /// (`Packet::pio`). Kept after the tunnel exit strips the option's bytes, so that the
     /// mobile router's combiner (`net::nemo_combiner`) can read it; the combiner clears it.
     pub const PIO: u8 = 32;
+    /// A TFRC data or feedback packet (`world::tfrc`), a UDP datagram: `seg` is unused, the
+    /// header rides beside the slab.
+    pub const TFRC: u8 = 64;
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -75,10 +78,10 @@ pub struct Packet {
 
 impl Packet {
     /// Whether it carries a TCP segment of a flow (not a signalling message, not an outside
-    /// packet).
+    /// packet, not TFRC).
     #[inline(always)]
     pub fn is_tcp(&self) -> bool {
-        self.net & (net::SIGNAL | net::EXTERNAL) == 0
+        self.net & (net::SIGNAL | net::EXTERNAL | net::TFRC) == 0
     }
 }
 
@@ -127,9 +130,10 @@ impl Slab {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn packet_stays_136_bytes() {
+    fn a_packet_stays_136_bytes() {
         // The slab's hot copies (`World::emit`) are sized by it: the PIO's two u16 (seed
-        // 002 Fig. 3) had to fit in padding.
+        // 002 Fig. 3) had to fit in padding, and a TFRC flow's header rides beside the slab
+        // (`world::tfrc`) rather than growing every packet.
         assert_eq!(std::mem::size_of::<super::Packet>(), 136);
     }
 }

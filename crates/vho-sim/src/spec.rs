@@ -346,12 +346,35 @@ pub struct FlowSpec {
     pub src: NodeIdx,
     /// The data receiver.
     pub dst: NodeIdx,
+    /// Bytes to transfer; for a TFRC flow, the bytes its application offers (`u64::MAX`: a
+    /// bulk source sending until the run stops, as ns-2's FTP over Agent/TFRC).
     pub bytes: u64,
     pub start: Time,
+    /// TCP (the default) or TFRC.
+    pub kind: FlowKind,
+    /// The TCP of both ends (unused by a TFRC flow).
     pub tcp: TcpConfig,
     /// The remedies asked for this flow, by name (`crate::remedy`); already applied to the
     /// spec (its TCP settings, its mobile's handovers) when the spec is built.
     pub remedies: Vec<crate::remedy::Remedy>,
+}
+
+/// What carries a flow's data (`[[flow]] kind`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum FlowKind {
+    #[default]
+    Tcp,
+    /// TFRC (RFC 5348, `crate::tfrc`) with these parameters.
+    Tfrc(crate::tfrc::TfrcConfig),
+}
+
+impl FlowKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            FlowKind::Tcp => "tcp",
+            FlowKind::Tfrc(_) => "tfrc",
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]

@@ -3,5 +3,6 @@
 
 pub mod pcap;
 pub mod pcap6;
+pub mod pcap_tfrc;
 pub mod series;
 pub mod truth;

@@ -96,6 +96,47 @@ impl DropSeries {
     }
 }
 
+/// A TFRC sender's state at one instant (`world::tfrc`): what RFC 5348 §4.3 computes at each
+/// feedback, and what the nofeedback timer (§4.4) changes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TfrcSample {
+    /// X, the allowed sending rate, bytes per second.
+    pub x: f64,
+    /// X_recv of the last feedback, bytes per second.
+    pub x_recv: f64,
+    /// p of the last feedback.
+    pub p: f64,
+    /// R, the sender's smoothed RTT (0 before the first feedback).
+    pub rtt_ns: u64,
+}
+
+/// A TFRC flow's sender over time, one row per change (`series_tfrc.parquet`).
+#[derive(Clone, Debug, Default)]
+pub struct TfrcSeries {
+    pub t_ns: Vec<u64>,
+    pub x_bps: Vec<f64>,
+    pub x_recv_bps: Vec<f64>,
+    pub p: Vec<f64>,
+    pub rtt_ns: Vec<u64>,
+    last: Option<TfrcSample>,
+}
+
+impl TfrcSeries {
+    /// Appends a row if the state differs from the last row; rates go in as bytes per second
+    /// and are stored in bits per second.
+    pub fn push(&mut self, now: Time, s: TfrcSample) {
+        if self.last == Some(s) {
+            return;
+        }
+        self.last = Some(s);
+        self.t_ns.push(now.as_nanos());
+        self.x_bps.push(s.x * 8.0);
+        self.x_recv_bps.push(s.x_recv * 8.0);
+        self.p.push(s.p);
+        self.rtt_ns.push(s.rtt_ns);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

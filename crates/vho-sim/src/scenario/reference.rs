@@ -532,8 +532,48 @@ pub fn keys() -> Vec<KeyDoc> {
             "flow",
             "size",
             SIZE,
-            "required",
-            "bytes to transfer (up to 2^63)",
+            "required for TCP; TFRC: unbounded",
+            "bytes to transfer (up to 2^63); a TFRC flow without it sends until run.stop",
+        ),
+        k(
+            "flow",
+            "kind",
+            "\"tcp\" | \"tfrc\"",
+            "\"tcp\"",
+            "the protocol carrying the flow: TCP, or TFRC (RFC 5348: equation-based rate \
+             control over UDP; no retransmission, never completes, runs to run.stop)",
+        ),
+        k(
+            "flow",
+            "tfrc",
+            "a table of the flow.tfrc keys",
+            "RFC 5348's defaults",
+            "a TFRC flow's parameters",
+        ),
+        k(
+            "flow.tfrc",
+            "profile",
+            "\"rfc5348\" | \"ns2\"",
+            "\"rfc5348\"",
+            "rfc5348: RFC 5348's values; ns2: ns-2.35 Agent/TFRC's (InitRate_ 300 B/s and its \
+             nofeedback timer, df_ 0.95, numPkts_ 1, ca_ 1, increase_rate's s/R per RTT, t_RTO \
+             from TCP's estimator on 100 ms ticks, PreciseLoss_ 1's round-based loss events), \
+             the keys below applied over it",
+        ),
+        k(
+            "flow.tfrc",
+            "packet_size",
+            SIZE,
+            "1000 B",
+            "s, the data bytes of each packet (RFC 5348 §3.1; ns-2.35's Agent/TFRC \
+             packetSize_ 1000); 40 bytes of IPv4, UDP and TFRC header come on top",
+        ),
+        k(
+            "flow.tfrc",
+            "oscillation_prevention",
+            "bool",
+            "false",
+            "pace at X*R_sqmean/sqrt(R_sample) (RFC 5348 §4.5, optional)",
         ),
         k("flow", "start", TIME, "0 s", "when the transfer starts"),
         k(

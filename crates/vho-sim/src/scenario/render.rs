@@ -106,8 +106,19 @@ pub fn to_toml(spec: &Spec) -> String {
     for f in &spec.flows {
         let _ = writeln!(o, "[[flow]]\nname = {}", q(&f.name));
         let _ = writeln!(o, "from = {}\nto = {}", node(f.src), node(f.dst));
-        let _ = writeln!(o, "size = \"{} B\"", f.bytes);
+        if f.bytes != u64::MAX {
+            let _ = writeln!(o, "size = \"{} B\"", f.bytes);
+        }
         let _ = writeln!(o, "start = {}", dur(Dur(f.start.as_nanos())));
+        if let crate::spec::FlowKind::Tfrc(c) = &f.kind {
+            let _ = writeln!(o, "kind = \"tfrc\"");
+            let _ = writeln!(
+                o,
+                "[flow.tfrc]\npacket_size = \"{} B\"\noscillation_prevention = {}\n",
+                c.segment_size, c.oscillation_prevention
+            );
+            continue;
+        }
         if !f.remedies.is_empty() {
             let names: Vec<String> = f.remedies.iter().map(|r| q(r.name())).collect();
             let _ = writeln!(o, "remedies = [{}]", names.join(", "));

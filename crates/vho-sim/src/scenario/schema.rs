@@ -310,10 +310,21 @@ pub struct FlowT {
     pub name: Option<String>,
     pub from: S,
     pub to: S,
-    pub size: S,
+    pub size: Option<S>,
     pub start: Option<S>,
+    pub kind: Option<S>,
     pub tcp: Option<Spanned<toml::Value>>,
+    pub tfrc: Option<Spanned<TfrcT>>,
     pub remedies: Option<Vec<S>>,
+}
+
+/// `[flow.tfrc]`: a TFRC flow's parameters (`crate::tfrc::TfrcConfig`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TfrcT {
+    pub profile: Option<S>,
+    pub packet_size: Option<S>,
+    pub oscillation_prevention: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -392,6 +392,7 @@ fn the_reference_lists_exactly_the_keys_the_loader_takes() {
     assert_eq!(documented("handover"), sorted(accepted::<HandoverT>()));
     assert_eq!(documented("schedule"), sorted(accepted::<ScheduleT>()));
     assert_eq!(documented("flow"), sorted(accepted::<FlowT>()));
+    assert_eq!(documented("flow.tfrc"), sorted(accepted::<TfrcT>()));
     assert_eq!(documented("record"), sorted(accepted::<RecordT>()));
     assert_eq!(documented("mipv6"), sorted(accepted::<Mipv6T>()));
     assert_eq!(documented("mipv6.router"), sorted(accepted::<RouterT>()));

@@ -38,6 +38,19 @@ pub struct TfrcConfig {
     pub oscillation_prevention: bool,
     /// q2, the weight of the old R_sqmean (§4.5: "q2 ... we recommend ... 0.9").
     pub q2: f64,
+    /// Deviation (the `ns2` profile only): raise X towards the equation's rate by at most
+    /// s/R per RTT (up to twice that after a long gap), as ns-2.35's `increase_rate`
+    /// (tcp/tfrc.cc), instead of setting it at once (§4.3 step 4). A cut still takes effect
+    /// at once, as in both.
+    pub gradual_increase: bool,
+    /// Deviation (the `ns2` profile only): t_RTO in the sender's equation from ns-2.35's
+    /// tick-based TCP estimator on this tick (`tcp_tick_`; `tfrc/ns2_rto.rs`) instead of
+    /// `rto_factor` * R (§3.1). `None`: the RFC's.
+    pub ns2_rto_tick: Option<Dur>,
+    /// Deviation (the `ns2` profile only): a loss begins a new loss event only if the
+    /// sender has had a report since the last event began (ns-2.35's `PreciseLoss_ 1`,
+    /// `round_id` in tfrc-sink.cc `new_loss`), besides §5.2's one RTT.
+    pub round_loss_events: bool,
 }
 
 impl Default for TfrcConfig {
@@ -54,11 +67,37 @@ impl Default for TfrcConfig {
             ndupack: 3,
             oscillation_prevention: false,
             q2: 0.9,
+            gradual_increase: false,
+            ns2_rto_tick: None,
+            round_loss_events: false,
         }
     }
 }
 
 impl TfrcConfig {
+    /// The `ns2` profile: the parameters of RFC 5348 that ns-2.35's Agent/TFRC and
+    /// Agent/TFRCSink set otherwise (`tcl/lib/ns-default.tcl`; `tfrc/mod.rs` lists every
+    /// difference, and which ones are mechanisms this profile does not copy).
+    pub fn ns2() -> Self {
+        let s = 1000;
+        let init_rate = 300.0; // Agent/TFRC set InitRate_ 300 (bytes per second)
+        TfrcConfig {
+            segment_size: s, // packetSize_ 1000
+            q: 0.95,         // df_ 0.95: rtt_ = df_*rtt_ + (1-df_)*sample
+            initial_rate: Some(init_rate),
+            // tfrc.cc start(): NoFeedbacktimer_.resched(2*size_/rate_).
+            initial_nofeedback: Dur::from_secs_f64(2.0 * s as f64 / init_rate),
+            ndupack: 1, // Agent/TFRCSink set numPkts_ 1
+            // ca_ 1: xrate = rate_ * sqrtrtt_/sqrt(rttcur_), sqrtrtt_ with df_.
+            oscillation_prevention: true,
+            q2: 0.95,
+            gradual_increase: true,
+            ns2_rto_tick: Some(Dur::from_millis(100)), // Agent/TFRC set tcp_tick_ 0.1
+            round_loss_events: true,                   // Agent/TFRCSink set PreciseLoss_ 1
+            ..TfrcConfig::default()
+        }
+    }
+
     /// s/t_mbi, the floor of the allowed sending rate (§4.3), bytes per second.
     pub fn min_rate(&self) -> f64 {
         self.segment_size as f64 / self.t_mbi.as_secs_f64()

@@ -36,6 +36,9 @@ pub struct LossDetector {
     /// The start of the current loss event (T_old).
     current: Option<LossEvent>,
     lost: u64,
+    /// ns-2's `PreciseLoss_` (`round_loss_events`): the round of the newest packet, and the
+    /// round in which the current loss event began; a new event also needs a newer round.
+    rounds: Option<(u64, u64)>,
 }
 
 impl LossDetector {
@@ -47,7 +50,18 @@ impl LossDetector {
             pending: VecDeque::new(),
             current: None,
             lost: 0,
+            rounds: None,
         }
+    }
+
+    /// Deviation (the `ns2` profile): the sender's round carried by the packet about to be
+    /// given to `on_packet` (ns-2.35 tfrc-sink.cc `new_loss` with `PreciseLoss_ 1`: a loss
+    /// begins a new event only if it is more than an RTT after the last one *and* the
+    /// packet's round is newer than that event's).
+    pub fn note_round(&mut self, round: u64) {
+        let last = self.rounds.map_or(0, |(_, last)| last);
+        let newest = self.rounds.map_or(round, |(cur, _)| cur.max(round));
+        self.rounds = Some((newest, last));
     }
 
     /// Packets declared lost so far.
@@ -96,11 +110,15 @@ impl LossDetector {
                     None => t_after,
                 };
                 self.lost += 1;
+                let newer_round = self.rounds.is_none_or(|(cur, last)| cur > last);
                 let new_event = match self.current {
                     None => true,
-                    Some(old) => t_loss > old.at + r,
+                    Some(old) => t_loss > old.at + r && newer_round,
                 };
                 if new_event {
+                    if let Some((cur, _)) = self.rounds {
+                        self.rounds = Some((cur, cur));
+                    }
                     let e = LossEvent {
                         seq: s_loss,
                         at: t_loss,
@@ -172,6 +190,27 @@ mod tests {
     }
 
     // ---- Tests for loss events (RFC 5348 §5.2) ----
+
+    #[test]
+    fn with_rounds_a_new_event_also_needs_a_newer_round() {
+        // ns-2.35 tfrc-sink.cc new_loss, PreciseLoss_ 1 (the `ns2` profile): the losses of
+        // 10 and 21 are 110 ms apart with R = 100 ms, two events by §5.2 alone; if every
+        // packet carries round 0 they are one; if the packets from 20 on carry round 1 (the
+        // sender had a report meanwhile), two again.
+        let lost = [10, 21];
+        for (switch_at, expected) in [(u64::MAX, vec![10]), (20, vec![10, 21])] {
+            let mut d = LossDetector::new(3);
+            let mut events = Vec::new();
+            for s in (0..40).filter(|s| !lost.contains(s)) {
+                d.note_round(u64::from(s >= switch_at));
+                d.on_packet(s, Time::from_millis(10 * s), Dur::from_millis(100), |e| {
+                    events.push(e.seq)
+                });
+            }
+            assert_eq!(events, expected, "round 1 from {switch_at}");
+            assert_eq!(d.lost_packets(), 2);
+        }
+    }
 
     #[test]
     fn losses_within_one_rtt_are_one_event() {

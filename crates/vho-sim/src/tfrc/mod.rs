@@ -36,7 +36,12 @@
 //!
 //! Where RFC 5348 and ns-2.35's Agent/TFRC (`tcp/tfrc.cc`, `tcp/tfrc-sink.cc`, defaults in
 //! `tcl/lib/ns-default.tcl`, read in the hbatmit/ns2.35 mirror of the ns-2.35 release) differ,
-//! vho follows the RFC. The differences, for the comparison issue 23 asks for:
+//! vho follows the RFC. The `ns2` profile ([`TfrcConfig::ns2`], `[flow.tfrc] profile =
+//! "ns2"`) takes ns-2's start (InitRate_, its nofeedback timer), df_, numPkts_, ca_, its
+//! gradual increase, its t_RTO (`ns2_rto.rs`) and its round-based loss events
+//! (`PreciseLoss_`, `LossDetector::note_round`); not yet its feedback timing, loss placement
+//! by sender timestamps, history discounting or equation caps. The differences, for the
+//! comparison issue 23 asks for (benches/ns2_tfrc.py):
 //! - Start: ns-2 starts at `InitRate_ 300` B/s with the nofeedback timer at 2*size_/rate_
 //!   (6.7 s at 1000 B); the RFC at one packet a second with 2 s. Both then go to W_init/R at
 //!   the first feedback (ns-2's `rfc3390()`: 4 packets up to 1095 B, 3 up to 2190 B, else 2:
@@ -79,6 +84,7 @@ pub mod config;
 pub mod equation;
 pub mod loss_events;
 pub mod loss_history;
+pub mod ns2_rto;
 pub mod receiver;
 pub mod sender;
 
@@ -101,6 +107,9 @@ pub struct TfrcPacket {
     /// The sender's R.
     pub rtt: Dur,
     pub size: u32,
+    /// The feedback reports the sender has had, and nofeedback expiries (ns-2's `round_id`,
+    /// read only with `TfrcConfig::round_loss_events`; RFC 5348 has no such field).
+    pub round: u64,
 }
 
 /// A feedback packet (RFC 5348 §3.2.2): "the timestamp of the last data packet received"
@@ -116,3 +125,18 @@ pub struct Feedback {
     pub x_recv: f64,
     pub p: f64,
 }
+
+/// What a TFRC packet carries in the world (`world::tfrc`): data or feedback.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TfrcHeader {
+    Data(TfrcPacket),
+    Feedback(Feedback),
+}
+
+/// Header bytes of a TFRC packet on the wire below its payload: IPv4 20 + UDP 8 + the TFRC
+/// header vho writes in captures (`record::pcap`): for data 12 (sequence number, timestamp
+/// and RTT in microseconds, 32 bits each: the fields of RFC 5348 §3.2.1 and of ns-2's
+/// `hdr_tfrc` seqno/timestamp/rtt), for feedback 16 (timestamp echo, elapsed time, X_recv in
+/// bytes per second, p as a fraction of 2^32: §3.2.2).
+pub const DATA_HEADER_BYTES: u32 = 20 + 8 + 12;
+pub const FEEDBACK_BYTES: u32 = 20 + 8 + 16;

@@ -118,6 +118,9 @@ impl TfrcReceiver {
         let history = &mut self.history;
         let (s, r, b) = (self.cfg.segment_size, self.r_m, self.cfg.b);
         let t_rto = self.cfg.t_rto(r);
+        if self.cfg.round_loss_events {
+            self.detector.note_round(pkt.round);
+        }
         self.detector.on_packet(pkt.seq, now, self.r_m, |e| {
             history.on_loss_event(e.seq, || first_interval(x_recv, s, r, b, t_rto, e.seq));
         });
@@ -221,6 +224,7 @@ mod tests {
             timestamp: sent,
             rtt,
             size: S,
+            round: 0,
         }
     }
 

@@ -86,9 +86,12 @@ pub struct TfrcSender {
     /// R_sqmean and the last R_sample, for §4.5.
     r_sqmean: f64,
     r_sample: Option<Dur>,
-    /// tld, the time X last doubled in slow start.
+    /// tld, the time X last doubled in slow start (with `gradual_increase`, also the time
+    /// it last changed after it).
     tld: Option<Time>,
     recv_set: RecvSet,
+    /// ns-2's t_RTO estimator (`ns2_rto_tick` only).
+    ns2_rto: super::ns2_rto::Ns2Rto,
     feedback_seen: bool,
     next_seq: u64,
     /// When the next packet may go (t_nom of §4.6).
@@ -114,6 +117,7 @@ impl TfrcSender {
             recv_set: RecvSet {
                 items: vec![(None, start)],
             },
+            ns2_rto: Default::default(),
             feedback_seen: false,
             next_seq: 0,
             next_send: start,
@@ -163,6 +167,7 @@ impl TfrcSender {
             timestamp: now,
             rtt: self.r.unwrap_or(Dur::ZERO),
             size: self.cfg.segment_size,
+            round: self.stats.feedbacks + self.stats.nofeedback_expiries,
         };
         self.next_seq += 1;
         self.last_sent = Some(now);
@@ -183,6 +188,9 @@ impl TfrcSender {
             .as_nanos()
             .max(1));
         self.r_sample = Some(r_sample);
+        if let Some(tick) = self.cfg.ns2_rto_tick {
+            self.ns2_rto.on_sample(r_sample, tick);
+        }
         // Step 2: the RTT, q = 0.9; §4.5's R_sqmean beside it.
         let r = match self.r.filter(|_| self.feedback_seen) {
             None => {
@@ -250,15 +258,30 @@ impl TfrcSender {
     fn update_rate(&mut self, now: Time, r: Dur) {
         let recv_limit = self.recv_set.max().map_or(f64::INFINITY, |m| 2.0 * m);
         if self.p > 0.0 {
-            let x_bps = equation::throughput(
-                self.cfg.segment_size,
-                r,
-                self.p,
-                self.cfg.b,
-                self.cfg.t_rto(r),
-            );
-            self.x_bps = Some(x_bps);
-            self.x = x_bps.min(recv_limit).max(self.cfg.min_rate());
+            let t_rto = match self.cfg.ns2_rto_tick {
+                Some(tick) => self.ns2_rto.t_rto(tick).unwrap_or(self.cfg.t_rto(r)),
+                None => self.cfg.t_rto(r),
+            };
+            let x_bps = equation::throughput(self.cfg.segment_size, r, self.p, self.cfg.b, t_rto);
+            // ns-2 leaves slow start at its first loss report with rate_ = the equation's
+            // (OUT_OF_SLOW_START); only later increases are gradual.
+            let after_loss = self.x_bps.replace(x_bps).is_some();
+            let target = x_bps.min(recv_limit);
+            if self.cfg.gradual_increase && target > self.x && after_loss {
+                // ns-2's increase_rate: s/R times the RTTs since the last change, at most 2.
+                let since = self
+                    .tld
+                    .map_or(0.0, |t| now.saturating_since(t).as_secs_f64());
+                let mult = (since / r.as_secs_f64()).min(2.0);
+                let step = self.cfg.segment_size as f64 / r.as_secs_f64() * mult;
+                self.x = (self.x + step).min(target);
+            } else {
+                self.x = target;
+            }
+            self.x = self.x.max(self.cfg.min_rate());
+            if self.cfg.gradual_increase {
+                self.tld = Some(now); // ns-2's last_change_
+            }
         } else if self.tld.is_some_and(|tld| now.saturating_since(tld) >= r) {
             // Initial slow start: double once per RTT, capped by recv_limit.
             self.x = (2.0 * self.x).min(recv_limit).max(self.initial_rate(r));
@@ -379,6 +402,35 @@ mod tests {
             s.handle_feedback(ms(t), &feedback(ms(t - 100), 40_000.0, 0.01));
         }
         assert!(close(s.rate(), 80_000.0), "{}", s.rate());
+    }
+
+    #[test]
+    fn the_ns2_profile_raises_the_rate_by_at_most_s_over_r_per_rtt() {
+        // ns-2.35 tcp/tfrc.cc increase_rate (the `ns2` profile's deviation from §4.3 step
+        // 4): rate += (s/R) * min((now - last_change)/R, 2), capped by the equation's rate.
+        // R = 100 ms, s = 1000: s/R = 10 000 B/s. A report of p = 0.01 sets X = X_Bps =
+        // 112 332 B/s (a cut takes effect at once); a later p of 0.001 (X_Bps 380 kB/s)
+        // raises X by 10 000 B/s one RTT later, and by twice that after three RTTs.
+        let cfg = TfrcConfig {
+            gradual_increase: true,
+            ..TfrcConfig::default()
+        };
+        let mut s = TfrcSender::new(&cfg, ms(0));
+        s.poll_transmit(ms(0));
+        s.handle_feedback(ms(100), &feedback(ms(0), 1e9, 0.0));
+        s.handle_feedback(ms(200), &feedback(ms(100), 1e9, 0.01));
+        assert!((s.rate() - 112_332.0).abs() < 1.0, "{}", s.rate());
+        s.handle_feedback(ms(300), &feedback(ms(200), 1e9, 0.001));
+        assert!((s.rate() - 122_332.0).abs() < 1.0, "{}", s.rate());
+        s.handle_feedback(ms(600), &feedback(ms(500), 1e9, 0.001));
+        assert!((s.rate() - 142_332.0).abs() < 1.0, "{}", s.rate());
+        // Without the deviation (RFC 5348), the same report sets X = X_Bps at once.
+        let mut rfc = TfrcSender::new(&TfrcConfig::default(), ms(0));
+        rfc.poll_transmit(ms(0));
+        rfc.handle_feedback(ms(100), &feedback(ms(0), 1e9, 0.0));
+        rfc.handle_feedback(ms(200), &feedback(ms(100), 1e9, 0.01));
+        rfc.handle_feedback(ms(300), &feedback(ms(200), 1e9, 0.001));
+        assert!(rfc.rate() > 300_000.0, "{}", rfc.rate());
     }
 
     #[test]

@@ -97,6 +97,7 @@ impl World {
             None => Routes::compute(n, &ends, &up),
         };
         let mut flows = Vec::with_capacity(spec.flows.len());
+        let mut tfrc = super::tfrc::build(spec);
         for (f, fs) in spec.flows.iter().enumerate() {
             let to = |d: DirIdx| dirs[d as usize].to;
             // With Mobile IPv6 a mobile's routes are its entities' business (by address).
@@ -139,7 +140,7 @@ impl World {
                 tput: Default::default(),
                 await_new_link: None,
                 first_on_new_link: None,
-                series: if spec.record.series {
+                series: if spec.record.series && fs.kind == crate::spec::FlowKind::Tcp {
                     Some(TcpSeries::default())
                 } else {
                     None
@@ -147,6 +148,7 @@ impl World {
                 drops: vec![[0; crate::link::DROP_CAUSES]; dirs.len()],
                 ip_id: [0, 0],
                 rx_bins: spec.record.series.then(vho_bins),
+                tfrc: tfrc[f].take(),
             });
         }
         let mobiles = spec
@@ -183,6 +185,7 @@ impl World {
             now: Time::ZERO,
             queue: EventQueue::with_capacity(64),
             slab: Default::default(),
+            tfrc_headers: Vec::new(),
             pending: vec![DirEvents::default(); dirs.len()],
             dirs,
             ends,

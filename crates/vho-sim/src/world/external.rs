@@ -150,6 +150,9 @@ impl World {
     #[inline(never)]
     pub(super) fn drop_not_tcp(&mut self, idx: PktIdx, d: Option<DirIdx>, cause: DropCause) {
         let pkt = self.slab.remove(idx);
+        if pkt.net & net::TFRC != 0 {
+            self.book_tfrc_drop(&pkt, d, cause);
+        }
         if pkt.net & net::EXTERNAL != 0 {
             if let Some(out) = &mut self.external_out {
                 out.dropped.push((pkt.flow, d, cause));

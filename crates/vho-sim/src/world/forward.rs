@@ -261,6 +261,8 @@ impl World {
         let pkt = self.slab.get(idx);
         if pkt.net & crate::packet::net::EXTERNAL != 0 && pkt.dst as NodeIdx == node {
             self.deliver_external(node, idx);
+        } else if pkt.net == crate::packet::net::TFRC && pkt.dst as NodeIdx == node {
+            self.deliver_tfrc(node, via, idx);
         } else if self.mip.is_some() {
             self.mip_arrive(node, via, idx);
         } else {

@@ -22,6 +22,7 @@ mod nemo;
 mod oracle;
 mod schedule;
 pub mod summary;
+mod tfrc;
 
 use crate::link::LinkDir;
 use crate::net::routes::{DirIdx, Routes};
@@ -110,6 +111,8 @@ pub const NO_PROGRESS_SPAN: Dur = Dur::from_millis(1);
 /// Something that wants to see every packet sent or received at a node (a pcap writer).
 pub trait PacketTap: Send {
     fn packet(&mut self, now: Time, pkt: &Packet);
+    /// A TFRC packet (`pkt.net` has `net::TFRC`) and its header; by default not written.
+    fn tfrc_packet(&mut self, _now: Time, _pkt: &Packet, _hdr: &crate::tfrc::TfrcHeader) {}
     /// Called once after the run: flush, and report the first failure.
     fn finish(&mut self) -> Result<(), String> {
         Ok(())
@@ -137,6 +140,11 @@ enum Event {
     UplinkMove(u32),
     /// Link schedules' next step is due (`world::schedule`).
     Schedule,
+    /// A TFRC endpoint's timer may have expired (`world::tfrc`; `side` as for `Wake`).
+    TfrcWake {
+        flow: u32,
+        side: u8,
+    },
 }
 
 /// Bytes delivered in order to a flow's receiver, per fixed interval.
@@ -186,6 +194,8 @@ struct Flow {
     await_new_link: Option<LinkIdx>,
     /// When the first data packet arrived over the new link.
     first_on_new_link: Option<Time>,
+    /// A TFRC flow's endpoints (`world::tfrc`); `None` for TCP, whose endpoints are above.
+    tfrc: Option<Box<tfrc::TfrcFlow>>,
 }
 
 struct MobileState {
@@ -212,6 +222,8 @@ pub struct World {
     now: Time,
     queue: EventQueue<Event>,
     slab: Slab,
+    /// The header of each TFRC packet in the slab, by its slot (`world::tfrc`).
+    tfrc_headers: Vec<crate::tfrc::TfrcHeader>,
     dirs: Vec<LinkDir>,
     pending: Vec<DirEvents>,
     ends: Vec<(NodeIdx, NodeIdx)>,
@@ -255,6 +267,8 @@ pub struct RunOutput {
     pub summary: Summary,
     /// Per flow (in scenario order) the sender's state over time, if recorded.
     pub tcp_series: Vec<Option<TcpSeries>>,
+    /// Per flow (in scenario order) a TFRC sender's state over time, if recorded.
+    pub tfrc_series: Vec<Option<crate::record::series::TfrcSeries>>,
     pub queue_series: Option<QueueSeries>,
     /// Every data segment dropped in the network, if recorded (series).
     pub drop_series: Option<DropSeries>,
@@ -354,6 +368,11 @@ impl World {
                 self.kick(d);
             }
             Event::Wake { flow, side } => self.on_wake(flow as usize, side as usize),
+            Event::FlowStart(f) if self.flows[f as usize].tfrc.is_some() => {
+                self.flows[f as usize].started = true;
+                self.pump_tfrc(f as usize, 0);
+                self.pump_tfrc(f as usize, 1);
+            }
             Event::FlowStart(f) => {
                 self.flows[f as usize].started = true;
                 self.pump(f as usize, 0);
@@ -365,6 +384,7 @@ impl World {
             Event::NodeWake(n) => self.on_node_wake(n as usize),
             Event::UplinkMove(h) => self.move_uplink(h as usize),
             Event::Schedule => self.on_schedule(),
+            Event::TfrcWake { flow, side } => self.on_tfrc_wake(flow as usize, side as usize),
         }
     }
 
@@ -486,3 +506,5 @@ mod mip_tests;
 mod nemo_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tfrc_tests;

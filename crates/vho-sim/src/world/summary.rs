@@ -105,6 +105,40 @@ pub struct FlowSummary {
     /// told, as flat `oracle_*` keys (a sweep's table takes them as columns).
     #[serde(flatten)]
     pub oracle: Option<OracleSummary>,
+    /// A TFRC flow's record (`kind = "tfrc"`; absent for TCP, whose fields above are then
+    /// zero).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tfrc: Option<TfrcSummary>,
+}
+
+/// A TFRC flow (RFC 5348) from its start to the end of the run.
+#[derive(Clone, Debug, Serialize)]
+pub struct TfrcSummary {
+    pub packet_size: u32,
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    pub packets_received: u64,
+    /// Data bytes the receiver got (TFRC does not retransmit: a loss stays lost).
+    pub bytes_received: u64,
+    /// Data bits sent over the flow's time (start to end of run), bits per second.
+    pub mean_sending_rate_bps: f64,
+    /// Data bits received over the same time.
+    pub mean_throughput_bps: f64,
+    /// X, the allowed sending rate at the end of the run, bits per second.
+    pub final_rate_bps: f64,
+    /// The receiver's loss event rate p (§5.4) at the end, and time-weighted over the flow.
+    pub final_p: f64,
+    pub mean_p: f64,
+    /// The sender's R at the end (`null` before its first feedback).
+    pub final_rtt_s: Option<f64>,
+    pub packets_lost: u64,
+    pub loss_events: u64,
+    pub feedback_sent: u64,
+    pub feedback_received: u64,
+    /// Feedback the receiver sent early because p rose (§6.1).
+    pub expedited_feedback: u64,
+    /// Expiries of the sender's nofeedback timer (§4.4).
+    pub nofeedback_expiries: u64,
 }
 
 /// The oracle sender's record (see `tcp::oracle`).
@@ -339,6 +373,7 @@ impl World {
                         oracle_cwnd_segments: o.path.map(|p| p.window_segments()),
                     }
                 }),
+                tfrc: flow.tfrc.as_deref().map(|t| t.summary(fs.start, self.now)),
             });
         }
         let mip_times = self.mip_records_by_handover();
@@ -454,11 +489,17 @@ impl World {
         };
         summary.run.warnings = warnings(&summary, ended);
         let tcp_series = self.flows.iter_mut().map(|f| f.series.take()).collect();
+        let tfrc_series = self
+            .flows
+            .iter_mut()
+            .map(|f| f.tfrc.as_mut().and_then(|t| t.series.take()))
+            .collect();
         let rx_bins = self.flows.iter().map(|f| f.rx_bins.clone()).collect();
         let taps = std::mem::take(&mut self.taps);
         RunOutput {
             summary,
             tcp_series,
+            tfrc_series,
             queue_series: self.queue_series.take(),
             drop_series: self.drop_series.take(),
             rx_bins,
@@ -482,11 +523,13 @@ fn warnings(s: &Summary, ended: super::EndedBy) -> Vec<String> {
     let stuck: Vec<&str> = s
         .flows
         .iter()
-        .filter(|f| !f.completed)
+        // A TFRC flow does not retransmit: it runs to the stop time by design.
+        .filter(|f| !f.completed && f.tfrc.is_none())
         .map(|f| f.name.as_str())
         .collect();
     match ended {
         super::EndedBy::Completed => {}
+        _ if stuck.is_empty() => {}
         super::EndedBy::StopTime => out.push(format!(
             "stopped by run.stop at {end:.3} s before flow {} completed; to let it run longer: \
              --set run.stop=\"{:.0} s\"",

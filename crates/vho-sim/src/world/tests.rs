@@ -106,6 +106,7 @@ pub(super) fn chain(
             dst: 2,
             bytes,
             start: Time::ZERO,
+            kind: crate::spec::FlowKind::Tcp,
             tcp,
             remedies: Vec::new(),
         }],

@@ -28,6 +28,7 @@ mod mipv6;
 mod nemo;
 mod schedules;
 mod tcp;
+mod tfrc;
 mod topology;
 
 use links::MobileEnd;
@@ -160,7 +161,20 @@ impl Ctx<'_> {
                     ));
                 }
             }
-            let bytes = self.with(&ft.size, "flow.size", units::size_bytes)?;
+            let kind = self.flow_kind(ft)?;
+            let bytes = match (&ft.size, kind) {
+                (Some(s), _) => self.with(s, "flow.size", units::size_bytes)?,
+                // A TFRC flow without a size is a bulk source: it sends until the run stops.
+                (None, FlowKind::Tfrc(_)) => u64::MAX,
+                (None, FlowKind::Tcp) => {
+                    return Err(self.err(
+                        f.span(),
+                        "flow.size",
+                        "a size for a TCP flow (required)",
+                        None,
+                    ))
+                }
+            };
             let start = match &ft.start {
                 Some(s) => Time(self.with(s, "flow.start", units::duration)?.as_nanos()),
                 None => Time::ZERO,
@@ -188,6 +202,7 @@ impl Ctx<'_> {
                 dst,
                 bytes,
                 start,
+                kind,
                 tcp,
                 remedies,
             });

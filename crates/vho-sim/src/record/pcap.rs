@@ -125,24 +125,36 @@ impl<S: CaptureSink> PcapWriter<S> {
     }
 }
 
-/// IPv4 (20 bytes, DF, TTL 64) and TCP headers of `seg`, checksums filled in. The payload is
-/// zeros, which add nothing to the TCP checksum but their length in the pseudo-header.
-pub fn encode_headers(out: &mut Vec<u8>, src: [u8; 4], dst: [u8; 4], ip_id: u16, seg: &Segment) {
-    // Pseudo-header (RFC 9293 §3.1): src, dst, zero, protocol 6, TCP length.
-    let (tcp, tcp_len) = encode_tcp(seg, sum16(&src) + sum16(&dst) + 6);
-    let total = 20 + tcp_len as u32 + seg.len;
+/// An IPv4 header (20 bytes, no options, DF, TTL 64) for a packet of `total` bytes carrying
+/// `protocol` (6 TCP, 17 UDP), its checksum filled in (RFC 791).
+pub(crate) fn ipv4_header(
+    total: u32,
+    ip_id: u16,
+    protocol: u8,
+    src: [u8; 4],
+    dst: [u8; 4],
+) -> [u8; 20] {
     let mut ip = [0u8; 20];
     ip[0] = 0x45;
     ip[2..4].copy_from_slice(&(total.min(u16::MAX as u32) as u16).to_be_bytes());
     ip[4..6].copy_from_slice(&ip_id.to_be_bytes());
     ip[6] = 0x40; // DF
     ip[8] = 64; // TTL
-    ip[9] = 6; // TCP
+    ip[9] = protocol;
     ip[12..16].copy_from_slice(&src);
     ip[16..20].copy_from_slice(&dst);
     let ipsum = fold(sum16(&ip));
     ip[10..12].copy_from_slice(&ipsum.to_be_bytes());
-    out.extend_from_slice(&ip);
+    ip
+}
+
+/// IPv4 (20 bytes, DF, TTL 64) and TCP headers of `seg`, checksums filled in. The payload is
+/// zeros, which add nothing to the TCP checksum but their length in the pseudo-header.
+pub fn encode_headers(out: &mut Vec<u8>, src: [u8; 4], dst: [u8; 4], ip_id: u16, seg: &Segment) {
+    // Pseudo-header (RFC 9293 §3.1): src, dst, zero, protocol 6, TCP length.
+    let (tcp, tcp_len) = encode_tcp(seg, sum16(&src) + sum16(&dst) + 6);
+    let total = 20 + tcp_len as u32 + seg.len;
+    out.extend_from_slice(&ipv4_header(total, ip_id, 6, src, dst));
     out.extend_from_slice(&tcp[..tcp_len]);
 }
 

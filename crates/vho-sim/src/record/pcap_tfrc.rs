@@ -51,17 +51,7 @@ pub fn encode_tfrc(
     }
     let udp_len = 8 + tfrc.len() as u32 + zeros;
     let total = 20 + udp_len;
-    let mut ip = [0u8; 20];
-    ip[0] = 0x45;
-    ip[2..4].copy_from_slice(&(total.min(u16::MAX as u32) as u16).to_be_bytes());
-    ip[4..6].copy_from_slice(&ip_id.to_be_bytes());
-    ip[6] = 0x40; // DF
-    ip[8] = 64; // TTL
-    ip[9] = 17; // UDP
-    ip[12..16].copy_from_slice(&src);
-    ip[16..20].copy_from_slice(&dst);
-    let ipsum = fold(sum16(&ip));
-    ip[10..12].copy_from_slice(&ipsum.to_be_bytes());
+    let ip = super::pcap::ipv4_header(total, ip_id, 17, src, dst);
     let mut udp = [0u8; 8];
     udp[0..2].copy_from_slice(&ports.0.to_be_bytes());
     udp[2..4].copy_from_slice(&ports.1.to_be_bytes());

@@ -28,4 +28,5 @@ pub mod spec;
 pub mod tcp;
 pub mod tfrc;
 pub mod time;
+pub mod traffic;
 pub mod world;

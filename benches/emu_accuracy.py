@@ -91,18 +91,24 @@ def pct(values: list[float], q: float) -> float:
     return v[round((len(v) - 1) * q)]
 
 
+def emulate_path(work: Path, name: str, path: dict[str, str], **options):
+    """Emulates the two-hop path of `PATH` with these values; the run's result and its
+    output directory."""
+    scenario = work / f"{name}.toml"
+    scenario.write_text(PATH.format(name=name, **path))
+    out = work / name
+    return emulate(scenario, out_dir=out, force=True, **options), out
+
+
 def delay_probe(work: Path) -> dict:
     rates = {"wired": 100e6, "link": 10e6}
     delays = {"wired": 0.005, "link": 0.020}
-    text = PATH.format(
-        name="delay probe", stop="30 s", wired_rate="100 Mb/s", wired_delay="5 ms",
+    path = dict(
+        stop="30 s", wired_rate="100 Mb/s", wired_delay="5 ms",
         rate="10 Mb/s", delay="20 ms", queue="100 packets", size="1 KB",
     )  # fmt: skip
-    scenario = work / "probe.toml"
-    scenario.write_text(text)
-    out = work / "probe"
-    r = emulate(
-        scenario, out_dir=out, command=[sys.executable, "-c", PROBE], command_at="ch", force=True
+    r, out = emulate_path(
+        work, "probe", path, command=[sys.executable, "-c", PROBE], command_at="ch"
     )
     sent, got = udp_probes(out / "ch.pcap"), udp_probes(out / "mh.pcap")
     wire = PROBE_SIZE + 28  # IPv4 + UDP headers
@@ -120,14 +126,11 @@ def delay_probe(work: Path) -> dict:
 
 
 def rate(work: Path) -> dict:
-    text = PATH.format(
-        name="rate", stop="60 s", wired_rate="1 Gb/s", wired_delay="1 ms",
+    path = dict(
+        stop="60 s", wired_rate="1 Gb/s", wired_delay="1 ms",
         rate="10 Mb/s", delay="10 ms", queue="200 packets", size="8 MB",
     )  # fmt: skip
-    scenario = work / "rate.toml"
-    scenario.write_text(text)
-    out = work / "rate"
-    r = emulate(scenario, out_dir=out, cc="cubic", force=True)
+    r, out = emulate_path(work, "rate", path, cc="cubic")
     # Data packets reaching mh: while the bottleneck is busy they arrive back to back, one
     # 1500-byte packet per 1.2 ms. The rate over the middle half of the transfer.
     data = [(t, len(p)) for t, p in read_pcap(out / "mh.pcap") if len(p) > 100]
@@ -145,14 +148,11 @@ def rate(work: Path) -> dict:
 
 
 def limit(work: Path) -> dict:
-    text = PATH.format(
-        name="limit", stop="60 s", wired_rate="10 Gb/s", wired_delay="100 us",
+    path = dict(
+        stop="60 s", wired_rate="10 Gb/s", wired_delay="100 us",
         rate="10 Gb/s", delay="100 us", queue="1000 packets", size="1000 MB",
     )  # fmt: skip
-    scenario = work / "limit.toml"
-    scenario.write_text(text)
-    out = work / "limit"
-    r = emulate(scenario, out_dir=out, cc="cubic", force=True)
+    r, _ = emulate_path(work, "limit", path, cc="cubic")
     f, e = r.summary["flows"][0], r.summary["emulator"]
     return {
         "bytes": f["bytes"],

@@ -30,6 +30,7 @@ impl World {
     /// The spec's flows are not started: their endpoints are the driver's (they still size
     /// the `bdp` queues, as in a simulation of the same scenario).
     pub fn start_external(&mut self) {
+        self.external_out = Some(Box::default());
         self.schedule_start(false);
     }
 
@@ -73,7 +74,6 @@ impl World {
             inner_dst: via.map_or(0, |l| l as u32 + 1),
             ..Packet::default()
         });
-        self.external_out.get_or_insert_with(Box::default);
         self.forward(src, idx, None);
     }
 
@@ -118,12 +118,6 @@ impl World {
     /// What outside packets did since the last call (the driver empties both lists).
     pub fn take_external(&mut self) -> Option<&mut ExternalOut> {
         self.external_out.as_deref_mut()
-    }
-
-    /// Whether a packet from `src` can reach `dst` over the links up now.
-    pub fn has_route(&self, src: NodeIdx, dst: NodeIdx) -> bool {
-        let to = |d: DirIdx| self.dirs[d as usize].to;
-        self.routes.path(src, dst, to).is_some()
     }
 
     /// Ends the run now: every link brought up to the clock, the summary of its links and

@@ -505,6 +505,13 @@ pub fn keys() -> Vec<KeyDoc> {
         ),
         k(
             "schedule",
+            "trace_file",
+            "path",
+            "none",
+            "the same trace read from a Mahimahi trace file (one millisecond offset per line,              as mm-link's --downlink/--uplink files), relative to the scenario file's folder;              an error in it names the trace file and line",
+        ),
+        k(
+            "schedule",
             "bler",
             "probability 0-1, or a pair with until",
             "unchanged",

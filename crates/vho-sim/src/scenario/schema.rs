@@ -300,6 +300,7 @@ pub struct ScheduleT {
     pub loss: Option<Spanned<toml::Value>>,
     pub state: Option<S>,
     pub trace: Option<Spanned<Vec<i64>>>,
+    pub trace_file: Option<S>,
     pub bler: Option<Spanned<toml::Value>>,
     pub ber: Option<Spanned<toml::Value>>,
 }

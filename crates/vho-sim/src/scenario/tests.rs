@@ -922,3 +922,67 @@ fn schedules_resolve_their_link_directions_instants_and_values() {
         assert_eq!(s.schedules[1].state, Some(st));
     }
 }
+
+/// `trace_file`: a Mahimahi trace file beside the scenario file is read as mm-link reads it
+/// (link_queue.cc: one millisecond offset per line), and an error in it names the trace
+/// file and its line.
+#[test]
+fn trace_files_are_read_beside_the_scenario_and_checked_by_line() {
+    let dir = std::env::temp_dir().join(format!("vho-trace-test-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("traces")).expect("temp dir");
+    let scenario = dir.join("s.toml");
+    let text = format!(
+        "{GOOD}{}",
+        SCHED
+            .replace("state = \"outage\"", "trace_file = \"traces/t.down\"")
+            .replace("until = \"2.5 s\"\n", "")
+    );
+    std::fs::write(&scenario, &text).expect("write scenario");
+    let label = scenario.to_string_lossy().to_string();
+    let presets = PresetSet::builtin().expect("presets");
+    let load_at = |trace: &str| {
+        std::fs::write(dir.join("traces/t.down"), trace).expect("write trace");
+        load(&label, &text, &[], &presets)
+    };
+    // Repeated offsets are several opportunities at one instant; \r\n line ends are fine.
+    let s = load_at("0\n5\n5\r\n20\n").expect("valid");
+    assert_eq!(s.schedules[1].trace.as_deref(), Some(&[0u64, 5, 5, 20][..]));
+    let trace_label = dir.join("traces/t.down").to_string_lossy().to_string();
+    let e = load_at("0\n5\n3\n").expect_err("out of order").to_string();
+    assert_eq!(
+        e,
+        format!(
+            "{trace_label}:3: schedule.trace_file: expected millisecond offsets in \
+             nondecreasing order, got 3 after 5"
+        )
+    );
+    let e = load_at("1\n\n2\n").expect_err("empty line").to_string();
+    assert!(e.starts_with(&format!("{trace_label}:2: schedule.trace_file: expected a millisecond offset on every line (mm-link refuses empty lines), got an empty line")), "{e}");
+    let e = load_at("1\n2 ms\n").expect_err("not a number").to_string();
+    assert!(
+        e.starts_with(&format!("{trace_label}:2: ")) && e.ends_with("got \"2 ms\""),
+        "{e}"
+    );
+    let e = load_at("0\n0\n").expect_err("lasting 0 ms").to_string();
+    assert!(e.contains("a trace lasting more than 0 ms"), "{e}");
+    let e = load_at("").expect_err("empty").to_string();
+    assert!(e.contains("at least one delivery opportunity"), "{e}");
+    // A missing file is the scenario's error, on the trace_file line.
+    std::fs::remove_file(dir.join("traces/t.down")).expect("remove");
+    let e = load(&label, &text, &[], &presets)
+        .expect_err("missing")
+        .to_string();
+    assert!(
+        e.starts_with(&format!(
+            "{label}:41: schedule.trace_file: expected a readable trace file"
+        )),
+        "{e}"
+    );
+    // Both forms at once are refused.
+    let both = text.replace("trace_file =", "trace = [1]\ntrace_file =");
+    let e = load(&label, &both, &[], &presets)
+        .expect_err("both")
+        .to_string();
+    assert!(e.contains("either trace or trace_file, not both"), "{e}");
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

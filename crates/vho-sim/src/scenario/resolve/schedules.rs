@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::link::change::LinkState;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The interval of a rate or delay ramp's steps when `step` is not given. vho's choice (no
 /// source gives one): 200 steps over Naoe et al.'s 20 s scenario (Fig. 5), 10 events a
@@ -74,9 +76,18 @@ impl Ctx<'_> {
                     )
                 })?),
             };
-            let trace = match &st.trace {
-                None => None,
-                Some(t) => Some(self.delivery_trace(t, st, ramps)?),
+            let trace = match (&st.trace, &st.trace_file) {
+                (None, None) => None,
+                (Some(t), None) => Some(self.delivery_trace(t, st, ramps)?),
+                (None, Some(f)) => Some(self.delivery_trace_file(f, st, ramps)?),
+                (Some(_), Some(f)) => {
+                    return Err(self.err(
+                        f.span(),
+                        "schedule.trace_file",
+                        "either trace or trace_file, not both",
+                        Some(format!("{:?}", f.get_ref())),
+                    ))
+                }
             };
             if rate_bps.is_none()
                 && delay.is_none()
@@ -89,7 +100,7 @@ impl Ctx<'_> {
                 return Err(self.err(
                     entry.span(),
                     "schedule",
-                    "at least one of rate, delay, loss, state, trace, bler, ber",
+                    "at least one of rate, delay, loss, state, trace, trace_file, bler, ber",
                     None,
                 ));
             }
@@ -208,6 +219,37 @@ impl Ctx<'_> {
         }
         let ms: Vec<u64> = t.get_ref().iter().map(|&m| m as u64).collect();
         crate::link::trace::DeliveryTrace::new(&ms).map_err(|e| bad(&e))?;
+        Ok(ms.into())
+    }
+
+    /// A Mahimahi delivery trace read from a file, as mm-link reads one (one millisecond
+    /// offset per line; `link_queue.cc`'s constructor): the path relative to the scenario
+    /// file's folder (or to the working folder for a scenario given as text). An error in
+    /// the trace names the trace file and its line.
+    fn delivery_trace_file(&self, f: &S, st: &ScheduleT, ramps: bool) -> R<Arc<[u64]>> {
+        let bad = |expected: String| {
+            self.err(
+                f.span(),
+                "schedule.trace_file",
+                expected,
+                Some(format!("{:?}", f.get_ref())),
+            )
+        };
+        if ramps || st.rate.is_some() {
+            return Err(bad(
+                "no `until` or `rate` beside a trace (it replaces the rate from `at` on)".into(),
+            ));
+        }
+        let path = trace_path(self.file, f.get_ref());
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| bad(format!("a readable trace file ({}: {e})", path.display())))?;
+        let ms = parse_mahimahi(&text).map_err(|(line, expected, found)| ScenarioError {
+            file: path.display().to_string(),
+            line,
+            field: "schedule.trace_file".into(),
+            expected,
+            found,
+        })?;
         Ok(ms.into())
     }
 
@@ -338,5 +380,66 @@ impl Ctx<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Where a schedule's `trace_file` is: as given if absolute, else beside the scenario file
+/// `label` names (a scenario given as text has no folder: the working folder).
+fn trace_path(label: &str, given: &str) -> PathBuf {
+    let given = Path::new(given);
+    if given.is_absolute() {
+        return given.to_path_buf();
+    }
+    match Path::new(label).parent() {
+        Some(dir) if Path::new(label).is_file() => dir.join(given),
+        _ => given.to_path_buf(),
+    }
+}
+
+/// mm-link's trace format, checked as `LinkQueue`'s constructor checks it (link_queue.cc):
+/// one nonnegative integer per line, the millisecond offset of a delivery opportunity; no
+/// empty line; nondecreasing; the last above zero. Lines end in `\n` or `\r\n`. The rest
+/// is refused with its line: `(line, expected, found)`.
+fn parse_mahimahi(text: &str) -> Result<Vec<u64>, (Option<usize>, String, Option<String>)> {
+    let mut ms = Vec::new();
+    let mut last_line = None;
+    for (i, line) in text.lines().enumerate() {
+        let l = line;
+        if l.is_empty() {
+            return Err((
+                Some(i + 1),
+                "a millisecond offset on every line (mm-link refuses empty lines)".into(),
+                Some("an empty line".into()),
+            ));
+        }
+        let v: u64 = l.parse().map_err(|_| {
+            (
+                Some(i + 1),
+                "a millisecond offset (a nonnegative integer) per line".to_string(),
+                Some(format!("{l:?}")),
+            )
+        })?;
+        if ms.last().is_some_and(|&prev| v < prev) {
+            return Err((
+                Some(i + 1),
+                "millisecond offsets in nondecreasing order".into(),
+                Some(format!("{v} after {}", ms[ms.len() - 1])),
+            ));
+        }
+        ms.push(v);
+        last_line = Some(i + 1);
+    }
+    match ms.last() {
+        None => Err((
+            None,
+            "at least one delivery opportunity".into(),
+            Some("an empty file".into()),
+        )),
+        Some(0) => Err((
+            last_line,
+            "a trace lasting more than 0 ms".into(),
+            Some("a last offset of 0".into()),
+        )),
+        Some(_) => Ok(ms),
     }
 }

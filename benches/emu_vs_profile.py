@@ -1,17 +1,33 @@
 """The `linux` profile held against the kernel it is named after (issue 21, point 8): Daniel &
 Kojo's cells through `vho emulate` (real Linux TCP, reno and cubic) and through `vho run` with
-the `linux` profile, the same links and handovers; and Multipath TCP (`--multipath`, cubic, a
-subflow per interface). Prints, per cell, the mean transfer time and spurious retransmissions
-of each, and the profile's difference from the kernel's.
+the `linux` profile and the same congestion control, the same links, losses and handovers; and
+Multipath TCP (`--multipath`, cubic, a subflow per interface). Prints, per cell, the mean
+transfer time and spurious retransmissions of each side, and the profile's difference from the
+kernel's, and writes them as CSV.
 
-    python3 benches/emu_vs_profile.py [--reps 3] [--out benches/out/emu_vs_profile.csv]
+    python3 benches/emu_vs_profile.py [--reps 3] [--cells handover,lossy] [--sizes 200KB,2MB]
+                                      [--profile-only | --kernel-only | --kernel-csv K.csv]
+                                      [--no-mptcp] [--out FILE.csv]
 
-Needs root; the machine should be otherwise idle (the kernel's timing is real). The cells:
-200 KB downloads, WLAN -> GPRS at 0.2 s and GPRS -> WLAN at 1 s (exactly: the simulated side
-is then one run), soft (ns-2's vhoideal soft), hard (the old queue lost) and
-with a 1 s delay. The emulations' counts come from the capture analysis of the sender's
-capture (`vho analyze`'s D-SACK and timestamp evidence); the simulation's from its ground
-truth.
+`--kernel-only` emulates without running the profile; `--kernel-csv` takes the kernel's
+columns from such a run's CSV instead of emulating again (the profile changes, the kernel
+does not).
+
+Needs root (but not with --profile-only); the machine should be otherwise idle (the kernel's
+timing is real). The cells:
+
+- handover: downloads of each size over Daniel & Kojo's links, WLAN -> GPRS at 0.2 s and
+  GPRS -> WLAN at 1 s (exactly: the simulated side is then one run), soft (ns-2's vhoideal
+  soft), hard (the old queue lost) and with a 1 s delay;
+- lossy: no handover, a download over one access link whose downlink drops each packet at
+  entry with a fixed probability (WLAN 1 % and 3 % with 2 MB, GPRS 1 % with 200 KB); run i
+  of each side has seed i, so the profile's mean is over as many loss patterns as the
+  kernel's.
+
+The emulations' counts come from the capture analysis of the sender's capture (`vho analyze`'s
+D-SACK and timestamp evidence); the simulation's from its ground truth. The profile is run
+with `cc = "reno"` beside kernel reno and `cc = "cubic"` beside kernel cubic; a `cc` the
+profile does not have is reported as missing, not replaced.
 """
 
 from __future__ import annotations
@@ -20,9 +36,11 @@ import argparse
 import csv
 import statistics
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from vho.emulate import emulate
+from vho.errors import ScenarioError
 from vho.runner import run
 
 STUDY = Path(__file__).resolve().parent.parent / "scenarios" / "studies" / "daniel-kojo.toml"
@@ -31,12 +49,27 @@ MODELS = {
     "hard": ("hard", "0 s"),
     "delay-1": ("soft-reconfigure", "1 s"),
 }
+#: The lossy cells: (access link, downlink loss probability, download size).
+LOSSY = [("wlan", 0.01, "2 MB"), ("wlan", 0.03, "2 MB"), ("gprs", 0.01, "200 KB")]
+#: Kernel congestion control -> the profile's `cc` beside it. Linux's `reno` module is only
+#: RFC 5681's window growth and halving (net/ipv4/tcp_cong.c: tcp_reno_cong_avoid,
+#: tcp_reno_ssthresh); recovery is the stack's own, SACK-based and never Reno's exit on the
+#: first partial ACK: vho's `newreno` (with SACK) is the match, not its `reno`.
+CCS = {"reno": "newreno", "cubic": "cubic"}
 
 
-def overrides(direction: str, model: str, size: str) -> list[str]:
+@dataclass
+class Cell:
+    name: str
+    sets: list[str]
+    #: Whether a run's outcome depends on its seed (random loss): then run i has seed i.
+    seeded: bool
+
+
+def handover_cell(direction: str, model: str, size: str) -> Cell:
     a, b = direction.split("-")
     kind, delay = MODELS[model]
-    return [
+    sets = [
         f"mobile.start={a}",
         f"handover.0.from={a}",
         f"handover.0.to={b}",
@@ -46,67 +79,155 @@ def overrides(direction: str, model: str, size: str) -> list[str]:
         f"handover.0.kind={kind}",
         f"handover.0.delay={delay}",
         f"flow.0.size={size}",
-        # The profile alone (the study's flow sets ns-2's window and MSS: not Linux's).
-        'flow.0.tcp={profile="linux"}',
         "run.stop=300 s",
     ]
+    return Cell(f"{direction} {model} {size.replace(' ', '')}", sets, seeded=False)
+
+
+def lossy_cell(link: str, loss: float, size: str) -> Cell:
+    other = "gprs" if link == "wlan" else "wlan"
+    sets = [
+        f"mobile.start={link}",
+        f"handover.0.from={link}",
+        f"handover.0.to={other}",
+        # The study's handover after the run's end: it never happens.
+        "handover.0.at=1000 s",
+        f'access.{link}.down={{loss = {loss}, loss_at = "entry"}}',
+        f"flow.0.size={size}",
+        "run.stop=300 s",
+    ]
+    return Cell(f"{link} loss {loss:g} {size.replace(' ', '')}", sets, seeded=True)
+
+
+def cells(which: list[str], sizes: list[str]) -> list[Cell]:
+    out = []
+    if "handover" in which:
+        for size in sizes:
+            for direction in ("wlan-gprs", "gprs-wlan"):
+                out += [handover_cell(direction, m, size) for m in MODELS]
+    if "lossy" in which:
+        out += [lossy_cell(*c) for c in LOSSY]
+    return out
+
+
+def profile_sets(cell: Cell, cc: str) -> list[str]:
+    """The cell with the `linux` profile and the profile's `cc` beside kernel `cc`."""
+    # The profile alone (the study's flow sets ns-2's window and MSS: not Linux's).
+    return [*cell.sets, f'flow.0.tcp={{profile="linux", cc="{CCS[cc]}"}}']
+
+
+def kernel_sets(cell: Cell) -> list[str]:
+    """The cell for the kernel: the `linux` profile's TCP settings give the namespaces'
+    sysctls (SACK, timestamps, ...); the congestion control is `emulate`'s `cc`."""
+    return [*cell.sets, 'flow.0.tcp={profile="linux"}']
+
+
+def mean_sd(xs: list[float]) -> tuple[float, float]:
+    return statistics.mean(xs), (statistics.stdev(xs) if len(xs) > 1 else 0.0)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--size", default="200 KB")
+    ap.add_argument("--cells", default="handover,lossy")
+    ap.add_argument("--sizes", default="200 KB,2 MB")
+    ap.add_argument("--profile-only", action="store_true", help="no emulation (no root)")
+    ap.add_argument("--kernel-only", action="store_true", help="no profile runs")
+    ap.add_argument("--kernel-csv", help="the kernel's columns from this CSV")
+    ap.add_argument("--no-mptcp", action="store_true")
     ap.add_argument("--out", default="benches/out/emu_vs_profile.csv")
     args = ap.parse_args()
+    kernel: dict[str, dict[str, str]] = {}
+    if args.kernel_csv:
+        with open(args.kernel_csv, newline="") as fh:
+            kernel = {r["cell"]: r for r in csv.DictReader(fh)}
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for direction in ("wlan-gprs", "gprs-wlan"):
-            for model in MODELS:
-                sets = overrides(direction, model, args.size)
-                sim = run(STUDY, overrides=sets).summary["flows"][0]
-                row = {
-                    "direction": direction,
-                    "model": model,
-                    "profile_s": sim["transfer_time_s"],
-                    "profile_spurious": sim["spurious_retransmissions"],
-                }
-                for cc in ("reno", "cubic"):
-                    times, spurious = [], []
-                    for rep in range(args.reps):
-                        out = Path(tmp) / f"{direction}-{model}-{cc}-{rep}"
-                        f = emulate(STUDY, out_dir=out, overrides=sets, cc=cc).summary
-                        flow = f["flows"][0]
-                        times.append(flow["transfer_time_s"] or float("nan"))
-                        spurious.append(flow["spurious_retransmissions"] or 0)
-                    row[f"{cc}_s"] = statistics.mean(times)
-                    row[f"{cc}_s_sd"] = statistics.stdev(times) if len(times) > 1 else 0.0
-                    row[f"{cc}_spurious"] = statistics.mean(spurious)
-                # Multipath TCP (cubic), a subflow per interface: the handover as phones do it.
-                times = []
-                for rep in range(args.reps):
-                    out = Path(tmp) / f"{direction}-{model}-mptcp-{rep}"
-                    f = emulate(STUDY, out_dir=out, overrides=sets, multipath=True).summary
-                    times.append(f["flows"][0]["transfer_time_s"] or float("nan"))
-                row["mptcp_s"] = statistics.mean(times)
-                for cc in ("reno", "cubic"):
-                    row[f"profile_vs_{cc}_pct"] = 100 * (row["profile_s"] / row[f"{cc}_s"] - 1)
-                rows.append(row)
-                print(
-                    f"{direction:9} {model:7}  linux profile {row['profile_s']:7.3f} s "
-                    f"({row['profile_spurious']:4.1f} spurious)  kernel reno "
-                    f"{row['reno_s']:7.3f} s ({row['reno_spurious']:4.1f})  cubic "
-                    f"{row['cubic_s']:7.3f} s "
-                    f"({row['cubic_spurious']:4.1f})  mptcp {row['mptcp_s']:7.3f} s  "
-                    f"profile vs reno {row['profile_vs_reno_pct']:+6.1f} %",
-                    flush=True,
+        for cell in cells(args.cells.split(","), args.sizes.split(",")):
+            reps = range(1, args.reps + 1) if cell.seeded else [1]
+            row: dict[str, object] = {"cell": cell.name}
+            for cc in CCS if not args.kernel_only else ():
+                times, spurious = [], []
+                try:
+                    for seed in reps:
+                        sets = profile_sets(cell, cc)
+                        f = run(STUDY, overrides=sets, seed=seed).summary["flows"][0]
+                        times.append(f["transfer_time_s"] or float("nan"))
+                        spurious.append(f["spurious_retransmissions"])
+                except ScenarioError as e:
+                    if "flow.tcp.cc" not in str(e):
+                        raise
+                    print(f"{cell.name}: the profile has no cc {CCS[cc]}")
+                    times, spurious = [float("nan")], [float("nan")]
+                row[f"profile_{cc}_s"], row[f"profile_{cc}_s_sd"] = mean_sd(times)
+                row[f"profile_{cc}_spurious"] = statistics.mean(spurious)
+            if cell.name in kernel:
+                k = kernel[cell.name]
+                row.update(
+                    {c: _num(v) for c, v in k.items() if c.startswith(("kernel_", "mptcp_"))}
                 )
+                for cc in CCS:
+                    row[f"profile_vs_{cc}_pct"] = 100 * (
+                        float(row[f"profile_{cc}_s"]) / float(row[f"kernel_{cc}_s"]) - 1  # type: ignore[arg-type]
+                    )
+            elif not args.profile_only:
+                for cc in CCS:
+                    times, spurious = [], []
+                    for rep in range(1, args.reps + 1):
+                        out = Path(tmp) / f"{cell.name.replace(' ', '_')}-{cc}-{rep}"
+                        f = emulate(
+                            STUDY,
+                            out_dir=out,
+                            overrides=kernel_sets(cell),
+                            seed=rep,
+                            cc=cc,
+                        ).summary["flows"][0]
+                        times.append(f["transfer_time_s"] or float("nan"))
+                        spurious.append(f["spurious_retransmissions"] or 0)
+                    row[f"kernel_{cc}_s"], row[f"kernel_{cc}_s_sd"] = mean_sd(times)
+                    row[f"kernel_{cc}_spurious"] = statistics.mean(spurious)
+                    if not args.kernel_only:
+                        row[f"profile_vs_{cc}_pct"] = 100 * (
+                            float(row[f"profile_{cc}_s"]) / float(row[f"kernel_{cc}_s"]) - 1  # type: ignore[arg-type]
+                        )
+                if not args.no_mptcp and not cell.seeded:
+                    done, times = 0, []
+                    for rep in range(1, args.reps + 1):
+                        out = Path(tmp) / f"{cell.name.replace(' ', '_')}-mptcp-{rep}"
+                        f = emulate(
+                            STUDY,
+                            out_dir=out,
+                            overrides=kernel_sets(cell),
+                            seed=rep,
+                            multipath=True,
+                        ).summary["flows"][0]
+                        if f["completed"]:
+                            done += 1
+                            times.append(f["transfer_time_s"])
+                    row["mptcp_s"] = statistics.mean(times) if times else float("nan")
+                    row["mptcp_completed"] = f"{done}/{args.reps}"
+            rows.append(row)
+            print(
+                " | ".join(
+                    f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()
+                ),
+                flush=True,
+            )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        # Columns in the order they first appear (a cell without MPTCP lacks its columns).
+        w = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
         w.writeheader()
         w.writerows(rows)
     print(f"-> {args.out}")
     return 0
+
+
+def _num(v: str) -> float | str:
+    try:
+        return float(v)
+    except ValueError:
+        return v
 
 
 if __name__ == "__main__":

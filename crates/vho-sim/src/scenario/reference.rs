@@ -582,6 +582,14 @@ pub fn keys() -> Vec<KeyDoc> {
             "false",
             "pace at X*R_sqmean/sqrt(R_sample) (RFC 5348 §4.5, optional)",
         ),
+        k(
+            "flow.tfrc",
+            "history_discounting",
+            "bool",
+            "false (ns2 profile: true)",
+            "discount older loss intervals while the open one exceeds twice their mean, by \
+             DF = max(2 I_mean / I_0, 0.5) (RFC 5348 §5.5, optional; ns-2.35's discount_ 1)",
+        ),
         k("flow", "start", TIME, "0 s", "when the transfer starts"),
         k(
             "flow",

@@ -326,6 +326,7 @@ pub struct TfrcT {
     pub profile: Option<S>,
     pub packet_size: Option<S>,
     pub oscillation_prevention: Option<bool>,
+    pub history_discounting: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -51,6 +51,10 @@ pub struct TfrcConfig {
     /// sender has had a report since the last event began (ns-2.35's `PreciseLoss_ 1`,
     /// `round_id` in tfrc-sink.cc `new_loss`), besides §5.2's one RTT.
     pub round_loss_events: bool,
+    /// History discounting (RFC 5348 §5.5, optional): after a long loss-free run the older
+    /// intervals weigh less, so p falls faster. Off in the RFC profile (§5.5 makes it
+    /// optional); on in the `ns2` profile (Agent/TFRCSink `discount_ 1`).
+    pub history_discounting: bool,
 }
 
 impl Default for TfrcConfig {
@@ -70,6 +74,7 @@ impl Default for TfrcConfig {
             gradual_increase: false,
             ns2_rto_tick: None,
             round_loss_events: false,
+            history_discounting: false,
         }
     }
 }
@@ -94,6 +99,7 @@ impl TfrcConfig {
             gradual_increase: true,
             ns2_rto_tick: Some(Dur::from_millis(100)), // Agent/TFRC set tcp_tick_ 0.1
             round_loss_events: true,                   // Agent/TFRCSink set PreciseLoss_ 1
+            history_discounting: true,                 // Agent/TFRCSink set discount_ 1
             ..TfrcConfig::default()
         }
     }

@@ -14,7 +14,16 @@
 //! for the k <= n closed intervals known (k = n once n have been seen): I_0 counts only when it
 //! raises the average. Before the first loss event there is no interval and p = 0. The first
 //! closed interval is synthesised at the first loss event (§6.3.1; the receiver computes it).
-//! Deviation: no history discounting (§5.5, optional); ns-2.35 has it on (`discount_ 1`).
+//!
+//! History discounting (§5.5, optional; [`LossHistory::with_discounting`]): while the open
+//! interval I_0 is more than twice the average of the closed ones, the closed intervals are
+//! weighed down by the general discount factor DF = max(2·I_mean/I_0, 0.5) (`THRESHOLD` 0.5),
+//! the open one not; at the next loss event DF is folded into each older interval's own
+//! factor DF_i and starts again at 1. As ns-2.35's Agent/TFRCSink does it (`discount_ 1`,
+//! `minDiscountRatio_ 0.5`; tfrc-sink.cc `est_loss_WALI`, `weighted_average1`,
+//! `multiply_array`): I_mean for the comparison is the closed intervals' average under their
+//! DF_i; DF is only ever lowered between two loss events; I_tot0 and I_tot1 are each divided
+//! by the sum of their own discounted weights.
 
 /// n, the number of loss intervals averaged (§5.4: "n = 8").
 pub const N: usize = 8;
@@ -22,11 +31,19 @@ pub const N: usize = 8;
 /// w_0 .. w_(n-1) of §5.4.
 pub const WEIGHTS: [f64; N] = [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2];
 
-#[derive(Clone, Debug, Default)]
+/// The smallest general discount factor DF (RFC 5348 §5.5: "DF = max(0.5, ...)"; ns-2.35's
+/// `minDiscountRatio_ 0.5`).
+pub const MIN_DISCOUNT: f64 = 0.5;
+
+#[derive(Clone, Debug)]
 pub struct LossHistory {
     /// I_1 .. I_k, newest first (`closed[0]` is I_1); `k` of them are valid.
     closed: [f64; N],
     k: usize,
+    /// §5.5: whether the history is discounted; DF_1 .. DF_k beside `closed`; DF.
+    discounting: bool,
+    factors: [f64; N],
+    df: f64,
     /// The first sequence number of the most recent loss event.
     current_start: Option<u64>,
     /// The highest sequence number received.
@@ -34,9 +51,30 @@ pub struct LossHistory {
     events: u64,
 }
 
+impl Default for LossHistory {
+    fn default() -> Self {
+        LossHistory {
+            closed: [0.0; N],
+            k: 0,
+            discounting: false,
+            factors: [1.0; N],
+            df: 1.0,
+            current_start: None,
+            highest: 0,
+            events: 0,
+        }
+    }
+}
+
 impl LossHistory {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The same history with §5.5's discounting on or off.
+    pub fn with_discounting(mut self, on: bool) -> Self {
+        self.discounting = on;
+        self
     }
 
     /// Loss events seen.
@@ -58,6 +96,13 @@ impl LossHistory {
         };
         self.closed.copy_within(0..N - 1, 1);
         self.closed[0] = ended;
+        // §5.5: DF folds into the older intervals' factors; the closed one starts at 1.
+        for f in self.factors.iter_mut() {
+            *f *= self.df;
+        }
+        self.factors.copy_within(0..N - 1, 1);
+        self.factors[0] = 1.0;
+        self.df = 1.0;
         self.k = (self.k + 1).min(N);
         self.current_start = Some(seq);
         self.highest = self.highest.max(seq);
@@ -70,16 +115,66 @@ impl LossHistory {
             .map(|start| (self.highest.saturating_sub(start) + 1) as f64)
     }
 
-    /// I_mean (§5.4), `None` before the first loss event.
+    /// I_mean (§5.4, with §5.5's discount when on), `None` before the first loss event.
     pub fn mean_interval(&self) -> Option<f64> {
         let i0 = self.open_interval()?;
-        Some(weighted_mean(i0, &self.closed[..self.k]))
+        let closed = &self.closed[..self.k];
+        if !self.discounting {
+            return Some(weighted_mean(i0, closed));
+        }
+        Some(discounted_mean(
+            i0,
+            closed,
+            &self.factors[..self.k],
+            self.df,
+        ))
     }
 
-    /// p = 1/I_mean, 0 before the first loss event (§5.4).
-    pub fn loss_event_rate(&self) -> f64 {
+    /// The general discount factor DF now (§5.5; 1 without discounting).
+    pub fn discount(&self) -> f64 {
+        self.df
+    }
+
+    /// p = 1/I_mean, 0 before the first loss event (§5.4). With discounting, first lowers DF
+    /// if I_0 has grown past twice the closed intervals' average (§5.5).
+    pub fn loss_event_rate(&mut self) -> f64 {
+        if self.discounting && self.k > 0 {
+            if let Some(i0) = self.open_interval() {
+                let k = self.k;
+                let mean = discounted_mean(0.0, &self.closed[..k], &self.factors[..k], 1.0);
+                let ratio = 2.0 * mean / i0;
+                if ratio < 1.0 {
+                    // ns-2 lowers it only: I_0 only grows between two loss events.
+                    self.df = self.df.min(ratio.max(MIN_DISCOUNT));
+                }
+            }
+        }
         self.mean_interval().map_or(0.0, |m| 1.0 / m)
     }
+}
+
+/// §5.5's I_mean: the open interval `i0` at weight w_0, closed interval I_i at
+/// w_(i-1)·DF_i·`df` in I_tot1 and w_i·DF_i·`df` in I_tot0, each total divided by its own
+/// weights; `i0` counts only when it raises the mean. With `i0` = 0 and `df` = 1 it is the
+/// closed intervals' discounted average, the I_mean DF is computed from.
+fn discounted_mean(i0: f64, closed: &[f64], factors: &[f64], df: f64) -> f64 {
+    let k = closed.len().min(N);
+    let (mut i_tot1, mut w_tot1) = (0.0, 0.0);
+    for i in 0..k {
+        let w = WEIGHTS[i] * factors[i] * df;
+        i_tot1 += closed[i] * w;
+        w_tot1 += w;
+    }
+    if i0 <= 0.0 {
+        return i_tot1 / w_tot1;
+    }
+    let (mut i_tot0, mut w_tot0) = (i0 * WEIGHTS[0], WEIGHTS[0]);
+    for i in 1..k {
+        let w = WEIGHTS[i] * factors[i - 1] * df;
+        i_tot0 += closed[i - 1] * w;
+        w_tot0 += w;
+    }
+    (i_tot0 / w_tot0).max(i_tot1 / w_tot1)
 }
 
 /// I_mean of §5.4 from I_0 and the closed intervals I_1 .. I_k (newest first, k <= n).
@@ -163,5 +258,57 @@ mod tests {
         assert!((h.mean_interval().unwrap() - 40.0).abs() < 1e-12);
         // No loss event yet: p = 0.
         assert_eq!(LossHistory::new().loss_event_rate(), 0.0);
+    }
+
+    // ---- History discounting (RFC 5348 §5.5; ns-2.35 tfrc-sink.cc `discount_ 1`) ----
+
+    #[test]
+    fn an_open_interval_under_twice_the_mean_is_not_discounted() {
+        // The closed intervals' mean is 220/6 = 36.67; I_0 = 70 (460..=529) < 73.3: DF = 1 and
+        // I_mean is §5.4's: I_tot0 = 70+10+20+30 + 32+30+24+14 = 230 > 220, 230/6.
+        let mut h = history().with_discounting(true);
+        h.on_received(529);
+        assert!((h.loss_event_rate() - 6.0 / 230.0).abs() < 1e-12);
+        assert_eq!(h.discount(), 1.0);
+    }
+
+    #[test]
+    fn a_long_open_interval_discounts_the_older_ones_down_to_one_half() {
+        // I_0 = 200 > 2 x 36.67: DF = max(73.3/200, 0.5) = 0.5 (the floor).
+        // I_tot0 = 200 + 0.5 x (10+20+30 + 0.8x40 + 0.6x50 + 0.4x60 + 0.2x70) = 280,
+        // W_tot0 = 1 + 0.5 x 5 = 3.5: I_mean = 80 (60 without discounting).
+        let mut h = history().with_discounting(true);
+        h.on_received(659);
+        assert!((h.loss_event_rate() - 1.0 / 80.0).abs() < 1e-12);
+        assert_eq!(h.discount(), MIN_DISCOUNT);
+        // Above the floor: I_0 = 100 gives DF = 73.33/100; I_tot0 = 100 + DF x 160,
+        // W_tot0 = 1 + DF x 5.
+        let mut h = history().with_discounting(true);
+        h.on_received(559);
+        let df = 2.0 * (220.0 / 6.0) / 100.0;
+        let expected = (100.0 + df * 160.0) / (1.0 + df * 5.0);
+        assert!((h.loss_event_rate() - 1.0 / expected).abs() < 1e-12);
+        assert!((h.discount() - df).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_discount_is_folded_into_the_older_intervals_at_the_next_loss_event() {
+        // After DF = 0.5, an event at 660 closes I_1 = 200 (factor 1); the older seven keep
+        // 0.5; DF is 1 again. I_0 = 5 (660..=664):
+        // I_tot1 = 200 + 0.5 x (10+20+30 + 0.8x40 + 0.6x50 + 0.4x60 + 0.2x70) = 280, W 3.5: 80;
+        // I_tot0 = 5 + 200 + 0.5 x (10+20 + 0.8x30 + 0.6x40 + 0.4x50 + 0.2x60) = 260, W 4: 65.
+        // I_mean = 80; without discounting it would be 360/6 = 60.
+        let mut h = history().with_discounting(true);
+        h.on_received(659);
+        h.loss_event_rate();
+        h.on_loss_event(660, || unreachable!());
+        h.on_received(664);
+        assert!((h.loss_event_rate() - 1.0 / 80.0).abs() < 1e-12);
+        assert_eq!(h.discount(), 1.0);
+        let mut plain = history();
+        plain.on_received(659);
+        plain.on_loss_event(660, || unreachable!());
+        plain.on_received(664);
+        assert!((plain.loss_event_rate() - 1.0 / 60.0).abs() < 1e-12);
     }
 }

@@ -60,7 +60,7 @@ impl TfrcReceiver {
         TfrcReceiver {
             cfg: *cfg,
             detector: LossDetector::new(cfg.ndupack),
-            history: LossHistory::new(),
+            history: LossHistory::new().with_discounting(cfg.history_discounting),
             window: VecDeque::new(),
             window_bytes: 0,
             r_m: Dur::ZERO,

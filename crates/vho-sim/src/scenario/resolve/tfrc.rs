@@ -80,6 +80,9 @@ impl Ctx<'_> {
         if let Some(on) = t.oscillation_prevention {
             cfg.oscillation_prevention = on;
         }
+        if let Some(on) = t.history_discounting {
+            cfg.history_discounting = on;
+        }
         Ok(cfg)
     }
 }

@@ -135,6 +135,7 @@ def main() -> int:
     ap.add_argument("--kernel-only", action="store_true", help="no profile runs")
     ap.add_argument("--kernel-csv", help="the kernel's columns from this CSV")
     ap.add_argument("--no-mptcp", action="store_true")
+    ap.add_argument("--mptcp-stop", default="150 s", help="run.stop of the MPTCP emulations")
     ap.add_argument("--out", default="benches/out/emu_vs_profile.csv")
     args = ap.parse_args()
     kernel: dict[str, dict[str, str]] = {}
@@ -197,7 +198,9 @@ def main() -> int:
                         f = emulate(
                             STUDY,
                             out_dir=out,
-                            overrides=kernel_sets(cell),
+                            # A run that never opens its second subflow waits for run.stop
+                            # in real time: stop it at the single-path time's bound.
+                            overrides=[*kernel_sets(cell), f"run.stop={args.mptcp_stop}"],
                             seed=rep,
                             multipath=True,
                         ).summary["flows"][0]

@@ -76,10 +76,29 @@ impl Ctx<'_> {
                     )
                 })?),
             };
+            let trace_at = match (&st.trace, &st.trace_file) {
+                (Some(t), _) => Some((t.span(), "schedule.trace", format!("{:?}", t.get_ref()))),
+                (None, Some(f)) => Some((
+                    f.span(),
+                    "schedule.trace_file",
+                    format!("{:?}", f.get_ref()),
+                )),
+                (None, None) => None,
+            };
+            if let Some((span, field, found)) = trace_at {
+                if ramps || st.rate.is_some() {
+                    return Err(self.err(
+                        span,
+                        field,
+                        "no `until` or `rate` beside a trace (it replaces the rate from `at` on)",
+                        Some(found),
+                    ));
+                }
+            }
             let trace = match (&st.trace, &st.trace_file) {
                 (None, None) => None,
-                (Some(t), None) => Some(self.delivery_trace(t, st, ramps)?),
-                (None, Some(f)) => Some(self.delivery_trace_file(f, st, ramps)?),
+                (Some(t), None) => Some(self.delivery_trace(t)?),
+                (None, Some(f)) => Some(self.delivery_trace_file(f)?),
                 (Some(_), Some(f)) => {
                     return Err(self.err(
                         f.span(),
@@ -195,12 +214,7 @@ impl Ctx<'_> {
 
     /// A Mahimahi delivery trace: offsets in ms as mm-link takes them (`link::trace`),
     /// instead of a rate, from `at` on.
-    fn delivery_trace(
-        &self,
-        t: &toml::Spanned<Vec<i64>>,
-        st: &ScheduleT,
-        ramps: bool,
-    ) -> R<std::sync::Arc<[u64]>> {
+    fn delivery_trace(&self, t: &toml::Spanned<Vec<i64>>) -> R<Arc<[u64]>> {
         let bad = |expected: &str| {
             self.err(
                 t.span(),
@@ -209,11 +223,6 @@ impl Ctx<'_> {
                 Some(format!("{:?}", t.get_ref())),
             )
         };
-        if ramps || st.rate.is_some() {
-            return Err(bad(
-                "no `until` or `rate` beside a trace (it replaces the rate from `at` on)",
-            ));
-        }
         if t.get_ref().iter().any(|&m| m < 0) {
             return Err(bad("millisecond offsets from 0 up"));
         }
@@ -226,23 +235,16 @@ impl Ctx<'_> {
     /// offset per line; `link_queue.cc`'s constructor): the path relative to the scenario
     /// file's folder (or to the working folder for a scenario given as text). An error in
     /// the trace names the trace file and its line.
-    fn delivery_trace_file(&self, f: &S, st: &ScheduleT, ramps: bool) -> R<Arc<[u64]>> {
-        let bad = |expected: String| {
+    fn delivery_trace_file(&self, f: &S) -> R<Arc<[u64]>> {
+        let path = trace_path(self.file, f.get_ref());
+        let text = std::fs::read_to_string(&path).map_err(|e| {
             self.err(
                 f.span(),
                 "schedule.trace_file",
-                expected,
+                format!("a readable trace file ({}: {e})", path.display()),
                 Some(format!("{:?}", f.get_ref())),
             )
-        };
-        if ramps || st.rate.is_some() {
-            return Err(bad(
-                "no `until` or `rate` beside a trace (it replaces the rate from `at` on)".into(),
-            ));
-        }
-        let path = trace_path(self.file, f.get_ref());
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| bad(format!("a readable trace file ({}: {e})", path.display())))?;
+        })?;
         let ms = parse_mahimahi(&text).map_err(|(line, expected, found)| ScenarioError {
             file: path.display().to_string(),
             line,

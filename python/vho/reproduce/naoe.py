@@ -245,6 +245,31 @@ def two_sessions_text() -> str:
     return head + TWO_SESSIONS + "\n" + sep + tail
 
 
+def sensitivity_sweep(trials: int, seed: int) -> Sweep:
+    """APC in both directions over ALPHAS x INITIAL_DELAYS_S, one sweep."""
+    path = study_path()
+    points = []
+    for direction in ("downward", "upward"):
+        for a in ALPHAS:
+            for d0 in INITIAL_DELAYS_S:
+                p = direction_point(direction)
+                p.pop("direction")
+                p["nemo.apc_alpha"] = a
+                p["nemo.apc_initial_delay"] = f"{d0:g} s"
+                points.append(p)
+    return Sweep(
+        label=str(path),
+        text=path.read_text(encoding="utf-8"),
+        fixed=list(SCHEME_OVERRIDES["apc"]),
+        columns=[*(c for c in COLUMNS if c != "direction"), "nemo.apc_alpha"],
+        points=points,
+        replications=trials,
+        seed=seed,
+        seeds="common",
+        name="naoe-sensitivity",
+    )
+
+
 @dataclass(frozen=True)
 class Variant:
     name: str
@@ -325,18 +350,16 @@ def reproduce(
     sens = pd.DataFrame()
     if sensitivity:
         st = SENSITIVITY_TRIALS[quick]
+        df = run_sweep(sensitivity_sweep(st, seed), runs, workers, quiet,
+                       f"sensitivity: alpha x initial T_eDelay x {st}")  # fmt: skip
         srows = []
-        for direction in ("downward", "upward"):
-            for a in ALPHAS:
-                for d0 in INITIAL_DELAYS_S:
-                    ex = (f"nemo.apc_alpha={a}",)
-                    s = make_sweep("apc", st, seed, ex, directions=(direction,),
-                                   name="naoe-sensitivity", initial_delay_s=d0)  # fmt: skip
-                    df = run_sweep(s, runs, workers, True, "sensitivity")
-                    r = {"direction": direction, "alpha": a, "initial_delay_s": d0, "trials": st}
-                    for m in METRICS:
-                        r[m] = float(metric_values(df, m).mean())
-                    srows.append(r)
+        keys = ["direction", "nemo.apc_alpha", "nemo.apc_initial_delay"]
+        for (direction, a, d0), g in df.groupby(keys, sort=True):
+            r = {"direction": direction, "alpha": float(a),
+                 "initial_delay_s": float(str(d0).split()[0]), "trials": len(g)}  # fmt: skip
+            for m in METRICS:
+                r[m] = float(metric_values(g, m).mean())
+            srows.append(r)
         sens = pd.DataFrame(srows)
         write_csv(sens, out / "sensitivity.csv")
     else:

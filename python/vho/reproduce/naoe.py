@@ -192,6 +192,9 @@ def table_rows(results: dict[str, pd.DataFrame]) -> pd.DataFrame:
 CAUSES = [
     "retransmissions", "timeouts", "spurious_timeouts", "fast_retransmits", "drops",
     "dropped_link_layer_discard", "dropped_queue_overflow", "bytes_delivered",
+    # The mobile router's combining (NEMO-SHO and APC): copies that reached it of the two per
+    # bicast packet, fast-link copies APC held, and the longest hold.
+    "nemo.packets_bicast", "nemo.copies", "nemo.held", "nemo.max_hold_s",
 ]  # fmt: skip
 
 

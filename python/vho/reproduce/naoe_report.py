@@ -90,7 +90,9 @@ def differences_md(t: pd.DataFrame, cause: pd.DataFrame) -> str:
         measured = ", ".join(
             f"{k} {_f(float(c[k]))}" for k in ("retransmissions", "timeouts",
                                                "spurious_timeouts", "dropped_link_layer_discard",
-                                               "dropped_queue_overflow") if k in c
+                                               "dropped_queue_overflow", "nemo.packets_bicast",
+                                               "nemo.copies", "nemo.held", "nemo.max_hold_s")
+            if k in c and not (isinstance(c[k], float) and math.isnan(c[k]))
         )  # fmt: skip
         rows.append(
             f"| {TABLE_NUMBER[x['direction']]} | {LABELS[x['scheme']]} | "

@@ -184,8 +184,16 @@ impl FlowTruth {
         if copy == 0 {
             if offset < self.highest_first_end {
                 self.counts.reordered_deliveries += 1;
-            } else if let Ok(i) = self.segs.find(offset) {
-                self.highest_first_end = offset + self.segs.0[i].1.len as u64;
+            } else {
+                // In order, the record is the oldest: no search (callgrind on run_timed: the
+                // search on every delivery was 2 % of a run).
+                let len = match self.segs.0.front() {
+                    Some(&(off, s)) if off == offset => Some(s.len),
+                    _ => self.segs.find(offset).ok().map(|i| self.segs.0[i].1.len),
+                };
+                if let Some(len) = len {
+                    self.highest_first_end = offset + len as u64;
+                }
             }
         }
         // The usual case, in order: the oldest record, at the delivered point, its one copy

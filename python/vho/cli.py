@@ -485,6 +485,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         ("workers", "--workers", args.workers is not None),
         ("sensitivity", "--no-sensitivity", not args.sensitivity),
         ("force", "--force", args.force),
+        ("trials", "--trials", args.trials is not None),
     ):
         if name in takes:
             options[name] = getattr(args, name)
@@ -794,19 +795,24 @@ def build_parser() -> argparse.ArgumentParser:
     em.set_defaults(func=_cmd_emulate)
 
     rp = sub.add_parser("reproduce", help="reproduce a study's tables and figures")
-    rp.add_argument("study", help="cottingham, daniel-kojo or thesis")
+    rp.add_argument("study", help="cottingham, daniel-kojo, naoe or thesis")
     rp.add_argument("--quick", action="store_true", help="fewer replications (seeds), for CI")
     rp.add_argument("--out", help="output directory (default: out/<study>)")
     rp.add_argument(
-        "--workers", type=_workers, help="daniel-kojo: local worker processes (default: all)"
+        "--workers", type=_workers, help="daniel-kojo, naoe: local worker processes (default: all)"
     )
     rp.add_argument("--seed", type=_seed, default=1, help="base seed (default 1)")
+    rp.add_argument(
+        "--trials",
+        type=int,
+        help="naoe: trials per scenario (default 30, the paper's; --quick 5)",
+    )
     rp.add_argument("--quiet", action="store_true", help="no progress bars")
     rp.add_argument(
         "--no-sensitivity",
         dest="sensitivity",
         action="store_false",
-        help="daniel-kojo: skip the runs that move each open value (about 80 %% of the time)",
+        help="daniel-kojo, naoe: skip the runs that move each open value",
     )
     rp.add_argument(
         "--force",

@@ -377,6 +377,16 @@ impl FlowKind {
     }
 }
 
+/// Whether packets for node `dst` reach it through mobile `mobile` (an index into
+/// `Spec::mobiles`): the mobile itself, or a local fixed node of the mobile router's network.
+pub fn reached_through(spec: &Spec, mobile: usize, dst: NodeIdx) -> bool {
+    spec.mobiles[mobile].node == dst
+        || spec
+            .nemo
+            .as_ref()
+            .is_some_and(|n| n.router == mobile && n.network.contains(&dst))
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct RecordSpec {
     /// Nodes at which every packet sent or received is written to a pcap.
@@ -384,4 +394,8 @@ pub struct RecordSpec {
     /// Record per-flow TCP state (cwnd, ssthresh, srtt, rttvar, rto, flight size) at every
     /// change, and each link queue's length at every change.
     pub series: bool,
+    /// `[record] goodput_from`, `goodput_until`: each flow's goodput over this window (bytes
+    /// delivered in order within it over its length), `window_goodput_bps` in summary.json
+    /// (Naoe et al. §VI: "the average TCP goodput during the time between 5 to 15 seconds").
+    pub goodput_window: Option<(crate::time::Time, crate::time::Time)>,
 }

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from . import cottingham, daniel_kojo, thesis
+from . import cottingham, daniel_kojo, naoe, thesis
 
 #: Study name -> ``reproduce(out, *, quick, seed, quiet, ...) -> report path``; a study takes
 #: the options that apply to it of ``workers``, ``sensitivity`` and ``force`` (`vho reproduce`
@@ -16,6 +16,7 @@ from . import cottingham, daniel_kojo, thesis
 STUDIES: dict[str, Callable[..., Path]] = {
     "cottingham": cottingham.reproduce,
     "daniel-kojo": daniel_kojo.reproduce,
+    "naoe": naoe.reproduce,
     "thesis": thesis.reproduce,
 }
 

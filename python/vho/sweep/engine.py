@@ -196,6 +196,10 @@ def flatten_summary(s: dict) -> dict[str, Any]:
     for i, h in enumerate(s["handovers"]):
         row[f"handover.{i}.at_s"] = h["at_s"]
         row[f"handover.{i}.interruption_s"] = h["interruption_s"]
+    # A NEMO run's combining at the mobile router (copies, holds; `world::nemo`).
+    for k, v in (s.get("nemo") or {}).items():
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            row[f"nemo.{k}"] = v
     for cause in DROP_CAUSES:
         # dropped_early_drop is only on a RED direction's row, dropped_link_state only on a
         # direction a schedule gives a state, dropped_link_layer_discard only on a direction

@@ -620,6 +620,21 @@ pub fn keys() -> Vec<KeyDoc> {
             "false",
             "record the senders' state and the queues over time (series_*.parquet)",
         ),
+        k(
+            "record",
+            "goodput_from",
+            TIME,
+            "none (no window)",
+            "with goodput_until: each flow's goodput over that window, window_goodput_bps in \
+             summary.json (Naoe et al. §VI, 5-15 s)",
+        ),
+        k(
+            "record",
+            "goodput_until",
+            TIME,
+            "none (no window)",
+            "the goodput window's end (after goodput_from)",
+        ),
     ]);
     v.extend(mipv6_keys());
     v.extend(nemo_keys());

@@ -146,6 +146,14 @@ pub fn to_toml(spec: &Spec) -> String {
         pcap.join(", "),
         spec.record.series
     );
+    if let Some((from, until)) = spec.record.goodput_window {
+        let _ = writeln!(
+            o,
+            "goodput_from = {}\ngoodput_until = {}",
+            dur(Dur(from.as_nanos())),
+            dur(Dur(until.as_nanos()))
+        );
+    }
     o
 }
 

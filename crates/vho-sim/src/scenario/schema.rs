@@ -336,4 +336,6 @@ pub struct RecordT {
     pub pcap: Vec<S>,
     #[serde(default)]
     pub series: bool,
+    pub goodput_from: Option<S>,
+    pub goodput_until: Option<S>,
 }

@@ -140,6 +140,7 @@ impl World {
                 tput: Default::default(),
                 await_new_link: None,
                 first_on_new_link: None,
+                window_bytes: [0, 0],
                 series: if spec.record.series && fs.kind == crate::spec::FlowKind::Tcp {
                     Some(TcpSeries::default())
                 } else {

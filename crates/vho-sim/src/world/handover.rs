@@ -105,7 +105,8 @@ impl World {
         // t_a counts from the receiver's first handover only (Cottingham & Vidales §5).
         for (f, fs) in self.spec.flows.iter().enumerate() {
             let flow = &mut self.flows[f];
-            if fs.dst == mobile_node && flow.first_on_new_link.is_none() {
+            let served = crate::spec::reached_through(&self.spec, spec.mobile, fs.dst);
+            if served && flow.first_on_new_link.is_none() {
                 flow.await_new_link = Some(spec.to);
             }
         }

@@ -264,6 +264,16 @@ impl World {
         if pkt.net & net::TUNNEL != 0 {
             decapsulate(pkt);
             if pkt.dst as NodeIdx != node {
+                // A mobile router's network: the first data over the new link counts where
+                // the tunnel ends, the router (the last hop to the LFN is its own link).
+                if pkt.is_tcp() && pkt.to_receiver && pkt.seg.len > 0 {
+                    let flow = &mut self.flows[pkt.flow as usize];
+                    if flow.await_new_link == Some(crate::net::routes::dir_link(via)) {
+                        flow.await_new_link = None;
+                        flow.first_on_new_link = Some(now);
+                        flow.tput.set_first_new(now.as_nanos());
+                    }
+                }
                 // A tunnel's exit point forwards what it unwrapped (RFC 2473 §3.2).
                 self.forward(node, idx, Some(via));
                 return;
@@ -344,7 +354,8 @@ impl World {
         }
         for (f, fs) in self.spec.flows.iter().enumerate() {
             let flow = &mut self.flows[f];
-            if fs.dst == mobile_node && flow.first_on_new_link.is_none() {
+            let served = crate::spec::reached_through(&self.spec, hs.mobile, fs.dst);
+            if served && flow.first_on_new_link.is_none() {
                 flow.await_new_link = Some(hs.to);
             }
         }

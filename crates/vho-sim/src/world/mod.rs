@@ -194,6 +194,8 @@ struct Flow {
     await_new_link: Option<LinkIdx>,
     /// When the first data packet arrived over the new link.
     first_on_new_link: Option<Time>,
+    /// Bytes delivered in order by `[record] goodput_window`'s start and by its end.
+    window_bytes: [u64; 2],
     /// A TFRC flow's endpoints (`world::tfrc`); `None` for TCP, whose endpoints are above.
     tfrc: Option<Box<tfrc::TfrcFlow>>,
 }
@@ -279,6 +281,22 @@ pub struct RunOutput {
 }
 
 /// Runs a scenario to completion (every flow done) or to its stop time.
+impl Flow {
+    /// Counts `delivered` (the in-order total after a delivery at `now`) towards the goodput
+    /// window's two ends: the last total at or before each end is the one kept.
+    #[inline]
+    fn note_window(&mut self, window: Option<(Time, Time)>, now: Time, delivered: u64) {
+        if let Some((from, until)) = window {
+            if now <= from {
+                self.window_bytes[0] = delivered;
+            }
+            if now <= until {
+                self.window_bytes[1] = delivered;
+            }
+        }
+    }
+}
+
 pub fn run(spec: &Spec, taps: Vec<(NodeIdx, Box<dyn PacketTap>)>) -> Result<RunOutput, SimError> {
     let mut w = World::new(spec)?;
     w.taps = taps;

@@ -256,3 +256,53 @@ fn with_netems_queues_apc_spares_the_sender_spurious_retransmissions() {
     let (sho, apc) = (with("nemo-sho"), with("apc"));
     assert!(apc < sho, "APC {apc} against NEMO-SHO {sho}");
 }
+
+#[test]
+fn the_goodput_window_counts_the_bytes_delivered_inside_it() {
+    // Naoe et al. §VI: "the average TCP goodput during the time between 5 to 15 seconds". A
+    // window over the whole run is the in-order bytes over its length; the 5-15 s window is
+    // what was delivered inside it: a part of the whole, at a rate the links allow.
+    let whole = summary(&load(
+        EXAMPLE,
+        &[
+            "record.goodput_from=\"0 s\"",
+            "record.goodput_until=\"20 s\"",
+        ],
+    ));
+    let f = &whole.flows[0];
+    let rate = f.window_goodput_bps.expect("a window was set");
+    assert_eq!(rate, f.bytes_delivered as f64 * 8.0 / 20.0);
+    let mid = summary(&load(
+        EXAMPLE,
+        &[
+            "record.goodput_from=\"5 s\"",
+            "record.goodput_until=\"15 s\"",
+        ],
+    ));
+    let g = &mid.flows[0];
+    let part = g.window_goodput_bps.expect("a window was set") * 10.0 / 8.0;
+    assert!(
+        part > 0.0 && part < g.bytes_delivered as f64,
+        "{part} of {}",
+        g.bytes_delivered
+    );
+    // Below the two radio links' sum (384 kb/s + 1 Mb/s, Table I).
+    assert!(g.window_goodput_bps.unwrap() < 1_384_000.0);
+    // No window: no field.
+    assert!(summary(&load(EXAMPLE, &[])).flows[0]
+        .window_goodput_bps
+        .is_none());
+}
+
+#[test]
+fn a_flow_to_the_lfn_reports_its_first_packet_over_the_new_link() {
+    // The LFN is behind the mobile router: the first data over the new link is counted where
+    // the tunnel ends, at the router (the LFN's own last hop is the ingress link, never the
+    // new one), from the handover at 15 s as for a mobile host's own flows. Before this
+    // change it was null for every flow to an LFN.
+    let s = summary(&load(EXAMPLE, &[]));
+    let t = s.flows[0]
+        .first_on_new_link_s
+        .expect("the LFN's flow crossed the new link");
+    assert!((15.0..17.0).contains(&t), "first over the WLAN at {t} s");
+}

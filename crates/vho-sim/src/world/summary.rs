@@ -90,13 +90,21 @@ pub struct FlowSummary {
     /// recorded for the interface taken (its first visit).
     pub rtt_injections: u64,
     pub rtt_injections_without_hint: u64,
+    /// Segments the receiver got above a hole (lost or late data before them).
     pub out_of_order_deliveries: u64,
+    /// First transmissions the network reordered (`record::truth`, ground truth): a segment
+    /// sent once arriving after one sent later. Naoe et al.'s "out-of order delivery".
+    pub reordered_deliveries: u64,
     pub duplicate_acks: u64,
     pub drops: Vec<DropRow>,
     /// Cottingham & Vidales §5, after the flow's first handover; `null` without one.
     pub adaptation_time_s: Option<f64>,
     /// When t_a starts: the first data packet the receiver got over the new link.
     pub first_on_new_link_s: Option<f64>,
+    /// Goodput over `[record] goodput_from`..`goodput_until` (bits/s of data delivered in
+    /// order in the window over its length); only with that window set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_goodput_bps: Option<f64>,
     /// `tcp.adaptive_dupthresh` only: the notifications that raised the duplicate-ACK
     /// threshold.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -352,11 +360,16 @@ impl World {
                 rtt_injections: st.rtt_injections,
                 rtt_injections_without_hint: st.rtt_injections_without_hint,
                 out_of_order_deliveries: rs.out_of_order_segments,
+                reordered_deliveries: truth.reordered_deliveries,
                 duplicate_acks: st.dupacks_received,
                 drops,
                 // Cottingham & Vidales §5, over the data the receiver got (vho-trace's method).
                 adaptation_time_s: flow.tput.adaptation_time_s(),
                 first_on_new_link_s: flow.first_on_new_link.map(|t| t.as_secs_f64()),
+                window_goodput_bps: spec.record.goodput_window.map(|(a, b)| {
+                    let [at_a, at_b] = flow.window_bytes;
+                    at_b.saturating_sub(at_a) as f64 * 8.0 / b.saturating_since(a).as_secs_f64()
+                }),
                 dupthresh_raises: fs
                     .tcp
                     .adaptive_dupthresh

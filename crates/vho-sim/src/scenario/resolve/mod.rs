@@ -126,6 +126,7 @@ impl Ctx<'_> {
             record: RecordSpec {
                 pcap_at,
                 series: file.record.series,
+                goodput_window: self.goodput_window(&file.record)?,
             },
         };
         crate::remedy::apply_all(&mut spec);
@@ -133,6 +134,38 @@ impl Ctx<'_> {
     }
 
     // ---- handovers and flows ----
+
+    /// `[record] goodput_from` and `goodput_until`: both or neither, the second after the first.
+    fn goodput_window(
+        &self,
+        r: &crate::scenario::schema::RecordT,
+    ) -> R<Option<(crate::time::Time, crate::time::Time)>> {
+        let t = |s: &S, field: &str| {
+            self.with(s, field, units::duration)
+                .map(|d| crate::time::Time(d.as_nanos()))
+        };
+        match (&r.goodput_from, &r.goodput_until) {
+            (None, None) => Ok(None),
+            (Some(a), Some(b)) => {
+                let (from, until) = (t(a, "record.goodput_from")?, t(b, "record.goodput_until")?);
+                if until <= from {
+                    return Err(self.err(
+                        b.span(),
+                        "record.goodput_until",
+                        "a time after record.goodput_from",
+                        Some(format!("{:?}", b.get_ref())),
+                    ));
+                }
+                Ok(Some((from, until)))
+            }
+            (Some(s), None) | (None, Some(s)) => Err(self.err(
+                s.span(),
+                "record.goodput_from",
+                "both goodput_from and goodput_until (the window), or neither",
+                None,
+            )),
+        }
+    }
 
     fn flows(&self, file: &File, b: &Builder) -> R<Vec<FlowSpec>> {
         if file.flow.is_empty() {

@@ -290,6 +290,44 @@ mod tests {
             let got = try_load(&text).expect_err("must be refused");
             assert_eq!(got.lines().next().unwrap_or(""), expected);
         }
+        // [record]'s goodput window (Naoe et al. §VI, 5-15 s): both ends, in order.
+        let window = |from: &str, until: &str| {
+            EXAMPLE.replace(
+                "pcap = [\"mr\", \"lfn\"]",
+                &format!("pcap = [\"mr\", \"lfn\"]\n{from}{until}"),
+            )
+        };
+        let last = line_of(EXAMPLE, "pcap = ");
+        for (text, expected) in [
+            (
+                window("goodput_from = \"15 s\"\n", "goodput_until = \"5 s\"\n"),
+                format!(
+                    "n.toml:{}: record.goodput_until: expected a time after \
+                     record.goodput_from, got \"5 s\"",
+                    last + 2
+                ),
+            ),
+            (
+                window("goodput_from = \"5 s\"\n", ""),
+                format!(
+                    "n.toml:{}: record.goodput_from: both goodput_from and \
+                     goodput_until (the window), or neither",
+                    last + 1
+                ),
+            ),
+        ] {
+            let got = try_load(&text).expect_err("must be refused");
+            assert_eq!(got.lines().next().unwrap_or(""), expected);
+        }
+        let ok = try_load(&window(
+            "goodput_from = \"5 s\"\n",
+            "goodput_until = \"15 s\"\n",
+        ))
+        .expect("a window in order");
+        assert_eq!(
+            ok.record.goodput_window,
+            Some((Time::from_secs(5), Time::from_secs(15)))
+        );
         // [nemo] needs [mipv6]'s home agent and tunnels.
         let start = EXAMPLE.find("[mipv6]").expect("has [mipv6]");
         let end = EXAMPLE.find("[nemo]").expect("has [nemo]");

@@ -1,7 +1,7 @@
 //! Building the world from a resolved spec: link directions with their queue limits (the
 //! `bdp` rule resolved over the paths that cross each link), routes, endpoints, handovers.
 
-use super::{DirEvents, Flow, HandoverState, MobileState, SimError, World};
+use super::{DirEvents, Flow, GoodputWindow, HandoverState, MobileState, SimError, World};
 use crate::link::loss::LossModel;
 use crate::link::queue::Limit;
 use crate::link::red::{Red, RedParams};
@@ -140,7 +140,14 @@ impl World {
                 tput: Default::default(),
                 await_new_link: None,
                 first_on_new_link: None,
-                window_bytes: [0, 0],
+                window: spec
+                    .record
+                    .goodput_window
+                    .map(|(from, until)| GoodputWindow {
+                        from,
+                        until,
+                        bytes: [0, 0],
+                    }),
                 series: if spec.record.series && fs.kind == crate::spec::FlowKind::Tcp {
                     Some(TcpSeries::default())
                 } else {

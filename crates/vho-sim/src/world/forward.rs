@@ -295,7 +295,9 @@ impl World {
             flow.receiver.handle_segment(now, &pkt.seg);
             self.slab.release(idx);
             let after = flow.receiver.delivered_bytes();
-            flow.note_window(self.spec.record.goodput_window, now, after);
+            if let Some(w) = &mut flow.window {
+                w.note(now, after);
+            }
             if let Some(bins) = &mut flow.rx_bins {
                 if after > before {
                     bins.add(now, after - before);

@@ -194,8 +194,9 @@ struct Flow {
     await_new_link: Option<LinkIdx>,
     /// When the first data packet arrived over the new link.
     first_on_new_link: Option<Time>,
-    /// Bytes delivered in order by `[record] goodput_window`'s start and by its end.
-    window_bytes: [u64; 2],
+    /// `[record] goodput_from`..`goodput_until`: the window and the bytes delivered in order
+    /// by its start and by its end; `None` without one (a single test per delivery).
+    window: Option<GoodputWindow>,
     /// A TFRC flow's endpoints (`world::tfrc`); `None` for TCP, whose endpoints are above.
     tfrc: Option<Box<tfrc::TfrcFlow>>,
 }
@@ -280,23 +281,36 @@ pub struct RunOutput {
     pub taps: Vec<(NodeIdx, Box<dyn PacketTap>)>,
 }
 
-/// Runs a scenario to completion (every flow done) or to its stop time.
-impl Flow {
-    /// Counts `delivered` (the in-order total after a delivery at `now`) towards the goodput
-    /// window's two ends: the last total at or before each end is the one kept.
+/// A goodput window's two ends and the in-order totals kept at each.
+#[derive(Clone, Copy, Debug)]
+struct GoodputWindow {
+    from: Time,
+    until: Time,
+    bytes: [u64; 2],
+}
+
+impl GoodputWindow {
+    /// Counts `delivered` (the in-order total after a delivery at `now`): the last total at
+    /// or before each end is the one kept.
     #[inline]
-    fn note_window(&mut self, window: Option<(Time, Time)>, now: Time, delivered: u64) {
-        if let Some((from, until)) = window {
-            if now <= from {
-                self.window_bytes[0] = delivered;
-            }
-            if now <= until {
-                self.window_bytes[1] = delivered;
-            }
+    fn note(&mut self, now: Time, delivered: u64) {
+        if now <= self.from {
+            self.bytes[0] = delivered;
         }
+        if now <= self.until {
+            self.bytes[1] = delivered;
+        }
+    }
+
+    /// Goodput over the window, bit/s.
+    fn goodput_bps(&self) -> f64 {
+        let [at_a, at_b] = self.bytes;
+        at_b.saturating_sub(at_a) as f64 * 8.0
+            / self.until.saturating_since(self.from).as_secs_f64()
     }
 }
 
+/// Runs a scenario to completion (every flow done) or to its stop time.
 pub fn run(spec: &Spec, taps: Vec<(NodeIdx, Box<dyn PacketTap>)>) -> Result<RunOutput, SimError> {
     let mut w = World::new(spec)?;
     w.taps = taps;

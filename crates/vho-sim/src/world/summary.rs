@@ -366,10 +366,7 @@ impl World {
                 // Cottingham & Vidales §5, over the data the receiver got (vho-trace's method).
                 adaptation_time_s: flow.tput.adaptation_time_s(),
                 first_on_new_link_s: flow.first_on_new_link.map(|t| t.as_secs_f64()),
-                window_goodput_bps: spec.record.goodput_window.map(|(a, b)| {
-                    let [at_a, at_b] = flow.window_bytes;
-                    at_b.saturating_sub(at_a) as f64 * 8.0 / b.saturating_since(a).as_secs_f64()
-                }),
+                window_goodput_bps: flow.window.map(|w| w.goodput_bps()),
                 dupthresh_raises: fs
                     .tcp
                     .adaptive_dupthresh

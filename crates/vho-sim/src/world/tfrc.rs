@@ -288,7 +288,9 @@ impl World {
                     f_.first_on_new_link = Some(now);
                     f_.tput.set_first_new(now.as_nanos());
                 }
-                f_.note_window(self.spec.record.goodput_window, now, after);
+                if let Some(w) = &mut f_.window {
+                    w.note(now, after);
+                }
                 if let Some(bins) = &mut f_.rx_bins {
                     bins.add(now, after - before);
                 }

@@ -1031,7 +1031,7 @@ fn tcp_keys() -> Vec<KeyDoc> {
             "granularity",
             TIME,
             "profile",
-            "clock granularity G (RFC 6298), ns-2's tick",
+            "clock granularity G (RFC 6298), ns-2's tick, Linux's jiffy",
         ),
         k(
             t,

@@ -165,6 +165,12 @@ pub enum RtoAlgorithm {
     /// sample giving RTO = 3·RTT; RTO = R + R/4 + R >> (cwnd − 1) with R = A + 4D, in whole
     /// jiffies, within [min, max].
     Linux20,
+    /// A modern Linux kernel's `tcp_rtt_estimator` and `__tcp_set_rto` (net/ipv4/tcp_input.c,
+    /// include/net/tcp.h; `tcp::rtt_linux`): samples in µs, SRTT ×8 and mdev ×4, a finer gain
+    /// for falling samples, the variance term following the flight's largest mdev and
+    /// decaying once per flight, never below `min` (TCP_RTO_MIN); RTO = SRTT + variance term
+    /// rounded up to a jiffy (the granularity), at most `max` (TCP_RTO_MAX).
+    Linux,
 }
 
 /// How bytes on the wire are counted for a segment (what links serialise and queue).

@@ -32,6 +32,7 @@ pub mod oracle;
 pub mod profile;
 pub mod receiver;
 pub mod rtt;
+pub mod rtt_linux;
 pub mod sack;
 pub mod segment;
 pub mod sender;

@@ -3,8 +3,10 @@
 //! - `rfc`: the standards as written: RFC 5681 congestion control, RFC 6582 NewReno, RFC 2018
 //!   and RFC 6675 SACK recovery, RFC 6298 timer with its 1 s minimum.
 //! - `linux`: a Linux host's defaults (values of `include/net/tcp.h` and the sysctl defaults
-//!   of `Documentation/networking/ip-sysctl.rst`). Deviation: Linux's default congestion
-//!   control is CUBIC; vho's `linux` profile uses NewReno with SACK until CUBIC exists.
+//!   of `Documentation/networking/ip-sysctl.rst`), with Linux's RTO estimator
+//!   (`tcp_rtt_estimator`, `tcp::rtt_linux`, HZ = 1000). Deviation: Linux's default
+//!   congestion control is CUBIC; vho's `linux` profile uses NewReno with SACK until CUBIC
+//!   exists.
 //! - `ns2`: ns-2.35's `Agent/TCP/Sack1` sender and `Agent/TCPSink/Sack1/DelAck` receiver with
 //!   the defaults of `tcl/lib/ns-default.tcl` (lines cited below) and the RTO arithmetic of
 //!   `tcp/tcp.cc` (see `rtt.rs`). Deviations: ns-2 counts cwnd in packets and sizes windows in
@@ -174,13 +176,15 @@ fn linux() -> TcpConfig {
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::LinuxCwnd, // tcp_reno_ssthresh (net/ipv4/tcp_cong.c)
         rto: RtoConfig {
-            algorithm: RtoAlgorithm::Rfc6298,
+            // tcp_rtt_estimator + __tcp_set_rto + tcp_bound_rto (tcp::rtt_linux): mdev_max per
+            // flight, the variance term never below tcp_rto_min, so RTO >= SRTT + 200 ms.
+            algorithm: RtoAlgorithm::Linux,
             initial: Dur::from_secs(1), // TCP_TIMEOUT_INIT = 1 s (include/net/tcp.h)
             min: Dur::from_millis(200), // TCP_RTO_MIN = HZ/5
             max: Dur::from_secs(120),   // TCP_RTO_MAX = 120 s
-            // tcp_rtt_estimator keeps mdev_max >= tcp_rto_min, so the variance term never falls
-            // below 200 ms: RTO >= SRTT + 200 ms. That is G = 200 ms in RFC 6298's formula.
-            granularity: Dur::from_millis(200),
+            // One jiffy at HZ = 1000 (CONFIG_HZ_1000: Fedora, Arch); Debian and Ubuntu
+            // kernels build HZ = 250, a 4 ms jiffy (`granularity = "4 ms"`).
+            granularity: Dur::from_millis(1),
             tick_phase: Dur::ZERO,
             // The backoff doubles the RTO until TCP_RTO_MAX caps it (inet_csk_rto_backoff:
             // icsk_rto << icsk_backoff, clamped); 16 doublings reach it from any RTO >= 2 ms.
@@ -388,12 +392,17 @@ mod tests {
 
     #[test]
     fn minimum_rto_and_granularity_per_profile() {
-        // RFC 6298 (2.4): 1 s; Linux TCP_RTO_MIN 200 ms; ns-2 minrto_ 0.2 with tcpTick_ 10 ms.
+        // RFC 6298 (2.4): 1 s; Linux TCP_RTO_MIN 200 ms with a 1 ms jiffy (HZ = 1000); ns-2
+        // minrto_ 0.2 with tcpTick_ 10 ms.
         let m = |p: &str| profile(p).map(|c| (c.rto.min, c.rto.granularity));
         assert_eq!(m("rfc"), Some((Dur::from_secs(1), Dur::from_millis(1))));
         assert_eq!(
             m("linux"),
-            Some((Dur::from_millis(200), Dur::from_millis(200)))
+            Some((Dur::from_millis(200), Dur::from_millis(1)))
+        );
+        assert_eq!(
+            profile("linux").map(|c| c.rto.algorithm),
+            Some(RtoAlgorithm::Linux)
         );
         assert_eq!(
             m("ns2"),

@@ -30,7 +30,8 @@ use super::config::{
 use super::dupthresh::DupThresh;
 use super::options::{negotiate, Negotiated};
 use super::oracle::Oracle;
-use super::rtt::RttEstimator;
+use super::rtt::{RttEstimator, SampleContext};
+use super::rtt_linux::Flight;
 use super::sack::dsack_block;
 use super::sack::{NextSeg, Scoreboard};
 use super::segment::{Flags, HandoverNotice, Segment, Transmit, TxKind};
@@ -329,9 +330,17 @@ impl TcpSender {
         self.timers.next()
     }
 
-    /// cwnd in whole segments (Linux 2.0's RTO reads `snd_cwnd`).
-    fn cwnd_segments(&self) -> u32 {
-        self.cc.cwnd() / self.neg.mss.max(1)
+    /// What the RTT estimator may read at a sample, SND.UNA being `snd_una` (an ACK's sample
+    /// is taken before SND.UNA moves; Linux's `tcp_clean_rtx_queue` runs after).
+    fn sample_context(&self, snd_una: SeqNum) -> SampleContext {
+        SampleContext {
+            // cwnd in whole segments (Linux 2.0's RTO reads `snd_cwnd`).
+            cwnd_segments: self.cc.cwnd() / self.neg.mss.max(1),
+            flight: Flight {
+                snd_una,
+                snd_nxt: self.snd_max,
+            },
+        }
     }
 
     fn flight(&self) -> u32 {
@@ -372,7 +381,8 @@ impl TcpSender {
                 if let Some((_, sent)) = self.timed.take() {
                     // RFC 6298 §2 / Linux tcp_synack_rtt_meas: the SYN-ACK's round trip,
                     // unless it was retransmitted (Karn: `timed` is then cleared).
-                    self.rtt.on_sample_at_cwnd(sent, now, self.cwnd_segments());
+                    self.rtt
+                        .on_sample_in(sent, now, self.sample_context(self.snd_una));
                     self.stats.rtt_samples += 1;
                 }
                 if self.syn_lost {
@@ -590,10 +600,10 @@ impl TcpSender {
 
     /// The samples `freed_samples` took on this ACK, at the window as it now is.
     fn apply_freed_samples(&mut self, now: Time) {
-        let segs = self.cwnd_segments();
+        let ctx = self.sample_context(self.snd_una);
         if let Some(freed) = &mut self.freed {
             for sent in freed.take_samples() {
-                self.rtt.on_sample_at_cwnd(sent, now, segs);
+                self.rtt.on_sample_in(sent, now, ctx);
                 self.stats.rtt_samples += 1;
             }
         }
@@ -605,7 +615,8 @@ impl TcpSender {
             if let Some((_, tsecr)) = seg.options.timestamps {
                 let sent = Time::from_millis(tsecr as u64);
                 if tsecr != 0 && sent <= now {
-                    self.rtt.on_sample_at_cwnd(sent, now, self.cwnd_segments());
+                    self.rtt
+                        .on_sample_in(sent, now, self.sample_context(seg.ack));
                     self.stats.rtt_samples += 1;
                     self.adapt_rto_after_spurious(now.saturating_since(sent), seg.ack);
                 }
@@ -620,7 +631,7 @@ impl TcpSender {
         }
         if let Some((seq, t)) = self.timed {
             if seg.ack > seq {
-                self.rtt.on_sample_at_cwnd(t, now, self.cwnd_segments());
+                self.rtt.on_sample_in(t, now, self.sample_context(seg.ack));
                 self.stats.rtt_samples += 1;
                 self.timed = None;
                 self.adapt_rto_after_spurious(now.saturating_since(t), seg.ack);

@@ -760,7 +760,7 @@ fn tcp_keys() -> Vec<KeyDoc> {
             "one of rfc, linux, ns2",
             "linux",
             "the bundle of defaults the other keys override: rfc the standards as written; \
-             linux a Linux host's defaults (NewReno with SACK: vho has no CUBIC yet); ns2 \
+             linux a Linux host's defaults (CUBIC, SACK, Linux's RTO estimator); ns2 \
              ns-2.35's Agent/TCP/Sack1 and its DelAck sink",
         ),
         k(
@@ -773,7 +773,7 @@ fn tcp_keys() -> Vec<KeyDoc> {
         k(
             t,
             "cc",
-            "one of reno, newreno, ns2-sack1",
+            "one of reno, newreno, ns2-sack1, cubic",
             "profile",
             "congestion control",
         ),

@@ -387,6 +387,7 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         CcAlgorithm::Reno => "reno",
         CcAlgorithm::NewReno => "newreno",
         CcAlgorithm::Ns2Sack1 => "ns2-sack1",
+        CcAlgorithm::Cubic => "cubic",
     };
     let timer = match c.timer_at_fast_retransmit {
         FastRetransmitTimer::Keep => "keep",

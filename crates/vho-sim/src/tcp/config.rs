@@ -13,6 +13,8 @@ pub enum CcAlgorithm {
     NewReno,
     /// ns-2.35's Agent/TCP/Sack1 window arithmetic (`cc/ns2_sack1.rs`).
     Ns2Sack1,
+    /// CUBIC with HyStart as Linux runs it (net/ipv4/tcp_cubic.c; `cc/cubic.rs`).
+    Cubic,
 }
 
 /// How a SACK sender decides, in fast recovery, whether and what to send.

@@ -4,9 +4,8 @@
 //!   and RFC 6675 SACK recovery, RFC 6298 timer with its 1 s minimum.
 //! - `linux`: a Linux host's defaults (values of `include/net/tcp.h` and the sysctl defaults
 //!   of `Documentation/networking/ip-sysctl.rst`), with Linux's RTO estimator
-//!   (`tcp_rtt_estimator`, `tcp::rtt_linux`, HZ = 1000). Deviation: Linux's default
-//!   congestion control is CUBIC; vho's `linux` profile uses NewReno with SACK until CUBIC
-//!   exists.
+//!   (`tcp_rtt_estimator`, `tcp::rtt_linux`, HZ = 1000) and its default congestion control,
+//!   CUBIC with HyStart (`tcp::cc::cubic`).
 //! - `ns2`: ns-2.35's `Agent/TCP/Sack1` sender and `Agent/TCPSink/Sack1/DelAck` receiver with
 //!   the defaults of `tcl/lib/ns-default.tcl` (lines cited below) and the RTO arithmetic of
 //!   `tcp/tcp.cc` (see `rtt.rs`). Deviations: ns-2 counts cwnd in packets and sizes windows in
@@ -129,13 +128,13 @@ fn linux() -> TcpConfig {
         handshake: true,
         one_way_syn: false,
         fin: true,
-        cc: CcAlgorithm::NewReno, // Deviation: Linux defaults to CUBIC (see module doc)
-        sack: true,               // net.ipv4.tcp_sack = 1
-        timestamps: true,         // net.ipv4.tcp_timestamps = 1
-        window_scale: Some(7),    // net.ipv4.tcp_window_scaling = 1; shift 7 for the default rmem
+        cc: CcAlgorithm::Cubic, // net.ipv4.tcp_congestion_control = cubic (the default)
+        sack: true,             // net.ipv4.tcp_sack = 1
+        timestamps: true,       // net.ipv4.tcp_timestamps = 1
+        window_scale: Some(7),  // net.ipv4.tcp_window_scaling = 1; shift 7 for the default rmem
         initial_window_segments: 10, // TCP_INIT_CWND (include/net/tcp.h), RFC 6928
         initial_ssthresh: 0x7fff_ffff, // TCP_INFINITE_SSTHRESH (include/net/tcp.h)
-        dupthresh: 3,             // net.ipv4.tcp_reordering = 3
+        dupthresh: 3,           // net.ipv4.tcp_reordering = 3
         // tcp_xmit_retransmit_queue re-arms the RTO when it retransmits the queue's head.
         timer_at_fast_retransmit: FastRetransmitTimer::Restart,
         timeout_ssthresh: TimeoutSsthresh::Linux, // tcp_enter_loss
@@ -403,6 +402,16 @@ mod tests {
         assert_eq!(
             profile("linux").map(|c| c.rto.algorithm),
             Some(RtoAlgorithm::Linux)
+        );
+        // net.ipv4.tcp_congestion_control defaults to cubic; the others keep theirs.
+        let cc = |p: &str| profile(p).map(|c| c.cc);
+        assert_eq!(
+            (cc("linux"), cc("rfc"), cc("ns2")),
+            (
+                Some(CcAlgorithm::Cubic),
+                Some(CcAlgorithm::NewReno),
+                Some(CcAlgorithm::Ns2Sack1)
+            )
         );
         assert_eq!(
             m("ns2"),

@@ -214,7 +214,8 @@ impl Ctx<'_> {
                     Some("reno") => CcAlgorithm::Reno,
                     Some("newreno") => CcAlgorithm::NewReno,
                     Some("ns2-sack1") => CcAlgorithm::Ns2Sack1,
-                    _ => return Err("one of reno, newreno, ns2-sack1".into()),
+                    Some("cubic") => CcAlgorithm::Cubic,
+                    _ => return Err("one of reno, newreno, ns2-sack1, cubic".into()),
                 }
             }
             _ => {

@@ -6,12 +6,15 @@
 //! controller's. [`AnyController`] dispatches statically, so a flow owns its controller by
 //! value.
 
+pub mod cubic;
+pub mod hystart;
 pub mod newreno;
 pub mod ns2_sack1;
 pub mod reno;
 
 use super::config::CcAlgorithm;
-use crate::time::Time;
+use super::rtt_linux::Flight;
+use crate::time::{Dur, Time};
 
 /// How a fast recovery episode sets the window (RFC 5681 §3.2 vs RFC 6675 §5).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -27,6 +30,9 @@ pub trait CongestionControl {
     fn ssthresh(&self) -> u32;
     /// New data was cumulatively acknowledged outside recovery.
     fn on_ack(&mut self, _now: Time, _acked: u32, _flight: u32) {}
+    /// A valid RTT sample `rtt` on an ACK, SRTT being `srtt` after it (Linux's
+    /// `pkts_acked` hook: CUBIC's minimum delay and HyStart), before `on_ack`.
+    fn on_rtt_sample(&mut self, _now: Time, _rtt: Dur, _srtt: Dur, _flight: Flight) {}
     /// Entering fast recovery on the duplicate-ACK threshold.
     fn on_fast_retransmit(&mut self, _now: Time, _flight: u32, _style: RecoveryStyle) {}
     /// A further duplicate ACK during recovery.
@@ -120,6 +126,7 @@ pub enum AnyController {
     Reno(reno::Reno),
     NewReno(newreno::NewReno),
     Ns2Sack1(ns2_sack1::Ns2Sack1),
+    Cubic(cubic::Cubic),
 }
 
 impl AnyController {
@@ -128,6 +135,7 @@ impl AnyController {
             CcAlgorithm::Reno => AnyController::Reno(reno::Reno { w }),
             CcAlgorithm::NewReno => AnyController::NewReno(newreno::NewReno { w }),
             CcAlgorithm::Ns2Sack1 => AnyController::Ns2Sack1(ns2_sack1::Ns2Sack1 { w }),
+            CcAlgorithm::Cubic => AnyController::Cubic(cubic::Cubic::new(w)),
         }
     }
 }
@@ -141,6 +149,7 @@ macro_rules! each {
             AnyController::Reno($c) => $call,
             AnyController::NewReno($c) => $call,
             AnyController::Ns2Sack1($c) => $call,
+            AnyController::Cubic($c) => $call,
         }
     };
 }
@@ -154,9 +163,15 @@ impl CongestionControl for AnyController {
     fn ssthresh(&self) -> u32 {
         each!(self, c => c.ssthresh())
     }
-    #[inline]
+    #[inline(always)]
     fn on_ack(&mut self, now: Time, acked: u32, flight: u32) {
         each!(self, c => c.on_ack(now, acked, flight))
+    }
+    #[inline]
+    fn on_rtt_sample(&mut self, now: Time, rtt: Dur, srtt: Dur, flight: Flight) {
+        if let AnyController::Cubic(c) = self {
+            c.on_rtt_sample(now, rtt, srtt, flight);
+        }
     }
     fn on_fast_retransmit(&mut self, now: Time, flight: u32, style: RecoveryStyle) {
         each!(self, c => c.on_fast_retransmit(now, flight, style))

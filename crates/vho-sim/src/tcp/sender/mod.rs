@@ -615,9 +615,11 @@ impl TcpSender {
             if let Some((_, tsecr)) = seg.options.timestamps {
                 let sent = Time::from_millis(tsecr as u64);
                 if tsecr != 0 && sent <= now {
-                    self.rtt
-                        .on_sample_in(sent, now, self.sample_context(seg.ack));
+                    let ctx = self.sample_context(seg.ack);
+                    self.rtt.on_sample_in(sent, now, ctx);
                     self.stats.rtt_samples += 1;
+                    let (r, srtt) = (now.saturating_since(sent), self.rtt.srtt());
+                    self.cc.on_rtt_sample(now, r, srtt, ctx.flight);
                     self.adapt_rto_after_spurious(now.saturating_since(sent), seg.ack);
                 }
             }
@@ -631,8 +633,11 @@ impl TcpSender {
         }
         if let Some((seq, t)) = self.timed {
             if seg.ack > seq {
-                self.rtt.on_sample_in(t, now, self.sample_context(seg.ack));
+                let ctx = self.sample_context(seg.ack);
+                self.rtt.on_sample_in(t, now, ctx);
                 self.stats.rtt_samples += 1;
+                let (r, srtt) = (now.saturating_since(t), self.rtt.srtt());
+                self.cc.on_rtt_sample(now, r, srtt, ctx.flight);
                 self.timed = None;
                 self.adapt_rto_after_spurious(now.saturating_since(t), seg.ack);
             }

@@ -209,7 +209,7 @@ fn a_lost_fin_is_resent_by_the_timer() {
 #[test]
 fn linux_keeps_ssthresh_on_back_to_back_timeouts_and_ns2_halves_again() {
     // Linux tcp_enter_loss reduces ssthresh only outside Loss (or once an ACK reset the
-    // backoff): a second timeout keeps snd_cwnd >> 1 of the first, 5 of 10 packets. ns-2's
+    // backoff): a second timeout keeps the first's, CUBIC's 10·717/1024 = 7 packets. ns-2's
     // slowdown() halves min(cwnd_, window_) = 1 again: 2 packets. (RFC 5681 §3.1 holds it
     // as Linux does: next test.)
     let mut c = cfg("linux");
@@ -222,7 +222,7 @@ fn linux_keeps_ssthresh_on_back_to_back_timeouts_and_ns2_halves_again() {
         let at = s.poll_timeout().expect("timer");
         s.handle_timeout(at);
         drain_sender(&mut s, at);
-        assert_eq!(s.probe().ssthresh, 5 * mss);
+        assert_eq!(s.probe().ssthresh, 7 * mss);
         assert_eq!(s.probe().cwnd, mss);
     }
     let mut c = cfg("ns2");
@@ -268,7 +268,7 @@ fn rfc5681_holds_ssthresh_when_the_timers_own_retransmission_times_out() {
 #[test]
 fn linux_keeps_the_fast_retransmit_ssthresh_at_a_timeout_during_recovery() {
     // tcp_enter_loss in Recovery before high_seq: no second reduction (ssthresh stays
-    // snd_cwnd >> 1 of the fast retransmit); cwnd goes to the loss window.
+    // CUBIC's 10·717/1024 = 7 packets of the fast retransmit); cwnd goes to the loss window.
     let mut c = cfg("linux");
     c.handshake = false;
     c.fin = false;
@@ -283,10 +283,10 @@ fn linux_keeps_the_fast_retransmit_ssthresh_at_a_timeout_during_recovery() {
         drain_sender(&mut s, t);
     }
     assert_eq!(s.stats().fast_retransmits, 1);
-    assert_eq!(s.probe().ssthresh, 5 * mss);
+    assert_eq!(s.probe().ssthresh, 7 * mss);
     let at = s.poll_timeout().expect("timer");
     s.handle_timeout(at);
-    assert_eq!((s.probe().ssthresh, s.probe().cwnd), (5 * mss, mss));
+    assert_eq!((s.probe().ssthresh, s.probe().cwnd), (7 * mss, mss));
 }
 
 // ---- Tests for SACK after a retransmission timeout ----

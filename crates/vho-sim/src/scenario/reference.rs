@@ -961,6 +961,14 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "prr",
+            "true or false",
+            "profile",
+            "fast recovery's window by Proportional Rate Reduction (RFC 6937; Linux's \
+             tcp_cwnd_reduction), with SACK",
+        ),
+        k(
+            t,
             "cwnd_validation",
             "one of off, cwnd-limited",
             "profile",

@@ -448,6 +448,7 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("adaptive_dupthresh = {}", c.adaptive_dupthresh),
         format!("oracle = {}", c.oracle),
         format!("rescue_retransmission = {}", c.rescue_retransmission),
+        format!("prr = {}", c.prr),
         format!("cwnd_validation = \"{cwv}\""),
         format!("handshake_rtt_sample = {}", c.handshake_rtt_sample),
         format!(

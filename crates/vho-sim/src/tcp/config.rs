@@ -316,6 +316,10 @@ pub struct TcpConfig {
     /// the new path's rate and base RTT, and from then on it retransmits only what the network
     /// really dropped and never fills a queue. The bound every remedy is measured against.
     pub oracle: bool,
+    /// Fast recovery's window by Proportional Rate Reduction (RFC 6937, PRR-SSRB as Linux's
+    /// `tcp_cwnd_reduction`; `tcp::prr`) instead of RFC 6675's cwnd = ssthresh at once. With
+    /// SACK only (vho's non-SACK recovery keeps RFC 6582's inflation).
+    pub prr: bool,
     /// RFC 6675 §4 NextSeg rule (4): one "rescue" retransmission of the highest unSACKed
     /// segment per recovery when rules (1)-(3) find nothing, to keep the ACK clock going
     /// when the tail of the window is lost.

@@ -30,6 +30,7 @@ pub mod dupthresh;
 pub mod options;
 pub mod oracle;
 pub mod profile;
+pub mod prr;
 pub mod receiver;
 pub mod rtt;
 pub mod rtt_linux;

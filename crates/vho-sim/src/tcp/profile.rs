@@ -5,7 +5,7 @@
 //! - `linux`: a Linux host's defaults (values of `include/net/tcp.h` and the sysctl defaults
 //!   of `Documentation/networking/ip-sysctl.rst`), with Linux's RTO estimator
 //!   (`tcp_rtt_estimator`, `tcp::rtt_linux`, HZ = 1000) and its default congestion control,
-//!   CUBIC with HyStart (`tcp::cc::cubic`).
+//!   CUBIC with HyStart (`tcp::cc::cubic`), and PRR in fast recovery (`tcp::prr`).
 //! - `ns2`: ns-2.35's `Agent/TCP/Sack1` sender and `Agent/TCPSink/Sack1/DelAck` receiver with
 //!   the defaults of `tcl/lib/ns-default.tcl` (lines cited below) and the RTO arithmetic of
 //!   `tcp/tcp.cc` (see `rtt.rs`). Deviations: ns-2 counts cwnd in packets and sizes windows in
@@ -80,6 +80,7 @@ fn rfc() -> TcpConfig {
         adaptive_dupthresh: false,
         oracle: false,
         rescue_retransmission: true, // RFC 6675 §4 NextSeg rule (4): SHOULD
+        prr: false,                  // RFC 6937 is Experimental; RFC 6675 §5 sets cwnd = ssthresh
         // RFC 7661 is Experimental, but its §4.3 rule (no growth while the window is not
         // used) is what keeps cwnd meaningful when the receive window or the application
         // limits the sender; RFC 5681 as written lets cwnd grow without bound there.
@@ -159,8 +160,9 @@ fn linux() -> TcpConfig {
         // tcp_xmit_retransmit_queue has no rescue rule; its tail-loss answer is TLP (RFC 8985),
         // which vho does not model.
         rescue_retransmission: false,
+        prr: true, // tcp_cwnd_reduction (net/ipv4/tcp_input.c), since Linux 3.2
         cwnd_validation: CwndValidation::CwndLimited, // tcp_is_cwnd_limited (include/net/tcp.h)
-        handshake_rtt_sample: true,                   // tcp_synack_rtt_meas
+        handshake_rtt_sample: true, // tcp_synack_rtt_meas
         rtt_sampling: RttSampling::OnePerRtt,
         timeout_holds_new_data: false,
         // Linux counts SACKed (or, without SACK, duplicate-ACKed) segments out of
@@ -240,6 +242,7 @@ fn ns2() -> TcpConfig {
         adaptive_dupthresh: false,
         oracle: false,
         rescue_retransmission: false,         // not in tcp-sack1.cc
+        prr: false,                           // not in tcp-sack1.cc
         cwnd_validation: CwndValidation::Off, // opencwnd() on every new ACK (tcp.cc)
         handshake_rtt_sample: false,          // one-way agents: no handshake
         rtt_sampling: RttSampling::OnePerRtt,
@@ -336,6 +339,7 @@ fn linux20() -> TcpConfig {
         adaptive_dupthresh: false,
         oracle: false,
         rescue_retransmission: false,
+        prr: false, // Linux 2.0 predates RFC 6937
         // 2.0: tcp_ack grows cong_window on every ACK of new data (slow start up to
         // ssthresh, then one segment per window), used or not.
         cwnd_validation: CwndValidation::Off,

@@ -30,6 +30,7 @@ use super::config::{
 use super::dupthresh::DupThresh;
 use super::options::{negotiate, Negotiated};
 use super::oracle::Oracle;
+use super::prr::Prr;
 use super::rtt::{RttEstimator, SampleContext};
 use super::rtt_linux::Flight;
 use super::sack::dsack_block;
@@ -162,6 +163,8 @@ pub struct TcpSender {
     /// segment (RFC 5681 §3.1). (ns-2's one-way SYN gets the same from its timeout's
     /// `cc.on_rto`.)
     syn_lost: bool,
+    /// The fast recovery's Proportional Rate Reduction (`prr`).
+    prr: Prr,
     /// Retransmissions decided by an input, emitted by the next `poll_transmit`.
     pending_rtx: Option<(SeqNum, TxKind)>,
     /// Whether the sender used its cwnd (see [`CwndUse`]).
@@ -265,6 +268,7 @@ impl TcpSender {
             send_syn: !cfg.handshake && cfg.one_way_syn,
             syn_lost: false,
             pending_rtx: None,
+            prr: Prr::default(),
             cwnd_use: CwndUse {
                 until: data_start,
                 ..CwndUse::default()
@@ -467,6 +471,13 @@ impl TcpSender {
         if self.ns2_sack1() && matches!(self.recovery, Recovery::Fast { .. }) {
             self.ns2_pipe -= 1; // tcp-sack1.cc recv(): --pipe_ for every ACK in recovery
         }
+        // PRR's DeliveredData (RFC 6937 §3) needs what was SACKed before this ACK (also on
+        // the ACK that may start recovery: its own newly SACKed data counts there).
+        let sacked_before = if self.cfg.prr && self.neg.sack {
+            Some(self.sb.sacked_between(self.snd_una, self.snd_max))
+        } else {
+            None
+        };
         let newly_sacked = self.neg.sack
             && self.sb.update_from_ack(
                 seg.ack,
@@ -489,6 +500,41 @@ impl TcpSender {
         }
         if self.spurious_on {
             self.detect_after_ack(seg, una_before, window_changed, newly_sacked, dsack);
+        }
+        if self.cfg.prr && self.sack_recovery() {
+            self.prr_on_ack(una_before, sacked_before, newly_sacked);
+        }
+    }
+
+    /// RFC 6937 / Linux `tcp_cwnd_reduction` on an ACK during SACK recovery: DeliveredData
+    /// is what the ACK newly acknowledged or SACKed (Linux's `newly_acked_sacked`), in
+    /// segments; cwnd = pipe + sndcnt, pipe being RFC 6675's (Linux's
+    /// `tcp_packets_in_flight` counts alike: out − SACKed − lost + retransmitted). A newly
+    /// lost segment is taken to
+    /// be one this ACK's new SACK information can have exposed (`newly_sacked`): vho marks no
+    /// loss outside RFC 6675's IsLost, which only new SACK blocks change.
+    fn prr_on_ack(&mut self, una_before: SeqNum, sacked_before: Option<u32>, newly_sacked: bool) {
+        let mss = self.neg.mss.max(1);
+        let (una, max) = (self.snd_una, self.snd_max);
+        let before = sacked_before.unwrap_or(0);
+        let delivered =
+            ((una - una_before) + self.sb.sacked_between(una, max)).saturating_sub(before);
+        let pipe = self
+            .sb
+            .pipe(una, max, mss, self.dupthresh.get())
+            .div_ceil(mss);
+        let ssthresh = self.cc.ssthresh() / mss;
+        let advanced = una > una_before;
+        let cwnd = self.prr.on_ack(
+            delivered.div_ceil(mss),
+            advanced,
+            newly_sacked,
+            pipe,
+            ssthresh,
+        );
+        if let Some(c) = cwnd {
+            let ss = self.cc.ssthresh();
+            self.cc.set_window(c.saturating_mul(mss), ss);
         }
     }
 

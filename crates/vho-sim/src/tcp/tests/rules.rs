@@ -543,3 +543,38 @@ fn linux_2_0_after_a_timeout_sends_no_new_data_and_times_nothing_until_all_is_ac
     s.handle_segment(t4, &ack(max.0 + 1460, &[]));
     assert_eq!(s.stats().rtt_samples, samples + 1);
 }
+
+// ---- Tests for Proportional Rate Reduction (RFC 6937) ----
+
+#[test]
+fn prr_sends_in_proportion_while_pipe_exceeds_ssthresh_where_rfc6675_waits() {
+    // RFC 6937 §3 / Linux tcp_cwnd_reduction: 20 segments out (cwnd 20, CUBIC ssthresh
+    // 20·717/1024 = 14), segment 1 lost, each duplicate ACK SACKing one more. Recovery starts
+    // on the third (IsLost: 3 SACKed): pipe = 20 − 1 lost − 3 SACKed = 16 > 14; PRR allows
+    // ceil(14·1/20) − 0 = 1, the fast retransmission (pipe 17). The fourth delivers one more:
+    // ceil(14·2/20) − 1 = 1 new segment, while RFC 6675 (cwnd = ssthresh = 14 < pipe 16)
+    // sends nothing until pipe falls below 14.
+    let sent_after_4th = |prr: bool| {
+        let mut c = cfg("linux");
+        c.handshake = false;
+        c.fin = false;
+        c.timestamps = false;
+        c.limited_transmit = false;
+        c.initial_window_segments = 20;
+        c.prr = prr;
+        let mss = c.mss;
+        let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 1_000_000);
+        assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 20);
+        let t = Time::from_millis(100);
+        let mut out = vec![];
+        for k in 1..=4u32 {
+            s.handle_segment(t, &ack(1, &[(1 + mss, 1 + (k + 1) * mss)]));
+            out.push(drain_sender(&mut s, t).len());
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(s.probe().ssthresh, 14 * mss);
+        out
+    };
+    assert_eq!(sent_after_4th(true), vec![0, 0, 1, 1]);
+    assert_eq!(sent_after_4th(false), vec![0, 0, 1, 0]);
+}

@@ -969,6 +969,15 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "cwnd_counting",
+            "one of rfc5681, linux",
+            "profile",
+            "how Reno and NewReno grow cwnd: rfc5681 per ACK in bytes (RFC 5681 §3.1 eq. 2 \
+             and 3); linux per segment acknowledged (tcp_reno_cong_avoid: slow start +1 a \
+             segment, congestion avoidance +1 per cwnd segments acknowledged)",
+        ),
+        k(
+            t,
             "cwnd_validation",
             "one of off, cwnd-limited",
             "profile",

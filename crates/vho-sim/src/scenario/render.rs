@@ -6,8 +6,8 @@
 
 use crate::spec::*;
 use crate::tcp::config::{
-    CcAlgorithm, CwndValidation, FastRetransmitTimer, RttSampling, SackRecovery, SpuriousResponse,
-    TcpConfig, TimeoutSsthresh,
+    CcAlgorithm, CwndCounting, CwndValidation, FastRetransmitTimer, RttSampling, SackRecovery,
+    SpuriousResponse, TcpConfig, TimeoutSsthresh,
 };
 use crate::time::Dur;
 use std::fmt::Write;
@@ -449,6 +449,13 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("oracle = {}", c.oracle),
         format!("rescue_retransmission = {}", c.rescue_retransmission),
         format!("prr = {}", c.prr),
+        format!(
+            "cwnd_counting = \"{}\"",
+            match c.cwnd_counting {
+                CwndCounting::Rfc5681 => "rfc5681",
+                CwndCounting::Linux => "linux",
+            }
+        ),
         format!("cwnd_validation = \"{cwv}\""),
         format!("handshake_rtt_sample = {}", c.handshake_rtt_sample),
         format!(

@@ -4,6 +4,21 @@
 
 use crate::time::Dur;
 
+/// How a Reno-family controller counts acknowledged data as it grows the window.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CwndCounting {
+    /// RFC 5681 §3.1 in bytes: slow start adds min(N, SMSS) per ACK (eq. 2), congestion
+    /// avoidance SMSS*SMSS/cwnd per ACK (eq. 3): with delayed ACKs, a window grows about
+    /// ×1.5 per RTT in slow start and half a segment per RTT after.
+    Rfc5681,
+    /// Linux's `tcp_reno_cong_avoid` (net/ipv4/tcp_cong.c), in segments: slow start adds one
+    /// per segment acknowledged, not past ssthresh, the rest going on (`tcp_slow_start`);
+    /// congestion avoidance counts segments acknowledged in `snd_cwnd_cnt` and adds one per
+    /// cwnd of them (`tcp_cong_avoid_ai`): ×2 per RTT, then one segment per RTT, whatever
+    /// the receiver's ACK ratio.
+    Linux,
+}
+
 /// Congestion controller, chosen by name (static dispatch in `cc::AnyController`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum CcAlgorithm {
@@ -320,6 +335,9 @@ pub struct TcpConfig {
     /// `tcp_cwnd_reduction`; `tcp::prr`) instead of RFC 6675's cwnd = ssthresh at once. With
     /// SACK only (vho's non-SACK recovery keeps RFC 6582's inflation).
     pub prr: bool,
+    /// How slow start and congestion avoidance count what an ACK acknowledged (Reno and
+    /// NewReno; CUBIC counts as Linux always).
+    pub cwnd_counting: CwndCounting,
     /// RFC 6675 §4 NextSeg rule (4): one "rescue" retransmission of the highest unSACKed
     /// segment per recovery when rules (1)-(3) find nothing, to keep the ACK clock going
     /// when the tail of the window is lost.

@@ -14,9 +14,9 @@
 //!   runs RFC 6675 (the algorithm Sack1 approximates).
 
 use super::config::{
-    CcAlgorithm, CwndValidation, DelAckConfig, FastRetransmitTimer, HeaderModel, LossBasis,
-    RtoAlgorithm, RtoConfig, RttSampling, SackRecovery, SpuriousDetection, SpuriousResponse,
-    TcpConfig, TimeoutSsthresh,
+    CcAlgorithm, CwndCounting, CwndValidation, DelAckConfig, FastRetransmitTimer, HeaderModel,
+    LossBasis, RtoAlgorithm, RtoConfig, RttSampling, SackRecovery, SpuriousDetection,
+    SpuriousResponse, TcpConfig, TimeoutSsthresh,
 };
 use crate::time::Dur;
 
@@ -81,6 +81,7 @@ fn rfc() -> TcpConfig {
         oracle: false,
         rescue_retransmission: true, // RFC 6675 §4 NextSeg rule (4): SHOULD
         prr: false,                  // RFC 6937 is Experimental; RFC 6675 §5 sets cwnd = ssthresh
+        cwnd_counting: CwndCounting::Rfc5681,
         // RFC 7661 is Experimental, but its §4.3 rule (no growth while the window is not
         // used) is what keeps cwnd meaningful when the receive window or the application
         // limits the sender; RFC 5681 as written lets cwnd grow without bound there.
@@ -161,6 +162,7 @@ fn linux() -> TcpConfig {
         // which vho does not model.
         rescue_retransmission: false,
         prr: true, // tcp_cwnd_reduction (net/ipv4/tcp_input.c), since Linux 3.2
+        cwnd_counting: CwndCounting::Linux, // tcp_reno_cong_avoid (net/ipv4/tcp_cong.c)
         cwnd_validation: CwndValidation::CwndLimited, // tcp_is_cwnd_limited (include/net/tcp.h)
         handshake_rtt_sample: true, // tcp_synack_rtt_meas
         rtt_sampling: RttSampling::OnePerRtt,
@@ -243,6 +245,7 @@ fn ns2() -> TcpConfig {
         oracle: false,
         rescue_retransmission: false,         // not in tcp-sack1.cc
         prr: false,                           // not in tcp-sack1.cc
+        cwnd_counting: CwndCounting::Rfc5681, // opencwnd: per ACK (tcp.cc)
         cwnd_validation: CwndValidation::Off, // opencwnd() on every new ACK (tcp.cc)
         handshake_rtt_sample: false,          // one-way agents: no handshake
         rtt_sampling: RttSampling::OnePerRtt,
@@ -339,7 +342,8 @@ fn linux20() -> TcpConfig {
         adaptive_dupthresh: false,
         oracle: false,
         rescue_retransmission: false,
-        prr: false, // Linux 2.0 predates RFC 6937
+        prr: false,                           // Linux 2.0 predates RFC 6937
+        cwnd_counting: CwndCounting::Rfc5681, // 2.0: cong_count per ACK (tcp_cong_avoid)
         // 2.0: tcp_ack grows cong_window on every ACK of new data (slow start up to
         // ssthresh, then one segment per window), used or not.
         cwnd_validation: CwndValidation::Off,

@@ -253,7 +253,7 @@ impl TcpSender {
             rwnd: cfg.receive_window,
             // The receiver is configured alike: its first ACK advertises this window.
             last_window: (cfg.receive_window >> neg.peer_wscale).min(u16::MAX as u32) as u16,
-            cc: AnyController::new(cfg.cc, w),
+            cc: AnyController::new(cfg.cc, w.counting(cfg.cwnd_counting)),
             rtt: RttEstimator::new(cfg.rto).with_fast_decrease(cfg.fast_rto_decrease),
             timers: TimerTable::default(),
             recovery: Recovery::Open,
@@ -395,7 +395,7 @@ impl TcpSender {
                     // (also RFC 6928 §2; Linux's tcp_init_transfer).
                     let mss = self.neg.mss;
                     let w = Window::new(mss, mss, self.cc.ssthresh());
-                    self.cc = AnyController::new(self.cfg.cc, w);
+                    self.cc = AnyController::new(self.cfg.cc, w.counting(self.cfg.cwnd_counting));
                     self.rtt.on_data_start_after_syn_timeout();
                 }
                 self.on_ack(now, seg);
@@ -429,7 +429,7 @@ impl TcpSender {
             self.cfg.initial_window_segments.max(1) * mss,
             self.cfg.initial_ssthresh,
         );
-        self.cc = AnyController::new(self.cfg.cc, w);
+        self.cc = AnyController::new(self.cfg.cc, w.counting(self.cfg.cwnd_counting));
         if let Some((tsval, _)) = seg.options.timestamps {
             self.ts_recent = tsval;
         }

@@ -3,9 +3,25 @@
 //! - `rfc`: the standards as written: RFC 5681 congestion control, RFC 6582 NewReno, RFC 2018
 //!   and RFC 6675 SACK recovery, RFC 6298 timer with its 1 s minimum.
 //! - `linux`: a Linux host's defaults (values of `include/net/tcp.h` and the sysctl defaults
-//!   of `Documentation/networking/ip-sysctl.rst`), with Linux's RTO estimator
-//!   (`tcp_rtt_estimator`, `tcp::rtt_linux`, HZ = 1000) and its default congestion control,
-//!   CUBIC with HyStart (`tcp::cc::cubic`), and PRR in fast recovery (`tcp::prr`).
+//!   of `Documentation/networking/ip-sysctl.rst`) and Linux's own mechanisms, each cited in
+//!   its file to `net/ipv4/tcp_*.c`: the RTO estimator (`tcp_rtt_estimator`,
+//!   `tcp::rtt_linux`, HZ = 1000), CUBIC with HyStart (`tcp::cc::cubic`), PRR in fast
+//!   recovery (`tcp::prr`), `tcp_enter_loss`'s ssthresh rule, SACK-enhanced F-RTO, and undo
+//!   by timestamps (timeouts) and D-SACK restoring cwnd and `tcp_current_ssthresh`.
+//!   Not Linux:
+//!   - loss detection is RFC 6675's (DupThresh, IsLost), not RACK (RFC 8985, Linux's since
+//!     4.18), and there is no tail loss probe: a lost tail waits for the RTO; nor does
+//!     `tp->reordering` grow when reordering is seen;
+//!   - RTT samples are the timestamp echo's (whole ms) or, without timestamps, one timed
+//!     segment per round trip, not the µs send times of every (S)ACKed segment
+//!     (`tcp_clean_rtx_queue`); CUBIC and HyStart read the same samples;
+//!   - F-RTO waits for RFC 5682's two ACKs; `tcp_process_loss` also calls a timeout spurious
+//!     at once when an ACK (S)ACKs never-retransmitted data (FLAG_ORIG_SACK_ACKED), and
+//!     `tcp_try_undo_loss` undoes on a timestamp at any ACK of the recovery;
+//!   - a fast recovery is undone by D-SACK only: `tcp_try_undo_recovery` and
+//!     `tcp_try_undo_partial` by timestamps (`tcp_packet_delayed`) are not modelled;
+//!   - PRR takes a newly lost segment to be one this ACK's new SACK blocks exposed (vho marks
+//!     no loss otherwise); no pacing, TSO or TSQ; cwnd in bytes outside CUBIC.
 //! - `ns2`: ns-2.35's `Agent/TCP/Sack1` sender and `Agent/TCPSink/Sack1/DelAck` receiver with
 //!   the defaults of `tcl/lib/ns-default.tcl` (lines cited below) and the RTO arithmetic of
 //!   `tcp/tcp.cc` (see `rtt.rs`). Deviations: ns-2 counts cwnd in packets and sizes windows in

@@ -18,7 +18,7 @@ def test_vho_schema_prints_the_reference_document(capsys: pytest.CaptureFixture[
     for key in ("`loss_at`", "`drop_packets`", "`timeout_ssthresh`", "`window`", "`series`"):
         assert key in out
     # The linux profile says what it is, with its values read from the profile.
-    assert "NewReno with SACK" in out
+    assert "CUBIC, SACK, Linux's RTO estimator" in out
     assert "rfc: 1460; linux: 1448; ns2: 1000" in out
 
 

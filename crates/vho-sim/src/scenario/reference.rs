@@ -790,7 +790,7 @@ fn tcp_keys() -> Vec<KeyDoc> {
             "one of rfc, linux, ns2",
             "linux",
             "the bundle of defaults the other keys override: rfc the standards as written; \
-             linux a Linux host's defaults (NewReno with SACK: vho has no CUBIC yet); ns2 \
+             linux a Linux host's defaults (CUBIC, SACK, Linux's RTO estimator); ns2 \
              ns-2.35's Agent/TCP/Sack1 and its DelAck sink",
         ),
         k(
@@ -803,7 +803,7 @@ fn tcp_keys() -> Vec<KeyDoc> {
         k(
             t,
             "cc",
-            "one of reno, newreno, ns2-sack1",
+            "one of reno, newreno, ns2-sack1, cubic",
             "profile",
             "congestion control",
         ),
@@ -991,6 +991,23 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "prr",
+            "true or false",
+            "profile",
+            "fast recovery's window by Proportional Rate Reduction (RFC 6937; Linux's \
+             tcp_cwnd_reduction), with SACK",
+        ),
+        k(
+            t,
+            "cwnd_counting",
+            "one of rfc5681, linux",
+            "profile",
+            "how Reno and NewReno grow cwnd: rfc5681 per ACK in bytes (RFC 5681 §3.1 eq. 2 \
+             and 3); linux per segment acknowledged (tcp_reno_cong_avoid: slow start +1 a \
+             segment, congestion avoidance +1 per cwnd segments acknowledged)",
+        ),
+        k(
+            t,
             "cwnd_validation",
             "one of off, cwnd-limited",
             "profile",
@@ -1061,7 +1078,7 @@ fn tcp_keys() -> Vec<KeyDoc> {
             "granularity",
             TIME,
             "profile",
-            "clock granularity G (RFC 6298), ns-2's tick",
+            "clock granularity G (RFC 6298), ns-2's tick, Linux's jiffy",
         ),
         k(
             t,

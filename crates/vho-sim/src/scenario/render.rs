@@ -6,8 +6,8 @@
 
 use crate::spec::*;
 use crate::tcp::config::{
-    CcAlgorithm, CwndValidation, FastRetransmitTimer, RttSampling, SackRecovery, SpuriousResponse,
-    TcpConfig, TimeoutSsthresh,
+    CcAlgorithm, CwndCounting, CwndValidation, FastRetransmitTimer, RttSampling, SackRecovery,
+    SpuriousResponse, TcpConfig, TimeoutSsthresh,
 };
 use crate::time::Dur;
 use std::fmt::Write;
@@ -395,6 +395,7 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         CcAlgorithm::Reno => "reno",
         CcAlgorithm::NewReno => "newreno",
         CcAlgorithm::Ns2Sack1 => "ns2-sack1",
+        CcAlgorithm::Cubic => "cubic",
     };
     let timer = match c.timer_at_fast_retransmit {
         FastRetransmitTimer::Keep => "keep",
@@ -455,6 +456,14 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("adaptive_dupthresh = {}", c.adaptive_dupthresh),
         format!("oracle = {}", c.oracle),
         format!("rescue_retransmission = {}", c.rescue_retransmission),
+        format!("prr = {}", c.prr),
+        format!(
+            "cwnd_counting = \"{}\"",
+            match c.cwnd_counting {
+                CwndCounting::Rfc5681 => "rfc5681",
+                CwndCounting::Linux => "linux",
+            }
+        ),
         format!("cwnd_validation = \"{cwv}\""),
         format!("handshake_rtt_sample = {}", c.handshake_rtt_sample),
         format!(

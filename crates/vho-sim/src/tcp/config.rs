@@ -4,6 +4,21 @@
 
 use crate::time::Dur;
 
+/// How a Reno-family controller counts acknowledged data as it grows the window.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CwndCounting {
+    /// RFC 5681 §3.1 in bytes: slow start adds min(N, SMSS) per ACK (eq. 2), congestion
+    /// avoidance SMSS*SMSS/cwnd per ACK (eq. 3): with delayed ACKs, a window grows about
+    /// ×1.5 per RTT in slow start and half a segment per RTT after.
+    Rfc5681,
+    /// Linux's `tcp_reno_cong_avoid` (net/ipv4/tcp_cong.c), in segments: slow start adds one
+    /// per segment acknowledged, not past ssthresh, the rest going on (`tcp_slow_start`);
+    /// congestion avoidance counts segments acknowledged in `snd_cwnd_cnt` and adds one per
+    /// cwnd of them (`tcp_cong_avoid_ai`): ×2 per RTT, then one segment per RTT, whatever
+    /// the receiver's ACK ratio.
+    Linux,
+}
+
 /// Congestion controller, chosen by name (static dispatch in `cc::AnyController`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum CcAlgorithm {
@@ -13,6 +28,8 @@ pub enum CcAlgorithm {
     NewReno,
     /// ns-2.35's Agent/TCP/Sack1 window arithmetic (`cc/ns2_sack1.rs`).
     Ns2Sack1,
+    /// CUBIC with HyStart as Linux runs it (net/ipv4/tcp_cubic.c; `cc/cubic.rs`).
+    Cubic,
 }
 
 /// How a SACK sender decides, in fast recovery, whether and what to send.
@@ -165,6 +182,12 @@ pub enum RtoAlgorithm {
     /// sample giving RTO = 3·RTT; RTO = R + R/4 + R >> (cwnd − 1) with R = A + 4D, in whole
     /// jiffies, within [min, max].
     Linux20,
+    /// A modern Linux kernel's `tcp_rtt_estimator` and `__tcp_set_rto` (net/ipv4/tcp_input.c,
+    /// include/net/tcp.h; `tcp::rtt_linux`): samples in µs, SRTT ×8 and mdev ×4, a finer gain
+    /// for falling samples, the variance term following the flight's largest mdev and
+    /// decaying once per flight, never below `min` (TCP_RTO_MIN); RTO = SRTT + variance term
+    /// rounded up to a jiffy (the granularity), at most `max` (TCP_RTO_MAX).
+    Linux,
 }
 
 /// How bytes on the wire are counted for a segment (what links serialise and queue).
@@ -308,6 +331,13 @@ pub struct TcpConfig {
     /// the new path's rate and base RTT, and from then on it retransmits only what the network
     /// really dropped and never fills a queue. The bound every remedy is measured against.
     pub oracle: bool,
+    /// Fast recovery's window by Proportional Rate Reduction (RFC 6937, PRR-SSRB as Linux's
+    /// `tcp_cwnd_reduction`; `tcp::prr`) instead of RFC 6675's cwnd = ssthresh at once. With
+    /// SACK only (vho's non-SACK recovery keeps RFC 6582's inflation).
+    pub prr: bool,
+    /// How slow start and congestion avoidance count what an ACK acknowledged (Reno and
+    /// NewReno; CUBIC counts as Linux always).
+    pub cwnd_counting: CwndCounting,
     /// RFC 6675 §4 NextSeg rule (4): one "rescue" retransmission of the highest unSACKed
     /// segment per recovery when rules (1)-(3) find nothing, to keep the ACK clock going
     /// when the tail of the window is lost.

@@ -3,8 +3,25 @@
 //! - `rfc`: the standards as written: RFC 5681 congestion control, RFC 6582 NewReno, RFC 2018
 //!   and RFC 6675 SACK recovery, RFC 6298 timer with its 1 s minimum.
 //! - `linux`: a Linux host's defaults (values of `include/net/tcp.h` and the sysctl defaults
-//!   of `Documentation/networking/ip-sysctl.rst`). Deviation: Linux's default congestion
-//!   control is CUBIC; vho's `linux` profile uses NewReno with SACK until CUBIC exists.
+//!   of `Documentation/networking/ip-sysctl.rst`) and Linux's own mechanisms, each cited in
+//!   its file to `net/ipv4/tcp_*.c`: the RTO estimator (`tcp_rtt_estimator`,
+//!   `tcp::rtt_linux`, HZ = 1000), CUBIC with HyStart (`tcp::cc::cubic`), PRR in fast
+//!   recovery (`tcp::prr`), `tcp_enter_loss`'s ssthresh rule, SACK-enhanced F-RTO, and undo
+//!   by timestamps (timeouts) and D-SACK restoring cwnd and `tcp_current_ssthresh`.
+//!   Not Linux:
+//!   - loss detection is RFC 6675's (DupThresh, IsLost), not RACK (RFC 8985, Linux's since
+//!     4.18), and there is no tail loss probe: a lost tail waits for the RTO; nor does
+//!     `tp->reordering` grow when reordering is seen;
+//!   - RTT samples are the timestamp echo's (whole ms) or, without timestamps, one timed
+//!     segment per round trip, not the µs send times of every (S)ACKed segment
+//!     (`tcp_clean_rtx_queue`); CUBIC and HyStart read the same samples;
+//!   - F-RTO waits for RFC 5682's two ACKs; `tcp_process_loss` also calls a timeout spurious
+//!     at once when an ACK (S)ACKs never-retransmitted data (FLAG_ORIG_SACK_ACKED), and
+//!     `tcp_try_undo_loss` undoes on a timestamp at any ACK of the recovery;
+//!   - a fast recovery is undone by D-SACK only: `tcp_try_undo_recovery` and
+//!     `tcp_try_undo_partial` by timestamps (`tcp_packet_delayed`) are not modelled;
+//!   - PRR takes a newly lost segment to be one this ACK's new SACK blocks exposed (vho marks
+//!     no loss otherwise); no pacing, TSO or TSQ; cwnd in bytes outside CUBIC.
 //! - `ns2`: ns-2.35's `Agent/TCP/Sack1` sender and `Agent/TCPSink/Sack1/DelAck` receiver with
 //!   the defaults of `tcl/lib/ns-default.tcl` (lines cited below) and the RTO arithmetic of
 //!   `tcp/tcp.cc` (see `rtt.rs`). Deviations: ns-2 counts cwnd in packets and sizes windows in
@@ -13,9 +30,9 @@
 //!   runs RFC 6675 (the algorithm Sack1 approximates).
 
 use super::config::{
-    CcAlgorithm, CwndValidation, DelAckConfig, FastRetransmitTimer, HeaderModel, LossBasis,
-    RtoAlgorithm, RtoConfig, RttSampling, SackRecovery, SpuriousDetection, SpuriousResponse,
-    TcpConfig, TimeoutSsthresh,
+    CcAlgorithm, CwndCounting, CwndValidation, DelAckConfig, FastRetransmitTimer, HeaderModel,
+    LossBasis, RtoAlgorithm, RtoConfig, RttSampling, SackRecovery, SpuriousDetection,
+    SpuriousResponse, TcpConfig, TimeoutSsthresh,
 };
 use crate::time::Dur;
 
@@ -79,6 +96,8 @@ fn rfc() -> TcpConfig {
         adaptive_dupthresh: false,
         oracle: false,
         rescue_retransmission: true, // RFC 6675 §4 NextSeg rule (4): SHOULD
+        prr: false,                  // RFC 6937 is Experimental; RFC 6675 §5 sets cwnd = ssthresh
+        cwnd_counting: CwndCounting::Rfc5681,
         // RFC 7661 is Experimental, but its §4.3 rule (no growth while the window is not
         // used) is what keeps cwnd meaningful when the receive window or the application
         // limits the sender; RFC 5681 as written lets cwnd grow without bound there.
@@ -127,13 +146,13 @@ fn linux() -> TcpConfig {
         handshake: true,
         one_way_syn: false,
         fin: true,
-        cc: CcAlgorithm::NewReno, // Deviation: Linux defaults to CUBIC (see module doc)
-        sack: true,               // net.ipv4.tcp_sack = 1
-        timestamps: true,         // net.ipv4.tcp_timestamps = 1
-        window_scale: Some(7),    // net.ipv4.tcp_window_scaling = 1; shift 7 for the default rmem
+        cc: CcAlgorithm::Cubic, // net.ipv4.tcp_congestion_control = cubic (the default)
+        sack: true,             // net.ipv4.tcp_sack = 1
+        timestamps: true,       // net.ipv4.tcp_timestamps = 1
+        window_scale: Some(7),  // net.ipv4.tcp_window_scaling = 1; shift 7 for the default rmem
         initial_window_segments: 10, // TCP_INIT_CWND (include/net/tcp.h), RFC 6928
         initial_ssthresh: 0x7fff_ffff, // TCP_INFINITE_SSTHRESH (include/net/tcp.h)
-        dupthresh: 3,             // net.ipv4.tcp_reordering = 3
+        dupthresh: 3,           // net.ipv4.tcp_reordering = 3
         // tcp_xmit_retransmit_queue re-arms the RTO when it retransmits the queue's head.
         timer_at_fast_retransmit: FastRetransmitTimer::Restart,
         timeout_ssthresh: TimeoutSsthresh::Linux, // tcp_enter_loss
@@ -158,8 +177,10 @@ fn linux() -> TcpConfig {
         // tcp_xmit_retransmit_queue has no rescue rule; its tail-loss answer is TLP (RFC 8985),
         // which vho does not model.
         rescue_retransmission: false,
+        prr: true, // tcp_cwnd_reduction (net/ipv4/tcp_input.c), since Linux 3.2
+        cwnd_counting: CwndCounting::Linux, // tcp_reno_cong_avoid (net/ipv4/tcp_cong.c)
         cwnd_validation: CwndValidation::CwndLimited, // tcp_is_cwnd_limited (include/net/tcp.h)
-        handshake_rtt_sample: true,                   // tcp_synack_rtt_meas
+        handshake_rtt_sample: true, // tcp_synack_rtt_meas
         rtt_sampling: RttSampling::OnePerRtt,
         timeout_holds_new_data: false,
         // Linux counts SACKed (or, without SACK, duplicate-ACKed) segments out of
@@ -174,13 +195,15 @@ fn linux() -> TcpConfig {
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::LinuxCwnd, // tcp_reno_ssthresh (net/ipv4/tcp_cong.c)
         rto: RtoConfig {
-            algorithm: RtoAlgorithm::Rfc6298,
+            // tcp_rtt_estimator + __tcp_set_rto + tcp_bound_rto (tcp::rtt_linux): mdev_max per
+            // flight, the variance term never below tcp_rto_min, so RTO >= SRTT + 200 ms.
+            algorithm: RtoAlgorithm::Linux,
             initial: Dur::from_secs(1), // TCP_TIMEOUT_INIT = 1 s (include/net/tcp.h)
             min: Dur::from_millis(200), // TCP_RTO_MIN = HZ/5
             max: Dur::from_secs(120),   // TCP_RTO_MAX = 120 s
-            // tcp_rtt_estimator keeps mdev_max >= tcp_rto_min, so the variance term never falls
-            // below 200 ms: RTO >= SRTT + 200 ms. That is G = 200 ms in RFC 6298's formula.
-            granularity: Dur::from_millis(200),
+            // One jiffy at HZ = 1000 (CONFIG_HZ_1000: Fedora, Arch); Debian and Ubuntu
+            // kernels build HZ = 250, a 4 ms jiffy (`granularity = "4 ms"`).
+            granularity: Dur::from_millis(1),
             tick_phase: Dur::ZERO,
             // The backoff doubles the RTO until TCP_RTO_MAX caps it (inet_csk_rto_backoff:
             // icsk_rto << icsk_backoff, clamped); 16 doublings reach it from any RTO >= 2 ms.
@@ -237,6 +260,8 @@ fn ns2() -> TcpConfig {
         adaptive_dupthresh: false,
         oracle: false,
         rescue_retransmission: false,         // not in tcp-sack1.cc
+        prr: false,                           // not in tcp-sack1.cc
+        cwnd_counting: CwndCounting::Rfc5681, // opencwnd: per ACK (tcp.cc)
         cwnd_validation: CwndValidation::Off, // opencwnd() on every new ACK (tcp.cc)
         handshake_rtt_sample: false,          // one-way agents: no handshake
         rtt_sampling: RttSampling::OnePerRtt,
@@ -333,6 +358,8 @@ fn linux20() -> TcpConfig {
         adaptive_dupthresh: false,
         oracle: false,
         rescue_retransmission: false,
+        prr: false,                           // Linux 2.0 predates RFC 6937
+        cwnd_counting: CwndCounting::Rfc5681, // 2.0: cong_count per ACK (tcp_cong_avoid)
         // 2.0: tcp_ack grows cong_window on every ACK of new data (slow start up to
         // ssthresh, then one segment per window), used or not.
         cwnd_validation: CwndValidation::Off,
@@ -388,12 +415,27 @@ mod tests {
 
     #[test]
     fn minimum_rto_and_granularity_per_profile() {
-        // RFC 6298 (2.4): 1 s; Linux TCP_RTO_MIN 200 ms; ns-2 minrto_ 0.2 with tcpTick_ 10 ms.
+        // RFC 6298 (2.4): 1 s; Linux TCP_RTO_MIN 200 ms with a 1 ms jiffy (HZ = 1000); ns-2
+        // minrto_ 0.2 with tcpTick_ 10 ms.
         let m = |p: &str| profile(p).map(|c| (c.rto.min, c.rto.granularity));
         assert_eq!(m("rfc"), Some((Dur::from_secs(1), Dur::from_millis(1))));
         assert_eq!(
             m("linux"),
-            Some((Dur::from_millis(200), Dur::from_millis(200)))
+            Some((Dur::from_millis(200), Dur::from_millis(1)))
+        );
+        assert_eq!(
+            profile("linux").map(|c| c.rto.algorithm),
+            Some(RtoAlgorithm::Linux)
+        );
+        // net.ipv4.tcp_congestion_control defaults to cubic; the others keep theirs.
+        let cc = |p: &str| profile(p).map(|c| c.cc);
+        assert_eq!(
+            (cc("linux"), cc("rfc"), cc("ns2")),
+            (
+                Some(CcAlgorithm::Cubic),
+                Some(CcAlgorithm::NewReno),
+                Some(CcAlgorithm::Ns2Sack1)
+            )
         );
         assert_eq!(
             m("ns2"),

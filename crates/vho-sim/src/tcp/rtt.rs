@@ -16,11 +16,15 @@
 //!   sample sets RTTVAR to RTT/2 ("make sure rto = 3*rtt") and RTO = R + R/4 + R >> (cwnd − 1)
 //!   with R = SRTT + 4·RTTVAR ("We diverge from Jacobson's algorithm here").
 //!
+//! - [`RtoAlgorithm::Linux`]: a modern Linux kernel's `tcp_rtt_estimator` and `__tcp_set_rto`
+//!   (`rtt_linux.rs`): µs, `mdev_max` per flight, RTO >= SRTT + TCP_RTO_MIN, whole jiffies.
+//!
 //! All: the minimum is applied before the backoff, as RFC 6298 (2.4) then (5.5) and ns-2's
 //! `rtt_timeout` with `rfc2988_` true (tcp.cc:543-549) do, and the maximum after. Backoff is
 //! cleared by the next valid sample.
 
 use super::config::{RtoAlgorithm, RtoConfig};
+use super::rtt_linux::{Flight, LinuxRtt};
 use crate::time::{Dur, Time};
 
 /// ns-2's fixed-point widths (tcp/tcp.h `T_SRTT_BITS`, `T_RTTVAR_BITS`) and `rttvar_exp_`
@@ -42,6 +46,17 @@ pub struct RttEstimator {
     /// The last samples, for the `fast-rto-decrease` remedy (`None`: off).
     fast: Option<FastDecrease>,
     fast_decreases: u64,
+    /// [`RtoAlgorithm::Linux`]'s state (`srtt` and `rttvar` above are unused then).
+    linux: LinuxRtt,
+}
+
+/// What the sender knows when it takes a sample, for the estimators that read it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SampleContext {
+    /// cwnd in whole segments (Linux 2.0's RTO reads it).
+    pub cwnd_segments: u32,
+    /// SND.UNA after the ACK and the highest SND.NXT (Linux's per-flight `rtt_seq`).
+    pub flight: Flight,
 }
 
 /// The remedy `fast-rto-decrease` (thesis §7.2.2 and §8.1: "if the RTT suddenly decreases
@@ -78,6 +93,7 @@ impl RttEstimator {
             backoff_shift: 0,
             fast: None,
             fast_decreases: 0,
+            linux: LinuxRtt::default(),
         }
     }
 
@@ -90,12 +106,19 @@ impl RttEstimator {
     /// A valid RTT measurement of a segment sent at `sent` and acknowledged at `now` (never
     /// a retransmitted segment: RFC 6298 §3, Karn).
     pub fn on_sample(&mut self, sent: Time, now: Time) {
-        self.on_sample_at_cwnd(sent, now, 1);
+        self.on_sample_in(
+            sent,
+            now,
+            SampleContext {
+                cwnd_segments: 1,
+                ..SampleContext::default()
+            },
+        );
     }
 
-    /// [`RttEstimator::on_sample`] for a sender whose congestion window is `cwnd_segments`
-    /// (Linux 2.0's RTO depends on it).
-    pub fn on_sample_at_cwnd(&mut self, sent: Time, now: Time, cwnd_segments: u32) {
+    /// [`RttEstimator::on_sample`] with what the sender knows (Linux 2.0's RTO reads the
+    /// window, modern Linux's the flight).
+    pub fn on_sample_in(&mut self, sent: Time, now: Time, ctx: SampleContext) {
         if self.fast.is_some() && self.fast_decrease(now.saturating_since(sent)) {
             self.has_sample = true;
             self.backoff_shift = 0;
@@ -104,7 +127,8 @@ impl RttEstimator {
         match self.cfg.algorithm {
             RtoAlgorithm::Rfc6298 => self.sample_rfc6298(now.saturating_since(sent)),
             RtoAlgorithm::Ns2Ticks => self.sample_ns2(sent, now),
-            RtoAlgorithm::Linux20 => self.sample_linux20(sent, now, cwnd_segments),
+            RtoAlgorithm::Linux20 => self.sample_linux20(sent, now, ctx.cwnd_segments),
+            RtoAlgorithm::Linux => self.sample_linux(now.saturating_since(sent), ctx.flight),
         }
         self.has_sample = true;
         self.backoff_shift = 0;
@@ -156,7 +180,20 @@ impl RttEstimator {
                 self.srtt = (srtt_ns << NS2_SRTT_BITS) / tick;
                 self.rttvar = (rttvar_ns << NS2_RTTVAR_BITS) / tick;
             }
+            RtoAlgorithm::Linux => {
+                let min_us = self.cfg.min.as_nanos() / 1000;
+                self.linux.set(srtt_ns / 1000, rttvar_ns / 1000, min_us);
+            }
         }
+    }
+
+    /// Modern Linux (`rtt_linux.rs`): the sample in whole µs (`tcp_stamp_us_delta`).
+    fn sample_linux(&mut self, r: Dur, flight: Flight) {
+        let min_us = self.cfg.min.as_nanos() / 1000;
+        self.linux
+            .on_sample(r.as_nanos() / 1000, !self.has_sample, flight, min_us);
+        let jiffy_us = self.cfg.granularity.as_nanos() / 1000;
+        self.base_rto = Dur::from_micros(self.linux.rto_us(jiffy_us));
     }
 
     fn sample_rfc6298(&mut self, r: Dur) {
@@ -225,6 +262,7 @@ impl RttEstimator {
     pub fn reset(&mut self) {
         self.srtt = 0;
         self.rttvar = 0;
+        self.linux = LinuxRtt::default();
         self.has_sample = false;
         self.base_rto = self.cfg.initial;
         self.backoff_shift = 0;
@@ -325,6 +363,7 @@ impl RttEstimator {
             RtoAlgorithm::Ns2Ticks | RtoAlgorithm::Linux20 => {
                 Dur((self.srtt * self.cfg.granularity.as_nanos()) >> NS2_SRTT_BITS)
             }
+            RtoAlgorithm::Linux => Dur::from_micros(self.linux.srtt_us()),
         }
     }
 
@@ -335,6 +374,7 @@ impl RttEstimator {
             RtoAlgorithm::Ns2Ticks | RtoAlgorithm::Linux20 => {
                 Dur((self.rttvar * self.cfg.granularity.as_nanos()) >> NS2_RTTVAR_BITS)
             }
+            RtoAlgorithm::Linux => Dur::from_micros(self.linux.rttvar_us()),
         }
     }
 
@@ -519,6 +559,13 @@ mod tests {
         assert_eq!(e.rttvar(), Dur::from_millis(50));
     }
 
+    fn cwnd(segments: u32) -> SampleContext {
+        SampleContext {
+            cwnd_segments: segments,
+            ..SampleContext::default()
+        }
+    }
+
     fn linux20() -> RtoConfig {
         RtoConfig {
             algorithm: RtoAlgorithm::Linux20,
@@ -538,15 +585,15 @@ mod tests {
         // RTO = R + R/4 + R >> (cwnd - 1): 150 + 37 + 75 = 262 jiffies with cwnd 2, and
         // 150 + 37 + 150 = 337 with cwnd 1.
         let mut e = RttEstimator::new(linux20());
-        e.on_sample_at_cwnd(Time::ZERO, Time::from_millis(500), 2);
+        e.on_sample_in(Time::ZERO, Time::from_millis(500), cwnd(2));
         assert_eq!(e.rto(), Dur::from_millis(2620));
         assert_eq!(e.srtt(), Dur::from_millis(500));
         let mut e = RttEstimator::new(linux20());
-        e.on_sample_at_cwnd(Time::ZERO, Time::from_millis(500), 1);
+        e.on_sample_in(Time::ZERO, Time::from_millis(500), cwnd(1));
         assert_eq!(e.rto(), Dur::from_millis(3370));
         // A second sample of 10 jiffies: err = 10 - 50 = -40, rtt = 400 - 40 = 360;
         // mdev = 100 + (40 - 25) = 115; R = 45 + 115 = 160; with cwnd 4: 160 + 40 + 20.
-        e.on_sample_at_cwnd(Time::ZERO, Time::from_millis(100), 4);
+        e.on_sample_in(Time::ZERO, Time::from_millis(100), cwnd(4));
         assert_eq!(e.rto(), Dur::from_millis(2200));
     }
 
@@ -558,7 +605,7 @@ mod tests {
         let mut e = RttEstimator::new(linux20());
         for k in 0..20u64 {
             let t = Time::from_millis(10 * k);
-            e.on_sample_at_cwnd(t, t + Dur::from_micros(3500), 11);
+            e.on_sample_in(t, t + Dur::from_micros(3500), cwnd(11));
         }
         assert_eq!(e.rto(), Dur::from_millis(200));
     }

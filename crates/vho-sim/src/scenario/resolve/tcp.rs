@@ -200,6 +200,14 @@ impl Ctx<'_> {
                 }
             }
             "rescue_retransmission" => c.rescue_retransmission = flag()?,
+            "prr" => c.prr = flag()?,
+            "cwnd_counting" => {
+                c.cwnd_counting = match v.as_str() {
+                    Some("rfc5681") => CwndCounting::Rfc5681,
+                    Some("linux") => CwndCounting::Linux,
+                    _ => return Err("one of rfc5681, linux".into()),
+                }
+            }
             "handshake_rtt_sample" => c.handshake_rtt_sample = flag()?,
             "timeout_holds_new_data" => c.timeout_holds_new_data = flag()?,
             "rtt_sampling" => {
@@ -214,11 +222,12 @@ impl Ctx<'_> {
                     Some("reno") => CcAlgorithm::Reno,
                     Some("newreno") => CcAlgorithm::NewReno,
                     Some("ns2-sack1") => CcAlgorithm::Ns2Sack1,
-                    _ => return Err("one of reno, newreno, ns2-sack1".into()),
+                    Some("cubic") => CcAlgorithm::Cubic,
+                    _ => return Err("one of reno, newreno, ns2-sack1, cubic".into()),
                 }
             }
             _ => {
-                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_detection, spurious_response, rto_reset, new_path, fast_rto_decrease, rtt_injection, adaptive_dupthresh, oracle, rescue_retransmission, cwnd_validation, handshake_rtt_sample, rtt_sampling, timeout_holds_new_data, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_detection, spurious_response, rto_reset, new_path, fast_rto_decrease, rtt_injection, adaptive_dupthresh, oracle, rescue_retransmission, prr, cwnd_counting, cwnd_validation, handshake_rtt_sample, rtt_sampling, timeout_holds_new_data, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
             }
         }
         Ok(())

@@ -6,12 +6,15 @@
 //! controller's. [`AnyController`] dispatches statically, so a flow owns its controller by
 //! value.
 
+pub mod cubic;
+pub mod hystart;
 pub mod newreno;
 pub mod ns2_sack1;
 pub mod reno;
 
-use super::config::CcAlgorithm;
-use crate::time::Time;
+use super::config::{CcAlgorithm, CwndCounting};
+use super::rtt_linux::Flight;
+use crate::time::{Dur, Time};
 
 /// How a fast recovery episode sets the window (RFC 5681 §3.2 vs RFC 6675 §5).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -27,6 +30,9 @@ pub trait CongestionControl {
     fn ssthresh(&self) -> u32;
     /// New data was cumulatively acknowledged outside recovery.
     fn on_ack(&mut self, _now: Time, _acked: u32, _flight: u32) {}
+    /// A valid RTT sample `rtt` on an ACK, SRTT being `srtt` after it (Linux's
+    /// `pkts_acked` hook: CUBIC's minimum delay and HyStart), before `on_ack`.
+    fn on_rtt_sample(&mut self, _now: Time, _rtt: Dur, _srtt: Dur, _flight: Flight) {}
     /// Entering fast recovery on the duplicate-ACK threshold.
     fn on_fast_retransmit(&mut self, _now: Time, _flight: u32, _style: RecoveryStyle) {}
     /// A further duplicate ACK during recovery.
@@ -62,6 +68,10 @@ pub struct Window {
     /// cwnd set by anything but `grow` (a halving, a timeout) starts with no fraction.
     ca_fraction: u64,
     ca_fraction_of: u32,
+    /// Linux's counting ([`CwndCounting::Linux`]) and its `snd_cwnd_cnt`: segments
+    /// acknowledged towards the next +1 in congestion avoidance.
+    linux: bool,
+    cwnd_cnt: u32,
 }
 
 impl Window {
@@ -72,7 +82,15 @@ impl Window {
             ssthresh,
             ca_fraction: 0,
             ca_fraction_of: initial_cwnd,
+            linux: false,
+            cwnd_cnt: 0,
         }
+    }
+
+    /// The same window, growing as `counting` says.
+    pub fn counting(mut self, counting: CwndCounting) -> Self {
+        self.linux = counting == CwndCounting::Linux;
+        self
     }
 
     /// Sets the window outright (a response to a spurious timeout); cwnd at least one
@@ -94,6 +112,10 @@ impl Window {
     pub fn grow(&mut self, acked: u32) {
         if self.cwnd != self.ca_fraction_of {
             self.ca_fraction = 0;
+            self.cwnd_cnt = 0;
+        }
+        if self.linux {
+            return self.grow_linux(acked);
         }
         if self.cwnd < self.ssthresh {
             self.cwnd = self.cwnd.saturating_add(acked.min(self.mss));
@@ -109,6 +131,38 @@ impl Window {
         self.ca_fraction_of = self.cwnd;
     }
 
+    /// Linux's `tcp_reno_cong_avoid` in segments (see [`CwndCounting::Linux`]): `acked` bytes
+    /// are whole segments acknowledged (a partial one counts as one, as Linux counts
+    /// packets); cwnd is kept a whole number of segments.
+    fn grow_linux(&mut self, acked: u32) {
+        let mss = self.mss.max(1);
+        let mut segs = acked.div_ceil(mss);
+        let mut cwnd = (self.cwnd / mss).max(1);
+        let ssthresh = self.ssthresh / mss;
+        if cwnd < ssthresh {
+            // tcp_slow_start: cwnd = min(cwnd + acked, ssthresh); the rest carries on.
+            let grown = cwnd.saturating_add(segs).min(ssthresh);
+            segs -= grown - cwnd;
+            cwnd = grown;
+        }
+        if segs > 0 {
+            // tcp_cong_avoid_ai(tp, w = cwnd, acked).
+            let w = cwnd;
+            if self.cwnd_cnt >= w {
+                self.cwnd_cnt = 0;
+                cwnd += 1;
+            }
+            self.cwnd_cnt += segs;
+            if self.cwnd_cnt >= w {
+                let delta = self.cwnd_cnt / w;
+                self.cwnd_cnt -= delta * w;
+                cwnd += delta;
+            }
+        }
+        self.cwnd = cwnd.saturating_mul(mss);
+        self.ca_fraction_of = self.cwnd;
+    }
+
     /// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS).
     pub fn halve(&mut self, flight: u32) {
         self.ssthresh = (flight / 2).max(2 * self.mss);
@@ -120,6 +174,7 @@ pub enum AnyController {
     Reno(reno::Reno),
     NewReno(newreno::NewReno),
     Ns2Sack1(ns2_sack1::Ns2Sack1),
+    Cubic(cubic::Cubic),
 }
 
 impl AnyController {
@@ -128,6 +183,7 @@ impl AnyController {
             CcAlgorithm::Reno => AnyController::Reno(reno::Reno { w }),
             CcAlgorithm::NewReno => AnyController::NewReno(newreno::NewReno { w }),
             CcAlgorithm::Ns2Sack1 => AnyController::Ns2Sack1(ns2_sack1::Ns2Sack1 { w }),
+            CcAlgorithm::Cubic => AnyController::Cubic(cubic::Cubic::new(w)),
         }
     }
 }
@@ -141,6 +197,7 @@ macro_rules! each {
             AnyController::Reno($c) => $call,
             AnyController::NewReno($c) => $call,
             AnyController::Ns2Sack1($c) => $call,
+            AnyController::Cubic($c) => $call,
         }
     };
 }
@@ -154,9 +211,15 @@ impl CongestionControl for AnyController {
     fn ssthresh(&self) -> u32 {
         each!(self, c => c.ssthresh())
     }
-    #[inline]
+    #[inline(always)]
     fn on_ack(&mut self, now: Time, acked: u32, flight: u32) {
         each!(self, c => c.on_ack(now, acked, flight))
+    }
+    #[inline]
+    fn on_rtt_sample(&mut self, now: Time, rtt: Dur, srtt: Dur, flight: Flight) {
+        if let AnyController::Cubic(c) = self {
+            c.on_rtt_sample(now, rtt, srtt, flight);
+        }
     }
     fn on_fast_retransmit(&mut self, now: Time, flight: u32, style: RecoveryStyle) {
         each!(self, c => c.on_fast_retransmit(now, flight, style))
@@ -181,5 +244,60 @@ impl CongestionControl for AnyController {
     }
     fn waits_for_recovery_point(&self) -> bool {
         each!(self, c => c.waits_for_recovery_point())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 1000;
+
+    fn linux(cwnd_segs: u32, ssthresh_segs: u32) -> Window {
+        Window::new(MSS, cwnd_segs * MSS, ssthresh_segs * MSS).counting(CwndCounting::Linux)
+    }
+
+    /// Linux's tcp_slow_start (net/ipv4/tcp_cong.c): cwnd = min(cwnd + acked, ssthresh),
+    /// what the ACK has left over goes to tcp_cong_avoid_ai.
+    #[test]
+    fn linux_slow_start_adds_a_segment_per_segment_acked_up_to_ssthresh() {
+        let mut w = linux(10, 12);
+        w.grow(2 * MSS);
+        assert_eq!(w.cwnd, 12 * MSS);
+        let mut w = linux(10, 12);
+        w.grow(4 * MSS); // 2 to reach ssthresh, 2 counted towards the next +1
+        assert_eq!((w.cwnd, w.cwnd_cnt), (12 * MSS, 2));
+        // With ACKs for every second segment (RFC 1122 §4.2.3.2), a window of 10 doubles in
+        // one round; RFC 5681's min(N, SMSS) per ACK (eq. 2) makes it 15.
+        let (mut lx, mut rfc) = (linux(10, 1000), Window::new(MSS, 10 * MSS, 1000 * MSS));
+        for _ in 0..5 {
+            lx.grow(2 * MSS);
+            rfc.grow(2 * MSS);
+        }
+        assert_eq!((lx.cwnd, rfc.cwnd), (20 * MSS, 15 * MSS));
+    }
+
+    /// tcp_cong_avoid_ai(tp, w = cwnd, acked): +1 once cwnd segments have been acknowledged,
+    /// however many ACKs carried them; RFC 5681 eq. (3) adds SMSS*SMSS/cwnd per ACK.
+    #[test]
+    fn linux_congestion_avoidance_adds_one_segment_per_window_acknowledged() {
+        let (mut lx, mut rfc) = (linux(10, 5), Window::new(MSS, 10 * MSS, 5 * MSS));
+        for i in 1..=5 {
+            lx.grow(2 * MSS);
+            rfc.grow(2 * MSS);
+            let expected = if i < 5 { 10 } else { 11 };
+            assert_eq!(lx.cwnd, expected * MSS, "ACK {i}");
+        }
+        assert_eq!(lx.cwnd_cnt, 0);
+        // RFC 5681: 10^6/cwnd per ACK, 100 + 99 + 98 + 97 + 96: about half a segment.
+        assert_eq!(rfc.cwnd, 10_490);
+        // A stretch ACK of 25 segments at cwnd 10: two whole windows, 5 carried.
+        let mut lx = linux(10, 5);
+        lx.grow(25 * MSS);
+        assert_eq!((lx.cwnd, lx.cwnd_cnt), (12 * MSS, 5));
+        // A cwnd set from outside (a halving) starts counting afresh.
+        lx.set(6 * MSS, 6 * MSS);
+        lx.grow(MSS);
+        assert_eq!((lx.cwnd, lx.cwnd_cnt), (6 * MSS, 1));
     }
 }

@@ -3,6 +3,7 @@
 //! concludes.
 
 use super::*;
+use crate::tcp::config::TimeoutSsthresh;
 
 impl TcpSender {
     /// F-RTO's steps and RFC 3708's verdict once the ACK has been taken.
@@ -195,9 +196,21 @@ impl TcpSender {
     pub(super) fn keep_prior(&mut self) {
         let flight = self.snd_max - self.snd_una;
         let g = self.rtt.granularity();
+        let ssthresh = if self.cfg.timeout_ssthresh == TimeoutSsthresh::Linux {
+            // Linux keeps tcp_current_ssthresh as prior_ssthresh, which an undo restores.
+            let in_reduction = matches!(self.recovery, Recovery::Fast { .. });
+            response::linux_prior_ssthresh(
+                self.cc.ssthresh(),
+                self.cc.cwnd(),
+                self.neg.mss,
+                in_reduction,
+            )
+        } else {
+            self.cc.ssthresh()
+        };
         let prior = response::Prior {
             cwnd: self.cc.cwnd(),
-            ssthresh: self.cc.ssthresh(),
+            ssthresh,
             pipe_prev: flight.max(self.cc.ssthresh()),
             srtt_prev: self.rtt.srtt() + g + g,
             rttvar_prev: self.rtt.rttvar(),

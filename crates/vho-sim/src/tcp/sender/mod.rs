@@ -30,7 +30,9 @@ use super::config::{
 use super::dupthresh::DupThresh;
 use super::options::{negotiate, Negotiated};
 use super::oracle::Oracle;
-use super::rtt::RttEstimator;
+use super::prr::Prr;
+use super::rtt::{RttEstimator, SampleContext};
+use super::rtt_linux::Flight;
 use super::sack::dsack_block;
 use super::sack::{NextSeg, Scoreboard};
 use super::segment::{Flags, HandoverNotice, Segment, Transmit, TxKind};
@@ -161,6 +163,8 @@ pub struct TcpSender {
     /// segment (RFC 5681 §3.1). (ns-2's one-way SYN gets the same from its timeout's
     /// `cc.on_rto`.)
     syn_lost: bool,
+    /// The fast recovery's Proportional Rate Reduction (`prr`).
+    prr: Prr,
     /// Retransmissions decided by an input, emitted by the next `poll_transmit`.
     pending_rtx: Option<(SeqNum, TxKind)>,
     /// Whether the sender used its cwnd (see [`CwndUse`]).
@@ -249,7 +253,7 @@ impl TcpSender {
             rwnd: cfg.receive_window,
             // The receiver is configured alike: its first ACK advertises this window.
             last_window: (cfg.receive_window >> neg.peer_wscale).min(u16::MAX as u32) as u16,
-            cc: AnyController::new(cfg.cc, w),
+            cc: AnyController::new(cfg.cc, w.counting(cfg.cwnd_counting)),
             rtt: RttEstimator::new(cfg.rto).with_fast_decrease(cfg.fast_rto_decrease),
             timers: TimerTable::default(),
             recovery: Recovery::Open,
@@ -264,6 +268,7 @@ impl TcpSender {
             send_syn: !cfg.handshake && cfg.one_way_syn,
             syn_lost: false,
             pending_rtx: None,
+            prr: Prr::default(),
             cwnd_use: CwndUse {
                 until: data_start,
                 ..CwndUse::default()
@@ -329,9 +334,17 @@ impl TcpSender {
         self.timers.next()
     }
 
-    /// cwnd in whole segments (Linux 2.0's RTO reads `snd_cwnd`).
-    fn cwnd_segments(&self) -> u32 {
-        self.cc.cwnd() / self.neg.mss.max(1)
+    /// What the RTT estimator may read at a sample, SND.UNA being `snd_una` (an ACK's sample
+    /// is taken before SND.UNA moves; Linux's `tcp_clean_rtx_queue` runs after).
+    fn sample_context(&self, snd_una: SeqNum) -> SampleContext {
+        SampleContext {
+            // cwnd in whole segments (Linux 2.0's RTO reads `snd_cwnd`).
+            cwnd_segments: self.cc.cwnd() / self.neg.mss.max(1),
+            flight: Flight {
+                snd_una,
+                snd_nxt: self.snd_max,
+            },
+        }
     }
 
     fn flight(&self) -> u32 {
@@ -372,7 +385,8 @@ impl TcpSender {
                 if let Some((_, sent)) = self.timed.take() {
                     // RFC 6298 §2 / Linux tcp_synack_rtt_meas: the SYN-ACK's round trip,
                     // unless it was retransmitted (Karn: `timed` is then cleared).
-                    self.rtt.on_sample_at_cwnd(sent, now, self.cwnd_segments());
+                    self.rtt
+                        .on_sample_in(sent, now, self.sample_context(self.snd_una));
                     self.stats.rtt_samples += 1;
                 }
                 if self.syn_lost {
@@ -381,7 +395,7 @@ impl TcpSender {
                     // (also RFC 6928 §2; Linux's tcp_init_transfer).
                     let mss = self.neg.mss;
                     let w = Window::new(mss, mss, self.cc.ssthresh());
-                    self.cc = AnyController::new(self.cfg.cc, w);
+                    self.cc = AnyController::new(self.cfg.cc, w.counting(self.cfg.cwnd_counting));
                     self.rtt.on_data_start_after_syn_timeout();
                 }
                 self.on_ack(now, seg);
@@ -415,7 +429,7 @@ impl TcpSender {
             self.cfg.initial_window_segments.max(1) * mss,
             self.cfg.initial_ssthresh,
         );
-        self.cc = AnyController::new(self.cfg.cc, w);
+        self.cc = AnyController::new(self.cfg.cc, w.counting(self.cfg.cwnd_counting));
         if let Some((tsval, _)) = seg.options.timestamps {
             self.ts_recent = tsval;
         }
@@ -457,6 +471,13 @@ impl TcpSender {
         if self.ns2_sack1() && matches!(self.recovery, Recovery::Fast { .. }) {
             self.ns2_pipe -= 1; // tcp-sack1.cc recv(): --pipe_ for every ACK in recovery
         }
+        // PRR's DeliveredData (RFC 6937 §3) needs what was SACKed before this ACK (also on
+        // the ACK that may start recovery: its own newly SACKed data counts there).
+        let sacked_before = if self.cfg.prr && self.neg.sack {
+            Some(self.sb.sacked_between(self.snd_una, self.snd_max))
+        } else {
+            None
+        };
         let newly_sacked = self.neg.sack
             && self.sb.update_from_ack(
                 seg.ack,
@@ -479,6 +500,41 @@ impl TcpSender {
         }
         if self.spurious_on {
             self.detect_after_ack(seg, una_before, window_changed, newly_sacked, dsack);
+        }
+        if self.cfg.prr && self.sack_recovery() {
+            self.prr_on_ack(una_before, sacked_before, newly_sacked);
+        }
+    }
+
+    /// RFC 6937 / Linux `tcp_cwnd_reduction` on an ACK during SACK recovery: DeliveredData
+    /// is what the ACK newly acknowledged or SACKed (Linux's `newly_acked_sacked`), in
+    /// segments; cwnd = pipe + sndcnt, pipe being RFC 6675's (Linux's
+    /// `tcp_packets_in_flight` counts alike: out − SACKed − lost + retransmitted). A newly
+    /// lost segment is taken to
+    /// be one this ACK's new SACK information can have exposed (`newly_sacked`): vho marks no
+    /// loss outside RFC 6675's IsLost, which only new SACK blocks change.
+    fn prr_on_ack(&mut self, una_before: SeqNum, sacked_before: Option<u32>, newly_sacked: bool) {
+        let mss = self.neg.mss.max(1);
+        let (una, max) = (self.snd_una, self.snd_max);
+        let before = sacked_before.unwrap_or(0);
+        let delivered =
+            ((una - una_before) + self.sb.sacked_between(una, max)).saturating_sub(before);
+        let pipe = self
+            .sb
+            .pipe(una, max, mss, self.dupthresh.get())
+            .div_ceil(mss);
+        let ssthresh = self.cc.ssthresh() / mss;
+        let advanced = una > una_before;
+        let cwnd = self.prr.on_ack(
+            delivered.div_ceil(mss),
+            advanced,
+            newly_sacked,
+            pipe,
+            ssthresh,
+        );
+        if let Some(c) = cwnd {
+            let ss = self.cc.ssthresh();
+            self.cc.set_window(c.saturating_mul(mss), ss);
         }
     }
 
@@ -590,10 +646,10 @@ impl TcpSender {
 
     /// The samples `freed_samples` took on this ACK, at the window as it now is.
     fn apply_freed_samples(&mut self, now: Time) {
-        let segs = self.cwnd_segments();
+        let ctx = self.sample_context(self.snd_una);
         if let Some(freed) = &mut self.freed {
             for sent in freed.take_samples() {
-                self.rtt.on_sample_at_cwnd(sent, now, segs);
+                self.rtt.on_sample_in(sent, now, ctx);
                 self.stats.rtt_samples += 1;
             }
         }
@@ -605,8 +661,11 @@ impl TcpSender {
             if let Some((_, tsecr)) = seg.options.timestamps {
                 let sent = Time::from_millis(tsecr as u64);
                 if tsecr != 0 && sent <= now {
-                    self.rtt.on_sample_at_cwnd(sent, now, self.cwnd_segments());
+                    let ctx = self.sample_context(seg.ack);
+                    self.rtt.on_sample_in(sent, now, ctx);
                     self.stats.rtt_samples += 1;
+                    let (r, srtt) = (now.saturating_since(sent), self.rtt.srtt());
+                    self.cc.on_rtt_sample(now, r, srtt, ctx.flight);
                     self.adapt_rto_after_spurious(now.saturating_since(sent), seg.ack);
                 }
             }
@@ -620,8 +679,11 @@ impl TcpSender {
         }
         if let Some((seq, t)) = self.timed {
             if seg.ack > seq {
-                self.rtt.on_sample_at_cwnd(t, now, self.cwnd_segments());
+                let ctx = self.sample_context(seg.ack);
+                self.rtt.on_sample_in(t, now, ctx);
                 self.stats.rtt_samples += 1;
+                let (r, srtt) = (now.saturating_since(t), self.rtt.srtt());
+                self.cc.on_rtt_sample(now, r, srtt, ctx.flight);
                 self.timed = None;
                 self.adapt_rto_after_spurious(now.saturating_since(t), seg.ack);
             }

@@ -65,6 +65,10 @@ impl TcpSender {
                 self.timed = None; // rtt_active_ = 0
             }
         }
+        if self.cfg.prr {
+            // tcp_init_cwnd_reduction: prior_cwnd, prr_delivered = prr_out = 0.
+            self.prr = Prr::start(self.cc.cwnd() / self.neg.mss.max(1));
+        }
         let basis = self.loss_basis();
         self.cc.on_fast_retransmit(now, basis, self.style());
         self.sb.high_rxt = self.snd_una;

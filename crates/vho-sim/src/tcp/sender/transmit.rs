@@ -31,11 +31,18 @@ impl TcpSender {
                 return Some(self.send_fin(now, kind));
             }
             if seq < self.snd_max {
+                if self.cfg.prr && self.sack_recovery() {
+                    self.prr.on_send(); // prr_out: the fast retransmission
+                }
                 return Some(self.send_at(now, seq, kind));
             }
         }
         if self.sack_recovery() {
-            return self.poll_sack_recovery(now);
+            let tx = self.poll_sack_recovery(now);
+            if self.cfg.prr && tx.is_some() {
+                self.prr.on_send(); // prr_out (tcp_write_xmit, tcp_xmit_retransmit_queue)
+            }
+            return tx;
         }
         self.poll_window(now)
     }

@@ -53,6 +53,21 @@ pub fn window_after(
     }
 }
 
+/// Linux's `prior_ssthresh` when a recovery starts (`tcp_enter_recovery`, `tcp_enter_loss`):
+/// `tcp_current_ssthresh` (include/net/tcp.h), which outside a cwnd reduction is max(ssthresh,
+/// 3/4 cwnd) in segments (`(snd_cwnd >> 1) + (snd_cwnd >> 2)`) and in one (Recovery) ssthresh
+/// alone. `tcp_undo_cwnd_reduction` restores it when it exceeds the ssthresh of the moment, so
+/// an undo in congestion avoidance leaves ssthresh at 3/4 of the old cwnd, not at the old
+/// ssthresh. Bytes in and out.
+pub fn linux_prior_ssthresh(ssthresh: u32, cwnd: u32, mss: u32, in_reduction: bool) -> u32 {
+    if in_reduction {
+        return ssthresh;
+    }
+    let mss = mss.max(1);
+    let segs = cwnd / mss;
+    ssthresh.max(((segs >> 1) + (segs >> 2)).saturating_mul(mss))
+}
+
 /// Whether the response adapts the RTO on the first sample of new data (RFC 4015 step (11)).
 pub fn adapts_rto(response: SpuriousResponse) -> bool {
     matches!(
@@ -87,6 +102,23 @@ mod tests {
         assert_eq!(w(SpuriousResponse::Conservative), (2_000, 10_000));
         // Daniel & Kojo §8: nothing of the old path restored.
         assert_eq!(w(SpuriousResponse::NoRestore), (2_000, 10_000));
+    }
+
+    #[test]
+    fn linux_undo_restores_three_quarters_of_the_old_cwnd_when_above_ssthresh() {
+        // tcp_current_ssthresh: cwnd 21 segments of 1000 B, ssthresh 10: max(10, 10 + 5) = 15
+        // segments; with ssthresh 18 it stays 18; in Recovery, ssthresh alone (10).
+        assert_eq!(linux_prior_ssthresh(10_000, 21_000, 1000, false), 15_000);
+        assert_eq!(linux_prior_ssthresh(18_000, 21_000, 1000, false), 18_000);
+        assert_eq!(linux_prior_ssthresh(10_000, 21_000, 1000, true), 10_000);
+        // The undo then takes ssthresh back up to it (window_after's max).
+        let prior = Prior {
+            ssthresh: linux_prior_ssthresh(10_000, 21_000, 1000, false),
+            cwnd: 21_000,
+            ..PRIOR
+        };
+        let w = window_after(SpuriousResponse::Undo, &prior, (1000, 14_000), 0, 0, 3000);
+        assert_eq!(w, (21_000, 15_000));
     }
 
     #[test]

@@ -209,7 +209,7 @@ fn a_lost_fin_is_resent_by_the_timer() {
 #[test]
 fn linux_keeps_ssthresh_on_back_to_back_timeouts_and_ns2_halves_again() {
     // Linux tcp_enter_loss reduces ssthresh only outside Loss (or once an ACK reset the
-    // backoff): a second timeout keeps snd_cwnd >> 1 of the first, 5 of 10 packets. ns-2's
+    // backoff): a second timeout keeps the first's, CUBIC's 10·717/1024 = 7 packets. ns-2's
     // slowdown() halves min(cwnd_, window_) = 1 again: 2 packets. (RFC 5681 §3.1 holds it
     // as Linux does: next test.)
     let mut c = cfg("linux");
@@ -222,7 +222,7 @@ fn linux_keeps_ssthresh_on_back_to_back_timeouts_and_ns2_halves_again() {
         let at = s.poll_timeout().expect("timer");
         s.handle_timeout(at);
         drain_sender(&mut s, at);
-        assert_eq!(s.probe().ssthresh, 5 * mss);
+        assert_eq!(s.probe().ssthresh, 7 * mss);
         assert_eq!(s.probe().cwnd, mss);
     }
     let mut c = cfg("ns2");
@@ -268,7 +268,7 @@ fn rfc5681_holds_ssthresh_when_the_timers_own_retransmission_times_out() {
 #[test]
 fn linux_keeps_the_fast_retransmit_ssthresh_at_a_timeout_during_recovery() {
     // tcp_enter_loss in Recovery before high_seq: no second reduction (ssthresh stays
-    // snd_cwnd >> 1 of the fast retransmit); cwnd goes to the loss window.
+    // CUBIC's 10·717/1024 = 7 packets of the fast retransmit); cwnd goes to the loss window.
     let mut c = cfg("linux");
     c.handshake = false;
     c.fin = false;
@@ -283,10 +283,10 @@ fn linux_keeps_the_fast_retransmit_ssthresh_at_a_timeout_during_recovery() {
         drain_sender(&mut s, t);
     }
     assert_eq!(s.stats().fast_retransmits, 1);
-    assert_eq!(s.probe().ssthresh, 5 * mss);
+    assert_eq!(s.probe().ssthresh, 7 * mss);
     let at = s.poll_timeout().expect("timer");
     s.handle_timeout(at);
-    assert_eq!((s.probe().ssthresh, s.probe().cwnd), (5 * mss, mss));
+    assert_eq!((s.probe().ssthresh, s.probe().cwnd), (7 * mss, mss));
 }
 
 // ---- Tests for SACK after a retransmission timeout ----
@@ -542,4 +542,39 @@ fn linux_2_0_after_a_timeout_sends_no_new_data_and_times_nothing_until_all_is_ac
     let t4 = t3 + Dur::from_millis(50);
     s.handle_segment(t4, &ack(max.0 + 1460, &[]));
     assert_eq!(s.stats().rtt_samples, samples + 1);
+}
+
+// ---- Tests for Proportional Rate Reduction (RFC 6937) ----
+
+#[test]
+fn prr_sends_in_proportion_while_pipe_exceeds_ssthresh_where_rfc6675_waits() {
+    // RFC 6937 §3 / Linux tcp_cwnd_reduction: 20 segments out (cwnd 20, CUBIC ssthresh
+    // 20·717/1024 = 14), segment 1 lost, each duplicate ACK SACKing one more. Recovery starts
+    // on the third (IsLost: 3 SACKed): pipe = 20 − 1 lost − 3 SACKed = 16 > 14; PRR allows
+    // ceil(14·1/20) − 0 = 1, the fast retransmission (pipe 17). The fourth delivers one more:
+    // ceil(14·2/20) − 1 = 1 new segment, while RFC 6675 (cwnd = ssthresh = 14 < pipe 16)
+    // sends nothing until pipe falls below 14.
+    let sent_after_4th = |prr: bool| {
+        let mut c = cfg("linux");
+        c.handshake = false;
+        c.fin = false;
+        c.timestamps = false;
+        c.limited_transmit = false;
+        c.initial_window_segments = 20;
+        c.prr = prr;
+        let mss = c.mss;
+        let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 1_000_000);
+        assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 20);
+        let t = Time::from_millis(100);
+        let mut out = vec![];
+        for k in 1..=4u32 {
+            s.handle_segment(t, &ack(1, &[(1 + mss, 1 + (k + 1) * mss)]));
+            out.push(drain_sender(&mut s, t).len());
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(s.probe().ssthresh, 14 * mss);
+        out
+    };
+    assert_eq!(sent_after_4th(true), vec![0, 0, 1, 1]);
+    assert_eq!(sent_after_4th(false), vec![0, 0, 1, 0]);
 }

@@ -52,6 +52,9 @@ pub struct TcpInfoSample {
     pub snd_ssthresh: u32,
     pub snd_cwnd: u32,
     pub total_retrans: u32,
+    /// The reordering degree the sender assumes (`tp->reordering`; 3 until reordering is
+    /// seen, raised by `tcp_check_sack_reordering` and D-SACK undo).
+    pub reordering: u32,
 }
 
 #[derive(Debug, Default, serde::Serialize)]
@@ -111,6 +114,7 @@ fn tcp_info(fd: i32, t: Time) -> Option<TcpInfoSample> {
         snd_ssthresh: info.tcpi_snd_ssthresh,
         snd_cwnd: info.tcpi_snd_cwnd,
         total_retrans: info.tcpi_total_retrans,
+        reordering: info.tcpi_reordering,
     })
 }
 

@@ -6,8 +6,9 @@
 //!   of `Documentation/networking/ip-sysctl.rst`) and Linux's own mechanisms, each cited in
 //!   its file to `net/ipv4/tcp_*.c`: the RTO estimator (`tcp_rtt_estimator`,
 //!   `tcp::rtt_linux`, HZ = 1000), CUBIC with HyStart (`tcp::cc::cubic`), PRR in fast
-//!   recovery (`tcp::prr`), `tcp_enter_loss`'s ssthresh rule, SACK-enhanced F-RTO, and undo
-//!   by timestamps (timeouts) and D-SACK restoring cwnd and `tcp_current_ssthresh`.
+//!   recovery (`tcp::prr`), `tcp_enter_loss`'s ssthresh rule, SACK-enhanced F-RTO, undo
+//!   by timestamps (timeouts) and D-SACK restoring cwnd and `tcp_current_ssthresh`, and
+//!   Reno's and NewReno's growth in segments (`tcp_reno_cong_avoid`, `cwnd_counting`).
 //!   Not Linux:
 //!   - loss detection is RFC 6675's (DupThresh, IsLost), not RACK (RFC 8985, Linux's since
 //!     4.18), and there is no tail loss probe: a lost tail waits for the RTO; nor does
@@ -21,7 +22,8 @@
 //!   - a fast recovery is undone by D-SACK only: `tcp_try_undo_recovery` and
 //!     `tcp_try_undo_partial` by timestamps (`tcp_packet_delayed`) are not modelled;
 //!   - PRR takes a newly lost segment to be one this ACK's new SACK blocks exposed (vho marks
-//!     no loss otherwise); no pacing, TSO or TSQ; cwnd in bytes outside CUBIC.
+//!     no loss otherwise); no pacing, TSO or TSQ; cwnd in bytes, whole segments after each
+//!     growth.
 //! - `ns2`: ns-2.35's `Agent/TCP/Sack1` sender and `Agent/TCPSink/Sack1/DelAck` receiver with
 //!   the defaults of `tcl/lib/ns-default.tcl` (lines cited below) and the RTO arithmetic of
 //!   `tcp/tcp.cc` (see `rtt.rs`). Deviations: ns-2 counts cwnd in packets and sizes windows in

@@ -127,7 +127,7 @@ TABLE1_CASES = ("wlan-gprs", "lan-gprs")
 SENSITIVITY: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "linux",
-        "the linux profile (200 ms minimum RTO, timestamps, 128 KB window)",
+        "the linux profile (its RTO at least SRTT + 200 ms, timestamps, 128 KB window)",
         ('flow.0.tcp={profile="linux", mss=1400}',),
     ),
     (

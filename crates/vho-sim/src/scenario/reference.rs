@@ -999,6 +999,15 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "frto_variant",
+            "one of rfc5682, linux",
+            "profile",
+            "F-RTO (with spurious_detection frto): rfc5682 the two ACKs after the timeout \
+             decide (RFC 5682 §3.1); linux also any ACK of data never retransmitted at once \
+             (tcp_process_loss, FLAG_ORIG_SACK_ACKED)",
+        ),
+        k(
+            t,
             "cwnd_counting",
             "one of rfc5681, linux",
             "profile",

@@ -6,8 +6,8 @@
 
 use crate::spec::*;
 use crate::tcp::config::{
-    CcAlgorithm, CwndCounting, CwndValidation, FastRetransmitTimer, RttSampling, SackRecovery,
-    SpuriousResponse, TcpConfig, TimeoutSsthresh,
+    CcAlgorithm, CwndCounting, CwndValidation, FastRetransmitTimer, FrtoVariant, RttSampling,
+    SackRecovery, SpuriousResponse, TcpConfig, TimeoutSsthresh,
 };
 use crate::time::Dur;
 use std::fmt::Write;
@@ -457,6 +457,13 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("oracle = {}", c.oracle),
         format!("rescue_retransmission = {}", c.rescue_retransmission),
         format!("prr = {}", c.prr),
+        format!(
+            "frto_variant = \"{}\"",
+            match c.frto_variant {
+                FrtoVariant::Rfc5682 => "rfc5682",
+                FrtoVariant::Linux => "linux",
+            }
+        ),
         format!(
             "cwnd_counting = \"{}\"",
             match c.cwnd_counting {

@@ -4,6 +4,18 @@
 
 use crate::time::Dur;
 
+/// F-RTO as RFC 5682 §3.1 writes it, or as Linux runs it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FrtoVariant {
+    /// RFC 5682 §3.1 (SACK-enhanced): the two ACKs after the timeout decide.
+    Rfc5682,
+    /// Linux's `tcp_process_loss` (net/ipv4/tcp_input.c): besides RFC 5682's steps, any ACK
+    /// that cumulatively or selectively acknowledges data never retransmitted
+    /// (`FLAG_ORIG_SACK_ACKED`) makes the timeout spurious at once ("Step 3.b. A timeout is
+    /// spurious if not all data are lost"), checked before the step 3(a) tests.
+    Linux,
+}
+
 /// How a Reno-family controller counts acknowledged data as it grows the window.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum CwndCounting {
@@ -338,6 +350,8 @@ pub struct TcpConfig {
     /// How slow start and congestion avoidance count what an ACK acknowledged (Reno and
     /// NewReno; CUBIC counts as Linux always).
     pub cwnd_counting: CwndCounting,
+    /// Which F-RTO runs when `spurious_detection` has it.
+    pub frto_variant: FrtoVariant,
     /// RFC 6675 §4 NextSeg rule (4): one "rescue" retransmission of the highest unSACKed
     /// segment per recovery when rules (1)-(3) find nothing, to keep the ACK clock going
     /// when the tail of the window is lost.

@@ -16,9 +16,9 @@
 //!   - RTT samples are the timestamp echo's (whole ms) or, without timestamps, one timed
 //!     segment per round trip, not the µs send times of every (S)ACKed segment
 //!     (`tcp_clean_rtx_queue`); CUBIC and HyStart read the same samples;
-//!   - F-RTO waits for RFC 5682's two ACKs; `tcp_process_loss` also calls a timeout spurious
-//!     at once when an ACK (S)ACKs never-retransmitted data (FLAG_ORIG_SACK_ACKED), and
-//!     `tcp_try_undo_loss` undoes on a timestamp at any ACK of the recovery;
+//!   - F-RTO is Linux's (`frto_variant`: an ACK of never-retransmitted data decides at
+//!     once, FLAG_ORIG_SACK_ACKED), but `tcp_try_undo_loss`'s undo on a timestamp at any ACK
+//!     of the recovery is not modelled;
 //!   - a fast recovery is undone by D-SACK only: `tcp_try_undo_recovery` and
 //!     `tcp_try_undo_partial` by timestamps (`tcp_packet_delayed`) are not modelled;
 //!   - PRR takes a newly lost segment to be one this ACK's new SACK blocks exposed (vho marks
@@ -32,8 +32,8 @@
 //!   runs RFC 6675 (the algorithm Sack1 approximates).
 
 use super::config::{
-    CcAlgorithm, CwndCounting, CwndValidation, DelAckConfig, FastRetransmitTimer, HeaderModel,
-    LossBasis, RtoAlgorithm, RtoConfig, RttSampling, SackRecovery, SpuriousDetection,
+    CcAlgorithm, CwndCounting, CwndValidation, DelAckConfig, FastRetransmitTimer, FrtoVariant,
+    HeaderModel, LossBasis, RtoAlgorithm, RtoConfig, RttSampling, SackRecovery, SpuriousDetection,
     SpuriousResponse, TcpConfig, TimeoutSsthresh,
 };
 use crate::time::Dur;
@@ -100,6 +100,7 @@ fn rfc() -> TcpConfig {
         rescue_retransmission: true, // RFC 6675 §4 NextSeg rule (4): SHOULD
         prr: false,                  // RFC 6937 is Experimental; RFC 6675 §5 sets cwnd = ssthresh
         cwnd_counting: CwndCounting::Rfc5681,
+        frto_variant: FrtoVariant::Rfc5682,
         // RFC 7661 is Experimental, but its §4.3 rule (no growth while the window is not
         // used) is what keeps cwnd meaningful when the receive window or the application
         // limits the sender; RFC 5681 as written lets cwnd grow without bound there.
@@ -181,6 +182,7 @@ fn linux() -> TcpConfig {
         rescue_retransmission: false,
         prr: true, // tcp_cwnd_reduction (net/ipv4/tcp_input.c), since Linux 3.2
         cwnd_counting: CwndCounting::Linux, // tcp_reno_cong_avoid (net/ipv4/tcp_cong.c)
+        frto_variant: FrtoVariant::Linux, // tcp_process_loss (net/ipv4/tcp_input.c)
         cwnd_validation: CwndValidation::CwndLimited, // tcp_is_cwnd_limited (include/net/tcp.h)
         handshake_rtt_sample: true, // tcp_synack_rtt_meas
         rtt_sampling: RttSampling::OnePerRtt,
@@ -264,6 +266,7 @@ fn ns2() -> TcpConfig {
         rescue_retransmission: false,         // not in tcp-sack1.cc
         prr: false,                           // not in tcp-sack1.cc
         cwnd_counting: CwndCounting::Rfc5681, // opencwnd: per ACK (tcp.cc)
+        frto_variant: FrtoVariant::Rfc5682,   // no F-RTO in tcp-sack1.cc (off)
         cwnd_validation: CwndValidation::Off, // opencwnd() on every new ACK (tcp.cc)
         handshake_rtt_sample: false,          // one-way agents: no handshake
         rtt_sampling: RttSampling::OnePerRtt,
@@ -362,6 +365,7 @@ fn linux20() -> TcpConfig {
         rescue_retransmission: false,
         prr: false,                           // Linux 2.0 predates RFC 6937
         cwnd_counting: CwndCounting::Rfc5681, // 2.0: cong_count per ACK (tcp_cong_avoid)
+        frto_variant: FrtoVariant::Rfc5682,   // 2.0 has no F-RTO; as a remedy, RFC 5682's
         // 2.0: tcp_ack grows cong_window on every ACK of new data (slow start up to
         // ssthresh, then one segment per window), used or not.
         cwnd_validation: CwndValidation::Off,

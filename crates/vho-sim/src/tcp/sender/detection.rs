@@ -124,6 +124,8 @@ impl TcpSender {
             duplicate: seg.ack == una_before && seg.len == 0 && !window_changed,
             sacks_new_below_recovery_point: newly_sacked && blocks.iter().any(|&(l, _)| l < rp),
             sacks_above_recovery_point: blocks.iter().any(|&(_, r)| r > rp),
+            // Only the timeout's first retransmission was resent: the rest was sent once.
+            acks_never_retransmitted: seg.ack > self.frto_retx_end || newly_sacked,
         };
         let can_send_new = self.snd_max < self.data_end && {
             let len = self.neg.mss.min(self.data_end - self.snd_max);

@@ -175,6 +175,9 @@ pub struct TcpSender {
     frto: Option<Frto>,
     /// New segments F-RTO's step 2(b) may send beyond cwnd.
     frto_credit: u8,
+    /// The end of the timeout's retransmission while F-RTO runs: what lies beyond was sent
+    /// once only (Linux's variant, `FrtoVariant::Linux`).
+    frto_retx_end: SeqNum,
     /// The SRTT and RTTVAR last measured on each of the mobile's interfaces (by index), kept
     /// from the notifications (`rtt_injection`).
     rtt_by_interface: [Option<(Dur, Dur)>; MAX_INTERFACES],
@@ -276,6 +279,7 @@ impl TcpSender {
             spurious: SpuriousState::default(),
             frto: None,
             frto_credit: 0,
+            frto_retx_end: iss,
             rtt_by_interface: [None; MAX_INTERFACES],
             spurious_on: cfg.spurious_detection.any(),
             dupthresh: DupThresh::new(cfg.dupthresh),

@@ -3,7 +3,7 @@
 
 use super::{ts_clock, Recovery, State, TcpSender};
 use crate::tcp::cc::CongestionControl;
-use crate::tcp::config::{LossBasis, TimeoutSsthresh};
+use crate::tcp::config::{FrtoVariant, LossBasis, TimeoutSsthresh};
 use crate::tcp::segment::TxKind;
 use crate::tcp::spurious::dsack::EpisodeKind;
 use crate::tcp::spurious::frto::Frto;
@@ -106,7 +106,11 @@ impl TcpSender {
                 self.spurious.eifel.on_recovery_start(ts_clock(now));
             }
             if d.frto && frto_may_start {
-                self.frto = Some(Frto::start());
+                self.frto = Some(match self.cfg.frto_variant {
+                    FrtoVariant::Rfc5682 => Frto::start(),
+                    FrtoVariant::Linux => Frto::start_linux(),
+                });
+                self.frto_retx_end = self.snd_una + self.neg.mss.min(self.data_end - self.snd_una);
             }
         }
         let basis = self.loss_basis();

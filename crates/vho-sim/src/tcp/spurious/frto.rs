@@ -21,6 +21,8 @@ pub struct Frto {
     phase: Phase,
     /// RecoveryPoint: SND.MAX when the retransmission's ACK came (step 2).
     recovery_point: SeqNum,
+    /// Linux's variant (`FrtoVariant::Linux`): an ACK of never-retransmitted data decides.
+    linux: bool,
 }
 
 /// What an ACK tells F-RTO.
@@ -35,6 +37,9 @@ pub struct AckView {
     pub sacks_new_below_recovery_point: bool,
     /// A SACK block reaches above RecoveryPoint.
     pub sacks_above_recovery_point: bool,
+    /// It acknowledges, cumulatively or with new SACK blocks, data sent once only: beyond the
+    /// timeout's one retransmission (Linux's `FLAG_ORIG_SACK_ACKED`).
+    pub acks_never_retransmitted: bool,
 }
 
 /// What the sender does on this ACK.
@@ -67,6 +72,15 @@ impl Frto {
         Frto {
             phase: Phase::AwaitRetransmitAck,
             recovery_point: SeqNum(0),
+            linux: false,
+        }
+    }
+
+    /// Step 1 of Linux's variant (`tcp_process_loss`, see `FrtoVariant::Linux`).
+    pub fn start_linux() -> Self {
+        Frto {
+            linux: true,
+            ..Frto::start()
         }
     }
 
@@ -74,6 +88,11 @@ impl Frto {
     /// `can_send_new`: new data exists and the receiver's window allows it.
     pub fn on_ack(&mut self, a: AckView, snd_max: SeqNum, can_send_new: bool) -> Step {
         let advances = a.ack > a.una_before;
+        if self.linux && a.acks_never_retransmitted {
+            // tcp_process_loss: "Step 3.b. A timeout is spurious if not all data are lost,
+            // i.e., never-retransmitted data are (s)acked", before any other test.
+            return Step::Spurious;
+        }
         match self.phase {
             Phase::AwaitRetransmitAck => {
                 // Step 2: duplicate ACKs only update the scoreboard.
@@ -130,6 +149,7 @@ mod tests {
             duplicate,
             sacks_new_below_recovery_point: false,
             sacks_above_recovery_point: false,
+            acks_never_retransmitted: false,
         }
     }
 
@@ -225,6 +245,35 @@ mod tests {
         assert_eq!(
             f.on_ack(view(1001, 1001, false), SeqNum(12001), true),
             Step::Wait
+        );
+    }
+
+    /// Linux's tcp_process_loss: an ACK of data the timeout did not resend is spurious at
+    /// once ("not all data are lost"); RFC 5682 goes on to step 2(b) or waits.
+    #[test]
+    fn linux_calls_a_timeout_spurious_on_the_first_ack_of_data_never_resent() {
+        // Segments 1..10 (1000 B) out, the timer resent 1 (1..1001). The ACK advances to 3001:
+        // it covers segment 2, sent once.
+        let mut a = view(1, 3001, false);
+        a.acks_never_retransmitted = true;
+        assert_eq!(
+            Frto::start_linux().on_ack(a, SeqNum(10_001), true),
+            Step::Spurious
+        );
+        assert_eq!(Frto::start().on_ack(a, SeqNum(10_001), true), Step::SendNew);
+        // A duplicate ACK SACKing segment 5 (sent once): Linux decides, RFC 5682 waits.
+        let mut d = view(1, 1, true);
+        d.acks_never_retransmitted = true;
+        assert_eq!(
+            Frto::start_linux().on_ack(d, SeqNum(10_001), true),
+            Step::Spurious
+        );
+        assert_eq!(Frto::start().on_ack(d, SeqNum(10_001), true), Step::Wait);
+        // The ACK of the resent segment alone (to 1001) tells nothing: both go to step 2(b).
+        let r = view(1, 1001, false);
+        assert_eq!(
+            Frto::start_linux().on_ack(r, SeqNum(10_001), true),
+            Step::SendNew
         );
     }
 }

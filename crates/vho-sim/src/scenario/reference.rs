@@ -555,6 +555,14 @@ pub fn keys() -> Vec<KeyDoc> {
             "a TFRC flow's parameters",
         ),
         k(
+            "flow",
+            "pareto",
+            "a table of the flow.pareto keys",
+            "ns-2.35's defaults, shape 1.9",
+            "a Pareto flow's parameters; its long-run mean rate is rate × burst_time / \
+             (burst_time + idle_time)",
+        ),
+        k(
             "flow.tfrc",
             "profile",
             "\"rfc5348\" | \"ns2\"",
@@ -578,14 +586,6 @@ pub fn keys() -> Vec<KeyDoc> {
             "bool",
             "false",
             "pace at X*R_sqmean/sqrt(R_sample) (RFC 5348 §4.5, optional)",
-        ),
-        k(
-            "flow",
-            "pareto",
-            "a table of the flow.pareto keys",
-            "ns-2.35's defaults, shape 1.9",
-            "a Pareto flow's parameters; its long-run mean rate is rate × burst_time / \
-             (burst_time + idle_time)",
         ),
         k(
             "flow.pareto",

@@ -203,3 +203,140 @@ fn the_resolved_scenario_gives_the_same_source() {
     let again = load(&crate::scenario::render::to_toml(&spec)).expect("the resolved form loads");
     assert_eq!(spec.flows[0].kind, again.flows[0].kind);
 }
+
+// ---- Tests for the study of Chen et al. (scenarios/studies/chen.toml) ----
+
+/// The link names a flow's packets cross from `src` to `dst`, with the mobile on `active`.
+fn chen_path(spec: &Spec, active: &str, src: usize, dst: usize) -> Vec<String> {
+    use crate::net::routes::{dir_is_a_to_b, dir_link, Routes};
+    let ends: Vec<_> = spec.links.iter().map(|l| (l.a, l.b)).collect();
+    let up: Vec<bool> = spec
+        .links
+        .iter()
+        .map(|l| !["1xrtt", "wlan"].contains(&l.name.as_str()) || l.name == active)
+        .collect();
+    let routes = Routes::compute(spec.nodes.len(), &ends, &up);
+    let to = |d| {
+        let (a, b) = ends[dir_link(d)];
+        if dir_is_a_to_b(d) {
+            b
+        } else {
+            a
+        }
+    };
+    let path = routes.path(src, dst, to).expect("a route");
+    path.iter()
+        .map(|&d| spec.links[dir_link(d)].name.clone())
+        .collect()
+}
+
+/// Hop distances from `src` over the links up, by a breadth-first search of its own.
+fn hops_from(spec: &Spec, active: &str, src: usize) -> Vec<Option<usize>> {
+    let mut dist = vec![None; spec.nodes.len()];
+    dist[src] = Some(0);
+    let mut frontier = vec![src];
+    let mut k = 0;
+    while !frontier.is_empty() {
+        k += 1;
+        let mut next = Vec::new();
+        for &u in &frontier {
+            for l in &spec.links {
+                if ["1xrtt", "wlan"].contains(&l.name.as_str()) && l.name != active {
+                    continue;
+                }
+                for (x, y) in [(l.a, l.b), (l.b, l.a)] {
+                    if x == u && dist[y].is_none() {
+                        dist[y] = Some(k);
+                        next.push(y);
+                    }
+                }
+            }
+        }
+        frontier = next;
+    }
+    dist
+}
+
+#[test]
+fn the_chen_study_has_fig_5s_nodes_links_and_flows_and_routes_each_flow_by_fewest_hops() {
+    // Chen et al. §5 (l.129): 14 nodes, every link 100 Mb/s but 5-6 (150 kb/s 1xRTT or
+    // 5 Mb/s 802.11b), the application from node 1 to node 6, 16 Pareto flows of shape 1.9
+    // and 25 Mb/s in all: 4 each from 7 to 10, 8 to 9, 11 to 14, 12 to 13.
+    let text = include_str!("../../../../scenarios/studies/chen.toml");
+    let spec = load(text).expect("the study loads");
+    assert_eq!(spec.nodes.len(), 14);
+    assert_eq!(spec.stop_at, crate::time::Time::from_secs(1200));
+    let node = |name: &str| {
+        spec.nodes
+            .iter()
+            .position(|n| n.name == name)
+            .expect("node")
+    };
+    for l in &spec.links {
+        let rate = l.ab.rate_bps;
+        match l.name.as_str() {
+            "1xrtt" => assert_eq!(rate, 150_000),
+            "wlan" => assert_eq!(rate, 5_000_000),
+            _ => assert_eq!(rate, 100_000_000, "{}", l.name),
+        }
+    }
+    let (mut pairs, mut mean) = (Vec::new(), 0.0);
+    for f in &spec.flows[1..] {
+        let crate::spec::FlowKind::Pareto(c) = f.kind else {
+            panic!("{} is not Pareto", f.name)
+        };
+        assert_eq!(c.shape, 1.9);
+        mean += c.mean_rate_bps();
+        pairs.push((
+            spec.nodes[f.src].name.as_str(),
+            spec.nodes[f.dst].name.as_str(),
+        ));
+    }
+    assert_eq!(mean, 25e6);
+    for p in [("n7", "n10"), ("n8", "n9"), ("n11", "n14"), ("n12", "n13")] {
+        assert_eq!(pairs.iter().filter(|&&q| q == p).count(), 4, "{p:?}");
+    }
+    let app = &spec.flows[0];
+    assert_eq!((app.src, app.dst), (node("n1"), node("n6")));
+    assert_eq!(spec.handovers[0].at, crate::time::Time::from_secs(600));
+    assert_eq!(spec.handovers[0].window, crate::time::Dur::ZERO);
+
+    // Routes: every flow's path, both ways and on either last hop, is as short in hops as a
+    // breadth-first search of the topology finds (the study's layout is a tree: no ties).
+    for active in ["1xrtt", "wlan"] {
+        for f in &spec.flows {
+            for (a, b) in [(f.src, f.dst), (f.dst, f.src)] {
+                let path = chen_path(&spec, active, a, b);
+                assert_eq!(
+                    Some(path.len()),
+                    hops_from(&spec, active, a)[b],
+                    "{}",
+                    f.name
+                );
+            }
+        }
+    }
+    // A few by hand (the drawing in chen.toml): the application crosses the chain and the
+    // active last hop; 7 -> 10 and 8 -> 9 share 2-3 with it, 11 -> 14 and 12 -> 13 share 3-4;
+    // none reaches 4-5 or the last hop.
+    assert_eq!(
+        chen_path(&spec, "1xrtt", node("n1"), node("n6")),
+        ["n1-n2", "n2-n3", "n3-n4", "n4-n5", "1xrtt"]
+    );
+    assert_eq!(
+        chen_path(&spec, "wlan", node("n6"), node("n1")),
+        ["wlan", "n4-n5", "n3-n4", "n2-n3", "n1-n2"]
+    );
+    assert_eq!(
+        chen_path(&spec, "wlan", node("n7"), node("n10")),
+        ["n7-n2", "n2-n3", "n10-n3"]
+    );
+    assert_eq!(
+        chen_path(&spec, "wlan", node("n8"), node("n9")),
+        ["n8-n2", "n2-n3", "n9-n3"]
+    );
+    assert_eq!(
+        chen_path(&spec, "1xrtt", node("n12"), node("n13")),
+        ["n12-n3", "n3-n4", "n13-n4"]
+    );
+}

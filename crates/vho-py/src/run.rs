@@ -74,7 +74,8 @@ fn u64s<T: Copy + Into<u64>>(v: &[T]) -> Vec<f64> {
 /// `tcp_series` (per flow: dict of columns or None), `queue_series` (dict or None),
 /// `drop_series` (every data segment dropped in the network: dict or None),
 /// `rx_bins` (per flow: interval_s and list of bytes per interval, or None when the scenario
-/// records no series).
+/// records no series), `cross_bins` (per flow: a Pareto flow's interval_s and bytes sent and
+/// delivered per interval, or None for the others).
 #[pyfunction]
 #[pyo3(signature = (label, text, overrides, seed=None, pcap_dir=None))]
 pub fn run_scenario<'py>(
@@ -220,5 +221,18 @@ pub fn run_scenario<'py>(
         bins.append(e)?;
     }
     d.set_item("rx_bins", bins)?;
+    let cross = PyList::empty(py);
+    for b in &out.cross_bins {
+        let Some(b) = b else {
+            cross.append(py.None())?;
+            continue;
+        };
+        let e = PyDict::new(py);
+        e.set_item("interval_s", b.interval.as_secs_f64())?;
+        e.set_item("sent", PyList::new(py, &b.sent)?)?;
+        e.set_item("delivered", PyList::new(py, &b.delivered)?)?;
+        cross.append(e)?;
+    }
+    d.set_item("cross_bins", cross)?;
     Ok(d)
 }

@@ -366,6 +366,10 @@ pub enum FlowKind {
     Tcp,
     /// TFRC (RFC 5348, `crate::tfrc`) with these parameters.
     Tfrc(crate::tfrc::TfrcConfig),
+    /// Cross traffic: a Pareto on/off source (ns-2's `Application/Traffic/Pareto` over
+    /// `Agent/UDP`, `crate::traffic::pareto`) sending datagrams until the run stops, recorded
+    /// as aggregates (`world::cross`).
+    Pareto(crate::traffic::pareto::ParetoConfig),
 }
 
 impl FlowKind {
@@ -373,6 +377,7 @@ impl FlowKind {
         match self {
             FlowKind::Tcp => "tcp",
             FlowKind::Tfrc(_) => "tfrc",
+            FlowKind::Pareto(_) => "pareto",
         }
     }
 }

@@ -540,15 +540,19 @@ pub fn keys() -> Vec<KeyDoc> {
             "size",
             SIZE,
             "required for TCP; TFRC: unbounded",
-            "bytes to transfer (up to 2^63); a TFRC flow without it sends until run.stop",
+            "bytes to transfer (up to 2^63); a TFRC flow without it sends until run.stop; a \
+             Pareto flow takes none (it sends until run.stop)",
         ),
         k(
             "flow",
             "kind",
-            "\"tcp\" | \"tfrc\"",
+            "\"tcp\" | \"tfrc\" | \"pareto\"",
             "\"tcp\"",
             "the protocol carrying the flow: TCP, or TFRC (RFC 5348: equation-based rate \
-             control over UDP; no retransmission, never completes, runs to run.stop)",
+             control over UDP; no retransmission, never completes, runs to run.stop), or \
+             pareto: cross traffic from a Pareto on/off source over UDP (ns-2's \
+             Application/Traffic/Pareto; runs to run.stop), recorded as aggregates \
+             (summary.json's flows[].cross and drops, series_cross.parquet), never captured",
         ),
         k(
             "flow",
@@ -556,6 +560,14 @@ pub fn keys() -> Vec<KeyDoc> {
             "a table of the flow.tfrc keys",
             "RFC 5348's defaults",
             "a TFRC flow's parameters",
+        ),
+        k(
+            "flow",
+            "pareto",
+            "a table of the flow.pareto keys",
+            "ns-2.35's defaults, shape 1.9",
+            "a Pareto flow's parameters; its long-run mean rate is rate × burst_time / \
+             (burst_time + idle_time)",
         ),
         k(
             "flow.tfrc",
@@ -589,6 +601,43 @@ pub fn keys() -> Vec<KeyDoc> {
             "false (ns2 profile: true)",
             "discount older loss intervals while the open one exceeds twice their mean, by \
              DF = max(2 I_mean / I_0, 0.5) (RFC 5348 §5.5, optional; ns-2.35's discount_ 1)",
+        ),
+        k(
+            "flow.pareto",
+            "rate",
+            RATE,
+            "64 kb/s",
+            "the sending rate during a burst (ns-2.35's rate_, tcl/lib/ns-default.tcl)",
+        ),
+        k(
+            "flow.pareto",
+            "packet_size",
+            SIZE,
+            "210 B",
+            "bytes of each datagram on the wire, no header added (ns-2.35's packetSize_; \
+             Agent/UDP sends it as given)",
+        ),
+        k(
+            "flow.pareto",
+            "burst_time",
+            TIME,
+            "500 ms",
+            "the mean burst length (ns-2.35's burst_time_)",
+        ),
+        k(
+            "flow.pareto",
+            "idle_time",
+            TIME,
+            "500 ms",
+            "the mean idle time between bursts (ns-2.35's idle_time_)",
+        ),
+        k(
+            "flow.pareto",
+            "shape",
+            "number above 1",
+            "1.9",
+            "the Pareto shape of burst lengths and idle times (Chen et al. §5's 1.9; ns-2.35's \
+             shape_ is 1.5)",
         ),
         k("flow", "start", TIME, "0 s", "when the transfer starts"),
         k(

@@ -119,6 +119,19 @@ pub fn to_toml(spec: &Spec) -> String {
             );
             continue;
         }
+        if let crate::spec::FlowKind::Pareto(c) = &f.kind {
+            let _ = writeln!(
+                o,
+                "kind = \"pareto\"\n[flow.pareto]\nrate = \"{} b/s\"\npacket_size = \"{} B\"\n\
+                 burst_time = {}\nidle_time = {}\nshape = {:?}\n",
+                c.rate_bps,
+                c.packet_size,
+                dur(c.burst_time),
+                dur(c.idle_time),
+                c.shape
+            );
+            continue;
+        }
         if !f.remedies.is_empty() {
             let names: Vec<String> = f.remedies.iter().map(|r| q(r.name())).collect();
             let _ = writeln!(o, "remedies = [{}]", names.join(", "));

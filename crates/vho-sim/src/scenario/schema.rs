@@ -316,7 +316,20 @@ pub struct FlowT {
     pub kind: Option<S>,
     pub tcp: Option<Spanned<toml::Value>>,
     pub tfrc: Option<Spanned<TfrcT>>,
+    pub pareto: Option<Spanned<ParetoT>>,
     pub remedies: Option<Vec<S>>,
+}
+
+/// `[flow.pareto]`: a Pareto on/off source's parameters (`crate::traffic::pareto::ParetoConfig`,
+/// ns-2's `Application/Traffic/Pareto`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ParetoT {
+    pub rate: Option<S>,
+    pub packet_size: Option<S>,
+    pub burst_time: Option<S>,
+    pub idle_time: Option<S>,
+    pub shape: Option<Spanned<f64>>,
 }
 
 /// `[flow.tfrc]`: a TFRC flow's parameters (`crate::tfrc::TfrcConfig`).

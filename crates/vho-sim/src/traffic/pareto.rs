@@ -116,6 +116,11 @@ impl ParetoOnOff {
         })
     }
 
+    /// The parameters it runs with.
+    pub fn config(&self) -> &ParetoConfig {
+        &self.cfg
+    }
+
     fn pareto(&mut self, scale: f64) -> f64 {
         let u = 1.0 - self.rng.next_f64(); // in (0, 1]
         scale / u.powf(1.0 / self.cfg.shape)

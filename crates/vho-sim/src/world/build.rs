@@ -98,6 +98,7 @@ impl World {
         };
         let mut flows = Vec::with_capacity(spec.flows.len());
         let mut tfrc = super::tfrc::build(spec);
+        let mut cross = super::cross::build(spec);
         for (f, fs) in spec.flows.iter().enumerate() {
             let to = |d: DirIdx| dirs[d as usize].to;
             // With Mobile IPv6 a mobile's routes are its entities' business (by address).
@@ -149,6 +150,7 @@ impl World {
                 ip_id: [0, 0],
                 rx_bins: spec.record.series.then(vho_bins),
                 tfrc: tfrc[f].take(),
+                cross: cross[f].take(),
             });
         }
         let mobiles = spec

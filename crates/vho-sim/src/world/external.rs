@@ -147,6 +147,9 @@ impl World {
         if pkt.net & net::TFRC != 0 {
             self.book_tfrc_drop(&pkt, d, cause);
         }
+        if pkt.net & net::CROSS != 0 {
+            self.book_cross_drop(&pkt, d, cause);
+        }
         if pkt.net & net::EXTERNAL != 0 {
             if let Some(out) = &mut self.external_out {
                 out.dropped.push((pkt.flow, d, cause));

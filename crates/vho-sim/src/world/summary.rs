@@ -109,6 +109,9 @@ pub struct FlowSummary {
     /// zero).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tfrc: Option<TfrcSummary>,
+    /// A cross-traffic flow's record (`kind = "pareto"`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross: Option<super::CrossSummary>,
 }
 
 /// A TFRC flow (RFC 5348) from its start to the end of the run.
@@ -374,6 +377,10 @@ impl World {
                     }
                 }),
                 tfrc: flow.tfrc.as_deref().map(|t| t.summary(fs.start, self.now)),
+                cross: flow.cross.as_deref().map(|c| {
+                    let dropped = flow.drops.iter().flatten().sum();
+                    c.summary(fs.start, self.now, dropped)
+                }),
             });
         }
         let mip_times = self.mip_records_by_handover();
@@ -495,11 +502,17 @@ impl World {
             .map(|f| f.tfrc.as_mut().and_then(|t| t.series.take()))
             .collect();
         let rx_bins = self.flows.iter().map(|f| f.rx_bins.clone()).collect();
+        let cross_bins = self
+            .flows
+            .iter_mut()
+            .map(|f| f.cross.as_mut().map(|c| std::mem::take(&mut c.bins)))
+            .collect();
         let taps = std::mem::take(&mut self.taps);
         RunOutput {
             summary,
             tcp_series,
             tfrc_series,
+            cross_bins,
             queue_series: self.queue_series.take(),
             drop_series: self.drop_series.take(),
             rx_bins,
@@ -523,8 +536,9 @@ fn warnings(s: &Summary, ended: super::EndedBy) -> Vec<String> {
     let stuck: Vec<&str> = s
         .flows
         .iter()
-        // A TFRC flow does not retransmit: it runs to the stop time by design.
-        .filter(|f| !f.completed && f.tfrc.is_none())
+        // A TFRC flow does not retransmit, cross traffic has no end: both run to the stop
+        // time by design.
+        .filter(|f| !f.completed && f.tfrc.is_none() && f.cross.is_none())
         .map(|f| f.name.as_str())
         .collect();
     match ended {

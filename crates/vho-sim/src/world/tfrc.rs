@@ -128,7 +128,7 @@ pub(super) fn build(spec: &crate::spec::Spec) -> Vec<Option<Box<TfrcFlow>>> {
     spec.flows
         .iter()
         .map(|fs| match fs.kind {
-            FlowKind::Tcp => None,
+            FlowKind::Tcp | FlowKind::Pareto(_) => None,
             FlowKind::Tfrc(cfg) => {
                 Some(Box::new(TfrcFlow::new(&cfg, fs.start, spec.record.series)))
             }

@@ -26,6 +26,7 @@ mod link_layer;
 mod links;
 mod mipv6;
 mod nemo;
+mod pareto;
 mod schedules;
 mod tcp;
 mod tfrc;
@@ -165,7 +166,7 @@ impl Ctx<'_> {
             let bytes = match (&ft.size, kind) {
                 (Some(s), _) => self.with(s, "flow.size", units::size_bytes)?,
                 // A TFRC flow without a size is a bulk source: it sends until the run stops.
-                (None, FlowKind::Tfrc(_)) => u64::MAX,
+                (None, FlowKind::Tfrc(_) | FlowKind::Pareto(_)) => u64::MAX,
                 (None, FlowKind::Tcp) => {
                     return Err(self.err(
                         f.span(),

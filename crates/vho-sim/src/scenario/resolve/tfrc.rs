@@ -11,6 +11,14 @@ impl Ctx<'_> {
         };
         match kind {
             "tcp" => {
+                if let Some(t) = &ft.pareto {
+                    return Err(self.err(
+                        t.span(),
+                        "flow.pareto",
+                        "no [flow.pareto] on a TCP flow (give kind = \"pareto\")",
+                        None,
+                    ));
+                }
                 if let Some(t) = &ft.tfrc {
                     return Err(self.err(
                         t.span(),
@@ -25,6 +33,7 @@ impl Ctx<'_> {
                 for (bad, what) in [
                     (ft.tcp.is_some(), "tcp"),
                     (ft.remedies.is_some(), "remedies"),
+                    (ft.pareto.is_some(), "pareto"),
                 ] {
                     if bad {
                         return Err(self.err(
@@ -37,10 +46,11 @@ impl Ctx<'_> {
                 }
                 self.tfrc(ft.tfrc.as_ref()).map(FlowKind::Tfrc)
             }
+            "pareto" => self.pareto_kind(ft),
             other => Err(self.err(
                 ft.kind.as_ref().map_or(0..0, |k| k.span()),
                 "flow.kind",
-                "\"tcp\" or \"tfrc\"",
+                "\"tcp\", \"tfrc\" or \"pareto\"",
                 Some(format!("{other:?}")),
             )),
         }

@@ -12,7 +12,8 @@ A run writes, in its output directory:
 - ``series_tcp.parquet``, ``series_queues.parquet`` and ``series_drops.parquet`` (every data
   segment dropped in the network: time, flow, offset from its first data byte, length, link,
   cause) when the scenario records series; ``series_tfrc.parquet`` (each TFRC sender's rate X,
-  X_recv, p and RTT at every change, in bit/s and seconds) when it also has TFRC flows.
+  X_recv, p and RTT at every change, in bit/s and seconds) when it also has TFRC flows;
+  ``series_probe.parquet`` (TFRC Probe's capacity estimate at every change) with TFRC Probe.
 
 Everything is first written to a hidden staging directory beside it and swapped in whole only
 when the run has succeeded (:func:`vho.files.staged_output`): a failed run leaves no file
@@ -285,6 +286,25 @@ def _tfrc_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
     return pd.concat(frames, ignore_index=True)
 
 
+def _probe_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
+    """TFRC Probe's capacity estimate over time (Chen et al. §3.1: CapProbe at the receiver),
+    one row per change, every probing flow in one frame with its name; ``None`` without one."""
+    series = raw.get("probe_series") or []
+    if all(c is None for c in series):
+        return None
+    import pandas as pd
+
+    names = [f["name"] for f in summary["flows"]]
+    frames = []
+    for name, cols in zip(names, series, strict=True):
+        if cols is None:
+            continue
+        df = pd.DataFrame(cols)
+        df.insert(0, "t_s", df.pop("t_ns") / 1e9)
+        frames.append(df.assign(flow=name))
+    return pd.concat(frames, ignore_index=True)
+
+
 def _drops(cols: dict | None, summary: dict, names: list[str]) -> pd.DataFrame | None:
     if cols is None:
         return None
@@ -366,6 +386,9 @@ def run(
             tfrc = _tfrc_frame(raw, summary)
             if tfrc is not None:
                 tfrc.to_parquet(stage / "series_tfrc.parquet", index=False)
+            probe = _probe_frame(raw, summary)
+            if probe is not None:
+                probe.to_parquet(stage / "series_probe.parquet", index=False)
             if queues is not None:
                 queues.to_parquet(stage / "series_queues.parquet", index=False)
             if drops is not None:

@@ -269,6 +269,8 @@ pub struct RunOutput {
     pub tcp_series: Vec<Option<TcpSeries>>,
     /// Per flow (in scenario order) a TFRC sender's state over time, if recorded.
     pub tfrc_series: Vec<Option<crate::record::series::TfrcSeries>>,
+    /// Per flow TFRC Probe's capacity estimate over time, if recorded.
+    pub probe_series: Vec<Option<crate::record::series::ProbeSeries>>,
     pub queue_series: Option<QueueSeries>,
     /// Every data segment dropped in the network, if recorded (series).
     pub drop_series: Option<DropSeries>,
@@ -504,6 +506,8 @@ mod link_layer_tests;
 mod mip_tests;
 #[cfg(test)]
 mod nemo_tests;
+#[cfg(test)]
+mod probe_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

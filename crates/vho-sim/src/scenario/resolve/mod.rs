@@ -195,6 +195,7 @@ impl Ctx<'_> {
                     remedies.push(remedy);
                 }
             }
+            let probe = self.probe(ft, kind, &remedies)?;
             let name = ft.name.clone().unwrap_or_else(|| format!("flow{i}"));
             out.push(FlowSpec {
                 name,
@@ -205,6 +206,7 @@ impl Ctx<'_> {
                 kind,
                 tcp,
                 remedies,
+                probe,
             });
         }
         Ok(out)

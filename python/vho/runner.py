@@ -13,6 +13,7 @@ A run writes, in its output directory:
   segment dropped in the network: time, flow, offset from its first data byte, length, link,
   cause) when the scenario records series; ``series_tfrc.parquet`` (each TFRC sender's rate X,
   X_recv, p and RTT at every change, in bit/s and seconds) when it also has TFRC flows;
+  ``series_probe.parquet`` (TFRC Probe's capacity estimate at every change) with TFRC Probe.
 - ``series_cross.parquet`` when the scenario has cross traffic (``kind = "pareto"``), whether
   or not it records series: one row per Pareto flow per second (``vho_sim::world::CROSS_INTERVAL``)
   with the bytes sent and delivered in it and their rates. Cross traffic is never captured.
@@ -319,6 +320,25 @@ def _cross_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
     return pd.concat(frames, ignore_index=True)
 
 
+def _probe_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
+    """TFRC Probe's capacity estimate over time (Chen et al. §3.1: CapProbe at the receiver),
+    one row per change, every probing flow in one frame with its name; ``None`` without one."""
+    series = raw.get("probe_series") or []
+    if all(c is None for c in series):
+        return None
+    import pandas as pd
+
+    names = [f["name"] for f in summary["flows"]]
+    frames = []
+    for name, cols in zip(names, series, strict=True):
+        if cols is None:
+            continue
+        df = pd.DataFrame(cols)
+        df.insert(0, "t_s", df.pop("t_ns") / 1e9)
+        frames.append(df.assign(flow=name))
+    return pd.concat(frames, ignore_index=True)
+
+
 def _drops(cols: dict | None, summary: dict, names: list[str]) -> pd.DataFrame | None:
     if cols is None:
         return None
@@ -403,6 +423,9 @@ def run(
             cross = _cross_frame(raw, summary)
             if cross is not None:
                 cross.to_parquet(stage / "series_cross.parquet", index=False)
+            probe = _probe_frame(raw, summary)
+            if probe is not None:
+                probe.to_parquet(stage / "series_probe.parquet", index=False)
             if queues is not None:
                 queues.to_parquet(stage / "series_queues.parquet", index=False)
             if drops is not None:

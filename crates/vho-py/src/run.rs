@@ -166,6 +166,20 @@ pub fn run_scenario<'py>(
         }
     }
     d.set_item("tfrc_series", tfrc)?;
+    let probe = PyList::empty(py);
+    for s in &out.probe_series {
+        match s {
+            Some(s) => probe.append(series_dict(
+                py,
+                &[
+                    ("t_ns", u64s(&s.t_ns)),
+                    ("estimate_bps", u64s(&s.estimate_bps)),
+                ],
+            )?)?,
+            None => probe.append(py.None())?,
+        }
+    }
+    d.set_item("probe_series", probe)?;
     match &out.queue_series {
         Some(q) => d.set_item(
             "queue_series",

@@ -357,6 +357,9 @@ pub struct FlowSpec {
     /// The remedies asked for this flow, by name (`crate::remedy`); already applied to the
     /// spec (its TCP settings, its mobile's handovers) when the spec is built.
     pub remedies: Vec<crate::remedy::Remedy>,
+    /// TFRC Probe and its handoff notifications (`[flow.probe]`, the remedies `probe`, `ihn`,
+    /// `ehn`, `fra`, `err`).
+    pub probe: crate::probe::ProbeConfig,
 }
 
 /// What carries a flow's data (`[[flow]] kind`).

@@ -639,6 +639,43 @@ pub fn keys() -> Vec<KeyDoc> {
             "the Pareto shape of burst lengths and idle times (Chen et al. §5's 1.9; ns-2.35's \
              shape_ is 1.5)",
         ),
+        k(
+            "flow",
+            "probe",
+            "table: pair_every, window, alpha, beta (see flow.probe)",
+            "Chen et al.'s",
+            "TFRC Probe's parameters (Chen et al. §3), used with the remedies probe, ihn, \
+             ehn, fra, err; TFRC flows only (TCP Probe is not in the simulator yet)",
+        ),
+        k(
+            "flow.probe",
+            "pair_every",
+            "integer 2-10000",
+            "20 (Chen et al. §3.1)",
+            "n: the packet after every n-th goes at once, back to back (a packet pair)",
+        ),
+        k(
+            "flow.probe",
+            "window",
+            "integer 1-10000",
+            "10 (vho's choice; the paper gives none)",
+            "CapProbe's minimum delay-sum filter runs over the last this many pairs: IHN's \
+             lag on a HIGH-to-LOW handoff is about this many pairs",
+        ),
+        k(
+            "flow.probe",
+            "alpha",
+            "number above 1",
+            "5 (Chen et al. §3.3)",
+            "IHN: an estimate above alpha times the previous one is a LOW-to-HIGH handoff",
+        ),
+        k(
+            "flow.probe",
+            "beta",
+            "number in (0, 1)",
+            "0.2 (Chen et al. §3.3)",
+            "IHN: an estimate below beta times the previous one is a HIGH-to-LOW handoff",
+        ),
         k("flow", "start", TIME, "0 s", "when the transfer starts"),
         k(
             "flow",

@@ -318,6 +318,17 @@ pub struct FlowT {
     pub tfrc: Option<Spanned<TfrcT>>,
     pub pareto: Option<Spanned<ParetoT>>,
     pub remedies: Option<Vec<S>>,
+    pub probe: Option<Spanned<ProbeT>>,
+}
+
+/// `[flow.probe]`: TFRC Probe's parameters (`crate::probe::ProbeConfig`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeT {
+    pub pair_every: Option<Spanned<i64>>,
+    pub window: Option<Spanned<i64>>,
+    pub alpha: Option<Spanned<f64>>,
+    pub beta: Option<Spanned<f64>>,
 }
 
 /// `[flow.pareto]`: a Pareto on/off source's parameters (`crate::traffic::pareto::ParetoConfig`,

@@ -278,6 +278,8 @@ pub struct RunOutput {
     /// Per flow (in scenario order) a Pareto flow's bytes sent and delivered per
     /// [`CROSS_INTERVAL`]; always recorded (aggregates).
     pub cross_bins: Vec<Option<CrossBins>>,
+    /// Per flow TFRC Probe's capacity estimate over time, if recorded.
+    pub probe_series: Vec<Option<crate::record::series::ProbeSeries>>,
     pub queue_series: Option<QueueSeries>,
     /// Every data segment dropped in the network, if recorded (series).
     pub drop_series: Option<DropSeries>,
@@ -519,6 +521,8 @@ mod link_layer_tests;
 mod mip_tests;
 #[cfg(test)]
 mod nemo_tests;
+#[cfg(test)]
+mod probe_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

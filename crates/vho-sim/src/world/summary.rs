@@ -5,6 +5,7 @@
 use super::{RunOutput, World};
 use crate::link::DropCause;
 use crate::spec::HandoverKind;
+use crate::time::Time;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
@@ -142,6 +143,39 @@ pub struct TfrcSummary {
     pub expedited_feedback: u64,
     /// Expiries of the sender's nofeedback timer (§4.4).
     pub nofeedback_expiries: u64,
+    /// TFRC Probe's record (`null` without the probe).
+    pub probe: Option<ProbeSummary>,
+}
+
+/// TFRC Probe (Chen et al. §3): its pairs, its estimate, the handoffs it learnt of.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProbeSummary {
+    /// Pairs the receiver measured, and pairs refused for having no dispersion.
+    pub pairs: u64,
+    pub pairs_refused: u64,
+    /// The receiver's CapProbe estimate at the end, bit/s.
+    pub final_estimate_bps: Option<u64>,
+    /// Every IHN or EHN in order, with what the sender did.
+    pub detections: Vec<DetectionSummary>,
+}
+
+/// One handoff as the sender learnt it.
+#[derive(Clone, Debug, Serialize)]
+pub struct DetectionSummary {
+    pub at_s: f64,
+    /// "ihn" or "ehn".
+    pub by: &'static str,
+    /// "low-to-high" or "high-to-low".
+    pub direction: &'static str,
+    /// The capacities before and after: the estimates C and C' (IHN), the interfaces'
+    /// nominal rates (EHN); bit/s.
+    pub from_bps: u64,
+    pub to_bps: u64,
+    /// "fra", "err" or `null`.
+    pub action: Option<&'static str>,
+    /// From the nearest handover's instant to this (negative: before it); IHN's detection
+    /// lag. `null` in a run without handovers.
+    pub after_handover_s: Option<f64>,
 }
 
 /// The oracle sender's record (see `tcp::oracle`).
@@ -307,6 +341,12 @@ impl World {
             (l.name.clone(), node(from), node(to))
         };
         let mut flows = Vec::new();
+        let handover_instants: Vec<Time> = self
+            .handovers
+            .iter()
+            .filter(|h| h.happened)
+            .map(|h| h.at)
+            .collect();
         for (f, fs) in spec.flows.iter().enumerate() {
             let flow = &self.flows[f];
             let truth = flow.truth.counts();
@@ -376,11 +416,14 @@ impl World {
                         oracle_cwnd_segments: o.path.map(|p| p.window_segments()),
                     }
                 }),
-                tfrc: flow.tfrc.as_deref().map(|t| t.summary(fs.start, self.now)),
                 cross: flow.cross.as_deref().map(|c| {
                     let dropped = flow.drops.iter().flatten().sum();
                     c.summary(fs.start, self.now, dropped)
                 }),
+                tfrc: flow
+                    .tfrc
+                    .as_deref()
+                    .map(|t| t.summary(fs.start, self.now, &handover_instants)),
             });
         }
         let mip_times = self.mip_records_by_handover();
@@ -501,6 +544,11 @@ impl World {
             .iter_mut()
             .map(|f| f.tfrc.as_mut().and_then(|t| t.series.take()))
             .collect();
+        let probe_series = self
+            .flows
+            .iter_mut()
+            .map(|f| f.tfrc.as_mut().and_then(|t| t.probe_series.take()))
+            .collect();
         let rx_bins = self.flows.iter().map(|f| f.rx_bins.clone()).collect();
         let cross_bins = self
             .flows
@@ -513,6 +561,7 @@ impl World {
             tcp_series,
             tfrc_series,
             cross_bins,
+            probe_series,
             queue_series: self.queue_series.take(),
             drop_series: self.drop_series.take(),
             rx_bins,

@@ -14,7 +14,8 @@ use super::{Event, World};
 use crate::link::DropCause;
 use crate::net::routes::DirIdx;
 use crate::packet::{net, Packet, PktIdx};
-use crate::record::series::{TfrcSample, TfrcSeries};
+use crate::probe::ProbeConfig;
+use crate::record::series::{ProbeSeries, TfrcSample, TfrcSeries};
 use crate::spec::{FlowKind, NodeIdx};
 use crate::tfrc::{
     TfrcConfig, TfrcHeader, TfrcReceiver, TfrcSender, DATA_HEADER_BYTES, FEEDBACK_BYTES,
@@ -30,6 +31,9 @@ pub(super) struct TfrcFlow {
     /// Earliest live wake-up scheduled per side.
     wake: [Option<Time>; 2],
     pub(super) series: Option<TfrcSeries>,
+    /// TFRC Probe's estimate over time (with series and the probe).
+    pub(super) probe_series: Option<ProbeSeries>,
+    probe_on: bool,
     /// X_recv of the last feedback the sender got, bytes per second.
     pub(super) x_recv: f64,
     /// The receiver's p integrated over time (p·ns) since the flow started, and when p last
@@ -41,12 +45,14 @@ pub(super) struct TfrcFlow {
 }
 
 impl TfrcFlow {
-    pub(super) fn new(cfg: &TfrcConfig, start: Time, series: bool) -> Self {
+    pub(super) fn new(cfg: &TfrcConfig, probe: &ProbeConfig, start: Time, series: bool) -> Self {
         TfrcFlow {
-            sender: TfrcSender::new(cfg, start),
-            receiver: TfrcReceiver::new(cfg),
+            sender: TfrcSender::new(cfg, start).with_probe(probe),
+            receiver: TfrcReceiver::new(cfg).with_probe(probe),
             wake: [None, None],
             series: series.then(TfrcSeries::default),
+            probe_series: (series && probe.enabled).then(ProbeSeries::default),
+            probe_on: probe.enabled,
             x_recv: 0.0,
             p_area: 0.0,
             p_since: start,
@@ -55,8 +61,14 @@ impl TfrcFlow {
         }
     }
 
-    /// What `summary.json` says of the flow, run from `start` to `now`.
-    pub(super) fn summary(&self, start: Time, now: Time) -> super::summary::TfrcSummary {
+    /// What `summary.json` says of the flow, run from `start` to `now` with handovers at
+    /// `handovers`.
+    pub(super) fn summary(
+        &self,
+        start: Time,
+        now: Time,
+        handovers: &[Time],
+    ) -> super::summary::TfrcSummary {
         let (st, rs) = (self.sender.stats(), self.receiver.stats());
         let span = now.saturating_since(start).as_secs_f64();
         let per_s = |bytes: u64| {
@@ -85,7 +97,42 @@ impl TfrcFlow {
             feedback_received: st.feedbacks,
             expedited_feedback: rs.expedited_feedbacks,
             nofeedback_expiries: st.nofeedback_expiries,
+            probe: self.probe_summary(handovers),
         }
+    }
+
+    /// TFRC Probe's pairs, estimate and detections (`None` without the probe).
+    fn probe_summary(&self, handovers: &[Time]) -> Option<super::summary::ProbeSummary> {
+        if !self.probe_on {
+            return None;
+        }
+        let (pairs, refused) = self.receiver.probe_pairs();
+        let nearest = |at: Time| {
+            handovers
+                .iter()
+                .map(|&h| at.as_secs_f64() - h.as_secs_f64())
+                .min_by(|a, b| a.abs().total_cmp(&b.abs()))
+        };
+        let detections = self
+            .sender
+            .detections()
+            .iter()
+            .map(|d| super::summary::DetectionSummary {
+                at_s: d.handoff.at.as_secs_f64(),
+                by: d.handoff.by.name(),
+                direction: d.handoff.direction.name(),
+                from_bps: d.handoff.from_bps,
+                to_bps: d.handoff.to_bps,
+                action: d.action.map(|a| a.name()),
+                after_handover_s: nearest(d.handoff.at),
+            })
+            .collect();
+        Some(super::summary::ProbeSummary {
+            pairs,
+            pairs_refused: refused,
+            final_estimate_bps: self.receiver.capacity_estimate(),
+            detections,
+        })
     }
 
     /// The receiver's loss event rate, time-weighted over [start, `now`].
@@ -129,9 +176,12 @@ pub(super) fn build(spec: &crate::spec::Spec) -> Vec<Option<Box<TfrcFlow>>> {
         .iter()
         .map(|fs| match fs.kind {
             FlowKind::Tcp | FlowKind::Pareto(_) => None,
-            FlowKind::Tfrc(cfg) => {
-                Some(Box::new(TfrcFlow::new(&cfg, fs.start, spec.record.series)))
-            }
+            FlowKind::Tfrc(cfg) => Some(Box::new(TfrcFlow::new(
+                &cfg,
+                &fs.probe,
+                fs.start,
+                spec.record.series,
+            ))),
         })
         .collect()
 }
@@ -279,6 +329,12 @@ impl World {
                 let before = flow.receiver.stats().bytes_received;
                 flow.receiver.handle_data(now, &d);
                 flow.note_p(now);
+                if let (Some(series), Some(c)) = (
+                    flow.probe_series.as_mut(),
+                    flow.receiver.capacity_estimate(),
+                ) {
+                    series.push(now, c);
+                }
                 let after = flow.receiver.stats().bytes_received;
                 let f_ = &mut self.flows[f];
                 // The same receiver throughput and first packet over a new link as TCP's.

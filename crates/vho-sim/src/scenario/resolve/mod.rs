@@ -196,6 +196,7 @@ impl Ctx<'_> {
                     remedies.push(remedy);
                 }
             }
+            let probe = self.probe(ft, kind, &remedies)?;
             let name = ft.name.clone().unwrap_or_else(|| format!("flow{i}"));
             out.push(FlowSpec {
                 name,
@@ -206,6 +207,7 @@ impl Ctx<'_> {
                 kind,
                 tcp,
                 remedies,
+                probe,
             });
         }
         Ok(out)

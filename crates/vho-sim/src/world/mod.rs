@@ -196,6 +196,8 @@ struct Flow {
     first_on_new_link: Option<Time>,
     /// A TFRC flow's endpoints (`world::tfrc`); `None` for TCP, whose endpoints are above.
     tfrc: Option<Box<tfrc::TfrcFlow>>,
+    /// TCP Probe's estimate over time (series and the probe on; TFRC's is in `tfrc`).
+    probe_series: Option<crate::record::series::ProbeSeries>,
 }
 
 struct MobileState {

@@ -8,8 +8,9 @@
 //! [`response`] decides.
 //!
 //! Sans-IO as the rest: the estimators take the delays the caller measured and the time it
-//! passes in. The senders that use them: `tfrc::sender` (TFRC Probe: a back-to-back pair
-//! every [`DEFAULT_PAIR_EVERY`] packets, the receiver's estimate on the feedback).
+//! passes in. The senders that use them: `tfrc::probe` (TFRC Probe: a back-to-back pair
+//! every [`DEFAULT_PAIR_EVERY`] packets, the receiver's estimate on the feedback) and
+//! `tcp::sender::probe` (TCP Probe: the ACKs of back-to-back segments timed at the sender).
 //!
 //! Scenario: `[[flow]] remedies = ["probe" | "ihn" | "ehn" | "fra" | "err", ...]` switch them
 //! on (`remedy::probe`), `[flow.probe]` sets α, β, n and the window.

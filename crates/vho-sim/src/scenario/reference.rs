@@ -644,15 +644,16 @@ pub fn keys() -> Vec<KeyDoc> {
             "probe",
             "table: pair_every, window, alpha, beta (see flow.probe)",
             "Chen et al.'s",
-            "TFRC Probe's parameters (Chen et al. §3), used with the remedies probe, ihn, \
-             ehn, fra, err; TFRC flows only (TCP Probe is not in the simulator yet)",
+            "TCP Probe's and TFRC Probe's parameters (Chen et al. §3), used with the remedies \
+             probe, ihn, ehn, fra, err",
         ),
         k(
             "flow.probe",
             "pair_every",
             "integer 2-10000",
             "20 (Chen et al. §3.1)",
-            "n: the packet after every n-th goes at once, back to back (a packet pair)",
+            "TFRC Probe: the packet after every n-th goes at once, back to back (a packet \
+             pair); TCP Probe pairs the back-to-back segments TCP sends anyway (§3.2)",
         ),
         k(
             "flow.probe",

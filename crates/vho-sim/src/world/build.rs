@@ -131,7 +131,7 @@ impl World {
             let sp = SENDER_PORT_BASE.wrapping_add(f as u16);
             let rp = RECEIVER_PORT_BASE.wrapping_add(f as u16);
             flows.push(Flow {
-                sender: TcpSender::new(&tcp, sp, rp, iss_s, fs.bytes),
+                sender: TcpSender::new(&tcp, sp, rp, iss_s, fs.bytes).with_probe(&fs.probe),
                 receiver: TcpReceiver::new(&tcp, rp, sp, iss_r),
                 wake: [None, None],
                 truth: FlowTruth::default(),
@@ -151,6 +151,8 @@ impl World {
                 rx_bins: spec.record.series.then(vho_bins),
                 tfrc: tfrc[f].take(),
                 cross: cross[f].take(),
+                probe_series: (spec.record.series && fs.probe.enabled)
+                    .then(crate::record::series::ProbeSeries::default),
             });
         }
         let mobiles = spec

@@ -76,6 +76,9 @@ impl World {
                     flight: p.flight_size,
                 },
             );
+            if let (Some(ps), Some(c)) = (&mut flow.probe_series, flow.sender.capacity_estimate()) {
+                ps.push(self.now, c);
+            }
         }
     }
 

@@ -59,6 +59,14 @@ impl World {
                 self.flows[f].sender.notify_handover(now, notice);
                 self.pump(f, 0);
             }
+            if self.spec.flows[f].probe.ehn {
+                // TCP Probe's EHN, to the sender wherever it runs (Chen et al. §5: "sent
+                // directly to TCP/TFRC applications"), with the rates ERR needs.
+                self.flows[f]
+                    .sender
+                    .notify_probe_handover(now, from_bps, to_bps);
+                self.pump(f, 0);
+            }
         }
     }
 

@@ -202,6 +202,8 @@ struct Flow {
     tfrc: Option<Box<tfrc::TfrcFlow>>,
     /// A Pareto flow's source and counts (`world::cross`); `None` for TCP and TFRC.
     cross: Option<Box<cross::CrossFlow>>,
+    /// TCP Probe's estimate over time (series and the probe on; TFRC's is in `tfrc`).
+    probe_series: Option<crate::record::series::ProbeSeries>,
 }
 
 struct MobileState {

@@ -185,11 +185,7 @@ mod tests {
                     "{what}: {t} vs baseline {}",
                     time(&baseline)
                 );
-                // TFRC Probe's remedies take TFRC flows only.
-                for r in Remedy::ALL
-                    .into_iter()
-                    .filter(|&r| !crate::remedy::probe::is_probe_remedy(r))
-                {
+                for r in Remedy::ALL {
                     let other = flow(name, sets, Some(r));
                     assert!(
                         t <= time(&other) || other.spurious_retransmissions > 0,

@@ -113,6 +113,8 @@ pub struct FlowSummary {
     /// A cross-traffic flow's record (`kind = "pareto"`; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cross: Option<super::CrossSummary>,
+    /// TCP Probe's or TFRC Probe's record (Chen et al. §3; `null` without the probe).
+    pub probe: Option<ProbeSummary>,
 }
 
 /// A TFRC flow (RFC 5348) from its start to the end of the run.
@@ -143,17 +145,16 @@ pub struct TfrcSummary {
     pub expedited_feedback: u64,
     /// Expiries of the sender's nofeedback timer (§4.4).
     pub nofeedback_expiries: u64,
-    /// TFRC Probe's record (`null` without the probe).
-    pub probe: Option<ProbeSummary>,
 }
 
-/// TFRC Probe (Chen et al. §3): its pairs, its estimate, the handoffs it learnt of.
+/// TCP Probe or TFRC Probe (Chen et al. §3): its pairs, its estimate, the handoffs it learnt
+/// of.
 #[derive(Clone, Debug, Serialize)]
 pub struct ProbeSummary {
     /// Pairs the receiver measured, and pairs refused for having no dispersion.
     pub pairs: u64,
     pub pairs_refused: u64,
-    /// The receiver's CapProbe estimate at the end, bit/s.
+    /// The CapProbe estimate at the end (TFRC Probe's receiver's, TCP Probe's sender's), bit/s.
     pub final_estimate_bps: Option<u64>,
     /// Every IHN or EHN in order, with what the sender did.
     pub detections: Vec<DetectionSummary>,
@@ -420,10 +421,20 @@ impl World {
                     let dropped = flow.drops.iter().flatten().sum();
                     c.summary(fs.start, self.now, dropped)
                 }),
-                tfrc: flow
-                    .tfrc
-                    .as_deref()
-                    .map(|t| t.summary(fs.start, self.now, &handover_instants)),
+                tfrc: flow.tfrc.as_deref().map(|t| t.summary(fs.start, self.now)),
+                probe: fs.probe.enabled.then(|| match flow.tfrc.as_deref() {
+                    Some(t) => t.probe_summary(&handover_instants),
+                    None => {
+                        let (pairs, refused) = flow.sender.probe_pairs();
+                        let detections = flow.sender.probe_detections().iter();
+                        probe_summary(
+                            (pairs, refused),
+                            flow.sender.capacity_estimate(),
+                            detections.map(|d| (d.handoff, d.action)),
+                            &handover_instants,
+                        )
+                    }
+                }),
             });
         }
         let mip_times = self.mip_records_by_handover();
@@ -547,7 +558,10 @@ impl World {
         let probe_series = self
             .flows
             .iter_mut()
-            .map(|f| f.tfrc.as_mut().and_then(|t| t.probe_series.take()))
+            .map(|f| match f.tfrc.as_mut() {
+                Some(t) => t.probe_series.take(),
+                None => f.probe_series.take(),
+            })
             .collect();
         let rx_bins = self.flows.iter().map(|f| f.rx_bins.clone()).collect();
         let cross_bins = self
@@ -605,4 +619,36 @@ fn warnings(s: &Summary, ended: super::EndedBy) -> Vec<String> {
         )),
     }
     out
+}
+
+/// A probe's record: its pairs (measured, refused), final estimate and detections, each
+/// with its time from the nearest handover's instant.
+pub(super) fn probe_summary(
+    (pairs, pairs_refused): (u64, u64),
+    final_estimate_bps: Option<u64>,
+    detections: impl Iterator<Item = (crate::probe::Handoff, Option<crate::probe::Action>)>,
+    handovers: &[Time],
+) -> ProbeSummary {
+    let nearest = |at: Time| {
+        handovers
+            .iter()
+            .map(|&h| at.as_secs_f64() - h.as_secs_f64())
+            .min_by(|a, b| a.abs().total_cmp(&b.abs()))
+    };
+    ProbeSummary {
+        pairs,
+        pairs_refused,
+        final_estimate_bps,
+        detections: detections
+            .map(|(h, action)| DetectionSummary {
+                at_s: h.at.as_secs_f64(),
+                by: h.by.name(),
+                direction: h.direction.name(),
+                from_bps: h.from_bps,
+                to_bps: h.to_bps,
+                action: action.map(|a| a.name()),
+                after_handover_s: nearest(h.at),
+            })
+            .collect(),
+    }
 }

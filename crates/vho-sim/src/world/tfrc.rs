@@ -33,7 +33,6 @@ pub(super) struct TfrcFlow {
     pub(super) series: Option<TfrcSeries>,
     /// TFRC Probe's estimate over time (with series and the probe).
     pub(super) probe_series: Option<ProbeSeries>,
-    probe_on: bool,
     /// X_recv of the last feedback the sender got, bytes per second.
     pub(super) x_recv: f64,
     /// The receiver's p integrated over time (p·ns) since the flow started, and when p last
@@ -52,7 +51,6 @@ impl TfrcFlow {
             wake: [None, None],
             series: series.then(TfrcSeries::default),
             probe_series: (series && probe.enabled).then(ProbeSeries::default),
-            probe_on: probe.enabled,
             x_recv: 0.0,
             p_area: 0.0,
             p_since: start,
@@ -61,14 +59,8 @@ impl TfrcFlow {
         }
     }
 
-    /// What `summary.json` says of the flow, run from `start` to `now` with handovers at
-    /// `handovers`.
-    pub(super) fn summary(
-        &self,
-        start: Time,
-        now: Time,
-        handovers: &[Time],
-    ) -> super::summary::TfrcSummary {
+    /// What `summary.json` says of the flow, run from `start` to `now`.
+    pub(super) fn summary(&self, start: Time, now: Time) -> super::summary::TfrcSummary {
         let (st, rs) = (self.sender.stats(), self.receiver.stats());
         let span = now.saturating_since(start).as_secs_f64();
         let per_s = |bytes: u64| {
@@ -97,42 +89,20 @@ impl TfrcFlow {
             feedback_received: st.feedbacks,
             expedited_feedback: rs.expedited_feedbacks,
             nofeedback_expiries: st.nofeedback_expiries,
-            probe: self.probe_summary(handovers),
         }
     }
 
-    /// TFRC Probe's pairs, estimate and detections (`None` without the probe).
-    fn probe_summary(&self, handovers: &[Time]) -> Option<super::summary::ProbeSummary> {
-        if !self.probe_on {
-            return None;
-        }
-        let (pairs, refused) = self.receiver.probe_pairs();
-        let nearest = |at: Time| {
-            handovers
+    /// TFRC Probe's pairs, estimate and detections.
+    pub(super) fn probe_summary(&self, handovers: &[Time]) -> super::summary::ProbeSummary {
+        super::summary::probe_summary(
+            self.receiver.probe_pairs(),
+            self.receiver.capacity_estimate(),
+            self.sender
+                .detections()
                 .iter()
-                .map(|&h| at.as_secs_f64() - h.as_secs_f64())
-                .min_by(|a, b| a.abs().total_cmp(&b.abs()))
-        };
-        let detections = self
-            .sender
-            .detections()
-            .iter()
-            .map(|d| super::summary::DetectionSummary {
-                at_s: d.handoff.at.as_secs_f64(),
-                by: d.handoff.by.name(),
-                direction: d.handoff.direction.name(),
-                from_bps: d.handoff.from_bps,
-                to_bps: d.handoff.to_bps,
-                action: d.action.map(|a| a.name()),
-                after_handover_s: nearest(d.handoff.at),
-            })
-            .collect();
-        Some(super::summary::ProbeSummary {
-            pairs,
-            pairs_refused: refused,
-            final_estimate_bps: self.receiver.capacity_estimate(),
-            detections,
-        })
+                .map(|d| (d.handoff, d.action)),
+            handovers,
+        )
     }
 
     /// The receiver's loss event rate, time-weighted over [start, `now`].

@@ -196,7 +196,7 @@ impl Ctx<'_> {
                     remedies.push(remedy);
                 }
             }
-            let probe = self.probe(ft, kind, &remedies)?;
+            let probe = self.probe(ft)?;
             let name = ft.name.clone().unwrap_or_else(|| format!("flow{i}"));
             out.push(FlowSpec {
                 name,

@@ -67,22 +67,8 @@ impl Ctx<'_> {
     }
 
     /// `[flow.probe]` over `ProbeConfig`'s defaults (Chen et al.'s); the remedies switch its
-    /// parts on later (`remedy::probe`). TCP Probe is not in the world yet: its remedies and
-    /// table are refused on a TCP flow.
-    pub(super) fn probe(&self, ft: &FlowT, kind: FlowKind, remedies: &[Remedy]) -> R<ProbeConfig> {
-        let tcp = matches!(kind, FlowKind::Tcp);
-        let probe_remedy = remedies
-            .iter()
-            .any(|&r| crate::remedy::probe::is_probe_remedy(r));
-        if tcp && (probe_remedy || ft.probe.is_some()) {
-            return Err(self.err(
-                ft.probe.as_ref().map_or(0..0, |p| p.span()),
-                "flow.remedies",
-                "probe, ihn, ehn, fra, err and [flow.probe] on a TFRC flow (TCP Probe is not \
-                 in the simulator yet, issue 23)",
-                None,
-            ));
-        }
+    /// parts on later (`remedy::probe`).
+    pub(super) fn probe(&self, ft: &FlowT) -> R<ProbeConfig> {
         let mut cfg = ProbeConfig::default();
         let Some(t) = ft.probe.as_ref() else {
             return Ok(cfg);

@@ -19,6 +19,7 @@ mod detection;
 mod freed_samples;
 mod notice;
 mod oracle;
+mod probe;
 mod recovery;
 mod timeout;
 mod transmit;
@@ -180,6 +181,8 @@ pub struct TcpSender {
     dupthresh: DupThresh,
     /// The oracle sender's state (`oracle`; boxed: other senders carry one pointer).
     oracle: Option<Box<Oracle>>,
+    /// TCP Probe (`probe.rs`; boxed: other senders carry one pointer).
+    probe: Option<Box<probe::TcpProbe>>,
     stats: SenderStats,
 }
 
@@ -275,6 +278,7 @@ impl TcpSender {
             spurious_on: cfg.spurious_detection.any(),
             dupthresh: DupThresh::new(cfg.dupthresh),
             oracle: cfg.oracle.then(Box::default),
+            probe: None,
             stats: SenderStats::default(),
         }
     }
@@ -479,6 +483,9 @@ impl TcpSender {
         }
         if self.spurious_on {
             self.detect_after_ack(seg, una_before, window_changed, newly_sacked, dsack);
+        }
+        if self.probe.is_some() {
+            self.probe_on_ack(now, seg.ack);
         }
     }
 

@@ -392,4 +392,8 @@ pub struct RecordSpec {
     /// Record per-flow TCP state (cwnd, ssthresh, srtt, rttvar, rto, flight size) at every
     /// change, and each link queue's length at every change.
     pub series: bool,
+    /// With `series`: record the queues' lengths too. Off, a run with much cross traffic
+    /// (Chen et al.'s 16 Pareto flows: a row per queue change, tens of millions) keeps only
+    /// the senders' state, the drops and the probe's estimate.
+    pub queues: bool,
 }

@@ -707,6 +707,15 @@ pub fn keys() -> Vec<KeyDoc> {
             "false",
             "record the senders' state and the queues over time (series_*.parquet)",
         ),
+        k(
+            "record",
+            "queues",
+            "true or false",
+            "true",
+            "with series: also each queue's length at every change (series_queues.parquet); \
+             false keeps the other series only (a run with much cross traffic has tens of \
+             millions of queue changes)",
+        ),
     ]);
     v.extend(mipv6_keys());
     v.extend(nemo_keys());

@@ -360,4 +360,6 @@ pub struct RecordT {
     pub pcap: Vec<S>,
     #[serde(default)]
     pub series: bool,
+    /// With `series`: also the queues' series (none for `false`).
+    pub queues: Option<bool>,
 }

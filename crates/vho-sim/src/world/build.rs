@@ -207,7 +207,7 @@ impl World {
             functions,
             capture,
             taps: Vec::new(),
-            queue_series: if spec.record.series {
+            queue_series: if spec.record.series && spec.record.queues {
                 Some(QueueSeries::default())
             } else {
                 None

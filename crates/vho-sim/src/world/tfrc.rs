@@ -331,11 +331,27 @@ impl World {
         }
     }
 
-    /// Books a dropped TFRC packet to its flow.
-    pub(super) fn book_tfrc_drop(&mut self, pkt: &Packet, d: Option<DirIdx>, cause: DropCause) {
+    /// Books a dropped TFRC packet to its flow, and a data packet to the drop series (with
+    /// series: Chen et al. Fig. 9 counts the packets lost around a handoff), its `seq` the
+    /// packet's offset from the flow's first data byte as TCP's (sequence number times s).
+    pub(super) fn book_tfrc_drop(
+        &mut self,
+        idx: PktIdx,
+        pkt: &Packet,
+        d: Option<DirIdx>,
+        cause: DropCause,
+    ) {
         let slot = DropCause::ALL.iter().position(|&c| c == cause).unwrap_or(0);
         if let (Some(d), Some(flow)) = (d, self.flows.get_mut(pkt.flow as usize)) {
             flow.drops[d as usize][slot] += 1;
+        }
+        // The header stays in its slot until the slot is reused (after this drop).
+        if let (Some(ds), Some(TfrcHeader::Data(h))) = (
+            &mut self.drop_series,
+            self.tfrc_headers.get(idx as usize).copied(),
+        ) {
+            let offset = h.seq.wrapping_mul(u64::from(h.size)) as u32;
+            ds.push(self.now, pkt.flow, offset, h.size, d, slot as u8);
         }
     }
 }

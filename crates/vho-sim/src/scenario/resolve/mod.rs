@@ -127,6 +127,7 @@ impl Ctx<'_> {
             record: RecordSpec {
                 pcap_at,
                 series: file.record.series,
+                queues: file.record.queues.unwrap_or(true),
             },
         };
         crate::remedy::apply_all(&mut spec);

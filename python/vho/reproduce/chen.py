@@ -277,6 +277,19 @@ def fra_exit(tfrc: pd.DataFrame, at: float, size: int) -> tuple[float, float]:
     return rose, eq
 
 
+def fra_cut_after(tcp: pd.DataFrame, at: float) -> float:
+    """Seconds from TCP's FRA at ``at`` (ssthresh back to its initial value) to the first
+    reduction of ssthresh after it (a loss recovery ending the slow start FRA asked for); NaN
+    if FRA set nothing or nothing cut it in DELIVERED_AFTER_S."""
+    s = tcp[(tcp["t_s"] >= at) & (tcp["t_s"] < at + DELIVERED_AFTER_S)]
+    top = s["ssthresh"].cummax()
+    raised = s[s["ssthresh"] == s["ssthresh"].max()]
+    if not len(raised):
+        return math.nan
+    after = s[(s["t_s"] >= raised["t_s"].iloc[0]) & (s["ssthresh"] < top)]
+    return float(after["t_s"].iloc[0] - at) if len(after) else math.nan
+
+
 def measure(task: Task, out: Path, r) -> tuple[dict, pd.DataFrame]:
     """One run's row of ``runs.csv``, and its delivered bytes per 0.1 s."""
     s = r.summary
@@ -307,13 +320,16 @@ def measure(task: Task, out: Path, r) -> tuple[dict, pd.DataFrame]:
         "events": s["run"]["events"],
         "wall_s": r.wall_s,
     }
+    began = row["ehn_s"] if np.isfinite(row["ehn_s"]) else row["ihn_s"]
+    fra = direction == "low-to-high" and "fra" in task.variant.name and np.isfinite(began)
+    if fra and f["name"] in r.tcp:
+        row["fra_cut_after_s"] = fra_cut_after(r.tcp[f["name"]], h + began)
     tfrc_path = out / "series_tfrc.parquet"
     if f.get("tfrc") and tfrc_path.exists():
         row["receiver_lost_run"] = f["tfrc"]["packets_lost"]
         tfrc = pd.read_parquet(tfrc_path)
         row["excess_packets"] = excess_packets(tfrc, h, f["tfrc"]["packet_size"])
-        began = row["ehn_s"] if np.isfinite(row["ehn_s"]) else row["ihn_s"]
-        if direction == "low-to-high" and "fra" in task.variant.name and np.isfinite(began):
+        if fra:
             rose, eq = fra_exit(tfrc, h + began, f["tfrc"]["packet_size"])
             row["fra_exit_p_rose"], row["fra_exit_equation"] = rose, eq
     return row, received
@@ -383,6 +399,7 @@ KEYS = (
     "probe_pairs",
     "fra_exit_p_rose",
     "fra_exit_equation",
+    "fra_cut_after_s",
 )
 
 

@@ -389,4 +389,7 @@ pub struct RecordSpec {
     /// Record per-flow TCP state (cwnd, ssthresh, srtt, rttvar, rto, flight size) at every
     /// change, and each link queue's length at every change.
     pub series: bool,
+    /// Write cross traffic (`[[flow]] kind = "pareto"`) to the captures at `pcap_at` too; off,
+    /// it is recorded as aggregates only (`world::cross`).
+    pub pcap_cross: bool,
 }

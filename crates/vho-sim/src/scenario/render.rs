@@ -155,9 +155,10 @@ pub fn to_toml(spec: &Spec) -> String {
     let pcap: Vec<String> = spec.record.pcap_at.iter().map(|&n| node(n)).collect();
     let _ = writeln!(
         o,
-        "[record]\npcap = [{}]\nseries = {}",
+        "[record]\npcap = [{}]\nseries = {}\npcap_cross = {}",
         pcap.join(", "),
-        spec.record.series
+        spec.record.series,
+        spec.record.pcap_cross
     );
     o
 }

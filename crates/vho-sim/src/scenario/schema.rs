@@ -347,4 +347,6 @@ pub struct RecordT {
     pub pcap: Vec<S>,
     #[serde(default)]
     pub series: bool,
+    #[serde(default)]
+    pub pcap_cross: bool,
 }

@@ -127,6 +127,7 @@ impl Ctx<'_> {
             record: RecordSpec {
                 pcap_at,
                 series: file.record.series,
+                pcap_cross: file.record.pcap_cross,
             },
         };
         crate::remedy::apply_all(&mut spec);

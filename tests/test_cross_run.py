@@ -70,3 +70,16 @@ def test_series_cross_has_a_row_per_flow_per_second(out: Path) -> None:
 def test_cross_traffic_is_not_captured(out: Path) -> None:
     # A pcap is its 24-byte global header and its records: none at a cross-traffic sink.
     assert (out / "n10.pcap").stat().st_size == 24
+
+
+def test_record_pcap_cross_writes_each_datagram_as_udp(tmp_path: Path) -> None:
+    # Asked for with record.pcap_cross: at n10 every datagram of the four flows 7 -> 10 it
+    # received, each a 16-byte record header and the 210 bytes of packet_size (IPv4 + UDP +
+    # 182 zero bytes: ns-2's Agent/UDP adds no header).
+    d = tmp_path / "run"
+    sets = ['record.pcap=["n10"]', "record.pcap_cross=true", 'run.stop="5 s"']
+    vho.run(SCENARIO, out_dir=d, overrides=sets)
+    s = json.loads((d / "summary.json").read_text())
+    got = sum(f["cross"]["packets_delivered"] for f in s["flows"] if f["to"] == "n10")
+    assert got > 1000
+    assert (d / "n10.pcap").stat().st_size == 24 + got * (16 + 210)

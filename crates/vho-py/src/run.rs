@@ -52,6 +52,26 @@ impl PacketTap for PcapTap {
             vho_sim::record::pcap_tfrc::encode_tfrc(&mut self.buf, src, dst, pkt.ip_id, ports, hdr);
         self.writer.write_record(now, &self.buf, zeros);
     }
+    fn cross_packet(&mut self, now: Time, pkt: &Packet) {
+        // IPv4 captures only (cross traffic in a Mobile IPv6 run is not written).
+        if self.ipv6.is_some() {
+            return;
+        }
+        let f = pkt.flow as u16;
+        let ports = (6001u16.wrapping_add(f), 50001u16.wrapping_add(f));
+        self.buf.clear();
+        let src = node_ip(pkt.src as usize);
+        let dst = node_ip(pkt.dst as usize);
+        let zeros = vho_sim::record::pcap_cross::encode_cross(
+            &mut self.buf,
+            src,
+            dst,
+            pkt.ip_id,
+            ports,
+            pkt.wire_bytes,
+        );
+        self.writer.write_record(now, &self.buf, zeros);
+    }
     fn finish(&mut self) -> Result<(), String> {
         self.writer.sink_mut().finish().map_err(|e| e.to_string())
     }

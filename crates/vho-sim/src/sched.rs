@@ -28,14 +28,28 @@ impl<E> PartialEq for Entry<E> {
 }
 impl<E> Eq for Entry<E> {}
 impl<E> PartialOrd for Entry<E> {
+    #[inline(always)]
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
+    #[inline(always)]
+    fn le(&self, o: &Self) -> bool {
+        o.key() <= self.key()
+    }
 }
-/// Reversed so that `BinaryHeap` (a max-heap) pops the earliest entry first.
+/// Reversed so that `BinaryHeap` (a max-heap) pops the earliest entry first. (time, seq) is
+/// compared as one 128-bit key: no branch between the two fields when sifting.
 impl<E> Ord for Entry<E> {
+    #[inline(always)]
     fn cmp(&self, o: &Self) -> Ordering {
-        o.at.cmp(&self.at).then(o.seq.cmp(&self.seq))
+        o.key().cmp(&self.key())
+    }
+}
+
+impl<E> Entry<E> {
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        (u128::from(self.at.as_nanos()) << 64) | u128::from(self.seq)
     }
 }
 

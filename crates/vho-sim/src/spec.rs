@@ -396,4 +396,7 @@ pub struct RecordSpec {
     /// (Chen et al.'s 16 Pareto flows: a row per queue change, tens of millions) keeps only
     /// the senders' state, the drops and the probe's estimate.
     pub queues: bool,
+    /// Write cross traffic (`[[flow]] kind = "pareto"`) to the captures at `pcap_at` too; off,
+    /// it is recorded as aggregates only (`world::cross`).
+    pub pcap_cross: bool,
 }

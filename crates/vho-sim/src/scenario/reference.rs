@@ -716,6 +716,15 @@ pub fn keys() -> Vec<KeyDoc> {
              false keeps the other series only (a run with much cross traffic has tens of \
              millions of queue changes)",
         ),
+        k(
+            "record",
+            "pcap_cross",
+            "true or false",
+            "false",
+            "write cross traffic (kind = \"pareto\") to the captures of `pcap` too, as IPv4 + \
+             UDP datagrams of packet_size bytes; off, it is recorded as aggregates only \
+             (flows[].cross, series_cross.parquet)",
+        ),
     ]);
     v.extend(mipv6_keys());
     v.extend(nemo_keys());

@@ -362,4 +362,6 @@ pub struct RecordT {
     pub series: bool,
     /// With `series`: also the queues' series (none for `false`).
     pub queues: Option<bool>,
+    #[serde(default)]
+    pub pcap_cross: bool,
 }

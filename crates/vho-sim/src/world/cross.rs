@@ -12,7 +12,7 @@
 //! Recorded as aggregates, never per packet: per flow the datagrams and bytes sent, delivered
 //! and dropped (by link and cause, in the flow's `drops` as for TCP), and the bytes sent and
 //! delivered per [`CROSS_INTERVAL`] (`series_cross.parquet`). Cross traffic is left out of
-//! the captures. Its packets take the not-TCP branches of the forwarding path (`net != 0`), so
+//! the captures unless `record.pcap_cross` asks for it (`PacketTap::cross_packet`). Its packets take the not-TCP branches of the forwarding path (`net != 0`), so
 //! the TCP path tests nothing more than before.
 
 use super::{Event, World};
@@ -20,7 +20,7 @@ use crate::link::DropCause;
 use crate::net::routes::DirIdx;
 use crate::packet::{net, Packet, PktIdx};
 use crate::rng::Rng;
-use crate::spec::{FlowKind, Spec};
+use crate::spec::{FlowKind, NodeIdx, Spec};
 use crate::time::{Dur, Time};
 use crate::traffic::pareto::ParetoOnOff;
 
@@ -157,6 +157,9 @@ impl World {
             net: net::CROSS,
             ..Packet::default()
         });
+        if self.capture[src] && self.spec.record.pcap_cross {
+            self.tap_cross(src, idx);
+        }
         self.forward(src, idx, None);
         self.schedule_cross(f);
     }
@@ -164,7 +167,10 @@ impl World {
     /// A datagram reached its sink: counted, freed.
     #[cold]
     #[inline(never)]
-    pub(super) fn deliver_cross(&mut self, idx: PktIdx) {
+    pub(super) fn deliver_cross(&mut self, node: NodeIdx, idx: PktIdx) {
+        if self.capture[node] && self.spec.record.pcap_cross {
+            self.tap_cross(node, idx);
+        }
         let now = self.now;
         let (f, size) = {
             let pkt = self.slab.get(idx);
@@ -175,6 +181,15 @@ impl World {
         flow.packets_delivered += 1;
         flow.bytes_delivered += size;
         CrossBins::add(&mut flow.bins.delivered, CROSS_INTERVAL, now, size);
+    }
+
+    fn tap_cross(&mut self, node: NodeIdx, idx: PktIdx) {
+        let (now, pkt) = (self.now, *self.slab.get(idx));
+        for (n, tap) in self.taps.iter_mut() {
+            if *n == node {
+                tap.cross_packet(now, &pkt);
+            }
+        }
     }
 
     /// Books a dropped datagram to its flow, by link direction and cause.

@@ -267,7 +267,7 @@ impl World {
         } else if pkt.net == crate::packet::net::TFRC && pkt.dst as NodeIdx == node {
             self.deliver_tfrc(node, via, idx);
         } else if pkt.net == crate::packet::net::CROSS && pkt.dst as NodeIdx == node {
-            self.deliver_cross(idx);
+            self.deliver_cross(node, idx);
         } else if self.mip.is_some() {
             self.mip_arrive(node, via, idx);
         } else {

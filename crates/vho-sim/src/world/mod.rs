@@ -115,6 +115,9 @@ pub trait PacketTap: Send {
     fn packet(&mut self, now: Time, pkt: &Packet);
     /// A TFRC packet (`pkt.net` has `net::TFRC`) and its header; by default not written.
     fn tfrc_packet(&mut self, _now: Time, _pkt: &Packet, _hdr: &crate::tfrc::TfrcHeader) {}
+    /// A cross-traffic datagram (`pkt.net` has `net::CROSS`), with `record.pcap_cross` only;
+    /// by default not written.
+    fn cross_packet(&mut self, _now: Time, _pkt: &Packet) {}
     /// Called once after the run: flush, and report the first failure.
     fn finish(&mut self) -> Result<(), String> {
         Ok(())

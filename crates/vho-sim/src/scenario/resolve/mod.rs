@@ -128,6 +128,7 @@ impl Ctx<'_> {
                 pcap_at,
                 series: file.record.series,
                 queues: file.record.queues.unwrap_or(true),
+                pcap_cross: file.record.pcap_cross,
             },
         };
         crate::remedy::apply_all(&mut spec);

@@ -110,20 +110,33 @@ pub fn to_toml(spec: &Spec) -> String {
             let _ = writeln!(o, "size = \"{} B\"", f.bytes);
         }
         let _ = writeln!(o, "start = {}", dur(Dur(f.start.as_nanos())));
-        if let crate::spec::FlowKind::Tfrc(c) = &f.kind {
+        if matches!(f.kind, crate::spec::FlowKind::Tfrc(_)) {
             let _ = writeln!(o, "kind = \"tfrc\"");
-            let _ = writeln!(
-                o,
-                "[flow.tfrc]\npacket_size = \"{} B\"\noscillation_prevention = {}\n",
-                c.segment_size, c.oscillation_prevention
-            );
-            continue;
         }
         if !f.remedies.is_empty() {
             let names: Vec<String> = f.remedies.iter().map(|r| q(r.name())).collect();
             let _ = writeln!(o, "remedies = [{}]", names.join(", "));
         }
-        let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
+        match &f.kind {
+            crate::spec::FlowKind::Tfrc(c) => {
+                let _ = writeln!(
+                    o,
+                    "[flow.tfrc]\npacket_size = \"{} B\"\noscillation_prevention = {}\n",
+                    c.segment_size, c.oscillation_prevention
+                );
+            }
+            crate::spec::FlowKind::Tcp => {
+                let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
+            }
+        }
+        if f.probe.enabled {
+            let p = &f.probe;
+            let _ = writeln!(
+                o,
+                "[flow.probe]\npair_every = {}\nwindow = {}\nalpha = {:?}\nbeta = {:?}\n",
+                p.pair_every, p.window, p.alpha, p.beta
+            );
+        }
     }
     for f in &spec.functions {
         let _ = writeln!(

@@ -133,8 +133,9 @@ pub fn to_toml(spec: &Spec) -> String {
             let p = &f.probe;
             let _ = writeln!(
                 o,
-                "[flow.probe]\npair_every = {}\nwindow = {}\nalpha = {:?}\nbeta = {:?}\n",
-                p.pair_every, p.window, p.alpha, p.beta
+                "[flow.probe]\nenabled = true\nihn = {}\nehn = {}\nfra = {}\nerr = {}\n\
+                 pair_every = {}\nwindow = {}\nalpha = {:?}\nbeta = {:?}\n",
+                p.ihn, p.ehn, p.fra, p.err, p.pair_every, p.window, p.alpha, p.beta
             );
         }
     }

@@ -327,6 +327,11 @@ pub struct ProbeT {
     pub window: Option<Spanned<i64>>,
     pub alpha: Option<Spanned<f64>>,
     pub beta: Option<Spanned<f64>>,
+    pub enabled: Option<bool>,
+    pub ihn: Option<bool>,
+    pub ehn: Option<bool>,
+    pub fra: Option<bool>,
+    pub err: Option<bool>,
 }
 
 /// `[flow.tfrc]`: a TFRC flow's parameters (`crate::tfrc::TfrcConfig`).

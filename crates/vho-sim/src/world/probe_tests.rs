@@ -253,6 +253,14 @@ fn the_resolved_scenario_keeps_the_probe() {
             .unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(again.flows[0].probe, first.flows[0].probe);
         assert_eq!(again.flows[0].remedies, first.flows[0].remedies);
+        // Without the remedies line (vho compare folds on this) the switches still show.
+        let bare: String = text
+            .lines()
+            .filter(|l| !l.starts_with("remedies ="))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let bare = scenario::load("resolved.toml", &bare, &[], &presets).expect("loads");
+        assert_eq!(bare.flows[0].probe, first.flows[0].probe);
         assert_eq!(
             again.handovers.iter().map(|h| h.notify).collect::<Vec<_>>(),
             first.handovers.iter().map(|h| h.notify).collect::<Vec<_>>()

@@ -110,14 +110,8 @@ pub fn to_toml(spec: &Spec) -> String {
             let _ = writeln!(o, "size = \"{} B\"", f.bytes);
         }
         let _ = writeln!(o, "start = {}", dur(Dur(f.start.as_nanos())));
-        if let crate::spec::FlowKind::Tfrc(c) = &f.kind {
+        if matches!(f.kind, crate::spec::FlowKind::Tfrc(_)) {
             let _ = writeln!(o, "kind = \"tfrc\"");
-            let _ = writeln!(
-                o,
-                "[flow.tfrc]\npacket_size = \"{} B\"\noscillation_prevention = {}\n",
-                c.segment_size, c.oscillation_prevention
-            );
-            continue;
         }
         if let crate::spec::FlowKind::Pareto(c) = &f.kind {
             let _ = writeln!(
@@ -136,7 +130,29 @@ pub fn to_toml(spec: &Spec) -> String {
             let names: Vec<String> = f.remedies.iter().map(|r| q(r.name())).collect();
             let _ = writeln!(o, "remedies = [{}]", names.join(", "));
         }
-        let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
+        match &f.kind {
+            crate::spec::FlowKind::Tfrc(c) => {
+                let _ = writeln!(
+                    o,
+                    "[flow.tfrc]\npacket_size = \"{} B\"\noscillation_prevention = {}\n",
+                    c.segment_size, c.oscillation_prevention
+                );
+            }
+            crate::spec::FlowKind::Tcp => {
+                let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
+            }
+            // Written whole above (a Pareto flow has no remedies, TCP or probe).
+            crate::spec::FlowKind::Pareto(_) => {}
+        }
+        if f.probe.enabled {
+            let p = &f.probe;
+            let _ = writeln!(
+                o,
+                "[flow.probe]\nenabled = true\nihn = {}\nehn = {}\nfra = {}\nerr = {}\n\
+                 pair_every = {}\nwindow = {}\nalpha = {:?}\nbeta = {:?}\n",
+                p.ihn, p.ehn, p.fra, p.err, p.pair_every, p.window, p.alpha, p.beta
+            );
+        }
     }
     for f in &spec.functions {
         let _ = writeln!(

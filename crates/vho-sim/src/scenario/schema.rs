@@ -329,6 +329,11 @@ pub struct ProbeT {
     pub window: Option<Spanned<i64>>,
     pub alpha: Option<Spanned<f64>>,
     pub beta: Option<Spanned<f64>>,
+    pub enabled: Option<bool>,
+    pub ihn: Option<bool>,
+    pub ehn: Option<bool>,
+    pub fra: Option<bool>,
+    pub err: Option<bool>,
 }
 
 /// `[flow.pareto]`: a Pareto on/off source's parameters (`crate::traffic::pareto::ParetoConfig`,

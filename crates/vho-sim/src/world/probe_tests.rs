@@ -238,3 +238,32 @@ fn ehn_with_err_loses_fewer_packets_at_high_to_low_than_the_original() {
         assert!(ehn_a.0 < original.0 && ehn_b.0 < original.0);
     }
 }
+
+#[test]
+fn the_resolved_scenario_keeps_the_probe() {
+    // runner.py's resolved.toml gives the same run: a TFRC flow's remedies and [flow.probe]
+    // are written out (render.rs), and a TCP one's.
+    let presets = PresetSet::builtin().expect("presets");
+    for first in [
+        spec(&["flow.0.remedies=[\"ihn\",\"fra\"]", "flow.0.probe.window=7"]),
+        tcp_spec(true, &["flow.0.remedies=[\"ehn\",\"err\"]"]),
+    ] {
+        let text = crate::scenario::render::to_toml(&first);
+        let again = scenario::load("resolved.toml", &text, &[], &presets)
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(again.flows[0].probe, first.flows[0].probe);
+        assert_eq!(again.flows[0].remedies, first.flows[0].remedies);
+        // Without the remedies line (vho compare folds on this) the switches still show.
+        let bare: String = text
+            .lines()
+            .filter(|l| !l.starts_with("remedies ="))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let bare = scenario::load("resolved.toml", &bare, &[], &presets).expect("loads");
+        assert_eq!(bare.flows[0].probe, first.flows[0].probe);
+        assert_eq!(
+            again.handovers.iter().map(|h| h.notify).collect::<Vec<_>>(),
+            first.handovers.iter().map(|h| h.notify).collect::<Vec<_>>()
+        );
+    }
+}

@@ -124,6 +124,19 @@ impl Ctx<'_> {
             }
             cfg.beta = v;
         }
+        // The switches the remedies set (remedy::probe), as the resolved scenario writes them.
+        for (key, slot) in [
+            (t.ihn, &mut cfg.ihn),
+            (t.ehn, &mut cfg.ehn),
+            (t.fra, &mut cfg.fra),
+            (t.err, &mut cfg.err),
+            (t.enabled, &mut cfg.enabled),
+        ] {
+            if let Some(on) = key {
+                *slot = on;
+            }
+        }
+        cfg.enabled |= cfg.ihn || cfg.ehn || cfg.fra || cfg.err;
         Ok(cfg)
     }
 

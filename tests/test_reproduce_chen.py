@@ -128,7 +128,7 @@ def test_ihn_detects_both_handoff_directions(out: Path) -> None:
         pytest.param(
             "low-high-tfrc",
             # Reported to the lead, not weakened: in every run so far (quick seeds 1-2, the
-            # 1200 s seed 1) TFRC's IHN+FRA and EHN+FRA deliver the same bytes as the original;
+            # 1200 s seeds 1-5) TFRC's IHN+FRA and EHN+FRA deliver the same bytes as the original;
             # FRA ends at the first feedback after it begins (p rose, or the equation's rate
             # for the report's p and R is above X: tfrc/sender.rs fra_step), before doubling.
             marks=pytest.mark.xfail(

@@ -49,8 +49,9 @@ STUDY = "scenarios/studies/chen.toml"
 OWNED = (r"report\.md", r"table\.csv", r"runs\.csv", "runs", "figures")
 
 #: Replications (seeds) per variant. The paper has one run per curve and no intervals; 5
-#: seeds give each mean a 95 % interval (t with 4 degrees of freedom) and the 45 runs of 1200
-#: simulated seconds take about 5 minutes on 2 cores (see the README's measurement).
+#: seeds give each mean a 95 % interval (t with 4 degrees of freedom), and the 45 runs of 1200
+#: simulated seconds took 7 min 11 s on 2 worker processes of a machine shared with other
+#: builds (339 s user CPU; `vho reproduce chen --workers 2`, the README's measurement).
 REPLICATIONS = 5
 #: --quick: 2 seeds of 120 s runs with the handoff at 60 s (for the test).
 QUICK_REPLICATIONS = 2

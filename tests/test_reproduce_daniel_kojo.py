@@ -148,7 +148,8 @@ def test_unknown_study_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]
     assert main(["reproduce", "kojo-daniel", "--quick"]) == 2
     err = capsys.readouterr().err
     assert err == (
-        "vho reproduce: no study 'kojo-daniel'; expected one of cottingham, daniel-kojo, thesis\n"
+        "vho reproduce: no study 'kojo-daniel'; expected one of chen, cottingham, daniel-kojo, "
+        "thesis\n"
     )
 
 

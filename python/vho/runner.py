@@ -67,7 +67,7 @@ OWNED = (
     re.escape(TIMING),
     re.escape(RESOLVED),
     r".+\.pcap",
-    r"series_(tcp|tfrc|queues|drops|cross)\.parquet",
+    r"series_(tcp|tfrc|queues|drops|cross|probe)\.parquet",
     r"sequence_.+\.(png|svg)",
 )
 

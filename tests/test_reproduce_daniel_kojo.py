@@ -149,7 +149,7 @@ def test_unknown_study_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]
     err = capsys.readouterr().err
     from vho.reproduce import STUDIES
 
-    assert {"cottingham", "daniel-kojo", "thesis", "naoe"} <= set(STUDIES)
+    assert {"cottingham", "daniel-kojo", "thesis", "naoe", "chen"} <= set(STUDIES)
     assert err == (f"vho reproduce: no study 'kojo-daniel'; expected one of {', '.join(STUDIES)}\n")
 
 

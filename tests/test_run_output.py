@@ -114,6 +114,21 @@ def test_a_previous_run_is_replaced_whole_without_stale_files(tmp_path: Path) ->
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".vho-partial-")]
 
 
+def test_every_series_a_run_writes_is_its_own_on_a_rerun(tmp_path: Path) -> None:
+    # A run with TFRC Probe, cross traffic and series writes series_probe.parquet and
+    # series_cross.parquet among the rest: a rerun into the same directory replaces it (each
+    # name is one `vho run` owns), it is not refused as a foreign directory.
+    out = tmp_path / "out"
+    chen = ROOT / "scenarios" / "studies" / "chen.toml"
+    args = ["run", str(chen), "--out", str(out), "--set", 'run.stop="2 s"']
+    args += ["--set", 'flow.0.remedies=["probe"]', "--set", "record.series=true"]
+    assert main(args) == 0
+    names = {p.name for p in out.iterdir()}
+    assert {"series_probe.parquet", "series_cross.parquet", "series_tfrc.parquet"} <= names
+    assert main(args) == 0
+    assert {p.name for p in out.iterdir()} == names
+
+
 def test_the_hash_does_not_depend_on_how_the_path_was_typed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -486,6 +486,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         ("sensitivity", "--no-sensitivity", not args.sensitivity),
         ("force", "--force", args.force),
         ("trials", "--trials", args.trials is not None),
+        ("reps", "--reps", args.reps is not None),
     ):
         if name in takes:
             options[name] = getattr(args, name)
@@ -795,11 +796,18 @@ def build_parser() -> argparse.ArgumentParser:
     em.set_defaults(func=_cmd_emulate)
 
     rp = sub.add_parser("reproduce", help="reproduce a study's tables and figures")
-    rp.add_argument("study", help="cottingham, daniel-kojo, naoe or thesis")
+    rp.add_argument("study", help="chen, cottingham, daniel-kojo, naoe or thesis")
     rp.add_argument("--quick", action="store_true", help="fewer replications (seeds), for CI")
     rp.add_argument("--out", help="output directory (default: out/<study>)")
     rp.add_argument(
-        "--workers", type=_workers, help="daniel-kojo, naoe: local worker processes (default: all)"
+        "--workers",
+        type=_workers,
+        help="daniel-kojo, naoe, chen: local worker processes (default: all)",
+    )
+    rp.add_argument(
+        "--reps",
+        type=_workers,
+        help="chen: replications (seeds) per variant (default 5; --quick 2)",
     )
     rp.add_argument("--seed", type=_seed, default=1, help="base seed (default 1)")
     rp.add_argument(
@@ -817,8 +825,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--force",
         action="store_true",
-        help="thesis, cottingham: replace a non-empty --out that is not a previous output of the "
-        "study, whole",
+        help="thesis, cottingham, chen: replace a non-empty --out that is not a previous output "
+        "of the study, whole",
     )
     rp.set_defaults(func=_cmd_reproduce)
     return p

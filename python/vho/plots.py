@@ -9,6 +9,8 @@
 - :func:`congestion_window`: the sender's cwnd and ssthresh over time (vho's time series).
 - :func:`data_in_flight`: the data in flight seen in a capture over time, when no time series
   is at hand.
+- :func:`variants_over_time`: a quantity over time for several variants of a run, panel above
+  panel, with the instants each variant acted (Chen et al. Figs. 6-8).
 """
 
 from __future__ import annotations
@@ -344,4 +346,42 @@ def data_in_flight(
     )
     _axes(ax, "kB", handovers, title)
     ax.legend(fontsize=8)
+    return _save(fig, Path(stem), formats)
+
+
+#: Colours of compared variants, in order (the original first, in grey).
+VARIANT_COLOURS = ("tab:gray", "tab:blue", "tab:red", "tab:green", "tab:purple")
+
+
+def variants_over_time(
+    panels: list[tuple[str, dict[str, pd.DataFrame]]],
+    stem: str | Path,
+    *,
+    handovers: Iterable[float] = (),
+    marks: Iterable[tuple[float, str, str]] = (),
+    window: tuple[float, float] | None = None,
+    title: str = "",
+    formats: Iterable[str] = ("png", "svg"),
+) -> list[Path]:
+    """Panels (a), (b), ... one above the other, each a quantity over time for several
+    variants, as a paper's "original vs. remedies" figure (Chen et al. Figs. 6-8): per panel
+    its y label and, per variant label, a frame of ``t_s`` and ``y`` drawn as steps in the
+    variant's colour (the same in every panel). ``marks``: (time, variant label, name)
+    instants drawn as dotted lines in the variant's colour (a detection, a notification).
+    ``window``: the time axis's limits."""
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 3.2 * len(panels)), sharex=True)
+    axes = list(axes) if len(panels) > 1 else [axes]
+    marks = list(marks)
+    for i, (ax, (ylabel, series)) in enumerate(zip(axes, panels, strict=True)):
+        colour = {}
+        for j, (label, df) in enumerate(series.items()):
+            colour[label] = VARIANT_COLOURS[j % len(VARIANT_COLOURS)]
+            d = _in_window(df, window)
+            ax.step(d.t_s, d.y, where="post", lw=1.1, color=colour[label], label=label)
+        for t, label, name in marks:
+            ax.axvline(t, color=colour.get(label, "black"), ls=":", lw=1.2, label=name)
+        _axes(ax, ylabel, handovers, f"({chr(ord('a') + i)}) {title}" if title else "")
+        ax.legend(fontsize=8)
+        if window is not None:
+            ax.set_xlim(*window)
     return _save(fig, Path(stem), formats)

@@ -12,7 +12,11 @@ A run writes, in its output directory:
 - ``series_tcp.parquet``, ``series_queues.parquet`` and ``series_drops.parquet`` (every data
   segment dropped in the network: time, flow, offset from its first data byte, length, link,
   cause) when the scenario records series; ``series_tfrc.parquet`` (each TFRC sender's rate X,
-  X_recv, p and RTT at every change, in bit/s and seconds) when it also has TFRC flows.
+  X_recv, p and RTT at every change, in bit/s and seconds) when it also has TFRC flows;
+  ``series_probe.parquet`` (TFRC Probe's capacity estimate at every change) with TFRC Probe.
+- ``series_cross.parquet`` when the scenario has cross traffic (``kind = "pareto"``), whether
+  or not it records series: one row per Pareto flow per second (``vho_sim::world::CROSS_INTERVAL``)
+  with the bytes sent and delivered in it and their rates. Cross traffic is never captured.
 
 Everything is first written to a hidden staging directory beside it and swapped in whole only
 when the run has succeeded (:func:`vho.files.staged_output`): a failed run leaves no file
@@ -63,7 +67,7 @@ OWNED = (
     re.escape(TIMING),
     re.escape(RESOLVED),
     r".+\.pcap",
-    r"series_(tcp|tfrc|queues|drops)\.parquet",
+    r"series_(tcp|tfrc|queues|drops|cross|probe)\.parquet",
     r"sequence_.+\.(png|svg)",
 )
 
@@ -285,6 +289,56 @@ def _tfrc_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
     return pd.concat(frames, ignore_index=True)
 
 
+def _cross_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
+    """Cross traffic's rate, one row per Pareto flow per interval: the bytes its source sent
+    in it and those its sink got, and the same as bit/s; ``None`` without a Pareto flow."""
+    bins = raw.get("cross_bins") or []
+    if all(b is None for b in bins):
+        return None
+    import pandas as pd
+
+    frames = []
+    for f, b in zip(summary["flows"], bins, strict=True):
+        if b is None:
+            continue
+        # Both lists padded to the run's end, so that every flow has a row per interval.
+        end = int(summary["run"]["simulated_s"] // b["interval_s"])
+        n = max(len(b["sent"]), len(b["delivered"]), end)
+        sent = b["sent"] + [0] * (n - len(b["sent"]))
+        got = b["delivered"] + [0] * (n - len(b["delivered"]))
+        df = pd.DataFrame(
+            {
+                "flow": f["name"],
+                "t_s": [i * b["interval_s"] for i in range(n)],
+                "sent_bytes": pd.Series(sent, dtype="int64"),
+                "delivered_bytes": pd.Series(got, dtype="int64"),
+            }
+        )
+        df["sent_bps"] = df["sent_bytes"] * 8.0 / b["interval_s"]
+        df["delivered_bps"] = df["delivered_bytes"] * 8.0 / b["interval_s"]
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _probe_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
+    """TFRC Probe's capacity estimate over time (Chen et al. §3.1: CapProbe at the receiver),
+    one row per change, every probing flow in one frame with its name; ``None`` without one."""
+    series = raw.get("probe_series") or []
+    if all(c is None for c in series):
+        return None
+    import pandas as pd
+
+    names = [f["name"] for f in summary["flows"]]
+    frames = []
+    for name, cols in zip(names, series, strict=True):
+        if cols is None:
+            continue
+        df = pd.DataFrame(cols)
+        df.insert(0, "t_s", df.pop("t_ns") / 1e9)
+        frames.append(df.assign(flow=name))
+    return pd.concat(frames, ignore_index=True)
+
+
 def _drops(cols: dict | None, summary: dict, names: list[str]) -> pd.DataFrame | None:
     if cols is None:
         return None
@@ -366,6 +420,12 @@ def run(
             tfrc = _tfrc_frame(raw, summary)
             if tfrc is not None:
                 tfrc.to_parquet(stage / "series_tfrc.parquet", index=False)
+            cross = _cross_frame(raw, summary)
+            if cross is not None:
+                cross.to_parquet(stage / "series_cross.parquet", index=False)
+            probe = _probe_frame(raw, summary)
+            if probe is not None:
+                probe.to_parquet(stage / "series_probe.parquet", index=False)
             if queues is not None:
                 queues.to_parquet(stage / "series_queues.parquet", index=False)
             if drops is not None:

@@ -52,6 +52,26 @@ impl PacketTap for PcapTap {
             vho_sim::record::pcap_tfrc::encode_tfrc(&mut self.buf, src, dst, pkt.ip_id, ports, hdr);
         self.writer.write_record(now, &self.buf, zeros);
     }
+    fn cross_packet(&mut self, now: Time, pkt: &Packet) {
+        // IPv4 captures only (cross traffic in a Mobile IPv6 run is not written).
+        if self.ipv6.is_some() {
+            return;
+        }
+        let f = pkt.flow as u16;
+        let ports = (6001u16.wrapping_add(f), 50001u16.wrapping_add(f));
+        self.buf.clear();
+        let src = node_ip(pkt.src as usize);
+        let dst = node_ip(pkt.dst as usize);
+        let zeros = vho_sim::record::pcap_cross::encode_cross(
+            &mut self.buf,
+            src,
+            dst,
+            pkt.ip_id,
+            ports,
+            pkt.wire_bytes,
+        );
+        self.writer.write_record(now, &self.buf, zeros);
+    }
     fn finish(&mut self) -> Result<(), String> {
         self.writer.sink_mut().finish().map_err(|e| e.to_string())
     }
@@ -74,7 +94,8 @@ fn u64s<T: Copy + Into<u64>>(v: &[T]) -> Vec<f64> {
 /// `tcp_series` (per flow: dict of columns or None), `queue_series` (dict or None),
 /// `drop_series` (every data segment dropped in the network: dict or None),
 /// `rx_bins` (per flow: interval_s and list of bytes per interval, or None when the scenario
-/// records no series).
+/// records no series), `cross_bins` (per flow: a Pareto flow's interval_s and bytes sent and
+/// delivered per interval, or None for the others).
 #[pyfunction]
 #[pyo3(signature = (label, text, overrides, seed=None, pcap_dir=None))]
 pub fn run_scenario<'py>(
@@ -165,6 +186,20 @@ pub fn run_scenario<'py>(
         }
     }
     d.set_item("tfrc_series", tfrc)?;
+    let probe = PyList::empty(py);
+    for s in &out.probe_series {
+        match s {
+            Some(s) => probe.append(series_dict(
+                py,
+                &[
+                    ("t_ns", u64s(&s.t_ns)),
+                    ("estimate_bps", u64s(&s.estimate_bps)),
+                ],
+            )?)?,
+            None => probe.append(py.None())?,
+        }
+    }
+    d.set_item("probe_series", probe)?;
     match &out.queue_series {
         Some(q) => d.set_item(
             "queue_series",
@@ -220,5 +255,18 @@ pub fn run_scenario<'py>(
         bins.append(e)?;
     }
     d.set_item("rx_bins", bins)?;
+    let cross = PyList::empty(py);
+    for b in &out.cross_bins {
+        let Some(b) = b else {
+            cross.append(py.None())?;
+            continue;
+        };
+        let e = PyDict::new(py);
+        e.set_item("interval_s", b.interval.as_secs_f64())?;
+        e.set_item("sent", PyList::new(py, &b.sent)?)?;
+        e.set_item("delivered", PyList::new(py, &b.delivered)?)?;
+        cross.append(e)?;
+    }
+    d.set_item("cross_bins", cross)?;
     Ok(d)
 }

@@ -9,6 +9,8 @@
 //! - `time`, `rng`: the clock's units and the deterministic random streams;
 //! - `tcp`: sans-IO TCP endpoints (sender, receiver, RTT estimator, congestion controllers,
 //!   SACK scoreboard), driven by whichever clock owns them;
+//! - `probe`: CapProbe capacity estimation and handoff notification (IHN, EHN; FRA, ERR), for
+//!   TFRC Probe (`tfrc::probe`) and TCP Probe;
 //! - `link`, `net`, `handover`: links with queues and loss, nodes that forward, handover models;
 //! - `sched`, `world`: the event clock that drives everything in simulated time;
 //! - `record`: pcap, time series, counters and the ground truth of what really happened;
@@ -19,6 +21,7 @@ pub mod link;
 pub mod mip;
 pub mod net;
 pub mod packet;
+pub mod probe;
 pub mod record;
 pub mod remedy;
 pub mod rng;

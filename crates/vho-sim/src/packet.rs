@@ -43,6 +43,9 @@ pub mod net {
     /// A TFRC data or feedback packet (`world::tfrc`), a UDP datagram: `seg` is unused, the
     /// header rides beside the slab.
     pub const TFRC: u8 = 64;
+    /// A cross-traffic datagram (`world::cross`, a Pareto on/off source's): `seg` is unused,
+    /// nothing but its size and addresses is read; counted, never captured unless asked.
+    pub const CROSS: u8 = 128;
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -78,10 +81,10 @@ pub struct Packet {
 
 impl Packet {
     /// Whether it carries a TCP segment of a flow (not a signalling message, not an outside
-    /// packet, not TFRC).
+    /// packet, not TFRC, not cross traffic).
     #[inline(always)]
     pub fn is_tcp(&self) -> bool {
-        self.net & (net::SIGNAL | net::EXTERNAL | net::TFRC) == 0
+        self.net & (net::SIGNAL | net::EXTERNAL | net::TFRC | net::CROSS) == 0
     }
 }
 

@@ -357,6 +357,9 @@ pub struct FlowSpec {
     /// The remedies asked for this flow, by name (`crate::remedy`); already applied to the
     /// spec (its TCP settings, its mobile's handovers) when the spec is built.
     pub remedies: Vec<crate::remedy::Remedy>,
+    /// TFRC Probe and its handoff notifications (`[flow.probe]`, the remedies `probe`, `ihn`,
+    /// `ehn`, `fra`, `err`).
+    pub probe: crate::probe::ProbeConfig,
 }
 
 /// What carries a flow's data (`[[flow]] kind`).
@@ -366,6 +369,10 @@ pub enum FlowKind {
     Tcp,
     /// TFRC (RFC 5348, `crate::tfrc`) with these parameters.
     Tfrc(crate::tfrc::TfrcConfig),
+    /// Cross traffic: a Pareto on/off source (ns-2's `Application/Traffic/Pareto` over
+    /// `Agent/UDP`, `crate::traffic::pareto`) sending datagrams until the run stops, recorded
+    /// as aggregates (`world::cross`).
+    Pareto(crate::traffic::pareto::ParetoConfig),
 }
 
 impl FlowKind {
@@ -373,6 +380,7 @@ impl FlowKind {
         match self {
             FlowKind::Tcp => "tcp",
             FlowKind::Tfrc(_) => "tfrc",
+            FlowKind::Pareto(_) => "pareto",
         }
     }
 }
@@ -398,4 +406,11 @@ pub struct RecordSpec {
     /// delivered in order within it over its length), `window_goodput_bps` in summary.json
     /// (Naoe et al. §VI: "the average TCP goodput during the time between 5 to 15 seconds").
     pub goodput_window: Option<(crate::time::Time, crate::time::Time)>,
+    /// With `series`: record the queues' lengths too. Off, a run with much cross traffic
+    /// (Chen et al.'s 16 Pareto flows: a row per queue change, tens of millions) keeps only
+    /// the senders' state, the drops and the probe's estimate.
+    pub queues: bool,
+    /// Write cross traffic (`[[flow]] kind = "pareto"`) to the captures at `pcap_at` too; off,
+    /// it is recorded as aggregates only (`world::cross`).
+    pub pcap_cross: bool,
 }

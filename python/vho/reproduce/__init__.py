@@ -8,12 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from . import cottingham, daniel_kojo, naoe, thesis
+from . import chen, cottingham, daniel_kojo, naoe, thesis
 
 #: Study name -> ``reproduce(out, *, quick, seed, quiet, ...) -> report path``; a study takes
-#: the options that apply to it of ``workers``, ``sensitivity`` and ``force`` (`vho reproduce`
-#: refuses the others).
+#: the options that apply to it of ``workers``, ``sensitivity``, ``force`` and ``reps``
+#: (`vho reproduce` refuses the others).
 STUDIES: dict[str, Callable[..., Path]] = {
+    "chen": chen.reproduce,
     "cottingham": cottingham.reproduce,
     "daniel-kojo": daniel_kojo.reproduce,
     "naoe": naoe.reproduce,

@@ -3,6 +3,7 @@
 
 pub mod pcap;
 pub mod pcap6;
+pub mod pcap_cross;
 pub mod pcap_tfrc;
 pub mod series;
 pub mod truth;

@@ -86,6 +86,7 @@ mod tests {
             rtt: Dur::from_millis(120),
             size: 1000,
             round: 0,
+            pair: Default::default(),
         });
         let mut out = Vec::new();
         let zeros = encode_tfrc(
@@ -116,6 +117,7 @@ mod tests {
             elapsed: Dur::from_micros(250),
             x_recv: 125_000.4,
             p: 0.25,
+            capacity_bps: None,
         });
         let mut out = Vec::new();
         assert_eq!(

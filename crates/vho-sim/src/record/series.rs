@@ -137,6 +137,25 @@ impl TfrcSeries {
     }
 }
 
+/// TFRC Probe's capacity estimate over time, one row per change of the receiver's estimate
+/// (`series_probe.parquet`; Chen et al. §3.1).
+#[derive(Clone, Debug, Default)]
+pub struct ProbeSeries {
+    pub t_ns: Vec<u64>,
+    pub estimate_bps: Vec<u64>,
+}
+
+impl ProbeSeries {
+    /// Appends a row if the estimate changed.
+    pub fn push(&mut self, now: Time, estimate_bps: u64) {
+        if self.estimate_bps.last() == Some(&estimate_bps) {
+            return;
+        }
+        self.t_ns.push(now.as_nanos());
+        self.estimate_bps.push(estimate_bps);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,10 +15,12 @@
 //!   (`net::function`).
 //! - [`red`]: `red` (thesis §7.1.5, §8.2).
 //! - [`oracle`]: `oracle` and `oracle-system`, the bound the others are measured against.
+//! - [`probe`]: `probe`, `ihn`, `ehn`, `fra`, `err` (Chen et al.; TFRC flows).
 
 pub mod flush;
 pub mod notice;
 pub mod oracle;
+pub mod probe;
 pub mod proxy;
 pub mod red;
 pub mod spurious;
@@ -43,10 +45,15 @@ pub enum Remedy {
     AdaptiveDupthresh,
     Oracle,
     OracleSystem,
+    Probe,
+    Ihn,
+    Ehn,
+    Fra,
+    Err,
 }
 
 impl Remedy {
-    pub const ALL: [Remedy; 15] = [
+    pub const ALL: [Remedy; 20] = [
         Remedy::Frto,
         Remedy::Eifel,
         Remedy::DsackUndo,
@@ -62,6 +69,11 @@ impl Remedy {
         Remedy::AdaptiveDupthresh,
         Remedy::Oracle,
         Remedy::OracleSystem,
+        Remedy::Probe,
+        Remedy::Ihn,
+        Remedy::Ehn,
+        Remedy::Fra,
+        Remedy::Err,
     ];
 
     /// The name a scenario gives it.
@@ -82,6 +94,11 @@ impl Remedy {
             Remedy::AdaptiveDupthresh => "adaptive-dupthresh",
             Remedy::Oracle => "oracle",
             Remedy::OracleSystem => "oracle-system",
+            Remedy::Probe => "probe",
+            Remedy::Ihn => "ihn",
+            Remedy::Ehn => "ehn",
+            Remedy::Fra => "fra",
+            Remedy::Err => "err",
         }
     }
 
@@ -107,6 +124,11 @@ impl Remedy {
             Remedy::AdaptiveDupthresh => notice::ADAPTIVE_DUPTHRESH,
             Remedy::Oracle => oracle::ORACLE,
             Remedy::OracleSystem => oracle::ORACLE_SYSTEM,
+            Remedy::Probe => probe::PROBE,
+            Remedy::Ihn => probe::IHN,
+            Remedy::Ehn => probe::EHN,
+            Remedy::Fra => probe::FRA,
+            Remedy::Err => probe::ERR,
         }
     }
 
@@ -129,6 +151,9 @@ impl Remedy {
                 proxy::apply(crate::spec::FunctionKind::LinkFlowControl, spec, flow)
             }
             Remedy::Oracle | Remedy::OracleSystem => oracle::apply(self, spec, flow),
+            Remedy::Probe | Remedy::Ihn | Remedy::Ehn | Remedy::Fra | Remedy::Err => {
+                probe::apply(self, spec, flow)
+            }
         }
     }
 }

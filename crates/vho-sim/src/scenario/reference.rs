@@ -540,15 +540,19 @@ pub fn keys() -> Vec<KeyDoc> {
             "size",
             SIZE,
             "required for TCP; TFRC: unbounded",
-            "bytes to transfer (up to 2^63); a TFRC flow without it sends until run.stop",
+            "bytes to transfer (up to 2^63); a TFRC flow without it sends until run.stop; a \
+             Pareto flow takes none (it sends until run.stop)",
         ),
         k(
             "flow",
             "kind",
-            "\"tcp\" | \"tfrc\"",
+            "\"tcp\" | \"tfrc\" | \"pareto\"",
             "\"tcp\"",
             "the protocol carrying the flow: TCP, or TFRC (RFC 5348: equation-based rate \
-             control over UDP; no retransmission, never completes, runs to run.stop)",
+             control over UDP; no retransmission, never completes, runs to run.stop), or \
+             pareto: cross traffic from a Pareto on/off source over UDP (ns-2's \
+             Application/Traffic/Pareto; runs to run.stop), recorded as aggregates \
+             (summary.json's flows[].cross and drops, series_cross.parquet), never captured",
         ),
         k(
             "flow",
@@ -556,6 +560,14 @@ pub fn keys() -> Vec<KeyDoc> {
             "a table of the flow.tfrc keys",
             "RFC 5348's defaults",
             "a TFRC flow's parameters",
+        ),
+        k(
+            "flow",
+            "pareto",
+            "a table of the flow.pareto keys",
+            "ns-2.35's defaults, shape 1.9",
+            "a Pareto flow's parameters; its long-run mean rate is rate × burst_time / \
+             (burst_time + idle_time)",
         ),
         k(
             "flow.tfrc",
@@ -589,6 +601,116 @@ pub fn keys() -> Vec<KeyDoc> {
             "false (ns2 profile: true)",
             "discount older loss intervals while the open one exceeds twice their mean, by \
              DF = max(2 I_mean / I_0, 0.5) (RFC 5348 §5.5, optional; ns-2.35's discount_ 1)",
+        ),
+        k(
+            "flow.pareto",
+            "rate",
+            RATE,
+            "64 kb/s",
+            "the sending rate during a burst (ns-2.35's rate_, tcl/lib/ns-default.tcl)",
+        ),
+        k(
+            "flow.pareto",
+            "packet_size",
+            SIZE,
+            "210 B",
+            "bytes of each datagram on the wire, no header added (ns-2.35's packetSize_; \
+             Agent/UDP sends it as given)",
+        ),
+        k(
+            "flow.pareto",
+            "burst_time",
+            TIME,
+            "500 ms",
+            "the mean burst length (ns-2.35's burst_time_)",
+        ),
+        k(
+            "flow.pareto",
+            "idle_time",
+            TIME,
+            "500 ms",
+            "the mean idle time between bursts (ns-2.35's idle_time_)",
+        ),
+        k(
+            "flow.pareto",
+            "shape",
+            "number above 1",
+            "1.9",
+            "the Pareto shape of burst lengths and idle times (Chen et al. §5's 1.9; ns-2.35's \
+             shape_ is 1.5)",
+        ),
+        k(
+            "flow",
+            "probe",
+            "table: pair_every, window, alpha, beta (see flow.probe)",
+            "Chen et al.'s",
+            "TCP Probe's and TFRC Probe's parameters (Chen et al. §3), used with the remedies \
+             probe, ihn, ehn, fra, err",
+        ),
+        k(
+            "flow.probe",
+            "enabled",
+            "true or false",
+            "false; the remedy probe (or any of the four below) sets true",
+            "send pairs and estimate the capacity (CapProbe, Chen et al. §3)",
+        ),
+        k(
+            "flow.probe",
+            "ihn",
+            "true or false",
+            "false; the remedy ihn sets true",
+            "implicit handoff notification from the estimates (§3.3)",
+        ),
+        k(
+            "flow.probe",
+            "ehn",
+            "true or false",
+            "false; the remedy ehn sets true",
+            "explicit handoff notification from the handover manager, at handover.notify (§4)",
+        ),
+        k(
+            "flow.probe",
+            "fra",
+            "true or false",
+            "false; the remedy fra sets true",
+            "fast rate adaptation (slow start) on a LOW-to-HIGH handoff (§3.3)",
+        ),
+        k(
+            "flow.probe",
+            "err",
+            "true or false",
+            "false; the remedy err sets true",
+            "early rate reduction to R*C2/C1 on a HIGH-to-LOW handoff (§4)",
+        ),
+        k(
+            "flow.probe",
+            "pair_every",
+            "integer 2-10000",
+            "20 (Chen et al. §3.1)",
+            "TFRC Probe: the packet after every n-th goes at once, back to back (a packet \
+             pair); TCP Probe pairs the back-to-back segments TCP sends anyway (§3.2)",
+        ),
+        k(
+            "flow.probe",
+            "window",
+            "integer 1-10000",
+            "10 (vho's choice; the paper gives none)",
+            "CapProbe's minimum delay-sum filter runs over the last this many pairs: IHN's \
+             lag on a HIGH-to-LOW handoff is about this many pairs",
+        ),
+        k(
+            "flow.probe",
+            "alpha",
+            "number above 1",
+            "5 (Chen et al. §3.3)",
+            "IHN: an estimate above alpha times the previous one is a LOW-to-HIGH handoff",
+        ),
+        k(
+            "flow.probe",
+            "beta",
+            "number in (0, 1)",
+            "0.2 (Chen et al. §3.3)",
+            "IHN: an estimate below beta times the previous one is a HIGH-to-LOW handoff",
         ),
         k("flow", "start", TIME, "0 s", "when the transfer starts"),
         k(
@@ -634,6 +756,24 @@ pub fn keys() -> Vec<KeyDoc> {
             TIME,
             "none (no window)",
             "the goodput window's end (after goodput_from)",
+        ),
+        k(
+            "record",
+            "queues",
+            "true or false",
+            "true",
+            "with series: also each queue's length at every change (series_queues.parquet); \
+             false keeps the other series only (a run with much cross traffic has tens of \
+             millions of queue changes)",
+        ),
+        k(
+            "record",
+            "pcap_cross",
+            "true or false",
+            "false",
+            "write cross traffic (kind = \"pareto\") to the captures of `pcap` too, as IPv4 + \
+             UDP datagrams of packet_size bytes; off, it is recorded as aggregates only \
+             (flows[].cross, series_cross.parquet)",
         ),
     ]);
     v.extend(mipv6_keys());

@@ -110,12 +110,19 @@ pub fn to_toml(spec: &Spec) -> String {
             let _ = writeln!(o, "size = \"{} B\"", f.bytes);
         }
         let _ = writeln!(o, "start = {}", dur(Dur(f.start.as_nanos())));
-        if let crate::spec::FlowKind::Tfrc(c) = &f.kind {
+        if matches!(f.kind, crate::spec::FlowKind::Tfrc(_)) {
             let _ = writeln!(o, "kind = \"tfrc\"");
+        }
+        if let crate::spec::FlowKind::Pareto(c) = &f.kind {
             let _ = writeln!(
                 o,
-                "[flow.tfrc]\npacket_size = \"{} B\"\noscillation_prevention = {}\n",
-                c.segment_size, c.oscillation_prevention
+                "kind = \"pareto\"\n[flow.pareto]\nrate = \"{} b/s\"\npacket_size = \"{} B\"\n\
+                 burst_time = {}\nidle_time = {}\nshape = {:?}\n",
+                c.rate_bps,
+                c.packet_size,
+                dur(c.burst_time),
+                dur(c.idle_time),
+                c.shape
             );
             continue;
         }
@@ -123,7 +130,29 @@ pub fn to_toml(spec: &Spec) -> String {
             let names: Vec<String> = f.remedies.iter().map(|r| q(r.name())).collect();
             let _ = writeln!(o, "remedies = [{}]", names.join(", "));
         }
-        let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
+        match &f.kind {
+            crate::spec::FlowKind::Tfrc(c) => {
+                let _ = writeln!(
+                    o,
+                    "[flow.tfrc]\npacket_size = \"{} B\"\noscillation_prevention = {}\n",
+                    c.segment_size, c.oscillation_prevention
+                );
+            }
+            crate::spec::FlowKind::Tcp => {
+                let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
+            }
+            // Written whole above (a Pareto flow has no remedies, TCP or probe).
+            crate::spec::FlowKind::Pareto(_) => {}
+        }
+        if f.probe.enabled {
+            let p = &f.probe;
+            let _ = writeln!(
+                o,
+                "[flow.probe]\nenabled = true\nihn = {}\nehn = {}\nfra = {}\nerr = {}\n\
+                 pair_every = {}\nwindow = {}\nalpha = {:?}\nbeta = {:?}\n",
+                p.ihn, p.ehn, p.fra, p.err, p.pair_every, p.window, p.alpha, p.beta
+            );
+        }
     }
     for f in &spec.functions {
         let _ = writeln!(
@@ -142,9 +171,11 @@ pub fn to_toml(spec: &Spec) -> String {
     let pcap: Vec<String> = spec.record.pcap_at.iter().map(|&n| node(n)).collect();
     let _ = writeln!(
         o,
-        "[record]\npcap = [{}]\nseries = {}",
+        "[record]\npcap = [{}]\nseries = {}\nqueues = {}\npcap_cross = {}",
         pcap.join(", "),
-        spec.record.series
+        spec.record.series,
+        spec.record.queues,
+        spec.record.pcap_cross
     );
     if let Some((from, until)) = spec.record.goodput_window {
         let _ = writeln!(

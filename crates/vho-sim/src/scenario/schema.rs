@@ -316,7 +316,36 @@ pub struct FlowT {
     pub kind: Option<S>,
     pub tcp: Option<Spanned<toml::Value>>,
     pub tfrc: Option<Spanned<TfrcT>>,
+    pub pareto: Option<Spanned<ParetoT>>,
     pub remedies: Option<Vec<S>>,
+    pub probe: Option<Spanned<ProbeT>>,
+}
+
+/// `[flow.probe]`: TFRC Probe's parameters (`crate::probe::ProbeConfig`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeT {
+    pub pair_every: Option<Spanned<i64>>,
+    pub window: Option<Spanned<i64>>,
+    pub alpha: Option<Spanned<f64>>,
+    pub beta: Option<Spanned<f64>>,
+    pub enabled: Option<bool>,
+    pub ihn: Option<bool>,
+    pub ehn: Option<bool>,
+    pub fra: Option<bool>,
+    pub err: Option<bool>,
+}
+
+/// `[flow.pareto]`: a Pareto on/off source's parameters (`crate::traffic::pareto::ParetoConfig`,
+/// ns-2's `Application/Traffic/Pareto`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ParetoT {
+    pub rate: Option<S>,
+    pub packet_size: Option<S>,
+    pub burst_time: Option<S>,
+    pub idle_time: Option<S>,
+    pub shape: Option<Spanned<f64>>,
 }
 
 /// `[flow.tfrc]`: a TFRC flow's parameters (`crate::tfrc::TfrcConfig`).
@@ -338,4 +367,8 @@ pub struct RecordT {
     pub series: bool,
     pub goodput_from: Option<S>,
     pub goodput_until: Option<S>,
+    /// With `series`: also the queues' series (none for `false`).
+    pub queues: Option<bool>,
+    #[serde(default)]
+    pub pcap_cross: bool,
 }

@@ -90,6 +90,7 @@ pub mod equation;
 pub mod loss_events;
 pub mod loss_history;
 pub mod ns2_rto;
+pub mod probe;
 pub mod receiver;
 pub mod sender;
 
@@ -115,6 +116,18 @@ pub struct TfrcPacket {
     /// The feedback reports the sender has had, and nofeedback expiries (ns-2's `round_id`,
     /// read only with `TfrcConfig::round_loss_events`; RFC 5348 has no such field).
     pub round: u64,
+    /// TFRC Probe's packet-pair mark (Chen et al. §3.1; RFC 5348 has no such field).
+    pub pair: PairMark,
+}
+
+/// Where a data packet stands in a TFRC Probe packet pair (`crate::probe`): the two go back
+/// to back, both stamped with their sending time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PairMark {
+    #[default]
+    None,
+    First,
+    Second,
 }
 
 /// A feedback packet (RFC 5348 §3.2.2): "the timestamp of the last data packet received"
@@ -129,6 +142,10 @@ pub struct Feedback {
     pub elapsed: Dur,
     pub x_recv: f64,
     pub p: f64,
+    /// TFRC Probe's capacity estimate, bit/s (Chen et al. §3.1: "reported to the sender using
+    /// ... the original ACKs"); `None` without the probe or before its first pair. Counted in
+    /// no header bytes: as in the paper's ns-2 code, it costs no traffic.
+    pub capacity_bps: Option<u64>,
 }
 
 /// What a TFRC packet carries in the world (`world::tfrc`): data or feedback.

@@ -53,6 +53,8 @@ pub struct TfrcReceiver {
     bytes_since_feedback: u64,
     last_feedback: Option<Time>,
     stats: ReceiverStats,
+    /// TFRC Probe's pair timing (`tfrc/probe.rs`); `None`: plain TFRC.
+    probe: Option<Box<super::probe::ReceiverSide>>,
 }
 
 impl TfrcReceiver {
@@ -71,7 +73,26 @@ impl TfrcReceiver {
             bytes_since_feedback: 0,
             last_feedback: None,
             stats: ReceiverStats::default(),
+            probe: None,
         }
+    }
+
+    /// The same receiver as TFRC Probe's (Chen et al. §3.1), if `probe.enabled`.
+    pub fn with_probe(mut self, probe: &crate::probe::ProbeConfig) -> Self {
+        if probe.enabled {
+            self.probe = Some(Box::new(super::probe::ReceiverSide::new(probe)));
+        }
+        self
+    }
+
+    /// TFRC Probe's capacity estimate, bit/s.
+    pub fn capacity_estimate(&self) -> Option<u64> {
+        self.probe.as_ref().and_then(|p| p.estimate())
+    }
+
+    /// TFRC Probe's pairs: taken, and refused for having no dispersion.
+    pub fn probe_pairs(&self) -> (u64, u64) {
+        self.probe.as_ref().map_or((0, 0), |p| p.pairs())
     }
 
     pub fn stats(&self) -> &ReceiverStats {
@@ -107,6 +128,9 @@ impl TfrcReceiver {
             self.r_m = pkt.rtt;
         }
         self.last_data = Some((pkt.timestamp, now));
+        if let Some(probe) = self.probe.as_mut() {
+            probe.on_data(now, pkt);
+        }
 
         // §5.1, §5.2: losses and loss events; §6.3.1: the first interval from X_recv.
         // X_recv is only needed for the first interval, before any loss event.
@@ -170,6 +194,7 @@ impl TfrcReceiver {
             elapsed: now.saturating_since(arrived),
             x_recv: self.x_recv(now),
             p: self.p,
+            capacity_bps: self.capacity_estimate(),
         };
         self.bytes_since_feedback = 0;
         self.last_feedback = Some(now);
@@ -225,6 +250,7 @@ mod tests {
             rtt,
             size: S,
             round: 0,
+            pair: Default::default(),
         }
     }
 

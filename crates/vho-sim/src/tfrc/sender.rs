@@ -15,7 +15,9 @@
 
 use super::config::TfrcConfig;
 use super::equation;
-use super::{Feedback, TfrcPacket};
+use super::probe::{Detection, SenderSide};
+use super::{Feedback, PairMark, TfrcPacket};
+use crate::probe::{Action, Handoff, ProbeConfig};
 use crate::time::{Dur, Time};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -99,6 +101,8 @@ pub struct TfrcSender {
     last_sent: Option<Time>,
     nofeedback_at: Time,
     stats: SenderStats,
+    /// TFRC Probe (`tfrc/probe.rs`); `None`: plain TFRC, nothing of it on any path.
+    probe: Option<Box<SenderSide>>,
 }
 
 impl TfrcSender {
@@ -124,6 +128,7 @@ impl TfrcSender {
             last_sent: None,
             nofeedback_at: start + cfg.initial_nofeedback,
             stats: SenderStats::default(),
+            probe: None,
         };
         if let Some(r) = cfg.initial_rtt.filter(|r| *r > Dur::ZERO) {
             // §4.2: with an RTT from the handshake, start at W_init/R.
@@ -133,8 +138,31 @@ impl TfrcSender {
         snd
     }
 
+    /// The same sender as TFRC Probe (Chen et al. §3.1), if `probe.enabled`.
+    pub fn with_probe(mut self, probe: &ProbeConfig) -> Self {
+        if probe.enabled {
+            self.probe = Some(Box::new(SenderSide::new(probe)));
+        }
+        self
+    }
+
     pub fn stats(&self) -> &SenderStats {
         &self.stats
+    }
+
+    /// TFRC Probe's last capacity estimate from the receiver, bit/s.
+    pub fn capacity_estimate(&self) -> Option<u64> {
+        self.probe.as_ref().and_then(|p| p.estimate())
+    }
+
+    /// The handoffs TFRC Probe learnt of (IHN, EHN) and what it did, in order.
+    pub fn detections(&self) -> &[Detection] {
+        self.probe.as_ref().map_or(&[], |p| &p.detections)
+    }
+
+    /// Whether FRA's slow start is in force.
+    pub fn in_fra(&self) -> bool {
+        self.probe.as_ref().is_some_and(|p| p.fra.is_some())
     }
 
     pub fn probe(&self) -> SenderProbe {
@@ -168,11 +196,20 @@ impl TfrcSender {
             rtt: self.r.unwrap_or(Dur::ZERO),
             size: self.cfg.segment_size,
             round: self.stats.feedbacks + self.stats.nofeedback_expiries,
+            pair: self
+                .probe
+                .as_ref()
+                .map_or(PairMark::None, |p| p.mark(self.next_seq)),
         };
         self.next_seq += 1;
         self.last_sent = Some(now);
-        // A late poll does not catch up: the next packet is one t_ipi after this one.
-        self.next_send = now + self.t_ipi();
+        // A late poll does not catch up: the next packet is one t_ipi after this one; TFRC
+        // Probe's pair goes back to back, the interval skipped added after it.
+        self.next_send = match pkt.pair {
+            PairMark::None => now + self.t_ipi(),
+            PairMark::First => now,
+            PairMark::Second => now + self.t_ipi().saturating_mul(2),
+        };
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += pkt.size as u64;
         Some(pkt)
@@ -210,8 +247,12 @@ impl TfrcSender {
         };
         self.r = Some(r);
         self.p = fb.p;
+        // TFRC Probe's ERR: a report about packets sent before the cut describes the old link.
+        let before_cut = self.probe.as_ref().is_some_and(|p| p.precedes_cut(fb));
         // Step 4: recv_limit from X_recv_set (the typical, not data-limited, case).
-        self.recv_set.update(fb.x_recv, now, r);
+        if !before_cut {
+            self.recv_set.update(fb.x_recv, now, r);
+        }
         if !self.feedback_seen {
             // §4.2: the first feedback sets the initial rate; slow start counts from here.
             self.feedback_seen = true;
@@ -219,9 +260,91 @@ impl TfrcSender {
             self.tld = Some(now);
         }
         self.update_rate(now, r);
+        if let Some(probe) = self.probe.as_mut() {
+            match probe.err_hold {
+                Some((_, cut)) if before_cut => self.x = self.x.min(cut),
+                _ => probe.err_hold = None,
+            }
+            if let Some(h) = probe.on_report(now, fb) {
+                self.on_handoff(now, h);
+            }
+        }
         // Steps 3 and 5: RTO = max(4*R, 2*s/X); the nofeedback timer restarts after it.
         self.nofeedback_at = now + self.rto(r);
         self.reschedule(now);
+    }
+
+    /// The mobile's handover manager announces a handoff from an interface of `from_bps` to
+    /// one of `to_bps` (EHN, Chen et al. §4): TFRC Probe with `ehn` answers it.
+    pub fn notify_handover(&mut self, now: Time, from_bps: u64, to_bps: u64) {
+        if let Some(h) = self
+            .probe
+            .as_ref()
+            .and_then(|p| p.on_notice(now, from_bps, to_bps))
+        {
+            self.on_handoff(now, h);
+            self.reschedule(now);
+        }
+    }
+
+    /// FRA or ERR, as the flow asked (`tfrc/probe.rs` says how each is read for TFRC).
+    fn on_handoff(&mut self, now: Time, h: Handoff) {
+        let min_rate = self.cfg.min_rate();
+        let Some(probe) = self.probe.as_mut() else {
+            return;
+        };
+        match probe.respond(h) {
+            Some(Action::Fra) => {
+                probe.err_hold = None;
+                probe.fra = Some(super::probe::Fra {
+                    p: self.p,
+                    cap: h.to_bps as f64 / 8.0,
+                });
+                self.tld = Some(now);
+            }
+            Some(Action::Err { ratio }) => {
+                probe.fra = None;
+                self.x = (self.x * ratio).max(min_rate);
+                self.recv_set.replace(self.x / 2.0, now);
+                probe.err_hold = Some((now, self.x));
+            }
+            None => {}
+        }
+    }
+
+    /// One report under FRA; `false` once FRA is over (the report then goes the usual way).
+    /// It ends when p rose (a new loss event, RFC 5348 §6.1) or the equation's rate reached
+    /// X; until then X doubles once per R, capped by recv_limit and by the capacity the
+    /// handoff announced, never below the equation's.
+    fn fra_step(&mut self, now: Time, r: Dur, recv_limit: f64) -> bool {
+        let Some(fra) = self.probe.as_ref().and_then(|p| p.fra) else {
+            return false;
+        };
+        let x_eq = (self.p > 0.0).then(|| self.equation_rate(r));
+        if self.p > fra.p || x_eq.is_some_and(|e| e > self.x) {
+            if let Some(probe) = self.probe.as_mut() {
+                probe.fra = None;
+            }
+            return false;
+        }
+        if let Some(probe) = self.probe.as_mut() {
+            probe.fra = Some(super::probe::Fra { p: self.p, ..fra });
+        }
+        if self.tld.is_none_or(|tld| now.saturating_since(tld) >= r) {
+            let doubled = (2.0 * self.x).min(recv_limit).min(fra.cap);
+            self.x = doubled.max(self.x).max(x_eq.unwrap_or(0.0));
+            self.tld = Some(now);
+        }
+        true
+    }
+
+    /// X_Bps for the current p and R (§3.1), with the profile's t_RTO.
+    fn equation_rate(&mut self, r: Dur) -> f64 {
+        let t_rto = match self.cfg.ns2_rto_tick {
+            Some(tick) => self.ns2_rto.t_rto(tick).unwrap_or(self.cfg.t_rto(r)),
+            None => self.cfg.t_rto(r),
+        };
+        equation::throughput(self.cfg.segment_size, r, self.p, self.cfg.b, t_rto)
     }
 
     /// The nofeedback timer (§4.4).
@@ -230,6 +353,9 @@ impl TfrcSender {
             return;
         }
         self.stats.nofeedback_expiries += 1;
+        if let Some(probe) = self.probe.as_mut() {
+            probe.fra = None; // §4.4 halves the rate: no slow start through it
+        }
         let min_rate = self.cfg.min_rate();
         match (self.feedback_seen, self.x_bps.filter(|_| self.p > 0.0)) {
             // No RTT sample, no feedback yet / p = 0: halve X itself.
@@ -257,12 +383,11 @@ impl TfrcSender {
     /// §4.3 step 4 (with recv_limit from the current X_recv_set).
     fn update_rate(&mut self, now: Time, r: Dur) {
         let recv_limit = self.recv_set.max().map_or(f64::INFINITY, |m| 2.0 * m);
+        if self.probe.is_some() && self.fra_step(now, r, recv_limit) {
+            return;
+        }
         if self.p > 0.0 {
-            let t_rto = match self.cfg.ns2_rto_tick {
-                Some(tick) => self.ns2_rto.t_rto(tick).unwrap_or(self.cfg.t_rto(r)),
-                None => self.cfg.t_rto(r),
-            };
-            let x_bps = equation::throughput(self.cfg.segment_size, r, self.p, self.cfg.b, t_rto);
+            let x_bps = self.equation_rate(r);
             // ns-2 leaves slow start at its first loss report with rate_ = the equation's
             // (OUT_OF_SLOW_START); only later increases are gradual.
             let after_loss = self.x_bps.replace(x_bps).is_some();
@@ -314,8 +439,18 @@ impl TfrcSender {
 
     /// A new X takes effect at once: the next packet goes one new t_ipi after the last.
     fn reschedule(&mut self, now: Time) {
+        // TFRC Probe: the pair's second packet is due at once; after it, two intervals.
+        let mut intervals = 1;
+        if let Some(p) = self.probe.as_ref() {
+            if p.mark(self.next_seq) == PairMark::Second {
+                return;
+            }
+            if self.next_seq > 0 && p.mark(self.next_seq - 1) == PairMark::Second {
+                intervals = 2;
+            }
+        }
         if let Some(last) = self.last_sent {
-            self.next_send = (last + self.t_ipi()).max(now);
+            self.next_send = (last + self.t_ipi().saturating_mul(intervals)).max(now);
         }
     }
 }
@@ -332,6 +467,7 @@ mod tests {
             elapsed: Dur::ZERO,
             x_recv,
             p,
+            capacity_bps: None,
         }
     }
 

@@ -4,7 +4,7 @@
 //!   idle times are Pareto distributed (Chen et al., seed 004 §5: 16 such flows of cross
 //!   traffic, shape 1.9).
 //!
-//! Not yet in the world (issue 23): a source will be an agent beside TCP and TFRC, sending
-//! datagrams of its size at the instants it gives, recorded as aggregates.
+//! In the world as `[[flow]] kind = "pareto"` (`world::cross`): datagrams of the source's size
+//! at the instants it gives, recorded as aggregates.
 
 pub mod pareto;

@@ -88,6 +88,8 @@ impl ParetoConfig {
 pub struct ParetoOnOff {
     cfg: ParetoConfig,
     interval: f64,
+    /// `interval` as a duration: the gap inside a burst, converted once.
+    interval_dur: Dur,
     p1: f64,
     p2: f64,
     /// Packets left in the current burst (`rem_`).
@@ -107,6 +109,7 @@ impl ParetoOnOff {
         Ok(ParetoOnOff {
             cfg,
             interval,
+            interval_dur: Dur::from_secs_f64(interval),
             p1: burstlen * k,
             p2: cfg.idle_time.as_secs_f64() * k,
             rem: 0,
@@ -114,6 +117,11 @@ impl ParetoOnOff {
             bursts: 0,
             packets: 0,
         })
+    }
+
+    /// The parameters it runs with.
+    pub fn config(&self) -> &ParetoConfig {
+        &self.cfg
     }
 
     fn pareto(&mut self, scale: f64) -> f64 {
@@ -124,16 +132,16 @@ impl ParetoOnOff {
     /// The time from now (the start, or the packet just sent) to the next packet, and that
     /// packet's size (`next_interval`).
     pub fn next_gap(&mut self) -> (Dur, u32) {
-        let mut t = self.interval;
-        if self.rem == 0 {
-            // ns-2: int(x + .5), at least 1.
-            let n = (self.pareto(self.p1) + 0.5).min(u64::MAX as f64) as u64;
-            self.rem = n.max(1);
-            t += self.pareto(self.p2);
-            self.bursts += 1;
-        }
-        self.rem -= 1;
         self.packets += 1;
+        if self.rem > 0 {
+            self.rem -= 1;
+            return (self.interval_dur, self.cfg.packet_size);
+        }
+        // ns-2: int(x + .5), at least 1.
+        let n = (self.pareto(self.p1) + 0.5).min(u64::MAX as f64) as u64;
+        self.rem = n.max(1) - 1;
+        let t = self.interval + self.pareto(self.p2);
+        self.bursts += 1;
         (Dur::from_secs_f64(t), self.cfg.packet_size)
     }
 }

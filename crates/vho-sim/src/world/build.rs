@@ -98,6 +98,7 @@ impl World {
         };
         let mut flows = Vec::with_capacity(spec.flows.len());
         let mut tfrc = super::tfrc::build(spec);
+        let mut cross = super::cross::build(spec);
         for (f, fs) in spec.flows.iter().enumerate() {
             let to = |d: DirIdx| dirs[d as usize].to;
             // With Mobile IPv6 a mobile's routes are its entities' business (by address).
@@ -130,7 +131,7 @@ impl World {
             let sp = SENDER_PORT_BASE.wrapping_add(f as u16);
             let rp = RECEIVER_PORT_BASE.wrapping_add(f as u16);
             flows.push(Flow {
-                sender: TcpSender::new(&tcp, sp, rp, iss_s, fs.bytes),
+                sender: TcpSender::new(&tcp, sp, rp, iss_s, fs.bytes).with_probe(&fs.probe),
                 receiver: TcpReceiver::new(&tcp, rp, sp, iss_r),
                 wake: [None, None],
                 truth: FlowTruth::default(),
@@ -157,6 +158,9 @@ impl World {
                 ip_id: [0, 0],
                 rx_bins: spec.record.series.then(vho_bins),
                 tfrc: tfrc[f].take(),
+                cross: cross[f].take(),
+                probe_series: (spec.record.series && fs.probe.enabled)
+                    .then(crate::record::series::ProbeSeries::default),
             });
         }
         let mobiles = spec
@@ -211,7 +215,7 @@ impl World {
             functions,
             capture,
             taps: Vec::new(),
-            queue_series: if spec.record.series {
+            queue_series: if spec.record.series && spec.record.queues {
                 Some(QueueSeries::default())
             } else {
                 None

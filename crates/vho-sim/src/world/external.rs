@@ -145,7 +145,10 @@ impl World {
     pub(super) fn drop_not_tcp(&mut self, idx: PktIdx, d: Option<DirIdx>, cause: DropCause) {
         let pkt = self.slab.remove(idx);
         if pkt.net & net::TFRC != 0 {
-            self.book_tfrc_drop(&pkt, d, cause);
+            self.book_tfrc_drop(idx, &pkt, d, cause);
+        }
+        if pkt.net & net::CROSS != 0 {
+            self.book_cross_drop(&pkt, d, cause);
         }
         if pkt.net & net::EXTERNAL != 0 {
             if let Some(out) = &mut self.external_out {

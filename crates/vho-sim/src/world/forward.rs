@@ -76,6 +76,9 @@ impl World {
                     flight: p.flight_size,
                 },
             );
+            if let (Some(ps), Some(c)) = (&mut flow.probe_series, flow.sender.capacity_estimate()) {
+                ps.push(self.now, c);
+            }
         }
     }
 
@@ -263,6 +266,8 @@ impl World {
             self.deliver_external(node, idx);
         } else if pkt.net == crate::packet::net::TFRC && pkt.dst as NodeIdx == node {
             self.deliver_tfrc(node, via, idx);
+        } else if pkt.net == crate::packet::net::CROSS && pkt.dst as NodeIdx == node {
+            self.deliver_cross(node, idx);
         } else if self.mip.is_some() {
             self.mip_arrive(node, via, idx);
         } else {

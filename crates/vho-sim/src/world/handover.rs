@@ -36,17 +36,35 @@ impl World {
         };
         let mobile = m.node;
         let now = self.now;
+        let (from_bps, to_bps) = (rate(hs.from), rate(hs.to));
         for f in 0..self.flows.len() {
             if !self.flows[f].started {
                 continue;
             }
             let (src, dst) = (self.spec.flows[f].src, self.spec.flows[f].dst);
+            if let Some(tfrc) = self.flows[f].tfrc.as_deref_mut() {
+                // TFRC Probe's EHN (Chen et al. §5: "the EHN is sent directly to TCP/TFRC
+                // applications"), with both interfaces' nominal rates for ERR's C_2/C_1.
+                if src == mobile || dst == mobile {
+                    tfrc.sender.notify_handover(now, from_bps, to_bps);
+                    self.pump_tfrc(f, 0);
+                }
+                continue;
+            }
             if dst == mobile {
                 self.flows[f].receiver.notify_handover(notice);
                 self.pump(f, 1);
             }
             if src == mobile {
                 self.flows[f].sender.notify_handover(now, notice);
+                self.pump(f, 0);
+            }
+            if self.spec.flows[f].probe.ehn {
+                // TCP Probe's EHN, to the sender wherever it runs (Chen et al. §5: "sent
+                // directly to TCP/TFRC applications"), with the rates ERR needs.
+                self.flows[f]
+                    .sender
+                    .notify_probe_handover(now, from_bps, to_bps);
                 self.pump(f, 0);
             }
         }

@@ -12,6 +12,7 @@
 //! superseded by an earlier one) runs harmlessly: everything it does first checks the state.
 
 mod build;
+mod cross;
 mod external;
 mod forward;
 mod functions;
@@ -34,6 +35,7 @@ use crate::spec::{LinkIdx, NodeIdx, Spec};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{Dur, Time};
 
+pub use cross::{CrossBins, CrossSummary, CROSS_INTERVAL};
 pub use external::ExternalOut;
 pub use summary::Summary;
 
@@ -113,6 +115,9 @@ pub trait PacketTap: Send {
     fn packet(&mut self, now: Time, pkt: &Packet);
     /// A TFRC packet (`pkt.net` has `net::TFRC`) and its header; by default not written.
     fn tfrc_packet(&mut self, _now: Time, _pkt: &Packet, _hdr: &crate::tfrc::TfrcHeader) {}
+    /// A cross-traffic datagram (`pkt.net` has `net::CROSS`), with `record.pcap_cross` only;
+    /// by default not written.
+    fn cross_packet(&mut self, _now: Time, _pkt: &Packet) {}
     /// Called once after the run: flush, and report the first failure.
     fn finish(&mut self) -> Result<(), String> {
         Ok(())
@@ -145,6 +150,8 @@ enum Event {
         flow: u32,
         side: u8,
     },
+    /// A cross-traffic source's next datagram is due (`world::cross`).
+    CrossSend(u32),
 }
 
 /// Bytes delivered in order to a flow's receiver, per fixed interval.
@@ -199,6 +206,10 @@ struct Flow {
     window: Option<GoodputWindow>,
     /// A TFRC flow's endpoints (`world::tfrc`); `None` for TCP, whose endpoints are above.
     tfrc: Option<Box<tfrc::TfrcFlow>>,
+    /// A Pareto flow's source and counts (`world::cross`); `None` for TCP and TFRC.
+    cross: Option<Box<cross::CrossFlow>>,
+    /// TCP Probe's estimate over time (series and the probe on; TFRC's is in `tfrc`).
+    probe_series: Option<crate::record::series::ProbeSeries>,
 }
 
 struct MobileState {
@@ -272,6 +283,11 @@ pub struct RunOutput {
     pub tcp_series: Vec<Option<TcpSeries>>,
     /// Per flow (in scenario order) a TFRC sender's state over time, if recorded.
     pub tfrc_series: Vec<Option<crate::record::series::TfrcSeries>>,
+    /// Per flow (in scenario order) a Pareto flow's bytes sent and delivered per
+    /// [`CROSS_INTERVAL`]; always recorded (aggregates).
+    pub cross_bins: Vec<Option<CrossBins>>,
+    /// Per flow TFRC Probe's capacity estimate over time, if recorded.
+    pub probe_series: Vec<Option<crate::record::series::ProbeSeries>>,
     pub queue_series: Option<QueueSeries>,
     /// Every data segment dropped in the network, if recorded (series).
     pub drop_series: Option<DropSeries>,
@@ -405,6 +421,9 @@ impl World {
                 self.pump_tfrc(f as usize, 0);
                 self.pump_tfrc(f as usize, 1);
             }
+            Event::FlowStart(f) if self.flows[f as usize].cross.is_some() => {
+                self.start_cross(f as usize)
+            }
             Event::FlowStart(f) => {
                 self.flows[f as usize].started = true;
                 self.pump(f as usize, 0);
@@ -417,6 +436,7 @@ impl World {
             Event::UplinkMove(h) => self.move_uplink(h as usize),
             Event::Schedule => self.on_schedule(),
             Event::TfrcWake { flow, side } => self.on_tfrc_wake(flow as usize, side as usize),
+            Event::CrossSend(f) => self.on_cross_send(f as usize),
         }
     }
 
@@ -529,6 +549,8 @@ impl World {
     }
 }
 #[cfg(test)]
+mod cross_tests;
+#[cfg(test)]
 mod function_tests;
 #[cfg(test)]
 mod link_layer_tests;
@@ -536,6 +558,8 @@ mod link_layer_tests;
 mod mip_tests;
 #[cfg(test)]
 mod nemo_tests;
+#[cfg(test)]
+mod probe_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -5,6 +5,7 @@
 use super::{RunOutput, World};
 use crate::link::DropCause;
 use crate::spec::HandoverKind;
+use crate::time::Time;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
@@ -117,6 +118,11 @@ pub struct FlowSummary {
     /// zero).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tfrc: Option<TfrcSummary>,
+    /// A cross-traffic flow's record (`kind = "pareto"`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross: Option<super::CrossSummary>,
+    /// TCP Probe's or TFRC Probe's record (Chen et al. §3; `null` without the probe).
+    pub probe: Option<ProbeSummary>,
 }
 
 /// A TFRC flow (RFC 5348) from its start to the end of the run.
@@ -147,6 +153,38 @@ pub struct TfrcSummary {
     pub expedited_feedback: u64,
     /// Expiries of the sender's nofeedback timer (§4.4).
     pub nofeedback_expiries: u64,
+}
+
+/// TCP Probe or TFRC Probe (Chen et al. §3): its pairs, its estimate, the handoffs it learnt
+/// of.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProbeSummary {
+    /// Pairs the receiver measured, and pairs refused for having no dispersion.
+    pub pairs: u64,
+    pub pairs_refused: u64,
+    /// The CapProbe estimate at the end (TFRC Probe's receiver's, TCP Probe's sender's), bit/s.
+    pub final_estimate_bps: Option<u64>,
+    /// Every IHN or EHN in order, with what the sender did.
+    pub detections: Vec<DetectionSummary>,
+}
+
+/// One handoff as the sender learnt it.
+#[derive(Clone, Debug, Serialize)]
+pub struct DetectionSummary {
+    pub at_s: f64,
+    /// "ihn" or "ehn".
+    pub by: &'static str,
+    /// "low-to-high" or "high-to-low".
+    pub direction: &'static str,
+    /// The capacities before and after: the estimates C and C' (IHN), the interfaces'
+    /// nominal rates (EHN); bit/s.
+    pub from_bps: u64,
+    pub to_bps: u64,
+    /// "fra", "err" or `null`.
+    pub action: Option<&'static str>,
+    /// From the nearest handover's instant to this (negative: before it); IHN's detection
+    /// lag. `null` in a run without handovers.
+    pub after_handover_s: Option<f64>,
 }
 
 /// The oracle sender's record (see `tcp::oracle`).
@@ -312,6 +350,12 @@ impl World {
             (l.name.clone(), node(from), node(to))
         };
         let mut flows = Vec::new();
+        let handover_instants: Vec<Time> = self
+            .handovers
+            .iter()
+            .filter(|h| h.happened)
+            .map(|h| h.at)
+            .collect();
         for (f, fs) in spec.flows.iter().enumerate() {
             let flow = &self.flows[f];
             let truth = flow.truth.counts();
@@ -383,7 +427,24 @@ impl World {
                         oracle_cwnd_segments: o.path.map(|p| p.window_segments()),
                     }
                 }),
+                cross: flow.cross.as_deref().map(|c| {
+                    let dropped = flow.drops.iter().flatten().sum();
+                    c.summary(fs.start, self.now, dropped)
+                }),
                 tfrc: flow.tfrc.as_deref().map(|t| t.summary(fs.start, self.now)),
+                probe: fs.probe.enabled.then(|| match flow.tfrc.as_deref() {
+                    Some(t) => t.probe_summary(&handover_instants),
+                    None => {
+                        let (pairs, refused) = flow.sender.probe_pairs();
+                        let detections = flow.sender.probe_detections().iter();
+                        probe_summary(
+                            (pairs, refused),
+                            flow.sender.capacity_estimate(),
+                            detections.map(|d| (d.handoff, d.action)),
+                            &handover_instants,
+                        )
+                    }
+                }),
             });
         }
         let mip_times = self.mip_records_by_handover();
@@ -504,12 +565,27 @@ impl World {
             .iter_mut()
             .map(|f| f.tfrc.as_mut().and_then(|t| t.series.take()))
             .collect();
+        let probe_series = self
+            .flows
+            .iter_mut()
+            .map(|f| match f.tfrc.as_mut() {
+                Some(t) => t.probe_series.take(),
+                None => f.probe_series.take(),
+            })
+            .collect();
         let rx_bins = self.flows.iter().map(|f| f.rx_bins.clone()).collect();
+        let cross_bins = self
+            .flows
+            .iter_mut()
+            .map(|f| f.cross.as_mut().map(|c| std::mem::take(&mut c.bins)))
+            .collect();
         let taps = std::mem::take(&mut self.taps);
         RunOutput {
             summary,
             tcp_series,
             tfrc_series,
+            cross_bins,
+            probe_series,
             queue_series: self.queue_series.take(),
             drop_series: self.drop_series.take(),
             rx_bins,
@@ -533,8 +609,9 @@ fn warnings(s: &Summary, ended: super::EndedBy) -> Vec<String> {
     let stuck: Vec<&str> = s
         .flows
         .iter()
-        // A TFRC flow does not retransmit: it runs to the stop time by design.
-        .filter(|f| !f.completed && f.tfrc.is_none())
+        // A TFRC flow does not retransmit, cross traffic has no end: both run to the stop
+        // time by design.
+        .filter(|f| !f.completed && f.tfrc.is_none() && f.cross.is_none())
         .map(|f| f.name.as_str())
         .collect();
     match ended {
@@ -552,4 +629,36 @@ fn warnings(s: &Summary, ended: super::EndedBy) -> Vec<String> {
         )),
     }
     out
+}
+
+/// A probe's record: its pairs (measured, refused), final estimate and detections, each
+/// with its time from the nearest handover's instant.
+pub(super) fn probe_summary(
+    (pairs, pairs_refused): (u64, u64),
+    final_estimate_bps: Option<u64>,
+    detections: impl Iterator<Item = (crate::probe::Handoff, Option<crate::probe::Action>)>,
+    handovers: &[Time],
+) -> ProbeSummary {
+    let nearest = |at: Time| {
+        handovers
+            .iter()
+            .map(|&h| at.as_secs_f64() - h.as_secs_f64())
+            .min_by(|a, b| a.abs().total_cmp(&b.abs()))
+    };
+    ProbeSummary {
+        pairs,
+        pairs_refused,
+        final_estimate_bps,
+        detections: detections
+            .map(|(h, action)| DetectionSummary {
+                at_s: h.at.as_secs_f64(),
+                by: h.by.name(),
+                direction: h.direction.name(),
+                from_bps: h.from_bps,
+                to_bps: h.to_bps,
+                action: action.map(|a| a.name()),
+                after_handover_s: nearest(h.at),
+            })
+            .collect(),
+    }
 }

@@ -109,6 +109,7 @@ pub(super) fn chain(
             kind: crate::spec::FlowKind::Tcp,
             tcp,
             remedies: Vec::new(),
+            probe: Default::default(),
         }],
         functions: Vec::new(),
         mipv6: None,

@@ -14,7 +14,8 @@ use super::{Event, World};
 use crate::link::DropCause;
 use crate::net::routes::DirIdx;
 use crate::packet::{net, Packet, PktIdx};
-use crate::record::series::{TfrcSample, TfrcSeries};
+use crate::probe::ProbeConfig;
+use crate::record::series::{ProbeSeries, TfrcSample, TfrcSeries};
 use crate::spec::{FlowKind, NodeIdx};
 use crate::tfrc::{
     TfrcConfig, TfrcHeader, TfrcReceiver, TfrcSender, DATA_HEADER_BYTES, FEEDBACK_BYTES,
@@ -30,6 +31,8 @@ pub(super) struct TfrcFlow {
     /// Earliest live wake-up scheduled per side.
     wake: [Option<Time>; 2],
     pub(super) series: Option<TfrcSeries>,
+    /// TFRC Probe's estimate over time (with series and the probe).
+    pub(super) probe_series: Option<ProbeSeries>,
     /// X_recv of the last feedback the sender got, bytes per second.
     pub(super) x_recv: f64,
     /// The receiver's p integrated over time (p·ns) since the flow started, and when p last
@@ -41,12 +44,13 @@ pub(super) struct TfrcFlow {
 }
 
 impl TfrcFlow {
-    pub(super) fn new(cfg: &TfrcConfig, start: Time, series: bool) -> Self {
+    pub(super) fn new(cfg: &TfrcConfig, probe: &ProbeConfig, start: Time, series: bool) -> Self {
         TfrcFlow {
-            sender: TfrcSender::new(cfg, start),
-            receiver: TfrcReceiver::new(cfg),
+            sender: TfrcSender::new(cfg, start).with_probe(probe),
+            receiver: TfrcReceiver::new(cfg).with_probe(probe),
             wake: [None, None],
             series: series.then(TfrcSeries::default),
+            probe_series: (series && probe.enabled).then(ProbeSeries::default),
             x_recv: 0.0,
             p_area: 0.0,
             p_since: start,
@@ -86,6 +90,19 @@ impl TfrcFlow {
             expedited_feedback: rs.expedited_feedbacks,
             nofeedback_expiries: st.nofeedback_expiries,
         }
+    }
+
+    /// TFRC Probe's pairs, estimate and detections.
+    pub(super) fn probe_summary(&self, handovers: &[Time]) -> super::summary::ProbeSummary {
+        super::summary::probe_summary(
+            self.receiver.probe_pairs(),
+            self.receiver.capacity_estimate(),
+            self.sender
+                .detections()
+                .iter()
+                .map(|d| (d.handoff, d.action)),
+            handovers,
+        )
     }
 
     /// The receiver's loss event rate, time-weighted over [start, `now`].
@@ -128,10 +145,13 @@ pub(super) fn build(spec: &crate::spec::Spec) -> Vec<Option<Box<TfrcFlow>>> {
     spec.flows
         .iter()
         .map(|fs| match fs.kind {
-            FlowKind::Tcp => None,
-            FlowKind::Tfrc(cfg) => {
-                Some(Box::new(TfrcFlow::new(&cfg, fs.start, spec.record.series)))
-            }
+            FlowKind::Tcp | FlowKind::Pareto(_) => None,
+            FlowKind::Tfrc(cfg) => Some(Box::new(TfrcFlow::new(
+                &cfg,
+                &fs.probe,
+                fs.start,
+                spec.record.series,
+            ))),
         })
         .collect()
 }
@@ -279,6 +299,12 @@ impl World {
                 let before = flow.receiver.stats().bytes_received;
                 flow.receiver.handle_data(now, &d);
                 flow.note_p(now);
+                if let (Some(series), Some(c)) = (
+                    flow.probe_series.as_mut(),
+                    flow.receiver.capacity_estimate(),
+                ) {
+                    series.push(now, c);
+                }
                 let after = flow.receiver.stats().bytes_received;
                 let f_ = &mut self.flows[f];
                 // The same receiver throughput and first packet over a new link as TCP's.
@@ -308,11 +334,27 @@ impl World {
         }
     }
 
-    /// Books a dropped TFRC packet to its flow.
-    pub(super) fn book_tfrc_drop(&mut self, pkt: &Packet, d: Option<DirIdx>, cause: DropCause) {
+    /// Books a dropped TFRC packet to its flow, and a data packet to the drop series (with
+    /// series: Chen et al. Fig. 9 counts the packets lost around a handoff), its `seq` the
+    /// packet's offset from the flow's first data byte as TCP's (sequence number times s).
+    pub(super) fn book_tfrc_drop(
+        &mut self,
+        idx: PktIdx,
+        pkt: &Packet,
+        d: Option<DirIdx>,
+        cause: DropCause,
+    ) {
         let slot = DropCause::ALL.iter().position(|&c| c == cause).unwrap_or(0);
         if let (Some(d), Some(flow)) = (d, self.flows.get_mut(pkt.flow as usize)) {
             flow.drops[d as usize][slot] += 1;
+        }
+        // The header stays in its slot until the slot is reused (after this drop).
+        if let (Some(ds), Some(TfrcHeader::Data(h))) = (
+            &mut self.drop_series,
+            self.tfrc_headers.get(idx as usize).copied(),
+        ) {
+            let offset = h.seq.wrapping_mul(u64::from(h.size)) as u32;
+            ds.push(self.now, pkt.flow, offset, h.size, d, slot as u8);
         }
     }
 }

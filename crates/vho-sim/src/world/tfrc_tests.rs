@@ -201,3 +201,31 @@ fn a_rerun_is_identical() {
     assert_eq!(sa.t_ns, sb.t_ns);
     assert_eq!(sa.x_bps, sb.x_bps);
 }
+
+// ---- The drop series (Chen et al. Fig. 9 counts TFRC's losses around a handoff) ----
+
+#[test]
+fn every_dropped_data_packet_is_in_the_drop_series_without_the_queues() {
+    // record.series with record.queues = false: no queue series, but each TFRC data packet
+    // the network drops is a row (Chen et al. Fig. 9: packets lost around a handoff), as
+    // many as the summary books to the flow, each at its own offset (seq * s, s = 1000).
+    let spec = dumbbell("2 Mb/s", 0.02, 30, "queues = false");
+    let mut out = super::run(&spec, Vec::new()).expect("runs");
+    assert!(out.queue_series.is_none());
+    let ds = out.drop_series.take().expect("drop series recorded");
+    let booked: u64 = out.summary.flows[0].drops.iter().map(|d| d.packets).sum();
+    assert!(booked >= 20, "{booked} drops: the test needs losses");
+    assert_eq!(ds.t_ns.len() as u64, booked);
+    assert!(ds.flow.iter().all(|&f| f == 0));
+    assert!(ds.len.iter().all(|&l| l == 1000));
+    assert!(ds.seq.iter().all(|&s| s % 1000 == 0));
+    let mut seqs = ds.seq.clone();
+    seqs.sort_unstable();
+    seqs.dedup();
+    assert_eq!(
+        seqs.len(),
+        ds.seq.len(),
+        "TFRC never resends: each offset once"
+    );
+    assert!(ds.t_ns.windows(2).all(|w| w[0] <= w[1]));
+}

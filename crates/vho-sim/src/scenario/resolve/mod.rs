@@ -26,6 +26,7 @@ mod link_layer;
 mod links;
 mod mipv6;
 mod nemo;
+mod pareto;
 mod schedules;
 mod tcp;
 mod tfrc;
@@ -127,6 +128,8 @@ impl Ctx<'_> {
                 pcap_at,
                 series: file.record.series,
                 goodput_window: self.goodput_window(&file.record)?,
+                queues: file.record.queues.unwrap_or(true),
+                pcap_cross: file.record.pcap_cross,
             },
         };
         crate::remedy::apply_all(&mut spec);
@@ -198,7 +201,7 @@ impl Ctx<'_> {
             let bytes = match (&ft.size, kind) {
                 (Some(s), _) => self.with(s, "flow.size", units::size_bytes)?,
                 // A TFRC flow without a size is a bulk source: it sends until the run stops.
-                (None, FlowKind::Tfrc(_)) => u64::MAX,
+                (None, FlowKind::Tfrc(_) | FlowKind::Pareto(_)) => u64::MAX,
                 (None, FlowKind::Tcp) => {
                     return Err(self.err(
                         f.span(),
@@ -228,6 +231,7 @@ impl Ctx<'_> {
                     remedies.push(remedy);
                 }
             }
+            let probe = self.probe(ft)?;
             let name = ft.name.clone().unwrap_or_else(|| format!("flow{i}"));
             out.push(FlowSpec {
                 name,
@@ -238,6 +242,7 @@ impl Ctx<'_> {
                 kind,
                 tcp,
                 remedies,
+                probe,
             });
         }
         Ok(out)

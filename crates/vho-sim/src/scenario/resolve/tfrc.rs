@@ -1,6 +1,7 @@
 //! `[[flow]] kind` and `[flow.tfrc]`: which protocol carries the flow, and TFRC's parameters.
 
 use super::*;
+use crate::probe::ProbeConfig;
 use crate::tfrc::TfrcConfig;
 
 impl Ctx<'_> {
@@ -11,6 +12,14 @@ impl Ctx<'_> {
         };
         match kind {
             "tcp" => {
+                if let Some(t) = &ft.pareto {
+                    return Err(self.err(
+                        t.span(),
+                        "flow.pareto",
+                        "no [flow.pareto] on a TCP flow (give kind = \"pareto\")",
+                        None,
+                    ));
+                }
                 if let Some(t) = &ft.tfrc {
                     return Err(self.err(
                         t.span(),
@@ -22,28 +31,113 @@ impl Ctx<'_> {
                 Ok(FlowKind::Tcp)
             }
             "tfrc" => {
-                for (bad, what) in [
-                    (ft.tcp.is_some(), "tcp"),
-                    (ft.remedies.is_some(), "remedies"),
-                ] {
+                for (bad, what) in [(ft.tcp.is_some(), "tcp"), (ft.pareto.is_some(), "pareto")] {
                     if bad {
                         return Err(self.err(
                             0..0,
                             &format!("flow.{what}"),
-                            format!("no flow.{what} on a TFRC flow (TCP only)"),
+                            format!("no flow.{what} on a TFRC flow"),
                             None,
+                        ));
+                    }
+                }
+                // Only TFRC Probe's remedies (`remedy::probe`) act on a TFRC flow.
+                for r in ft.remedies.iter().flatten() {
+                    let known = Remedy::from_name(r.get_ref());
+                    if known.is_some_and(|r| !crate::remedy::probe::is_probe_remedy(r)) {
+                        return Err(self.err(
+                            r.span(),
+                            "flow.remedies",
+                            "on a TFRC flow only probe, ihn, ehn, fra, err (the others act \
+                             on TCP)",
+                            Some(format!("{:?}", r.get_ref())),
                         ));
                     }
                 }
                 self.tfrc(ft.tfrc.as_ref()).map(FlowKind::Tfrc)
             }
+            "pareto" => self.pareto_kind(ft),
             other => Err(self.err(
                 ft.kind.as_ref().map_or(0..0, |k| k.span()),
                 "flow.kind",
-                "\"tcp\" or \"tfrc\"",
+                "\"tcp\", \"tfrc\" or \"pareto\"",
                 Some(format!("{other:?}")),
             )),
         }
+    }
+
+    /// `[flow.probe]` over `ProbeConfig`'s defaults (Chen et al.'s); the remedies switch its
+    /// parts on later (`remedy::probe`).
+    pub(super) fn probe(&self, ft: &FlowT) -> R<ProbeConfig> {
+        let mut cfg = ProbeConfig::default();
+        let Some(t) = ft.probe.as_ref() else {
+            return Ok(cfg);
+        };
+        let t = t.get_ref();
+        if let Some(n) = &t.pair_every {
+            cfg.pair_every = match u32::try_from(*n.get_ref()) {
+                Ok(v) if (2..=10_000).contains(&v) => v,
+                _ => {
+                    return Err(self.err(
+                        n.span(),
+                        "flow.probe.pair_every",
+                        "an integer from 2 to 10000",
+                        Some(n.get_ref().to_string()),
+                    ))
+                }
+            };
+        }
+        if let Some(w) = &t.window {
+            cfg.window = match usize::try_from(*w.get_ref()) {
+                Ok(v) if (1..=10_000).contains(&v) => v,
+                _ => {
+                    return Err(self.err(
+                        w.span(),
+                        "flow.probe.window",
+                        "an integer from 1 to 10000 (pairs)",
+                        Some(w.get_ref().to_string()),
+                    ))
+                }
+            };
+        }
+        if let Some(a) = &t.alpha {
+            let v = *a.get_ref();
+            if !(v.is_finite() && v > 1.0) {
+                return Err(self.err(
+                    a.span(),
+                    "flow.probe.alpha",
+                    "a number above 1",
+                    Some(v.to_string()),
+                ));
+            }
+            cfg.alpha = v;
+        }
+        if let Some(b) = &t.beta {
+            let v = *b.get_ref();
+            if !(v.is_finite() && v > 0.0 && v < 1.0) {
+                return Err(self.err(
+                    b.span(),
+                    "flow.probe.beta",
+                    "a number between 0 and 1",
+                    Some(v.to_string()),
+                ));
+            }
+            cfg.beta = v;
+        }
+        // The switches the remedies set (remedy::probe), as the resolved scenario writes them.
+        for (key, slot) in [
+            (t.ihn, &mut cfg.ihn),
+            (t.ehn, &mut cfg.ehn),
+            (t.fra, &mut cfg.fra),
+            (t.err, &mut cfg.err),
+            (t.enabled, &mut cfg.enabled),
+        ] {
+            if let Some(on) = key {
+                *slot = on;
+            }
+        }
+        cfg.enabled |= cfg.ihn || cfg.ehn || cfg.fra || cfg.err;
+        Ok(cfg)
     }
 
     /// `[flow.tfrc]` over `TfrcConfig`'s defaults (RFC 5348's, with ns-2.35's packet size).

@@ -19,6 +19,7 @@ mod detection;
 mod freed_samples;
 mod notice;
 mod oracle;
+mod probe;
 mod recovery;
 mod timeout;
 mod transmit;
@@ -187,6 +188,8 @@ pub struct TcpSender {
     dupthresh: DupThresh,
     /// The oracle sender's state (`oracle`; boxed: other senders carry one pointer).
     oracle: Option<Box<Oracle>>,
+    /// TCP Probe (`probe.rs`; boxed: other senders carry one pointer).
+    probe: Option<Box<probe::TcpProbe>>,
     stats: SenderStats,
 }
 
@@ -284,6 +287,7 @@ impl TcpSender {
             spurious_on: cfg.spurious_detection.any(),
             dupthresh: DupThresh::new(cfg.dupthresh),
             oracle: cfg.oracle.then(Box::default),
+            probe: None,
             stats: SenderStats::default(),
         }
     }
@@ -507,6 +511,9 @@ impl TcpSender {
         }
         if self.cfg.prr && self.sack_recovery() {
             self.prr_on_ack(una_before, sacked_before, newly_sacked);
+        }
+        if self.probe.is_some() {
+            self.probe_on_ack(now, seg.ack);
         }
     }
 

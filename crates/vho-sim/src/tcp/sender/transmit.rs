@@ -100,6 +100,9 @@ impl TcpSender {
             }
             let tx = self.send_at(now, seq, self.kind_at(seq));
             self.note_cwnd_use(false);
+            if self.probe.is_some() {
+                self.probe_on_send(now, &tx.segment, tx.kind == TxKind::New);
+            }
             return Some(tx);
         }
         if self.cfg.fin

@@ -265,9 +265,10 @@ def equation_bps(size: int, rtt_s: float, p: float) -> float:
 
 
 def fra_exit(tfrc: pd.DataFrame, at: float, size: int) -> tuple[float, float]:
-    """At the first report after FRA began at ``at``: (1 if its p is above the p before, 1 if
-    the equation's rate for its p and R is above X before it), the two rules that end FRA
-    for TFRC (``tfrc/sender.rs`` fra_step): FRA doubles X only while neither holds."""
+    """At the first report after FRA began at ``at``: (1 if its p is above the p before, the
+    rule that ends FRA for TFRC (``tfrc/sender.rs`` fra_step); 1 if the equation's rate for
+    its p and R is above X before it, which ended FRA too until it was found to end it before
+    any doubling in every run)."""
     before = tfrc[tfrc["t_s"] <= at]
     after = tfrc[tfrc["t_s"] > at]
     if not len(before) or not len(after):

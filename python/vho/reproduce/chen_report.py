@@ -489,22 +489,16 @@ def _fra_difference(runs: pd.DataFrame) -> list[str]:
         f = runs[(runs["case"] == case) & (runs["variant"] == v)]
         rose = int(f["fra_exit_p_rose"].sum()) if "fra_exit_p_rose" in f else 0
         eq = int(f["fra_exit_equation"].sum()) if "fra_exit_equation" in f else 0
-        either = (
-            int(((f["fra_exit_p_rose"] > 0) | (f["fra_exit_equation"] > 0)).sum())
-            if "fra_exit_p_rose" in f
-            else 0
-        )
         gain = (g[v] / g["original"] - 1).mean() * 100
         out.append(
             f"- **TFRC Probe {label} against the original** (l.151: FRA 'was able to enter slow "
             f"start and increase its sending rate faster'): ours delivers {gain:+.1f} % in the "
             f"60 s after the handoff, the same bytes as the original in {same} of {len(g)} "
-            f"seeds. Measured cause: at the first feedback after FRA began, p had risen in "
-            f"{rose} of {len(f)} runs (a loss on 1xRTT before the handoff, reported after it) "
-            f"and RFC 5348's equation rate for that report's p and R was above X in {eq} "
-            f"(R falls at once as 1xRTT's queue drains at 5 Mb/s); vho's TFRC FRA "
-            f"(`tfrc/sender.rs` fra_step) ends on either, before its first doubling, so in "
-            f"{either} of {len(f)} runs FRA never acted and the run is the original's."
+            f"seeds. At the first feedback after FRA began, p had risen in {rose} of "
+            f"{len(f)} runs (a loss on 1xRTT before the handoff, reported after it), which "
+            f"ends FRA before its first doubling (`tfrc/sender.rs` fra_step); RFC 5348's "
+            f"equation rate for that report's p and R was above X in {eq} (R falls at once as "
+            f"1xRTT's queue drains at 5 Mb/s), which no longer ends it."
         )
     return out
 

@@ -313,15 +313,19 @@ impl TfrcSender {
     }
 
     /// One report under FRA; `false` once FRA is over (the report then goes the usual way).
-    /// It ends when p rose (a new loss event, RFC 5348 §6.1) or the equation's rate reached
-    /// X; until then X doubles once per R, capped by recv_limit and by the capacity the
-    /// handoff announced, never below the equation's.
+    /// It ends when p rose (a new loss event, RFC 5348 §6.1), as TFRC's slow start ends at
+    /// its first loss event (§4.3; Chen et al.'s footnote to FRA, l.110 of the seed: "doubles
+    /// the sending rate every RTT ... until the first packet loss occurs");
+    /// until then X doubles once per R, capped by recv_limit and by the capacity the handoff
+    /// announced, never below the equation's. (Ending it also once the equation's rate for
+    /// the old p exceeds X made FRA stop at its first report, before any doubling, in every
+    /// run of `vho reproduce chen`: the round trip falls at the handoff.)
     fn fra_step(&mut self, now: Time, r: Dur, recv_limit: f64) -> bool {
         let Some(fra) = self.probe.as_ref().and_then(|p| p.fra) else {
             return false;
         };
         let x_eq = (self.p > 0.0).then(|| self.equation_rate(r));
-        if self.p > fra.p || x_eq.is_some_and(|e| e > self.x) {
+        if self.p > fra.p {
             if let Some(probe) = self.probe.as_mut() {
                 probe.fra = None;
             }

@@ -11,7 +11,10 @@ kernel's, and writes them as CSV.
 
 `--kernel-only` emulates without running the profile; `--kernel-csv` takes the kernel's
 columns from such a run's CSV instead of emulating again (the profile changes, the kernel
-does not).
+does not). The kernel runs of README's table are `benches/data/emu_kernel_200k.csv`
+(`--kernel-only --cells handover,lossy --sizes "200 KB" --reps 3`) and
+`benches/data/emu_kernel_2m.csv` (`--kernel-only --cells handover --sizes "2 MB" --reps 2`),
+Linux 6.18 on this 2-core machine.
 
 Needs root (but not with --profile-only); the machine should be otherwise idle (the kernel's
 timing is real). The cells:

@@ -269,10 +269,12 @@ def _frames(
     return tcp, queues, thr, _drops(raw["drop_series"], summary, names)
 
 
-def _tfrc_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
-    """The TFRC senders' state over time (RFC 5348 §4.3: X, X_recv, p, R), one row per
-    change, every TFRC flow in one frame with its name; ``None`` without one."""
-    series = raw.get("tfrc_series") or []
+def _per_flow_frame(
+    series: list, summary: dict, ns_cols: tuple[str, ...] = ()
+) -> pd.DataFrame | None:
+    """Per-flow column series (``None`` for a flow without one) as one frame with the flow's
+    name: ``t_ns`` becomes the first column ``t_s``, each of ``ns_cols`` (``x_ns``) ``x_s``;
+    ``None`` when no flow has a series."""
     if all(c is None for c in series):
         return None
     import pandas as pd
@@ -284,9 +286,16 @@ def _tfrc_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
             continue
         df = pd.DataFrame(cols)
         df.insert(0, "t_s", df.pop("t_ns") / 1e9)
-        df["rtt_s"] = df.pop("rtt_ns") / 1e9
+        for c in ns_cols:
+            df[c.removesuffix("_ns") + "_s"] = df.pop(c) / 1e9
         frames.append(df.assign(flow=name))
     return pd.concat(frames, ignore_index=True)
+
+
+def _tfrc_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
+    """The TFRC senders' state over time (RFC 5348 §4.3: X, X_recv, p, R), one row per
+    change, every TFRC flow in one frame with its name; ``None`` without one."""
+    return _per_flow_frame(raw.get("tfrc_series") or [], summary, ("rtt_ns",))
 
 
 def _cross_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
@@ -323,20 +332,7 @@ def _cross_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
 def _probe_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
     """TFRC Probe's capacity estimate over time (Chen et al. §3.1: CapProbe at the receiver),
     one row per change, every probing flow in one frame with its name; ``None`` without one."""
-    series = raw.get("probe_series") or []
-    if all(c is None for c in series):
-        return None
-    import pandas as pd
-
-    names = [f["name"] for f in summary["flows"]]
-    frames = []
-    for name, cols in zip(names, series, strict=True):
-        if cols is None:
-            continue
-        df = pd.DataFrame(cols)
-        df.insert(0, "t_s", df.pop("t_ns") / 1e9)
-        frames.append(df.assign(flow=name))
-    return pd.concat(frames, ignore_index=True)
+    return _per_flow_frame(raw.get("probe_series") or [], summary)
 
 
 def _drops(cols: dict | None, summary: dict, names: list[str]) -> pd.DataFrame | None:

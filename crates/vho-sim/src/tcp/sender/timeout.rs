@@ -150,13 +150,22 @@ impl TcpSender {
 
     /// `tcp_enter_loss` with `UndoRules::Linux`: a timeout that reduces anew keeps the state
     /// before it and starts an undo episode (`tcp_init_undo`); one that does not joins the
-    /// episode under way.
+    /// episode under way. "Timeout in disordered state after receiving substantial DUPACKs
+    /// suggests that the degree of reordering is over-estimated": the reordering degree goes
+    /// back to `net.ipv4.tcp_reordering` when as many segments are SACKed outside recovery.
     fn undo_at_timeout(&mut self) {
         if self.reduces_ssthresh_at_rto() {
             self.keep_prior();
             self.undo.init(self.snd_una, EpisodeKind::Timeout);
         } else {
             self.undo.on_joining_timeout();
+        }
+        let base = self.cfg.dupthresh;
+        if self.recovery == Recovery::Open
+            && self.dupthresh.base() > base
+            && self.sb.sacked_between(self.snd_una, self.snd_max) >= base * self.neg.mss
+        {
+            self.dupthresh.on_timeout_in_disorder(base);
         }
     }
 

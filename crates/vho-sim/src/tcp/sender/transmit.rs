@@ -66,7 +66,7 @@ impl TcpSender {
         if self.cfg.limited_transmit
             && self.recovery == Recovery::Open
             && self.dupacks > 0
-            && self.dupacks < self.cfg.dupthresh
+            && self.dupacks < self.dupthresh.base()
             && (seq >= self.snd_max || self.cfg.dupacks_after_timeout_new_ack)
         {
             // RFC 3042 §2: new data only, FlightSize <= cwnd + 2 SMSS (one segment per early

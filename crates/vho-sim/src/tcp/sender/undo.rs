@@ -64,8 +64,6 @@ pub struct LinuxUndo {
     kind: Option<EpisodeKind>,
     /// The left edge of the last D-SACK block counted: where a late original arrived.
     last_dsack: Option<SeqNum>,
-    /// The reordering degree undos have shown (segments; 0: none).
-    implied_reordering: u32,
 }
 
 impl LinuxUndo {
@@ -187,7 +185,7 @@ impl TcpSender {
     /// The reordering degree in force (Linux's `tp->reordering`; `net.ipv4.tcp_reordering`
     /// until reordering is observed).
     pub fn reordering_degree(&self) -> u32 {
-        self.cfg.dupthresh.max(self.undo.implied_reordering)
+        self.dupthresh.base()
     }
 
     /// Whether a retransmission of this recovery is outstanding (Linux's `retrans_out`,
@@ -199,7 +197,7 @@ impl TcpSender {
     /// Reordering of `degree` segments observed: the one place where what an undo implies
     /// meets `tp->reordering` (the RACK helper's "reordering observed, degree N" joins here).
     pub(super) fn on_reordering_observed(&mut self, degree: u32) {
-        self.undo.implied_reordering = self.undo.implied_reordering.max(degree.min(MAX_REORDERING));
+        self.dupthresh.on_reordering(degree.min(MAX_REORDERING));
     }
 
     /// The snapshot [`Self::undo_after_ack`] needs, before the ACK is taken.
@@ -283,8 +281,7 @@ impl TcpSender {
     /// `tcp_check_sack_reordering(sk, prior_snd_una, 1)` from an undo.
     fn reordering_from_undo(&mut self, una_before: SeqNum, fack_before: Option<SeqNum>) {
         let fack = fack_before.unwrap_or(una_before).max(self.snd_una);
-        if let Some(d) = reordering_degree(una_before, fack, self.neg.mss, self.reordering_degree())
-        {
+        if let Some(d) = reordering_degree(una_before, fack, self.neg.mss, self.dupthresh.base()) {
             self.on_reordering_observed(d);
         }
     }

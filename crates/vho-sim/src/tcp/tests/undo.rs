@@ -125,3 +125,27 @@ fn a_fast_recovery_made_by_reordering_is_undone_and_raises_the_reordering_degree
     assert_eq!(s.stats().spurious_fast_retransmits_detected, 0);
     assert_eq!(s.reordering_degree(), 3);
 }
+
+#[test]
+fn with_a_raised_degree_the_same_reordering_no_longer_starts_a_recovery() {
+    // tcp_time_to_recover without RACK: recovery once sacked_out + 1 > tp->reordering. After
+    // the undo above (degree 6), a hole with four segments SACKed above it is reordering,
+    // not loss; at degree 3 (net.ipv4.tcp_reordering) the third SACKed segment is enough.
+    for (undo, recoveries) in [(UndoRules::Linux, 1), (UndoRules::Detectors, 2)] {
+        let mut c = linux(undo);
+        c.dsack = false;
+        let (mut s, high) = reordered_head_to(&c, 5);
+        // Everything sent so far acknowledged (past any recovery point); then the segment at
+        // SND.UNA is late and four later ones are SACKed.
+        s.handle_segment(ms(1090), &ack_ts(high, &[], 1060));
+        drain_sender(&mut s, ms(1090));
+        assert!(!s.probe().in_recovery);
+        let una = high;
+        for k in 1..=4 {
+            let sack = [(una + 1000, una + 1000 + 1000 * k)];
+            s.handle_segment(ms(1100), &ack_ts(una, &sack, 1060));
+            drain_sender(&mut s, ms(1100));
+        }
+        assert_eq!(s.stats().fast_retransmits, recoveries, "{undo:?}");
+    }
+}

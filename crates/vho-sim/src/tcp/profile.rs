@@ -15,10 +15,15 @@
 //!   Reno's and NewReno's growth in segments (`tcp_reno_cong_avoid`, `cwnd_counting`).
 //!   Not Linux:
 //!   - loss detection is RFC 6675's (DupThresh, IsLost), not RACK (RFC 8985, Linux's since
-//!     4.18), and there is no tail loss probe: a lost tail waits for the RTO; `tp->reordering`
-//!     grows only when an undo shows reordering (`tcp_try_undo_partial`'s
-//!     `tcp_check_sack_reordering`), not from SACKs of never-retransmitted data below the
-//!     highest SACK (`tcp_sacktag_one`, `tcp_clean_rtx_queue`);
+//!     4.18), and there is no tail loss probe: a lost tail waits for the RTO, and so does a
+//!     lost retransmission (RACK marks it lost once data sent after it is SACKed, with
+//!     `FLAG_LOST_RETRANS`): in the WLAN→GPRS soft and delay-1 200 KB cells a resend dropped
+//!     in the GPRS queue stalls the profile's SACK recovery 4.6 s and 6.6 s until the RTO,
+//!     the kernel reno being 2.4 s and 4.0 s faster; `tp->reordering` grows only when an
+//!     undo shows reordering (`tcp_try_undo_partial`'s `tcp_check_sack_reordering`; a D-SACK
+//!     undo measures it from the late original's D-SACK block), not from SACKs of
+//!     never-retransmitted data below the highest SACK (`tcp_sacktag_one`,
+//!     `tcp_clean_rtx_queue`);
 //!   - RTT samples are the timestamp echo's (whole ms) or, without timestamps, one timed
 //!     segment per round trip, not the µs send times of every (S)ACKed segment
 //!     (`tcp_clean_rtx_queue`); CUBIC and HyStart read the same samples;

@@ -1148,6 +1148,17 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "undo",
+            "one of detectors, linux",
+            "profile",
+            "which rules undo a reduction: detectors each detector of spurious_detection by its \
+             own document (Eifel at the first ACK, RFC 3708 at the recovery point); linux \
+             Linux's undo_marker/undo_retrans/retrans_stamp at every ACK in recovery \
+             (tcp_try_undo_loss/partial/recovery/dsack), an undone fast recovery raising the \
+             reordering degree",
+        ),
+        k(
+            t,
             "cwnd_counting",
             "one of rfc5681, linux",
             "profile",

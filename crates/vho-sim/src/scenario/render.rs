@@ -7,7 +7,7 @@
 use crate::spec::*;
 use crate::tcp::config::{
     CcAlgorithm, CwndCounting, CwndValidation, FastRetransmitTimer, FrtoVariant, RttSampling,
-    SackRecovery, SpuriousResponse, TcpConfig, TimeoutSsthresh,
+    SackRecovery, SpuriousResponse, TcpConfig, TimeoutSsthresh, UndoRules,
 };
 use crate::time::Dur;
 use std::fmt::Write;
@@ -493,6 +493,13 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
             match c.frto_variant {
                 FrtoVariant::Rfc5682 => "rfc5682",
                 FrtoVariant::Linux => "linux",
+            }
+        ),
+        format!(
+            "undo = \"{}\"",
+            match c.undo {
+                UndoRules::Detectors => "detectors",
+                UndoRules::Linux => "linux",
             }
         ),
         format!(

@@ -143,6 +143,23 @@ impl SpuriousDetection {
     }
 }
 
+/// Which rules undo a reduction that proves unnecessary: each detector of
+/// [`SpuriousDetection`] by its own document, or Linux's undo (`tcp::sender::undo`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum UndoRules {
+    /// Eifel (RFC 3522 §3.2) at the first acceptable ACK after a timeout, RFC 3708's D-SACK
+    /// verdict once the recovery point is reached, F-RTO (RFC 5682).
+    #[default]
+    Detectors,
+    /// Linux's (net/ipv4/tcp_input.c): `undo_marker`, `undo_retrans` and `retrans_stamp`
+    /// checked at every ACK in Recovery and Loss (`tcp_try_undo_loss`, `tcp_try_undo_partial`,
+    /// `tcp_try_undo_recovery`, `tcp_try_undo_dsack`); the detectors say which evidence counts
+    /// (`eifel`: timestamps, `tcp_packet_delayed`; `dsack`: D-SACKs counted against
+    /// `undo_retrans`; `frto`: F-RTO), and an undo of a fast recovery raises the reordering
+    /// degree the duplicate-ACK threshold uses (`tcp_check_sack_reordering`).
+    Linux,
+}
+
 /// What the sender does once a timeout is found spurious (see `tcp::spurious::response`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum SpuriousResponse {
@@ -352,6 +369,8 @@ pub struct TcpConfig {
     pub cwnd_counting: CwndCounting,
     /// Which F-RTO runs when `spurious_detection` has it.
     pub frto_variant: FrtoVariant,
+    /// Which rules undo a reduction (see [`UndoRules`]).
+    pub undo: UndoRules,
     /// RFC 6675 §4 NextSeg rule (4): one "rescue" retransmission of the highest unSACKed
     /// segment per recovery when rules (1)-(3) find nothing, to keep the ACK clock going
     /// when the tail of the window is lost.

@@ -74,6 +74,33 @@ impl DupThresh {
         self.raised += 1;
     }
 
+    /// The configured threshold, or the reordering degree [`Self::on_reordering`] raised it
+    /// to (what Limited Transmit counts early duplicate ACKs against).
+    #[inline(always)]
+    pub fn base(&self) -> u32 {
+        self.base
+    }
+
+    /// Reordering of `degree` segments was observed: Linux's `tp->reordering`, which
+    /// `tcp_time_to_recover` (without RACK: `sacked_out + 1 > reordering`) and
+    /// `tcp_mark_head_lost` use as the duplicate-ACK threshold, rises to it for the rest of the
+    /// connection (net/ipv4/tcp_input.c `tcp_check_sack_reordering`, capped by the caller at
+    /// `tcp_max_reordering`).
+    pub fn on_reordering(&mut self, degree: u32) {
+        self.base = self.base.max(degree);
+        self.current = self.current.max(degree);
+    }
+
+    /// A timeout with at least `sacked` >= `configured` segments SACKed outside a recovery:
+    /// "the degree of reordering is over-estimated" (tcp_enter_loss), back to at most the
+    /// configured value (`net.ipv4.tcp_reordering`).
+    pub fn on_timeout_in_disorder(&mut self, configured: u32) {
+        self.base = self.base.min(configured);
+        if self.until.is_none() {
+            self.current = self.base;
+        }
+    }
+
     /// SND.UNA moved to `una`: back to the base once it reaches the end of what the old path
     /// may hold.
     #[inline(always)]
@@ -103,6 +130,20 @@ mod tests {
         d.on_new_ack(SeqNum(10_001));
         assert_eq!(d.get(), 3);
         assert_eq!(d.raised_count(), 1);
+    }
+
+    #[test]
+    fn observed_reordering_raises_it_for_good_and_a_timeout_in_disorder_lowers_it() {
+        // tcp_check_sack_reordering: degree 11 > 3 -> tp->reordering = 11, kept across ACKs.
+        let mut d = DupThresh::new(3);
+        d.on_reordering(11);
+        d.on_new_ack(SeqNum(50_000));
+        assert_eq!((d.get(), d.base()), (11, 11));
+        d.on_reordering(5); // never lowered by a smaller degree
+        assert_eq!(d.get(), 11);
+        // tcp_enter_loss: min(tp->reordering, sysctl_tcp_reordering).
+        d.on_timeout_in_disorder(3);
+        assert_eq!((d.get(), d.base()), (3, 3));
     }
 
     #[test]

@@ -6,21 +6,31 @@
 //!   of `Documentation/networking/ip-sysctl.rst`) and Linux's own mechanisms, each cited in
 //!   its file to `net/ipv4/tcp_*.c`: the RTO estimator (`tcp_rtt_estimator`,
 //!   `tcp::rtt_linux`, HZ = 1000), CUBIC with HyStart (`tcp::cc::cubic`), PRR in fast
-//!   recovery (`tcp::prr`), `tcp_enter_loss`'s ssthresh rule, SACK-enhanced F-RTO, undo
-//!   by timestamps (timeouts) and D-SACK restoring cwnd and `tcp_current_ssthresh`, and
+//!   recovery (`tcp::prr`), `tcp_enter_loss`'s ssthresh rule, SACK-enhanced F-RTO, Linux's
+//!   undo (`undo = "linux"`, `tcp::sender::undo`: `undo_marker`, `undo_retrans` and
+//!   `retrans_stamp` checked at every ACK in Recovery and Loss — `tcp_try_undo_loss`,
+//!   `tcp_try_undo_partial`, `tcp_try_undo_recovery`, `tcp_try_undo_dsack` — restoring cwnd
+//!   and `tcp_current_ssthresh`, an undone fast recovery raising `tp->reordering`, which the
+//!   duplicate-ACK threshold then uses as `tcp_time_to_recover` does without RACK), and
 //!   Reno's and NewReno's growth in segments (`tcp_reno_cong_avoid`, `cwnd_counting`).
 //!   Not Linux:
 //!   - loss detection is RFC 6675's (DupThresh, IsLost), not RACK (RFC 8985, Linux's since
-//!     4.18), and there is no tail loss probe: a lost tail waits for the RTO; nor does
-//!     `tp->reordering` grow when reordering is seen;
+//!     4.18), and there is no tail loss probe: a lost tail waits for the RTO, and so does a
+//!     lost retransmission (RACK marks it lost once data sent after it is SACKed, with
+//!     `FLAG_LOST_RETRANS`): in the WLAN→GPRS soft and delay-1 200 KB cells a resend dropped
+//!     in the GPRS queue stalls the profile's SACK recovery 4.6 s and 6.6 s until the RTO,
+//!     the kernel reno being 2.4 s and 4.0 s faster; `tp->reordering` grows only when an
+//!     undo shows reordering (`tcp_try_undo_partial`'s `tcp_check_sack_reordering`; a D-SACK
+//!     undo measures it from the late original's D-SACK block), not from SACKs of
+//!     never-retransmitted data below the highest SACK (`tcp_sacktag_one`,
+//!     `tcp_clean_rtx_queue`);
 //!   - RTT samples are the timestamp echo's (whole ms) or, without timestamps, one timed
 //!     segment per round trip, not the µs send times of every (S)ACKed segment
 //!     (`tcp_clean_rtx_queue`); CUBIC and HyStart read the same samples;
-//!   - F-RTO is Linux's (`frto_variant`: an ACK of never-retransmitted data decides at
-//!     once, FLAG_ORIG_SACK_ACKED), but `tcp_try_undo_loss`'s undo on a timestamp at any ACK
-//!     of the recovery is not modelled;
-//!   - a fast recovery is undone by D-SACK only: `tcp_try_undo_recovery` and
-//!     `tcp_try_undo_partial` by timestamps (`tcp_packet_delayed`) are not modelled;
+//!   - undo approximates Linux's `retrans_out` (a retransmission is out while some byte below
+//!     HighRxt is not cumulatively acknowledged), has no Disorder state (vho's Open, where a
+//!     D-SACK undo may still come), and counts every D-SACKed segment above `undo_marker`
+//!     against `undo_retrans` (vho's links never duplicate a packet);
 //!   - PRR takes a newly lost segment to be one this ACK's new SACK blocks exposed (vho marks
 //!     no loss otherwise); no pacing, TSO or TSQ; cwnd in bytes, whole segments after each
 //!     growth.
@@ -34,7 +44,7 @@
 use super::config::{
     CcAlgorithm, CwndCounting, CwndValidation, DelAckConfig, FastRetransmitTimer, FrtoVariant,
     HeaderModel, LossBasis, RtoAlgorithm, RtoConfig, RttSampling, SackRecovery, SpuriousDetection,
-    SpuriousResponse, TcpConfig, TimeoutSsthresh,
+    SpuriousResponse, TcpConfig, TimeoutSsthresh, UndoRules,
 };
 use crate::time::Dur;
 
@@ -101,6 +111,7 @@ fn rfc() -> TcpConfig {
         prr: false,                  // RFC 6937 is Experimental; RFC 6675 §5 sets cwnd = ssthresh
         cwnd_counting: CwndCounting::Rfc5681,
         frto_variant: FrtoVariant::Rfc5682,
+        undo: UndoRules::Detectors,
         // RFC 7661 is Experimental, but its §4.3 rule (no growth while the window is not
         // used) is what keeps cwnd meaningful when the receive window or the application
         // limits the sender; RFC 5681 as written lets cwnd grow without bound there.
@@ -183,8 +194,10 @@ fn linux() -> TcpConfig {
         prr: true, // tcp_cwnd_reduction (net/ipv4/tcp_input.c), since Linux 3.2
         cwnd_counting: CwndCounting::Linux, // tcp_reno_cong_avoid (net/ipv4/tcp_cong.c)
         frto_variant: FrtoVariant::Linux, // tcp_process_loss (net/ipv4/tcp_input.c)
+        // tcp_try_undo_{loss,partial,recovery,dsack} (net/ipv4/tcp_input.c): tcp::sender::undo
+        undo: UndoRules::Linux,
         cwnd_validation: CwndValidation::CwndLimited, // tcp_is_cwnd_limited (include/net/tcp.h)
-        handshake_rtt_sample: true, // tcp_synack_rtt_meas
+        handshake_rtt_sample: true,                   // tcp_synack_rtt_meas
         rtt_sampling: RttSampling::OnePerRtt,
         timeout_holds_new_data: false,
         // Linux counts SACKed (or, without SACK, duplicate-ACKed) segments out of
@@ -267,6 +280,7 @@ fn ns2() -> TcpConfig {
         prr: false,                           // not in tcp-sack1.cc
         cwnd_counting: CwndCounting::Rfc5681, // opencwnd: per ACK (tcp.cc)
         frto_variant: FrtoVariant::Rfc5682,   // no F-RTO in tcp-sack1.cc (off)
+        undo: UndoRules::Detectors,
         cwnd_validation: CwndValidation::Off, // opencwnd() on every new ACK (tcp.cc)
         handshake_rtt_sample: false,          // one-way agents: no handshake
         rtt_sampling: RttSampling::OnePerRtt,
@@ -366,6 +380,7 @@ fn linux20() -> TcpConfig {
         prr: false,                           // Linux 2.0 predates RFC 6937
         cwnd_counting: CwndCounting::Rfc5681, // 2.0: cong_count per ACK (tcp_cong_avoid)
         frto_variant: FrtoVariant::Rfc5682,   // 2.0 has no F-RTO; as a remedy, RFC 5682's
+        undo: UndoRules::Detectors,
         // 2.0: tcp_ack grows cong_window on every ACK of new data (slow start up to
         // ssthresh, then one segment per window), used or not.
         cwnd_validation: CwndValidation::Off,

@@ -14,7 +14,7 @@ pub const DEFAULT_NOTIFY_OFFSET_MS: u64 = 100;
 use crate::spec::*;
 use crate::tcp::config::{
     CcAlgorithm, CwndCounting, CwndValidation, FastRetransmitTimer, FrtoVariant, RttSampling,
-    SackRecovery, SpuriousDetection, SpuriousResponse, TimeoutSsthresh,
+    SackRecovery, SpuriousDetection, SpuriousResponse, TimeoutSsthresh, UndoRules,
 };
 use crate::tcp::profile::{profile, PROFILES};
 use crate::tcp::TcpConfig;

@@ -19,7 +19,7 @@ impl TcpSender {
         if self.frto.is_some() {
             self.frto_on_ack(seg, una_before, window_changed, newly_sacked);
         }
-        if self.cfg.spurious_detection.dsack {
+        if self.cfg.spurious_detection.dsack && !self.linux_undo() {
             let verdict = dsack.or_else(|| self.spurious.dsack.on_cumulative_ack(seg.ack));
             if let Some(v) = verdict {
                 self.respond_to_spurious_recovery(v, self.snd_una - una_before);
@@ -34,6 +34,11 @@ impl TcpSender {
         let (left, right) = dsack_block(seg.ack, seg.options.sack.as_slice())?;
         self.spurious.eifel.on_dsack();
         if !self.cfg.spurious_detection.dsack {
+            return None;
+        }
+        if self.linux_undo() {
+            // Linux counts D-SACKs against undo_retrans (undo.rs), not RFC 3708's episode.
+            self.undo.on_dsack(left, right, self.neg.mss);
             return None;
         }
         let empty = self.sb.is_empty();
@@ -180,6 +185,7 @@ impl TcpSender {
         // The first detector to conclude answers; the others of this recovery stop.
         self.frto = None;
         self.frto_credit = 0;
+        self.undo.undone(); // tcp_undo_cwnd_reduction: undo_marker = 0
         let Some((prior, snd_max_then)) = self.spurious.prior.take() else {
             return;
         };

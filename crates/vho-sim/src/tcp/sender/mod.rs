@@ -12,8 +12,9 @@
 //! Beside this file: `recovery.rs` (duplicate ACKs, fast retransmit, what SACK recovery
 //! sends), `timeout.rs` (the retransmission timer's expiry), `transmit.rs` (what goes on the
 //! wire next, and its header), `detection.rs` (spurious-timeout detection and its responses, issue 19),
-//! `notice.rs` (the handover notification's remedies) and `oracle.rs` (the oracle sender:
-//! after a handover, the world's ground truth decides what is sent).
+//! `notice.rs` (the handover notification's remedies), `undo.rs` (Linux's undo of a reduction,
+//! `UndoRules::Linux`) and `oracle.rs` (the oracle sender: after a handover, the world's
+//! ground truth decides what is sent).
 
 mod detection;
 mod freed_samples;
@@ -23,6 +24,7 @@ mod probe;
 mod recovery;
 mod timeout;
 mod transmit;
+mod undo;
 
 use super::cc::{AnyController, CongestionControl, RecoveryStyle, Window};
 use super::config::{
@@ -172,6 +174,8 @@ pub struct TcpSender {
     cwnd_use: CwndUse,
     /// A timeout that may prove spurious (`spurious_rto`; see [`super::spurious`]).
     spurious: SpuriousState,
+    /// Linux's undo state (`UndoRules::Linux`, `undo.rs`).
+    undo: undo::LinuxUndo,
     /// The F-RTO episode under way (`spurious_rto = "frto"`).
     frto: Option<Frto>,
     /// New segments F-RTO's step 2(b) may send beyond cwnd.
@@ -280,6 +284,7 @@ impl TcpSender {
                 ..CwndUse::default()
             },
             spurious: SpuriousState::default(),
+            undo: undo::LinuxUndo::default(),
             frto: None,
             frto_credit: 0,
             frto_retx_end: iss,
@@ -486,6 +491,11 @@ impl TcpSender {
         } else {
             None
         };
+        let undo_ack = if self.linux_undo() {
+            Some(self.undo_ack(seg))
+        } else {
+            None
+        };
         let newly_sacked = self.neg.sack
             && self.sb.update_from_ack(
                 seg.ack,
@@ -508,6 +518,9 @@ impl TcpSender {
         }
         if self.spurious_on {
             self.detect_after_ack(seg, una_before, window_changed, newly_sacked, dsack);
+        }
+        if let Some(a) = undo_ack {
+            self.undo_after_ack(a);
         }
         if self.cfg.prr && self.sack_recovery() {
             self.prr_on_ack(una_before, sacked_before, newly_sacked);

@@ -40,7 +40,12 @@ impl TcpSender {
 
     pub(super) fn enter_fast_recovery(&mut self, now: Time) {
         self.stats.fast_retransmits += 1;
-        if self.cfg.spurious_detection.dsack {
+        if self.linux_undo() {
+            // tcp_enter_recovery: prior_ssthresh (tcp_current_ssthresh) and prior_cwnd anew,
+            // tcp_init_undo.
+            self.keep_prior();
+            self.undo.init(self.snd_una, EpisodeKind::FastRetransmit);
+        } else if self.cfg.spurious_detection.dsack {
             if self.spurious.prior.is_none() || !self.dsack_joins() {
                 self.keep_prior();
             }

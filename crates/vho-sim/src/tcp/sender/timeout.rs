@@ -89,7 +89,11 @@ impl TcpSender {
         self.frto = None;
         self.frto_credit = 0;
         let d = self.cfg.spurious_detection;
-        if d.any() {
+        let linux_undo = self.linux_undo();
+        if linux_undo {
+            self.undo_at_timeout();
+        }
+        if d.any() && !linux_undo {
             // A recovery that joins RFC 3708's running episode keeps that episode's state
             // before its first reduction, unless a detector has already answered for it
             // (the response took it): then this timeout's own state is kept.
@@ -113,6 +117,13 @@ impl TcpSender {
                 self.frto_retx_end = self.snd_una + self.neg.mss.min(self.data_end - self.snd_una);
             }
         }
+        if linux_undo && d.frto && frto_may_start {
+            self.frto = Some(match self.cfg.frto_variant {
+                FrtoVariant::Rfc5682 => Frto::start(),
+                FrtoVariant::Linux => Frto::start_linux(),
+            });
+            self.frto_retx_end = self.snd_una + self.neg.mss.min(self.data_end - self.snd_una);
+        }
         let basis = self.loss_basis();
         if self.reduces_ssthresh_at_rto() {
             self.cc.on_rto(now, basis);
@@ -135,6 +146,27 @@ impl TcpSender {
         self.retransmits = true;
         self.pending_rtx = Some((self.snd_una, TxKind::RetransmitTimeout));
         self.timers.set(Timer::Retransmit, now + self.rtt.rto());
+    }
+
+    /// `tcp_enter_loss` with `UndoRules::Linux`: a timeout that reduces anew keeps the state
+    /// before it and starts an undo episode (`tcp_init_undo`); one that does not joins the
+    /// episode under way. "Timeout in disordered state after receiving substantial DUPACKs
+    /// suggests that the degree of reordering is over-estimated": the reordering degree goes
+    /// back to `net.ipv4.tcp_reordering` when as many segments are SACKed outside recovery.
+    fn undo_at_timeout(&mut self) {
+        if self.reduces_ssthresh_at_rto() {
+            self.keep_prior();
+            self.undo.init(self.snd_una, EpisodeKind::Timeout);
+        } else {
+            self.undo.on_joining_timeout();
+        }
+        let base = self.cfg.dupthresh;
+        if self.recovery == Recovery::Open
+            && self.dupthresh.base() > base
+            && self.sb.sacked_between(self.snd_una, self.snd_max) >= base * self.neg.mss
+        {
+            self.dupthresh.on_timeout_in_disorder(base);
+        }
     }
 
     /// Whether this timeout sets a new ssthresh (see [`TimeoutSsthresh`]).

@@ -66,7 +66,7 @@ impl TcpSender {
         if self.cfg.limited_transmit
             && self.recovery == Recovery::Open
             && self.dupacks > 0
-            && self.dupacks < self.cfg.dupthresh
+            && self.dupacks < self.dupthresh.base()
             && (seq >= self.snd_max || self.cfg.dupacks_after_timeout_new_ack)
         {
             // RFC 3042 §2: new data only, FlightSize <= cwnd + 2 SMSS (one segment per early
@@ -212,6 +212,9 @@ impl TcpSender {
         let seg = self.header(now, seq, flags, len);
         if kind.is_retransmission() {
             self.stats.retransmissions += 1;
+            if self.linux_undo() {
+                self.undo.on_retransmit(ts_clock(now), 1); // tcp_retransmit_skb
+            }
             if self.spurious_on && self.cfg.spurious_detection.dsack {
                 self.spurious.dsack.on_retransmit(seq, len);
             }
@@ -246,6 +249,9 @@ impl TcpSender {
 
     pub(super) fn send_fin(&mut self, now: Time, kind: TxKind) -> Transmit {
         let seg = self.header(now, self.data_end, Flags::FIN | Flags::ACK, 0);
+        if kind.is_retransmission() && self.linux_undo() {
+            self.undo.on_retransmit(ts_clock(now), 1); // never D-SACKed: no D-SACK undo
+        }
         if kind.is_retransmission() && self.cfg.spurious_detection.dsack {
             // A resent FIN is never D-SACKed: its recovery is not declared spurious.
             self.spurious.dsack.on_retransmit(self.data_end, 0);

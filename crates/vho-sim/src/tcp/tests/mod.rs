@@ -889,3 +889,4 @@ mod dsack;
 mod notice;
 mod rules;
 mod spurious;
+mod undo;

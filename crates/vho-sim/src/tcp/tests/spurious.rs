@@ -4,7 +4,7 @@
 //! genuine one that it does not.
 
 use super::*;
-use crate::tcp::config::{SpuriousDetection, SpuriousResponse};
+use crate::tcp::config::{SpuriousDetection, SpuriousResponse, UndoRules};
 
 /// Which detectors run.
 #[derive(Clone, Copy)]
@@ -212,9 +212,17 @@ fn dsack_finds_the_spurious_timeout_after_the_recovery() {
     c.dsack = false;
     assert_eq!(spike_of(&c, ms300).s.stats().spurious_timeouts_detected, 0);
     // The 2 s spike's timer resends the head three times (backoff): (A.3) refuses.
-    let p = spike(&linux(SpuriousRto::Dsack, SpuriousResponse::Undo));
+    let mut c = linux(SpuriousRto::Dsack, SpuriousResponse::Undo);
+    c.undo = UndoRules::Detectors;
+    let p = spike(&c);
     assert!(p.s.stats().timeouts >= 2);
     assert_eq!(p.s.stats().spurious_timeouts_detected, 0);
+    // Linux has no (A.3): each copy D-SACKed takes one off undo_retrans (tcp_sacktag_one), the
+    // three copies' three D-SACKs bring it to 0, and the next ACK undoes (tcp_try_undo_dsack).
+    c.undo = UndoRules::Linux;
+    let p = spike(&c);
+    assert!(p.s.stats().timeouts >= 2);
+    assert_eq!(p.s.stats().spurious_timeouts_detected, 1);
 }
 
 #[test]

@@ -195,6 +195,9 @@ CAUSES = [
     # The mobile router's combining (NEMO-SHO and APC): copies that reached it of the two per
     # bicast packet, fast-link copies APC held, and the longest hold.
     "nemo.packets_bicast", "nemo.copies", "nemo.held", "nemo.max_hold_s",
+    # Held copies released at the handover's completion (§IV-C), ahead of the packets
+    # tunnelled after 15 s without a PIO.
+    "nemo.released_at_completion",
 ]  # fmt: skip
 
 

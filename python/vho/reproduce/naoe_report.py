@@ -197,6 +197,7 @@ def write_report(
     seed: int,
     wall_tables_s: float,
     wall_all_s: float,
+    wall_sensitivity_s: float = 0.0,
     quiet: bool = False,
 ) -> Path:
     (out / "figures").mkdir(parents=True, exist_ok=True)
@@ -211,7 +212,8 @@ def write_report(
         _sensitivity_figure(sens, out)
         sens_md = (
             "## Sensitivity to alpha and the initial T_eDelay (§VII)\n\n"
-            f"APC, {int(sens['trials'].iloc[0])} trials per point, means.\n\n"
+            f"APC, {int(sens['trials'].iloc[0])} trials per point, means ({len(sens)} points, "
+            f"{wall_sensitivity_s:.1f} s wall).\n\n"
             "![sensitivity](figures/sensitivity.png)\n"
         )
     flags = " --quick" if quick else ""

@@ -42,6 +42,7 @@ def test_summary_has_the_combiners_counters(out):
         + mr["released_by_timer"]
         + mr["released_in_order"]
         + mr["released_by_slow_copy"]
+        + mr["released_at_completion"]
     )
     assert forwarded + mr["duplicates_dropped"] <= mr["copies"]
     assert mr["held"] > 0 and mr["max_hold_us"] > 0

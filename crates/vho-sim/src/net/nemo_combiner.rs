@@ -16,6 +16,11 @@
 //!
 //! A copy the combiner discards (a duplicate, or outside its table) is absorbed
 //! ([`Verdict::Absorb`]): no loss is booked, since the other copy went on.
+//!
+//! At the handover's completion ([`NemoCombiner::completing_at`], the end of the bicasting
+//! window: §V-C's 15 s) the combiner is told ([`Combiner::complete`], §IV-C) and what it held
+//! goes out in order, before the packets that follow without a PIO; a packet that meets
+//! released copies still waiting at that instant queues behind them.
 
 use super::combine::{AnyCombiner, Combiner, LinkClass, Verdict as CopyVerdict};
 use super::function::{Counters, Hop, Verdict};
@@ -51,6 +56,8 @@ pub struct NemoCombiner {
     combiner: Option<AnyCombiner<PktIdx>>,
     /// Copies (forwarded at once or released) that wait behind what was released before them.
     ready: VecDeque<PktIdx>,
+    /// The handover's completion, until the combiner has been told.
+    complete_at: Option<Time>,
     copies: u64,
     forwarded_without_combining: u64,
     absorbed: u64,
@@ -63,6 +70,7 @@ impl NemoCombiner {
             class_by_coa: Vec::new(),
             combiner,
             ready: VecDeque::new(),
+            complete_at: None,
             copies: 0,
             forwarded_without_combining: 0,
             absorbed: 0,
@@ -80,9 +88,37 @@ impl NemoCombiner {
         }
     }
 
+    /// The handover completes at `at` (§IV-C; `None`: never, as without bicasting).
+    pub fn completing_at(self, at: Option<Time>) -> Self {
+        NemoCombiner {
+            complete_at: at,
+            ..self
+        }
+    }
+
+    /// Tells the combiner of the completion once it is due, and takes what it releases.
+    fn complete_if_due(&mut self, now: Time) {
+        if self.complete_at.is_none_or(|t| now < t) {
+            return;
+        }
+        self.complete_at = None;
+        if let Some(c) = self.combiner.as_mut() {
+            c.complete(now);
+            while let Some(t) = c.poll_release(now) {
+                self.ready.push_back(t);
+            }
+        }
+    }
+
     pub fn on_packet(&mut self, now: Time, idx: PktIdx, pkt: &mut Packet, hop: Hop) -> Verdict {
+        self.complete_if_due(now);
         if pkt.net & net::PIO == 0 || pkt.net & net::TUNNEL != 0 {
-            return Verdict::Pass;
+            if self.ready.is_empty() {
+                return Verdict::Pass;
+            }
+            // Released copies leave first (§IV-B's in-order rule).
+            self.ready.push_back(idx);
+            return Verdict::Hold;
         }
         let by_dir = hop
             .ingress
@@ -122,6 +158,7 @@ impl NemoCombiner {
     }
 
     pub fn poll_release(&mut self, now: Time) -> Option<PktIdx> {
+        self.complete_if_due(now);
         if let Some(t) = self.ready.pop_front() {
             return Some(t);
         }
@@ -133,7 +170,14 @@ impl NemoCombiner {
             // Due now: the world wakes at the later of this and the present.
             return Some(Time::ZERO);
         }
-        self.combiner.as_ref()?.poll_timeout()
+        let c = self.combiner.as_ref()?;
+        // The completion matters now only to what is held; later copies learn of it on
+        // arrival.
+        let completion = self.complete_at.filter(|_| c.buffered() > 0);
+        match (c.poll_timeout(), completion) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     pub fn holds(&self) -> bool {
@@ -159,6 +203,7 @@ impl NemoCombiner {
                 ("released_by_timer", s.released_by_timer),
                 ("released_in_order", s.released_in_order),
                 ("released_by_slow_copy", s.released_by_slow_copy),
+                ("released_at_completion", s.released_at_completion),
                 ("duplicates", s.duplicates),
                 ("outside_table", s.outside_table),
                 ("max_hold_us", s.max_hold.as_nanos() / 1_000),
@@ -180,6 +225,13 @@ impl NemoCombiner {
             absorbed: self.absorbed,
             held,
         }
+    }
+
+    /// Held copies released at the handover's completion.
+    pub fn released_at_completion(&self) -> u64 {
+        self.combiner
+            .as_ref()
+            .map_or(0, |c| c.stats().released_at_completion)
     }
 
     /// The longest a copy stayed held.
@@ -243,6 +295,38 @@ mod tests {
         let mut d1 = copy(1);
         assert_eq!(f.on_packet(t, 103, &mut d1, hop(0)), Verdict::Absorb);
         assert!(!f.holds());
+    }
+
+    #[test]
+    fn at_completion_held_copies_leave_before_the_packets_without_the_option() {
+        // §IV-C: bicasting stops at completion, the packets that follow carry no PIO and
+        // come over the new link only; §IV-B: in order. Completion at 15 s (§V-C).
+        let done = Time::from_secs(15);
+        let mut f = apc().completing_at(Some(done));
+        let t = Time::from_millis(14_900);
+        // Sent at 14.88 s: T_delay_fast = 20 ms, held until 14.9 + (1 - 0.02) = 15.88 s.
+        let mut p0 = copy(0);
+        p0.pio.sent_ms = 14_880;
+        assert_eq!(f.on_packet(t, 100, &mut p0, hop(0)), Verdict::Hold);
+        // The wake-up is at the completion, before the hold's end.
+        assert_eq!(f.poll_timeout(), Some(done));
+        // A packet without the option arriving at the completion instant, before the world
+        // woke the function: it queues behind the held copy.
+        let mut plain = Packet::default();
+        assert_eq!(f.on_packet(done, 101, &mut plain, hop(0)), Verdict::Hold);
+        assert_eq!(f.poll_release(done), Some(100));
+        assert_eq!(f.poll_release(done), Some(101));
+        assert_eq!(f.poll_release(done), None);
+        assert!(!f.holds());
+        let c = f.counters();
+        assert!(c.contains(&("released_at_completion", 1)), "{c:?}");
+        // Without a completion the copy stays held past 15 s.
+        let mut g = apc();
+        let mut q0 = copy(0);
+        q0.pio.sent_ms = 14_880;
+        assert_eq!(g.on_packet(t, 100, &mut q0, hop(0)), Verdict::Hold);
+        assert_eq!(g.poll_timeout(), Some(Time::from_millis(15_880)));
+        assert_eq!(g.poll_release(done), None);
     }
 
     #[test]

@@ -78,6 +78,10 @@ pub(super) fn build(
     }
     // T_combining: "initialized on the MR when the BU is sent" (§IV-B), the window's start.
     let t_combining = nemo.bicast.map_or(crate::time::Time::ZERO, |w| w.0);
+    // The handover's completion, the window's end (§V-C: 15 s): the MR sends the BU that
+    // stops bicasting (§IV-C). Here the home agent stops at that instant too (the window is
+    // the policy, `mip::bicast`), the BU's transit left out as it is at the start.
+    let completion = nemo.bicast.map(|w| w.1);
     let combiner = || match nemo.combining {
         Combining::None => None,
         Combining::NemoSho => NemoSho::new(DEFAULT_TABLE_SIZE)
@@ -95,15 +99,13 @@ pub(super) fn build(
                 Some((coa(l), class[towards]?))
             })
             .collect();
-        chains[home_agent].push(AnyFunction::NemoCombiner(NemoCombiner::at_home_agent(
-            class_by_coa,
-            combiner(),
-        )));
+        chains[home_agent].push(AnyFunction::NemoCombiner(
+            NemoCombiner::at_home_agent(class_by_coa, combiner()).completing_at(completion),
+        ));
     }
-    chains[mr].push(AnyFunction::NemoCombiner(NemoCombiner::new(
-        class,
-        combiner(),
-    )));
+    chains[mr].push(AnyFunction::NemoCombiner(
+        NemoCombiner::new(class, combiner()).completing_at(completion),
+    ));
     nemo.network
         .iter()
         .filter_map(|&n| {
@@ -143,6 +145,9 @@ pub struct NemoSummary {
     /// Fast-link copies APC held (eq. 2), and the longest hold.
     pub held: u64,
     pub max_hold_s: f64,
+    /// Held copies released at the handover's completion (§IV-C), ahead of the packets
+    /// tunnelled after it.
+    pub released_at_completion: u64,
 }
 
 impl World {
@@ -163,6 +168,7 @@ impl World {
             duplicates_dropped: 0,
             held: 0,
             max_hold_s: 0.0,
+            released_at_completion: 0,
         };
         let ha = self.spec.mipv6.as_ref()?.home_agent;
         for node in [ha, mr] {
@@ -176,6 +182,7 @@ impl World {
                         out.duplicates_dropped += s.absorbed;
                         out.held += s.held;
                         out.max_hold_s = out.max_hold_s.max(c.max_hold().as_secs_f64());
+                        out.released_at_completion += c.released_at_completion();
                     }
                     _ => {}
                 }

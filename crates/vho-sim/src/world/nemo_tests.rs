@@ -96,7 +96,8 @@ fn copies_go_twice_inside_the_window_and_the_router_forwards_each_number_once() 
                 let forwarded = mr["forwarded_at_once"]
                     + mr["released_by_timer"]
                     + mr["released_in_order"]
-                    + mr["released_by_slow_copy"];
+                    + mr["released_by_slow_copy"]
+                    + mr["released_at_completion"];
                 assert_eq!(forwarded, bicast, "{combining}: each number once");
                 assert_eq!(mr["duplicates_dropped"], bicast, "{combining}");
                 assert_eq!(mr["outside_table"], 0);

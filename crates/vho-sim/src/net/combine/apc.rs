@@ -30,6 +30,14 @@
 //!   forwarding: a hold expiring, a slow copy releasing its held twin, a first arrival from the
 //!   slow link ("forwards the packet to LFNs without buffering") and a fast copy whose
 //!   T_timeout^n is 0.
+//! - Completion (§IV-C, [`Combiner::complete`]): "the true capability on the new link becomes
+//!   available immediately": what is held goes out at once, in order, and no copy is held
+//!   after it. The paper does not say what happens to the buffer then; the in-order rule above
+//!   does: the packets the HA tunnels after completion carry no PIO and pass the MR at once,
+//!   and every one of them follows every held copy, so a copy still held then would be
+//!   overtaken (`vho reproduce naoe`, downward, before this rule: 23.5 of APC's 25.7
+//!   out-of-order deliveries a trial and 135 of its 187 spurious retransmissions over 30
+//!   trials came after 15 s, held copies SACKed around by the new link's packets).
 //!
 //! The order this gives (tested by `property_tests`): for sequence numbers n < m, if a copy
 //! of n reached the combiner before m was forwarded (and was not dropped as outside the
@@ -128,6 +136,7 @@ enum Release {
     Timer,
     InOrder,
     SlowCopy,
+    Completion,
 }
 
 struct HeldCopy<T> {
@@ -158,6 +167,8 @@ pub struct Apc<T> {
     held: VecDeque<HeldCopy<T>>,
     /// Copies released and recorded, not yet taken by `poll_release`, in forwarding order.
     ready: VecDeque<Released<T>>,
+    /// When the handover completed ([`Combiner::complete`]): from then nothing is held.
+    completed_at: Option<Time>,
     stats: CombinerStats,
 }
 
@@ -180,6 +191,7 @@ impl<T> Apc<T> {
             table: SequenceTable::new(cfg.table_size)?,
             held: VecDeque::new(),
             ready: VecDeque::new(),
+            completed_at: None,
             stats: CombinerStats::default(),
         })
     }
@@ -235,18 +247,19 @@ impl<T> Apc<T> {
     }
 
     /// Forwards the held copies at positions `..=last` (sequence order): the last for `why`,
-    /// those below it in order, unless their own hold had already expired by `now`.
+    /// those below it in order (all of them for `why` at completion), unless their own hold
+    /// had already expired by `now`.
     fn release_through(&mut self, last: usize, now: Time, why: Release) {
         for i in 0..=last {
             let Some(h) = self.held.pop_front() else {
                 return;
             };
-            let why = if i == last {
-                why
-            } else if h.until <= now {
-                Release::Timer
-            } else {
-                Release::InOrder
+            let why = match why {
+                // At completion every copy goes for that reason, unless its hold had expired.
+                Release::Completion if h.until > now => Release::Completion,
+                _ if i == last && why != Release::Completion => why,
+                _ if h.until <= now => Release::Timer,
+                _ => Release::InOrder,
             };
             self.table.record(h.seq);
             self.ready.push_back(Released {
@@ -306,9 +319,11 @@ impl<T> Combiner<T> for Apc<T> {
             // packet to LFNs without buffering."
             (LinkClass::Slow, Err(i)) => self.forward_at_once(seq, i, now, token),
             (LinkClass::Fast, Err(i)) => {
-                let until = match self.estimate {
-                    Estimate::Known(e) => Self::hold_until(now, delay, e),
-                    Estimate::AwaitingFirst { max_wait } => now + max_wait,
+                let until = match (self.completed_at, self.estimate) {
+                    // §IV-C: after completion, nothing waits for the old link.
+                    (Some(_), _) => now,
+                    (None, Estimate::Known(e)) => Self::hold_until(now, delay, e),
+                    (None, Estimate::AwaitingFirst { max_wait }) => now + max_wait,
                 };
                 if until <= now {
                     // Eq. 2's second case: T_timeout^n = 0.
@@ -349,6 +364,7 @@ impl<T> Combiner<T> for Apc<T> {
             Release::Timer => self.stats.released_by_timer += 1,
             Release::InOrder => self.stats.released_in_order += 1,
             Release::SlowCopy => self.stats.released_by_slow_copy += 1,
+            Release::Completion => self.stats.released_at_completion += 1,
         }
         self.stats.max_hold = self.stats.max_hold.max(now.saturating_since(r.arrived));
         Some(r.token)
@@ -360,6 +376,16 @@ impl<T> Combiner<T> for Apc<T> {
             return Some(r.arrived);
         }
         self.held.iter().map(|h| h.until).min()
+    }
+
+    fn complete(&mut self, now: Time) {
+        if self.completed_at.is_some() {
+            return;
+        }
+        self.completed_at = Some(now);
+        if !self.held.is_empty() {
+            self.release_through(self.held.len() - 1, now, Release::Completion);
+        }
     }
 
     fn stats(&self) -> &CombinerStats {
@@ -608,6 +634,46 @@ mod tests {
         );
         assert_eq!(drain(&mut c, ms(302)), Vec::<u16>::new());
         assert_eq!(c.buffered(), 1);
+    }
+
+    // ---- Tests for the handover's completion (§IV-C) ----
+
+    #[test]
+    fn completion_releases_every_held_copy_in_order_and_holds_nothing_after() {
+        // §IV-C: at completion "the true capability on the new link becomes available
+        // immediately"; §IV-B: in order. T_eDelay = 1 s:
+        //  t=10 F#1 sent 0:  held until 1000.     t=20 F#3 sent 10: held until 1010.
+        //  t=30 F#2 sent 20: held until 1010 (inserted below #3).
+        //  t=500: completion: #1, #2, #3 go out in that order, 510-490 ms early.
+        //  t=510 F#4 sent 500: T_delay_fast = 10 < T_eDelay, but not held: forwarded.
+        //  t=900 S#2 sent 20: a duplicate (the table); S#5 sent 600, first: forwarded.
+        let mut c = apc(InitialEDelay::Fixed(Dur::from_secs(1)));
+        assert_eq!(c.on_copy(ms(10), pio(1, 0), Fast, 1), Verdict::Held);
+        assert_eq!(c.on_copy(ms(20), pio(3, 10), Fast, 3), Verdict::Held);
+        assert_eq!(c.on_copy(ms(30), pio(2, 20), Fast, 2), Verdict::Held);
+        assert_eq!(drain(&mut c, ms(499)), Vec::<u16>::new());
+        c.complete(ms(500));
+        assert_eq!(drain(&mut c, ms(500)), vec![1, 2, 3]);
+        assert_eq!(c.poll_timeout(), None);
+        assert_eq!(
+            c.on_copy(ms(510), pio(4, 500), Fast, 4),
+            Verdict::Forward(4)
+        );
+        assert_eq!(
+            c.on_copy(ms(900), pio(2, 20), Slow, 102),
+            Verdict::Duplicate(102)
+        );
+        assert_eq!(
+            c.on_copy(ms(901), pio(5, 600), Slow, 105),
+            Verdict::Forward(105)
+        );
+        let s = *c.stats();
+        assert_eq!((s.released_at_completion, s.released_by_timer), (3, 0));
+        assert_eq!(s.forwarded(), 5);
+        assert_eq!(s.max_hold, Dur::from_millis(490));
+        // A second completion changes nothing.
+        c.complete(ms(950));
+        assert_eq!(c.stats().released_at_completion, 3);
     }
 
     #[test]

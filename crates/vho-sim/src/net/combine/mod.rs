@@ -27,6 +27,7 @@
 //! [`Verdict::Duplicate`]'s or [`Verdict::OutsideTable`]'s). What `poll_release` yields right
 //! after `on_copy` is what that copy released ahead of itself (lower numbers, in order), so it
 //! must leave first. At [`Combiner::poll_timeout`]'s instant, drain `poll_release` again.
+//! At the handover's completion call [`Combiner::complete`], then drain `poll_release`.
 
 pub mod apc;
 pub mod sequence_table;
@@ -78,6 +79,14 @@ pub trait Combiner<T> {
     fn poll_release(&mut self, now: Time) -> Option<T>;
     /// When a held copy next falls due; `None` when nothing is held.
     fn poll_timeout(&self) -> Option<Time>;
+    /// The handover completes (§IV-C): the MR "decides to complete the handover and then
+    /// sends a BU to the HA in order to de-register Previous CoA and stop Packet Bicasting.
+    /// Afterward, all packets tunneled from the HA come only into I/F2, and the true
+    /// capability on the new link becomes available immediately." Every held copy goes out
+    /// now, in order (through `poll_release`), ahead of the packets that no longer carry a
+    /// PIO; copies still in flight are not held but still go through the Sequence Number
+    /// Table ("avoids injecting multiple copies", §IV-B).
+    fn complete(&mut self, now: Time);
     fn stats(&self) -> &CombinerStats;
     /// Copies the combiner holds (held, or released and not yet taken by `poll_release`).
     fn buffered(&self) -> usize;
@@ -102,6 +111,8 @@ pub struct CombinerStats {
     /// arrives from the slow link before the expiration of T_timeout^n, the MR forwards only
     /// one copy", §IV-B).
     pub released_by_slow_copy: u64,
+    /// Held copies released at the handover's completion ([`Combiner::complete`], §IV-C).
+    pub released_at_completion: u64,
     pub duplicates: u64,
     pub outside_table: u64,
     /// The longest a copy stayed in the combiner (arrival to `poll_release`).
@@ -113,7 +124,10 @@ impl CombinerStats {
         self.arrived_fast + self.arrived_slow
     }
     pub fn released(&self) -> u64 {
-        self.released_by_timer + self.released_in_order + self.released_by_slow_copy
+        self.released_by_timer
+            + self.released_in_order
+            + self.released_by_slow_copy
+            + self.released_at_completion
     }
     pub fn forwarded(&self) -> u64 {
         self.forwarded_at_once + self.released()
@@ -152,6 +166,12 @@ impl<T> Combiner<T> for AnyCombiner<T> {
         match self {
             AnyCombiner::NemoSho(c) => c.poll_timeout(),
             AnyCombiner::Apc(c) => c.poll_timeout(),
+        }
+    }
+    fn complete(&mut self, now: Time) {
+        match self {
+            AnyCombiner::NemoSho(c) => c.complete(now),
+            AnyCombiner::Apc(c) => c.complete(now),
         }
     }
     fn stats(&self) -> &CombinerStats {

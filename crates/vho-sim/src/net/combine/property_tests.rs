@@ -15,6 +15,8 @@
 //! - NEMO-SHO (§III): the forwarded order is the order of first arrivals;
 //! - APC's order (`apc.rs` module doc): for n < m, if a copy of n arrived before m was
 //!   forwarded and was not dropped as outside the table, n is forwarded before m;
+//! - the handover's completion (§IV-C), at a random instant in half the runs: what is held
+//!   leaves then, nothing is held after it, and the guarantees above still hold;
 //! - conservation after every call: arrived = forwarded + dropped + buffered;
 //! - determinism: the same seed gives the same forwarded sequence and counters.
 
@@ -48,6 +50,8 @@ struct Bicast {
     /// A timer due at the same instant as an arrival goes first.
     timer_first_on_tie: bool,
     table_size: u32,
+    /// The handover's completion ([`Combiner::complete`]), in half the runs.
+    complete_at: Option<Time>,
 }
 
 /// A link's copies: arrival times (or `None`: lost) for packets sent at `sent`.
@@ -118,7 +122,17 @@ fn bicast(seed: u64) -> Bicast {
         }
     }
     arrivals.sort_by_key(|a| (a.at, a.tie));
+    // Its own stream, so that the bicasts are the ones the other draws always gave.
+    let mut crng = Rng::stream(seed, "combine-property-completion");
+    let complete_at = match (crng.below(2), arrivals.first(), arrivals.last()) {
+        (0, Some(f), Some(l)) => {
+            let span = l.at.saturating_since(f.at).as_nanos().max(1);
+            Some(f.at + Dur(crng.below(span)))
+        }
+        _ => None,
+    };
     Bicast {
+        complete_at,
         packets,
         t_combining,
         arrivals,
@@ -179,6 +193,8 @@ fn run(c: &mut impl Combiner<u32>, b: &Bicast) -> Outcome {
     let mut now = Time::ZERO;
     let mut next = 0;
     let mut steps = 0;
+    let mut complete_at = b.complete_at;
+    let mut held_at_completion = None;
     loop {
         steps += 1;
         assert!(
@@ -187,6 +203,23 @@ fn run(c: &mut impl Combiner<u32>, b: &Bicast) -> Outcome {
         );
         let arrival = b.arrivals.get(next);
         let timer = c.poll_timeout();
+        // The completion goes before an arrival or a timer at or after its instant.
+        let due = arrival.map(|a| a.at).into_iter().chain(timer).min();
+        if let (Some(t), Some(d)) = (complete_at, due) {
+            if t <= d {
+                complete_at = None;
+                now = now.max(t);
+                c.complete(now);
+                o.out.extend(std::iter::from_fn(|| c.poll_release(now)));
+                assert_eq!(c.buffered(), 0, "completion releases everything held");
+                held_at_completion = Some(c.stats().held);
+                conserved(c);
+                continue;
+            }
+        }
+        if let Some(h) = held_at_completion {
+            assert_eq!(c.stats().held, h, "nothing is held after completion");
+        }
         let take_timer = match (arrival, timer) {
             (None, None) => break,
             (None, Some(_)) => true,
@@ -313,6 +346,7 @@ fn apc_forwards_each_number_once_and_never_lets_a_higher_number_pass_a_present_l
         total.released_by_timer += s.released_by_timer;
         total.released_in_order += s.released_in_order;
         total.released_by_slow_copy += s.released_by_slow_copy;
+        total.released_at_completion += s.released_at_completion;
         total.forwarded_at_once += s.forwarded_at_once;
         total.duplicates += s.duplicates;
         total.outside_table += s.outside_table;
@@ -329,6 +363,7 @@ fn apc_forwards_each_number_once_and_never_lets_a_higher_number_pass_a_present_l
         "{total:?}"
     );
     assert!(total.outside_table > 0, "{total:?}");
+    assert!(total.released_at_completion > 0, "{total:?}");
     assert!(runs_with_late_inversions > 0);
     // Table II/III's direction: APC delivers out of order less than NEMO-SHO.
     assert!(

@@ -157,6 +157,9 @@ impl<T> Combiner<T> for NemoSho<T> {
         None
     }
 
+    /// Nothing is held: the table goes on dropping the later copies still in flight.
+    fn complete(&mut self, _now: Time) {}
+
     fn stats(&self) -> &CombinerStats {
         &self.stats
     }

@@ -247,6 +247,9 @@ impl TfrcSender {
         };
         self.r = Some(r);
         self.p = fb.p;
+        if let Some(probe) = self.probe.as_mut() {
+            probe.loss_start = fb.loss_start;
+        }
         // TFRC Probe's ERR: a report about packets sent before the cut describes the old link.
         let before_cut = self.probe.as_ref().is_some_and(|p| p.precedes_cut(fb));
         // Step 4: recv_limit from X_recv_set (the typical, not data-limited, case).
@@ -297,7 +300,7 @@ impl TfrcSender {
             Some(Action::Fra) => {
                 probe.err_hold = None;
                 probe.fra = Some(super::probe::Fra {
-                    p: self.p,
+                    since_seq: self.next_seq,
                     cap: h.to_bps as f64 / 8.0,
                 });
                 self.tld = Some(now);
@@ -312,28 +315,29 @@ impl TfrcSender {
         }
     }
 
-    /// One report under FRA; `false` once FRA is over (the report then goes the usual way).
-    /// It ends when p rose (a new loss event, RFC 5348 §6.1), as TFRC's slow start ends at
-    /// its first loss event (§4.3; Chen et al.'s footnote to FRA, l.110 of the seed: "doubles
-    /// the sending rate every RTT ... until the first packet loss occurs");
-    /// until then X doubles once per R, capped by recv_limit and by the capacity the handoff
-    /// announced, never below the equation's. (Ending it also once the equation's rate for
-    /// the old p exceeds X made FRA stop at its first report, before any doubling, in every
-    /// run of `vho reproduce chen`: the round trip falls at the handoff.)
+    /// One report under FRA; `false` once FRA is over and the report goes the usual way.
+    /// The seed's footnote to FRA (l.110): X doubles once per R "until the first packet loss
+    /// occurs", capped by recv_limit and by the capacity the handoff announced, never below
+    /// the equation's rate; the first loss is the first loss event beginning at a packet sent
+    /// under FRA (`Feedback::loss_start`). At that report "TFRC sets its sending rate to half
+    /// of the current rate and thereafter adjusts its rate based on the TCP response
+    /// function": X halves, and the next report takes the equation. (An earlier reading ended
+    /// FRA at any rise of p: a loss on the old link, reported after the handoff, ended it at
+    /// once in 3 of 5 runs of `vho reproduce chen`.)
     fn fra_step(&mut self, now: Time, r: Dur, recv_limit: f64) -> bool {
-        let Some(fra) = self.probe.as_ref().and_then(|p| p.fra) else {
+        let Some(probe) = self.probe.as_mut() else {
             return false;
         };
-        let x_eq = (self.p > 0.0).then(|| self.equation_rate(r));
-        if self.p > fra.p {
-            if let Some(probe) = self.probe.as_mut() {
-                probe.fra = None;
-            }
+        let Some(fra) = probe.fra else {
             return false;
+        };
+        if probe.loss_start.is_some_and(|seq| seq >= fra.since_seq) {
+            probe.fra = None;
+            self.x = (self.x / 2.0).max(self.cfg.min_rate());
+            self.tld = Some(now);
+            return true;
         }
-        if let Some(probe) = self.probe.as_mut() {
-            probe.fra = Some(super::probe::Fra { p: self.p, ..fra });
-        }
+        let x_eq = (self.p > 0.0).then(|| self.equation_rate(r));
         if self.tld.is_none_or(|tld| now.saturating_since(tld) >= r) {
             let doubled = (2.0 * self.x).min(recv_limit).min(fra.cap);
             self.x = doubled.max(self.x).max(x_eq.unwrap_or(0.0));
@@ -472,6 +476,7 @@ mod tests {
             x_recv,
             p,
             capacity_bps: None,
+            loss_start: None,
         }
     }
 

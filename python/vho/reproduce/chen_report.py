@@ -495,10 +495,12 @@ def _fra_difference(runs: pd.DataFrame) -> list[str]:
             f"start and increase its sending rate faster'): ours delivers {gain:+.1f} % in the "
             f"60 s after the handoff, the same bytes as the original in {same} of {len(g)} "
             f"seeds. At the first feedback after FRA began, p had risen in {rose} of "
-            f"{len(f)} runs (a loss on 1xRTT before the handoff, reported after it), which "
-            f"ends FRA before its first doubling (`tfrc/sender.rs` fra_step); RFC 5348's "
-            f"equation rate for that report's p and R was above X in {eq} (R falls at once as "
-            f"1xRTT's queue drains at 5 Mb/s), which no longer ends it."
+            f"{len(f)} runs (a loss on 1xRTT before the handoff, reported after it) and "
+            f"RFC 5348's equation rate for that report's p and R was above X in {eq} (R "
+            "falls at once as 1xRTT's queue drains at 5 Mb/s): neither ends FRA, which ends "
+            "at the first loss of a packet sent under it, X halved then (the seed's footnote, "
+            "l.110; `tfrc/sender.rs` fra_step). Ending it at any rise of p made EHN+FRA the "
+            "original on 3 of 5 seeds."
         )
     return out
 
@@ -612,25 +614,30 @@ def differences(runs: pd.DataFrame, t: pd.DataFrame, d: Design, handoff: float) 
             spacing = 20 * 1040 * 8 / rate if rate > 0 else math.nan
             cause = (
                 f"TFRC Probe sends a pair every 20 packets: at the {rate / 1e3:.0f} kb/s "
-                f"delivered before the handoff, one pair every {spacing:.2f} s; the first pair "
-                "to cross 802.11b gives CapProbe's minimum delay sum at once (a lower sum "
-                "always wins the filter), so IHN fires within one pair spacing (half of it, "
-                f"{spacing / 2:.2f} s, on average) plus the feedback's trip after the "
-                "handoff. The paper's 15 s is about "
-                f"{p.value / spacing:.0f} pair spacings: its filter must have needed many "
-                "new-link pairs before its estimate moved (its window and its rule for "
-                "replacing the estimate are not given, §3.1, [5]). **Unexplained** by a "
-                "measurement here: vho's filter window (10 pairs, an open value) does not "
-                "delay a LOW-to-HIGH detection."
+                f"delivered before the handoff, one pair every {spacing:.2f} s. The estimate "
+                "is CapProbe's over runs of pairs (`flow.probe.filter = \"runs\"`, vho's "
+                "reading of l.68 'calculated following CapProbe' and l.116 'depends on the "
+                "speed of capacity estimation'; a run of `flow.probe.window` = 10 pairs, the "
+                "paper gives none): the new link's first pair moves the estimate only when "
+                "its run ends, so IHN's lag is the rest of that run plus the feedback's trip, "
+                "shorter than 10 spacings because TFRC's rate (and its pairs) rise on "
+                "802.11b's shorter RTT. The paper's 15 s is about "
+                f"{p.value / spacing:.0f} pair spacings at the old rate: it would follow from "
+                "a run whose end came 15 s after the handoff (the README counts the pairs "
+                "that takes); **unexplained** which run length the paper's filter used "
+                '(§3.1, [5] give none). With `filter = "sliding"` (an estimate after '
+                "every pair) the lag is under one spacing."
             )
         else:
             cause = (
                 f"TCP Probe pairs back-to-back segments TCP sends anyway (§3.2; {pairs:.0f} "
-                "pairs per run on average): a window-limited TCP on 1xRTT sends segments "
-                "in pairs on most ACKs, so a pair crosses 802.11b within one RTT of the "
-                "handoff and IHN fires then. The paper's 5 s is **unexplained** here: its "
-                "TCP Probe takes pairs only where TCP happens to send back to back, and how "
-                "often that was in its runs is not given."
+                "pairs per run on average): once a round trip in congestion avoidance, on "
+                "every ACK in slow start. The estimate comes at the end of each run of 10 "
+                "pairs (CapProbe's runs, as for TFRC Probe), and after the handoff a pair "
+                "comes every round trip of 802.11b's path, so the run ends within about a "
+                "second. The paper's 5 s is **unexplained** here: it would follow from a "
+                "longer run (the README counts the pairs), and how often its TCP sent back "
+                "to back is not given."
             )
         out.append(
             f"- **{c.protocol.upper()} Probe lag**: ours {_f(ours, 2)} s, the paper's about "

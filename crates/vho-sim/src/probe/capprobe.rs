@@ -14,10 +14,14 @@
 //! - round-trip (TCP Probe, §3.2): the sender times the two ACKs of a back-to-back data pair
 //!   against the pair's sending time ([`RoundTripRule`] says which direction that measures).
 //!
-//! The estimate is taken over a sliding window of the most recent pairs
-//! ([`DEFAULT_WINDOW_PAIRS`]): Chen et al. do not say over how many, and CapProbe's own
-//! convergence test (a round of pairs until the minimum delay sum repeats) is for an idle
-//! probe, not a flow whose path changes under it.
+//! How pairs make estimates ([`Filter`]): Chen et al. say only that "the capacity estimate is
+//! calculated following CapProbe [18]" (seed l.68) and that IHN compares "the most recent
+//! capacity estimate C'" with "its previous estimate C" (l.94), so that IHN "depends on the
+//! speed of capacity estimation" (l.116). CapProbe itself (Kapoor et al. 2004) estimates from a
+//! *run* of pairs, the minimum delay sum over the run ([`Filter::Runs`]): an estimate every
+//! `window` pairs, each from its own pairs. [`Filter::Sliding`] instead gives an estimate after
+//! every pair, the minimum over the last `window`. Neither the run's length nor the window is
+//! in the paper ([`DEFAULT_WINDOW_PAIRS`]).
 
 use std::collections::VecDeque;
 
@@ -57,9 +61,37 @@ impl PairSample {
     }
 }
 
-/// The filter over a sliding window of pairs.
+/// How the filter turns pairs into estimates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Filter {
+    /// After every pair, the minimum delay sum over the last `window` pairs: a new link's
+    /// first clean pair sets the estimate at once when its sum is the smaller (LOW-to-HIGH).
+    Sliding,
+    /// CapProbe's runs (Kapoor et al. 2004): the pairs are taken `window` at a time, and at
+    /// the end of each run its minimum delay-sum pair is the estimate; the next run starts
+    /// afresh. An estimate is as old as its run: IHN hears of a handoff only when the run
+    /// holding the new link's first pair ends.
+    Runs,
+}
+
+impl Filter {
+    pub fn name(self) -> &'static str {
+        match self {
+            Filter::Sliding => "sliding",
+            Filter::Runs => "runs",
+        }
+    }
+}
+
+/// The filter Chen et al.'s TFRC Probe and TCP Probe run, read from "calculated following
+/// CapProbe [18]" (l.68) and "depends on the speed of capacity estimation" (l.116):
+/// CapProbe's runs. The paper does not say; a named default.
+pub const DEFAULT_FILTER: Filter = Filter::Runs;
+
+/// The filter over a window (or runs) of pairs.
 #[derive(Clone, Debug)]
 pub struct CapProbe {
+    filter: Filter,
     window: usize,
     pairs: VecDeque<PairSample>,
     estimate: Option<u64>,
@@ -68,9 +100,10 @@ pub struct CapProbe {
 }
 
 impl CapProbe {
-    /// A filter over the last `window` pairs (at least one).
-    pub fn new(window: usize) -> Self {
+    /// A filter over the last `window` pairs (at least one), or over runs of `window`.
+    pub fn new(filter: Filter, window: usize) -> Self {
         CapProbe {
+            filter,
             window: window.max(1),
             pairs: VecDeque::with_capacity(window.max(1)),
             estimate: None,
@@ -86,10 +119,13 @@ impl CapProbe {
             return self.estimate;
         }
         self.samples += 1;
-        if self.pairs.len() == self.window {
+        if self.filter == Filter::Sliding && self.pairs.len() == self.window {
             self.pairs.pop_front();
         }
         self.pairs.push_back(pair);
+        if self.filter == Filter::Runs && self.pairs.len() < self.window {
+            return self.estimate;
+        }
         // The minimum delay sum; on a tie the newest pair (the path it crossed is current).
         let best = self
             .pairs
@@ -98,6 +134,9 @@ impl CapProbe {
             .min_by_key(|p| p.delay_sum())
             .expect("invariant: a pair was just pushed");
         self.estimate = best.capacity_bps();
+        if self.filter == Filter::Runs {
+            self.pairs.clear();
+        }
         self.estimate
     }
 
@@ -196,7 +235,7 @@ mod tests {
         // queued 40, 0, 120 and 15 ms as a whole: every dispersion is the same, and the
         // estimate is 1040*8/0.055466 s = 150 000 b/s (less the rounding of ns).
         let base = Dur::from_millis(60);
-        let mut cp = CapProbe::new(DEFAULT_WINDOW_PAIRS);
+        let mut cp = CapProbe::new(Filter::Sliding, DEFAULT_WINDOW_PAIRS);
         for q in [40, 0, 120, 15] {
             cp.on_pair(pair(base, 150_000, Dur::from_millis(q), Dur::ZERO));
         }
@@ -223,12 +262,12 @@ mod tests {
             "the compressed pair alone misleads: {alone}"
         );
         assert!(compressed.delay_sum() > clean.delay_sum());
-        let mut cp = CapProbe::new(DEFAULT_WINDOW_PAIRS);
+        let mut cp = CapProbe::new(Filter::Sliding, DEFAULT_WINDOW_PAIRS);
         cp.on_pair(clean);
         let c = cp.on_pair(compressed).unwrap();
         assert!((149_990..=150_000).contains(&c), "{c}");
         // The order does not matter: the compressed pair first, the clean one after.
-        let mut cp = CapProbe::new(DEFAULT_WINDOW_PAIRS);
+        let mut cp = CapProbe::new(Filter::Sliding, DEFAULT_WINDOW_PAIRS);
         assert_eq!(cp.on_pair(compressed), Some(alone));
         let c = cp.on_pair(clean).unwrap();
         assert!((149_990..=150_000).contains(&c), "{c}");
@@ -241,7 +280,7 @@ mod tests {
         let base = Dur::from_millis(60);
         let expanded = pair(base, 150_000, Dur::ZERO, ser(WIRE, 150_000));
         let clean = pair(base, 150_000, Dur::from_millis(5), Dur::ZERO);
-        let mut cp = CapProbe::new(DEFAULT_WINDOW_PAIRS);
+        let mut cp = CapProbe::new(Filter::Sliding, DEFAULT_WINDOW_PAIRS);
         assert!(cp.on_pair(expanded).unwrap() < 76_000);
         let c = cp.on_pair(clean).unwrap();
         assert!((149_990..=150_000).contains(&c), "{c}");
@@ -251,7 +290,7 @@ mod tests {
     fn pairs_without_dispersion_are_refused() {
         // A pair reordered across a handover (second before first) or arriving in one
         // instant says nothing of a capacity: refused, the estimate unchanged.
-        let mut cp = CapProbe::new(4);
+        let mut cp = CapProbe::new(Filter::Sliding, 4);
         let good = pair(Dur::from_millis(10), 5_000_000, Dur::ZERO, Dur::ZERO);
         let est = cp.on_pair(good);
         let reordered = PairSample {
@@ -290,7 +329,7 @@ mod tests {
             Dur::ZERO,
         );
         let window = 4;
-        let mut cp = CapProbe::new(window);
+        let mut cp = CapProbe::new(Filter::Sliding, window);
         for _ in 0..window {
             cp.on_pair(slow);
         }
@@ -308,6 +347,53 @@ mod tests {
         }
         // ... the window-th pushes out the last fast one.
         assert!(cp.on_pair(slow).unwrap() < 151_000);
+    }
+
+    // ---- Tests for CapProbe's runs (Filter::Runs) ----
+
+    #[test]
+    fn runs_give_an_estimate_only_when_a_run_ends_each_from_its_own_pairs() {
+        // CapProbe (Kapoor et al. 2004) estimates from a run of pairs: the minimum delay-sum
+        // pair of the run. Runs of 4: nothing before the 4th pair; the LOW-to-HIGH handoff's
+        // first fast pair, the 2nd of run two, moves the estimate only at that run's end
+        // (pair 8), so IHN's lag is the rest of the run. HIGH-to-LOW: the run holding the
+        // last fast pair still reads fast; the next, all slow, reads slow (no pair carried
+        // over from one run to the next).
+        let slow = pair(
+            Dur::from_millis(80),
+            150_000,
+            Dur::from_millis(30),
+            Dur::ZERO,
+        );
+        let fast = pair(
+            Dur::from_millis(30),
+            5_000_000,
+            Dur::from_millis(2),
+            Dur::ZERO,
+        );
+        let mut cp = CapProbe::new(Filter::Runs, 4);
+        for _ in 0..3 {
+            assert_eq!(cp.on_pair(slow), None);
+        }
+        let low = cp.on_pair(slow).expect("the first run's end");
+        assert!(low < 151_000, "{low}");
+        // Run two: slow, then fast pairs; the estimate holds until the run's 4th pair.
+        assert_eq!(cp.on_pair(slow), Some(low));
+        for _ in 0..2 {
+            assert_eq!(cp.on_pair(fast), Some(low));
+        }
+        let high = cp.on_pair(fast).expect("run two's end");
+        assert!(high > 4_900_000, "{high}");
+        // Back to slow: run three holds one fast pair and reads fast; run four reads slow.
+        cp.on_pair(fast);
+        for _ in 0..3 {
+            assert_eq!(cp.on_pair(slow), Some(high));
+        }
+        for _ in 0..3 {
+            assert_eq!(cp.on_pair(slow), Some(high));
+        }
+        assert_eq!(cp.on_pair(slow), Some(low));
+        assert_eq!(cp.counts(), (16, 0));
     }
 
     // ---- Tests for TCP Probe's round trip (Chen et al. §3.2, the 37.5 rule) ----
@@ -334,7 +420,7 @@ mod tests {
             "the data's dispersion survives the way back"
         );
         assert_eq!(rule.forward_bps(d), Some(c1));
-        let mut cp = CapProbe::new(DEFAULT_WINDOW_PAIRS);
+        let mut cp = CapProbe::new(Filter::Sliding, DEFAULT_WINDOW_PAIRS);
         let rtt = Dur::from_millis(200);
         let est = cp.on_pair(PairSample {
             first: rtt,

@@ -18,7 +18,7 @@
 pub mod capprobe;
 pub mod ihn;
 
-pub use capprobe::{CapProbe, PairSample, RoundTripRule};
+pub use capprobe::{CapProbe, Filter, PairSample, RoundTripRule};
 pub use ihn::Ihn;
 
 use crate::time::Time;
@@ -34,7 +34,9 @@ pub struct ProbeConfig {
     pub enabled: bool,
     /// n, a pair every n packets (§3.1).
     pub pair_every: u32,
-    /// The filter's window, in pairs (`capprobe::DEFAULT_WINDOW_PAIRS`).
+    /// How CapProbe's filter makes estimates (`capprobe::DEFAULT_FILTER`).
+    pub filter: Filter,
+    /// The filter's window (or run), in pairs (`capprobe::DEFAULT_WINDOW_PAIRS`).
     pub window: usize,
     /// α and β of IHN (§3.3).
     pub alpha: f64,
@@ -55,6 +57,7 @@ impl Default for ProbeConfig {
         ProbeConfig {
             enabled: false,
             pair_every: DEFAULT_PAIR_EVERY,
+            filter: capprobe::DEFAULT_FILTER,
             window: capprobe::DEFAULT_WINDOW_PAIRS,
             alpha: ihn::DEFAULT_ALPHA,
             beta: ihn::DEFAULT_BETA,

@@ -118,6 +118,7 @@ mod tests {
             x_recv: 125_000.4,
             p: 0.25,
             capacity_bps: None,
+            loss_start: None,
         });
         let mut out = Vec::new();
         assert_eq!(

@@ -642,7 +642,7 @@ pub fn keys() -> Vec<KeyDoc> {
         k(
             "flow",
             "probe",
-            "table: pair_every, window, alpha, beta (see flow.probe)",
+            "table: pair_every, filter, window, alpha, beta (see flow.probe)",
             "Chen et al.'s",
             "TCP Probe's and TFRC Probe's parameters (Chen et al. §3), used with the remedies \
              probe, ihn, ehn, fra, err",
@@ -692,11 +692,19 @@ pub fn keys() -> Vec<KeyDoc> {
         ),
         k(
             "flow.probe",
+            "filter",
+            "\"runs\" or \"sliding\"",
+            "\"runs\" (vho's reading of Chen et al. l.68, l.116: CapProbe's runs)",
+            "runs: an estimate at the end of each run of window pairs, its minimum delay-sum \
+             pair's; sliding: after every pair, the minimum over the last window pairs",
+        ),
+        k(
+            "flow.probe",
             "window",
             "integer 1-10000",
             "10 (vho's choice; the paper gives none)",
-            "CapProbe's minimum delay-sum filter runs over the last this many pairs: IHN's \
-             lag on a HIGH-to-LOW handoff is about this many pairs",
+            "CapProbe's minimum delay-sum filter takes its minimum over this many pairs (a \
+             run, or the last this many): IHN's lag is up to a run of pairs",
         ),
         k(
             "flow.probe",

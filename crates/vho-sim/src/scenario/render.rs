@@ -149,8 +149,16 @@ pub fn to_toml(spec: &Spec) -> String {
             let _ = writeln!(
                 o,
                 "[flow.probe]\nenabled = true\nihn = {}\nehn = {}\nfra = {}\nerr = {}\n\
-                 pair_every = {}\nwindow = {}\nalpha = {:?}\nbeta = {:?}\n",
-                p.ihn, p.ehn, p.fra, p.err, p.pair_every, p.window, p.alpha, p.beta
+                 pair_every = {}\nfilter = \"{}\"\nwindow = {}\nalpha = {:?}\nbeta = {:?}\n",
+                p.ihn,
+                p.ehn,
+                p.fra,
+                p.err,
+                p.pair_every,
+                p.filter.name(),
+                p.window,
+                p.alpha,
+                p.beta
             );
         }
     }

@@ -327,6 +327,7 @@ pub struct FlowT {
 pub struct ProbeT {
     pub pair_every: Option<Spanned<i64>>,
     pub window: Option<Spanned<i64>>,
+    pub filter: Option<S>,
     pub alpha: Option<Spanned<f64>>,
     pub beta: Option<Spanned<f64>>,
     pub enabled: Option<bool>,

@@ -55,6 +55,16 @@ pub struct TfrcConfig {
     /// intervals weigh less, so p falls faster. Off in the RFC profile (§5.5 makes it
     /// optional); on in the `ns2` profile (Agent/TFRCSink `discount_ 1`).
     pub history_discounting: bool,
+    /// Deviation (the `ns2` profile only): ns-2.35's nofeedback timer (tcp/tfrc.cc `recv`
+    /// and `reduce_rate_on_no_feedback`): it runs max(2*R, 2*s/X) after each report, not
+    /// §4.3's max(4*R, 2*s/X), and its expiry halves X itself (`rate_*=0.5` for a sender
+    /// not data-limited), not §4.4's limit through the cached X_recv.
+    pub ns2_nofeedback: bool,
+    /// Deviation (the `ns2` profile only): recv_limit from the last report alone, as
+    /// ns-2.35's `maxrate_ = 2*rate_since_last_report*size_` (tcp/tfrc.cc `recv`), at least
+    /// s/R (`increase_rate`, `decrease_rate`: `maxrate_>size_/rtt_ ? ...`), instead of
+    /// §4.3's 2*max(X_recv_set) over the last two RTTs.
+    pub ns2_recv_limit: bool,
 }
 
 impl Default for TfrcConfig {
@@ -75,6 +85,8 @@ impl Default for TfrcConfig {
             ns2_rto_tick: None,
             round_loss_events: false,
             history_discounting: false,
+            ns2_nofeedback: false,
+            ns2_recv_limit: false,
         }
     }
 }
@@ -100,6 +112,8 @@ impl TfrcConfig {
             ns2_rto_tick: Some(Dur::from_millis(100)), // Agent/TFRC set tcp_tick_ 0.1
             round_loss_events: true,                   // Agent/TFRCSink set PreciseLoss_ 1
             history_discounting: true,                 // Agent/TFRCSink set discount_ 1
+            ns2_nofeedback: true,                      // tfrc.cc: t = 2*rtt_, rate_*=0.5
+            ns2_recv_limit: true,                      // tfrc.cc: maxrate_ from the last report
             ..TfrcConfig::default()
         }
     }

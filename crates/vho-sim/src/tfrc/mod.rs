@@ -146,6 +146,11 @@ pub struct Feedback {
     /// ... the original ACKs"); `None` without the probe or before its first pair. Counted in
     /// no header bytes: as in the paper's ns-2 code, it costs no traffic.
     pub capacity_bps: Option<u64>,
+    /// The first lost packet of the newest loss event, as the Loss Intervals option of RFC
+    /// 4342 §8.6 tells a CCID 3 sender where each interval begins; `None` before any loss.
+    /// TFRC Probe's FRA ends at the first loss of a packet it sent (`tfrc/probe.rs`). Counted
+    /// in no header bytes, as `capacity_bps`.
+    pub loss_start: Option<u64>,
 }
 
 /// What a TFRC packet carries in the world (`world::tfrc`): data or feedback.

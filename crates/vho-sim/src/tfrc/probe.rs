@@ -7,10 +7,14 @@
 //! Choices the paper leaves open, each a named behaviour here:
 //! - Pacing around a pair: the interval the pair's second packet skipped is added after it,
 //!   so the mean rate stays X (Fig. 2-b shows only the pair).
-//! - FRA's "slow start" for TFRC is RFC 5348 §4.3's p = 0 branch (X doubles once per R,
-//!   capped by recv_limit) run with the loss history kept: it ends at the first report whose
-//!   p rose (a new loss event, §6.1), or when the doubling met recv_limit (the path delivers
-//!   no more); then the equation governs again, with the receiver's p as it stands.
+//! - FRA's "slow start" for TFRC is the seed's footnote to it (l.110): the "sender doubles the
+//!   sending rate every RTT ... until the first packet loss occurs. After the first packet
+//!   loss, TFRC sets its sending rate to half of the current rate and thereafter adjusts its
+//!   rate based on the TCP response function". X doubles once per R (capped by recv_limit and
+//!   the capacity announced, never below the equation's rate), the loss history kept; it ends
+//!   at the first report of a loss event that begins at a packet sent under FRA
+//!   (`Feedback::loss_start`): a loss on the old link reported after the handoff is not
+//!   FRA's first loss. Then X is halved, and the equation governs from the next report.
 //! - ERR cuts X to X·C_2/C_1 and sets the receive limit to it (§4.4's Update_Limits idiom);
 //!   reports about packets sent before the cut describe the old link: until one echoes a
 //!   packet sent after it, they neither raise X above the cut nor enter X_recv_set.
@@ -26,11 +30,11 @@ pub struct Detection {
     pub action: Option<Action>,
 }
 
-/// FRA in force: the p of the last report (a rise ends it) and the capacity the handoff
-/// announced, bytes per second (the doubling stops there).
+/// FRA in force: the first packet sent under it (a loss from there on ends it) and the
+/// capacity the handoff announced, bytes per second (the doubling stops there).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Fra {
-    pub(super) p: f64,
+    pub(super) since_seq: u64,
     pub(super) cap: f64,
 }
 
@@ -44,6 +48,8 @@ pub(super) struct SenderSide {
     pub(super) detections: Vec<Detection>,
     /// FRA in force.
     pub(super) fra: Option<Fra>,
+    /// The newest loss event's first lost packet, from the last report.
+    pub(super) loss_start: Option<u64>,
     /// ERR in force: when the rate was cut, and to what (bytes per second).
     pub(super) err_hold: Option<(Time, f64)>,
 }
@@ -56,6 +62,7 @@ impl SenderSide {
             estimate: None,
             detections: Vec::new(),
             fra: None,
+            loss_start: None,
             err_hold: None,
         }
     }
@@ -132,7 +139,7 @@ pub(super) struct ReceiverSide {
 impl ReceiverSide {
     pub(super) fn new(cfg: &ProbeConfig) -> Self {
         ReceiverSide {
-            capprobe: CapProbe::new(cfg.window),
+            capprobe: CapProbe::new(cfg.filter, cfg.window),
             first: None,
         }
     }
@@ -184,6 +191,7 @@ mod tests {
             x_recv,
             p,
             capacity_bps,
+            loss_start: None,
         }
     }
 
@@ -271,9 +279,12 @@ mod tests {
         // Chen et al. §3.1: the receiver measures T_1, T_2 against T_0 and reports CapProbe's
         // estimate on its feedback. Pairs sent at T_0 every 500 ms cross a 150 kb/s hop:
         // 1040 bytes on the wire, 55.467 ms apart at arrival, after 80 ms (+ queueing that
-        // varies pair to pair, one pair compressed by 40 ms).
-        let mut r = TfrcReceiver::new(&TfrcConfig::default())
-            .with_probe(&probe(false, false, false, false));
+        // varies pair to pair, one pair compressed by 40 ms). A run of 6 pairs (the default
+        // filter, CapProbe's runs): the estimate comes with the 6th.
+        let mut r = TfrcReceiver::new(&TfrcConfig::default()).with_probe(&ProbeConfig {
+            window: 6,
+            ..probe(false, false, false, false)
+        });
         let gap = Dur::serialization(1040, 150_000);
         let mut last = None;
         for k in 0..6u64 {
@@ -353,10 +364,26 @@ mod tests {
         for (r, e) in rates.iter().zip(expect) {
             assert!((r - e).abs() < 1e-6, "{rates:?}");
         }
-        // A report with p risen (a new loss event on the new link) ends FRA: the equation
-        // governs again.
-        report(&mut s, 0.06, 5_000_000);
+        // The seed's footnote to FRA (l.110): doubling "until the first packet loss occurs.
+        // After the first packet loss, TFRC sets its sending rate to half of the current rate
+        // and thereafter adjusts its rate based on the TCP response function". A loss event
+        // that began at packet 0, sent before FRA (the only packet sent before it began: FRA
+        // counts from packet 1), raises p but is not FRA's loss: X holds at the cap.
+        let mut lossy = |s: &mut TfrcSender, p: f64, loss_start: u64| {
+            let mut fb = feedback(ms(t - 100), 1e9, p, Some(5_000_000));
+            fb.loss_start = Some(loss_start);
+            s.handle_feedback(ms(t), &fb);
+            t += 100;
+        };
+        lossy(&mut s, 0.06, 0);
+        assert!(s.in_fra());
+        assert_eq!(s.rate(), 625_000.0);
+        // A loss event beginning at packet 1, sent under FRA: FRA ends, X halves ...
+        lossy(&mut s, 0.07, 1);
         assert!(!s.in_fra());
+        assert_eq!(s.rate(), 312_500.0);
+        // ... and the next report takes the equation's rate (p = 0.07, R = 100 ms).
+        lossy(&mut s, 0.07, 1);
         assert!(s.rate() < x_eq, "{}", s.rate());
     }
 

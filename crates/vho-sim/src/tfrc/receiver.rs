@@ -45,6 +45,8 @@ pub struct TfrcReceiver {
     r_m: Dur,
     /// The last data packet: (its timestamp t_recvdata, when it arrived).
     last_data: Option<(Time, Time)>,
+    /// The first lost packet of the newest loss event (`Feedback::loss_start`).
+    loss_start: Option<u64>,
     /// p as last computed (previous_p of §6.1).
     p: f64,
     feedback_at: Option<Time>,
@@ -67,6 +69,7 @@ impl TfrcReceiver {
             window_bytes: 0,
             r_m: Dur::ZERO,
             last_data: None,
+            loss_start: None,
             p: 0.0,
             feedback_at: None,
             send_now: false,
@@ -140,6 +143,7 @@ impl TfrcReceiver {
             0.0
         };
         let history = &mut self.history;
+        let loss_start = &mut self.loss_start;
         let (s, r, b) = (self.cfg.segment_size, self.r_m, self.cfg.b);
         let t_rto = self.cfg.t_rto(r);
         if self.cfg.round_loss_events {
@@ -147,6 +151,7 @@ impl TfrcReceiver {
         }
         self.detector.on_packet(pkt.seq, now, self.r_m, |e| {
             history.on_loss_event(e.seq, || first_interval(x_recv, s, r, b, t_rto, e.seq));
+            *loss_start = Some(e.seq);
         });
         self.history.on_received(pkt.seq);
         self.stats.packets_lost = self.detector.lost_packets();
@@ -195,6 +200,7 @@ impl TfrcReceiver {
             x_recv: self.x_recv(now),
             p: self.p,
             capacity_bps: self.capacity_estimate(),
+            loss_start: self.loss_start,
         };
         self.bytes_since_feedback = 0;
         self.last_feedback = Some(now);

@@ -92,6 +92,8 @@ pub struct TfrcSender {
     /// it last changed after it).
     tld: Option<Time>,
     recv_set: RecvSet,
+    /// X_recv of the last report (`ns2_recv_limit` only).
+    last_x_recv: Option<f64>,
     /// ns-2's t_RTO estimator (`ns2_rto_tick` only).
     ns2_rto: super::ns2_rto::Ns2Rto,
     feedback_seen: bool,
@@ -121,6 +123,7 @@ impl TfrcSender {
             recv_set: RecvSet {
                 items: vec![(None, start)],
             },
+            last_x_recv: None,
             ns2_rto: Default::default(),
             feedback_seen: false,
             next_seq: 0,
@@ -247,11 +250,15 @@ impl TfrcSender {
         };
         self.r = Some(r);
         self.p = fb.p;
+        if let Some(probe) = self.probe.as_mut() {
+            probe.loss_start = fb.loss_start;
+        }
         // TFRC Probe's ERR: a report about packets sent before the cut describes the old link.
         let before_cut = self.probe.as_ref().is_some_and(|p| p.precedes_cut(fb));
         // Step 4: recv_limit from X_recv_set (the typical, not data-limited, case).
         if !before_cut {
             self.recv_set.update(fb.x_recv, now, r);
+            self.last_x_recv = Some(fb.x_recv);
         }
         if !self.feedback_seen {
             // §4.2: the first feedback sets the initial rate; slow start counts from here.
@@ -297,7 +304,7 @@ impl TfrcSender {
             Some(Action::Fra) => {
                 probe.err_hold = None;
                 probe.fra = Some(super::probe::Fra {
-                    p: self.p,
+                    since_seq: self.next_seq,
                     cap: h.to_bps as f64 / 8.0,
                 });
                 self.tld = Some(now);
@@ -312,28 +319,29 @@ impl TfrcSender {
         }
     }
 
-    /// One report under FRA; `false` once FRA is over (the report then goes the usual way).
-    /// It ends when p rose (a new loss event, RFC 5348 §6.1), as TFRC's slow start ends at
-    /// its first loss event (§4.3; Chen et al.'s footnote to FRA, l.110 of the seed: "doubles
-    /// the sending rate every RTT ... until the first packet loss occurs");
-    /// until then X doubles once per R, capped by recv_limit and by the capacity the handoff
-    /// announced, never below the equation's. (Ending it also once the equation's rate for
-    /// the old p exceeds X made FRA stop at its first report, before any doubling, in every
-    /// run of `vho reproduce chen`: the round trip falls at the handoff.)
+    /// One report under FRA; `false` once FRA is over and the report goes the usual way.
+    /// The seed's footnote to FRA (l.110): X doubles once per R "until the first packet loss
+    /// occurs", capped by recv_limit and by the capacity the handoff announced, never below
+    /// the equation's rate; the first loss is the first loss event beginning at a packet sent
+    /// under FRA (`Feedback::loss_start`). At that report "TFRC sets its sending rate to half
+    /// of the current rate and thereafter adjusts its rate based on the TCP response
+    /// function": X halves, and the next report takes the equation. (An earlier reading ended
+    /// FRA at any rise of p: a loss on the old link, reported after the handoff, ended it at
+    /// once in 3 of 5 runs of `vho reproduce chen`.)
     fn fra_step(&mut self, now: Time, r: Dur, recv_limit: f64) -> bool {
-        let Some(fra) = self.probe.as_ref().and_then(|p| p.fra) else {
+        let Some(probe) = self.probe.as_mut() else {
             return false;
         };
-        let x_eq = (self.p > 0.0).then(|| self.equation_rate(r));
-        if self.p > fra.p {
-            if let Some(probe) = self.probe.as_mut() {
-                probe.fra = None;
-            }
+        let Some(fra) = probe.fra else {
             return false;
+        };
+        if probe.loss_start.is_some_and(|seq| seq >= fra.since_seq) {
+            probe.fra = None;
+            self.x = (self.x / 2.0).max(self.cfg.min_rate());
+            self.tld = Some(now);
+            return true;
         }
-        if let Some(probe) = self.probe.as_mut() {
-            probe.fra = Some(super::probe::Fra { p: self.p, ..fra });
-        }
+        let x_eq = (self.p > 0.0).then(|| self.equation_rate(r));
         if self.tld.is_none_or(|tld| now.saturating_since(tld) >= r) {
             let doubled = (2.0 * self.x).min(recv_limit).min(fra.cap);
             self.x = doubled.max(self.x).max(x_eq.unwrap_or(0.0));
@@ -362,8 +370,9 @@ impl TfrcSender {
         }
         let min_rate = self.cfg.min_rate();
         match (self.feedback_seen, self.x_bps.filter(|_| self.p > 0.0)) {
-            // No RTT sample, no feedback yet / p = 0: halve X itself.
+            // No RTT sample, no feedback yet / p = 0 / ns-2's timer: halve X itself.
             (false, _) | (true, None) => self.x = (self.x / 2.0).max(min_rate),
+            (true, Some(_)) if self.cfg.ns2_nofeedback => self.x = (self.x / 2.0).max(min_rate),
             (true, Some(x_bps)) => {
                 // The cached X_recv: what limits the rate through recv_limit.
                 let x_recv = self.recv_set.max().unwrap_or(f64::INFINITY);
@@ -386,7 +395,13 @@ impl TfrcSender {
 
     /// §4.3 step 4 (with recv_limit from the current X_recv_set).
     fn update_rate(&mut self, now: Time, r: Dur) {
-        let recv_limit = self.recv_set.max().map_or(f64::INFINITY, |m| 2.0 * m);
+        let recv_limit = match self.last_x_recv.filter(|_| self.cfg.ns2_recv_limit) {
+            // ns-2.35's maxrate_: twice the last report's rate, at least s/R.
+            Some(x_recv) => {
+                (2.0 * x_recv).max(self.cfg.segment_size as f64 / r.as_secs_f64().max(1e-9))
+            }
+            None => self.recv_set.max().map_or(f64::INFINITY, |m| 2.0 * m),
+        };
         if self.probe.is_some() && self.fra_step(now, r, recv_limit) {
             return;
         }
@@ -423,10 +438,12 @@ impl TfrcSender {
         equation::initial_window(self.cfg.segment_size) as f64 / r.as_secs_f64()
     }
 
-    /// max(4*R, 2*s/X) (§4.3 step 3).
+    /// The nofeedback interval: max(4*R, 2*s/X) (§4.3 step 3); ns-2's max(2*R, 2*s/X)
+    /// with `ns2_nofeedback`.
     fn rto(&self, r: Dur) -> Dur {
         let two_packets = Dur::from_secs_f64(2.0 * self.cfg.segment_size as f64 / self.x);
-        r.saturating_mul(4).max(two_packets)
+        let rtts = if self.cfg.ns2_nofeedback { 2 } else { 4 };
+        r.saturating_mul(rtts).max(two_packets)
     }
 
     /// t_ipi = s/X_inst (§4.6; X_inst = X without §4.5).
@@ -472,6 +489,7 @@ mod tests {
             x_recv,
             p,
             capacity_bps: None,
+            loss_start: None,
         }
     }
 
@@ -662,5 +680,60 @@ mod tests {
             s.handle_timeout(at);
         }
         assert_eq!(s.rate(), 15.625);
+    }
+
+    // ---- Tests for the ns2 profile's nofeedback timer and receive limit ----
+
+    #[test]
+    fn ns2_recv_limit_is_twice_the_last_report_not_the_two_rtt_maximum() {
+        // ns-2.35 tcp/tfrc.cc recv: maxrate_ = 2*rate_since_last_report*size_, the cap of
+        // decrease_rate; RFC 5348 §4.3 step 4: recv_limit = 2*max(X_recv_set), the reports of
+        // the last two RTTs. Reports of 50 000 at 100 and 200 ms, 10 000 at 250 ms, p = 0.001
+        // (X_Bps about 383 800 B/s, R = 100 ms): the RFC's limit 100 000, ns-2's 20 000.
+        let run = |cfg: TfrcConfig| {
+            let mut s = TfrcSender::new(&cfg, ms(0));
+            s.poll_transmit(ms(0));
+            s.handle_feedback(ms(100), &feedback(ms(0), 50_000.0, 0.0));
+            s.handle_feedback(ms(200), &feedback(ms(100), 50_000.0, 0.001));
+            s.handle_feedback(ms(250), &feedback(ms(150), 10_000.0, 0.001));
+            s.rate()
+        };
+        let rfc = run(TfrcConfig::default());
+        assert!(close(rfc, 100_000.0), "{rfc}");
+        let ns2 = run(TfrcConfig {
+            ns2_recv_limit: true,
+            ..TfrcConfig::default()
+        });
+        assert!(close(ns2, 20_000.0), "{ns2}");
+    }
+
+    #[test]
+    fn ns2_nofeedback_timer_runs_two_rtts_and_halves_x() {
+        // ns-2.35 tcp/tfrc.cc recv: "t = 2*rtt_; if (t < 2*size_/rate_) t = 2*size_/rate_";
+        // reduce_rate_on_no_feedback: rate_*=0.5. RFC 5348 §4.3 step 5: max(4R, 2s/X). After
+        // a report at 200 ms (R = 100 ms, p = 0.01: X = 112 332 B/s, 2s/X = 17.8 ms), ns-2's
+        // timer expires at 400 ms and halves X; the RFC's at 600 ms.
+        let started = |cfg: TfrcConfig| {
+            let mut s = TfrcSender::new(&cfg, ms(0));
+            s.poll_transmit(ms(0));
+            s.handle_feedback(ms(100), &feedback(ms(0), 1e9, 0.0));
+            s.handle_feedback(ms(200), &feedback(ms(100), 1e9, 0.01));
+            s
+        };
+        let mut s = started(TfrcConfig {
+            ns2_nofeedback: true,
+            ..TfrcConfig::default()
+        });
+        let x = s.rate();
+        s.handle_timeout(ms(399));
+        assert_eq!((s.rate(), s.stats().nofeedback_expiries), (x, 0));
+        s.handle_timeout(ms(400));
+        assert!(close(s.rate(), x / 2.0), "{}", s.rate());
+        assert_eq!(s.stats().nofeedback_expiries, 1);
+        let mut r = started(TfrcConfig::default());
+        r.handle_timeout(ms(599));
+        assert_eq!(r.stats().nofeedback_expiries, 0);
+        r.handle_timeout(ms(600));
+        assert_eq!(r.stats().nofeedback_expiries, 1);
     }
 }

@@ -1,7 +1,7 @@
 //! `[[flow]] kind` and `[flow.tfrc]`: which protocol carries the flow, and TFRC's parameters.
 
 use super::*;
-use crate::probe::ProbeConfig;
+use crate::probe::{Filter, ProbeConfig};
 use crate::tfrc::TfrcConfig;
 
 impl Ctx<'_> {
@@ -96,6 +96,20 @@ impl Ctx<'_> {
                         "flow.probe.window",
                         "an integer from 1 to 10000 (pairs)",
                         Some(w.get_ref().to_string()),
+                    ))
+                }
+            };
+        }
+        if let Some(f) = &t.filter {
+            cfg.filter = match f.get_ref().as_str() {
+                "runs" => Filter::Runs,
+                "sliding" => Filter::Sliding,
+                other => {
+                    return Err(self.err(
+                        f.span(),
+                        "flow.probe.filter",
+                        "\"runs\" or \"sliding\"",
+                        Some(format!("{other:?}")),
                     ))
                 }
             };

@@ -55,7 +55,7 @@ impl TcpProbe {
     pub(super) fn new(cfg: &ProbeConfig) -> Self {
         TcpProbe {
             cfg: *cfg,
-            capprobe: CapProbe::new(cfg.window),
+            capprobe: CapProbe::new(cfg.filter, cfg.window),
             ihn: Ihn::new(cfg.alpha, cfg.beta),
             last_new: None,
             pending: None,

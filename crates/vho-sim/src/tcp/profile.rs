@@ -8,11 +8,22 @@
 //!   `tcp::rtt_linux`, HZ = 1000), CUBIC with HyStart (`tcp::cc::cubic`), PRR in fast
 //!   recovery (`tcp::prr`), `tcp_enter_loss`'s ssthresh rule, SACK-enhanced F-RTO, undo
 //!   by timestamps (timeouts) and D-SACK restoring cwnd and `tcp_current_ssthresh`, and
-//!   Reno's and NewReno's growth in segments (`tcp_reno_cong_avoid`, `cwnd_counting`).
+//!   Reno's and NewReno's growth in segments (`tcp_reno_cong_avoid`, `cwnd_counting`),
+//!   RACK loss detection (RFC 8985 §6, `tcp::rack`: `tcp_rack_advance`,
+//!   `tcp_rack_detect_loss` with `tcp_rack_reo_wnd` and its D-SACK steps, the reorder timer
+//!   `tcp_rack_reo_timeout`, recovery when a segment is marked lost and from a timeout's
+//!   recovery when a retransmission is lost again, `tcp_xmit_retransmit_queue` sending only
+//!   lost segments, `tcp_packets_in_flight` as PRR's pipe) and Linux's reordering degree
+//!   (`tcp_check_sack_reordering`: `tp->reordering` up to 300, `reord_seen`; lowered by
+//!   `tcp_enter_loss`).
 //!   Not Linux:
-//!   - loss detection is RFC 6675's (DupThresh, IsLost), not RACK (RFC 8985, Linux's since
-//!     4.18), and there is no tail loss probe: a lost tail waits for the RTO; nor does
-//!     `tp->reordering` grow when reordering is seen;
+//!   - there is no tail loss probe (RFC 8985 §7): a lost tail waits for the reorder timer
+//!     or the RTO; RACK's min_rtt is the least RTT RACK measured (300 s window, one value
+//!     kept, not `tcp_min_rtt`'s three-sample filter over all samples); at a timeout every
+//!     unSACKed segment is marked lost and resent go-back-N (Linux with RACK spares those
+//!     sent within RACK.rtt); the reorder timer runs beside the RTO (Linux's replaces it
+//!     until it fires); `tp->reordering` above 3 changes nothing but reo_wnd
+//!     (`tcp_may_raise_cwnd` and the undo paths that raise it are not modelled);
 //!   - RTT samples are the timestamp echo's (whole ms) or, without timestamps, one timed
 //!     segment per round trip, not the µs send times of every (S)ACKed segment
 //!     (`tcp_clean_rtx_queue`); CUBIC and HyStart read the same samples;
@@ -33,8 +44,8 @@
 
 use super::config::{
     CcAlgorithm, CwndCounting, CwndValidation, DelAckConfig, FastRetransmitTimer, FrtoVariant,
-    HeaderModel, LossBasis, RtoAlgorithm, RtoConfig, RttSampling, SackRecovery, SpuriousDetection,
-    SpuriousResponse, TcpConfig, TimeoutSsthresh,
+    HeaderModel, LossBasis, LossDetection, RtoAlgorithm, RtoConfig, RttSampling, SackRecovery,
+    SpuriousDetection, SpuriousResponse, TcpConfig, TimeoutSsthresh,
 };
 use crate::time::Dur;
 
@@ -115,6 +126,7 @@ fn rfc() -> TcpConfig {
         dupacks_after_timeout_new_ack: false,
         sack_forget_on_new_ack: false, // RFC 6675 §5: the scoreboard lives across ACKs
         sack_recovery: SackRecovery::Rfc6675, // RFC 6675 §5
+        loss_detection: LossDetection::Rfc6675, // RFC 6675 §5: DupThresh and IsLost
         receive_window: 65_535,        // the largest window without scaling (RFC 9293 §3.1)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::FlightSize, // RFC 5681 eq. (4)
@@ -195,6 +207,8 @@ fn linux() -> TcpConfig {
         dupacks_after_timeout_new_ack: false,
         sack_forget_on_new_ack: false,
         sack_recovery: SackRecovery::Rfc6675,
+        // net.ipv4.tcp_recovery = 1 (TCP_RACK_LOSS_DETECTION, the default since 4.18)
+        loss_detection: LossDetection::Rack,
         receive_window: 131_072, // net.ipv4.tcp_rmem default (second value)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::LinuxCwnd, // tcp_reno_ssthresh (net/ipv4/tcp_cong.c)
@@ -287,6 +301,7 @@ fn ns2() -> TcpConfig {
         // tcp-sack1.cc dupack_action(), recv() and send_much() with partial_ack_ 0 (`ns`
         // prints it): pipe_ and ScoreBoardRQ::GetNextRetran.
         sack_recovery: SackRecovery::Ns2Sack1,
+        loss_detection: LossDetection::Rfc6675, // tcp-sack1.cc counts duplicate ACKs
         receive_window: 1 << 30,
         send_window_cap: window * packet_size, // window_ (ns-default.tcl:934)
         // tcp.cc TcpAgent::slowdown halves min(cwnd_, window_), for Sack1's fast
@@ -381,6 +396,7 @@ fn linux20() -> TcpConfig {
         dupacks_after_timeout_new_ack: false,
         sack_forget_on_new_ack: false,
         sack_recovery: SackRecovery::Rfc6675, // unused without SACK
+        loss_detection: LossDetection::Rfc6675, // unused without SACK
         // vho's choice: SK_RMEM_MAX less one byte; the thesis's scenario sets its 16 KB.
         receive_window: 32_767,
         send_window_cap: u32::MAX,

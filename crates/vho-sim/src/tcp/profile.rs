@@ -11,9 +11,10 @@
 //!   Reno's and NewReno's growth in segments (`tcp_reno_cong_avoid`, `cwnd_counting`),
 //!   RACK loss detection (RFC 8985 §6, `tcp::rack`: `tcp_rack_advance`,
 //!   `tcp_rack_detect_loss` with `tcp_rack_reo_wnd` and its D-SACK steps, the reorder timer
-//!   `tcp_rack_reo_timeout`, recovery when a segment is marked lost and from a timeout's
-//!   recovery when a retransmission is lost again, `tcp_xmit_retransmit_queue` sending only
-//!   lost segments, `tcp_packets_in_flight` as PRR's pipe) and Linux's reordering degree
+//!   `tcp_rack_reo_timeout` in the RTO's slot, recovery when a segment is marked lost and
+//!   from a timeout's recovery when a retransmission is lost again,
+//!   `tcp_xmit_retransmit_queue` sending only lost segments, `tcp_packets_in_flight` as
+//!   PRR's pipe and RACK's marks as its `newly_lost`) and Linux's reordering degree
 //!   (`tcp_check_sack_reordering`: `tp->reordering` up to 300, `reord_seen`; lowered by
 //!   `tcp_enter_loss`).
 //!   Not Linux:
@@ -21,9 +22,9 @@
 //!     or the RTO; RACK's min_rtt is the least RTT RACK measured (300 s window, one value
 //!     kept, not `tcp_min_rtt`'s three-sample filter over all samples); at a timeout every
 //!     unSACKed segment is marked lost and resent go-back-N (Linux with RACK spares those
-//!     sent within RACK.rtt); the reorder timer runs beside the RTO (Linux's replaces it
-//!     until it fires); `tp->reordering` above 3 changes nothing but reo_wnd
-//!     (`tcp_may_raise_cwnd` and the undo paths that raise it are not modelled);
+//!     sent within RACK.rtt); `tp->reordering` above 3 changes nothing but reo_wnd
+//!     (`tcp_may_raise_cwnd` is not modelled, and only SACKs raise it until the undo of a
+//!     fast recovery calls `TcpSender::note_reordering`);
 //!   - RTT samples are the timestamp echo's (whole ms) or, without timestamps, one timed
 //!     segment per round trip, not the µs send times of every (S)ACKed segment
 //!     (`tcp_clean_rtx_queue`); CUBIC and HyStart read the same samples;
@@ -32,9 +33,7 @@
 //!     of the recovery is not modelled;
 //!   - a fast recovery is undone by D-SACK only: `tcp_try_undo_recovery` and
 //!     `tcp_try_undo_partial` by timestamps (`tcp_packet_delayed`) are not modelled;
-//!   - PRR takes a newly lost segment to be one this ACK's new SACK blocks exposed (vho marks
-//!     no loss otherwise); no pacing, TSO or TSQ; cwnd in bytes, whole segments after each
-//!     growth.
+//!   - no pacing, TSO or TSQ; cwnd in bytes, whole segments after each growth.
 //! - `ns2`: ns-2.35's `Agent/TCP/Sack1` sender and `Agent/TCPSink/Sack1/DelAck` receiver with
 //!   the defaults of `tcl/lib/ns-default.tcl` (lines cited below) and the RTO arithmetic of
 //!   `tcp/tcp.cc` (see `rtt.rs`). Deviations: ns-2 counts cwnd in packets and sizes windows in

@@ -302,7 +302,9 @@ impl Rack {
                 self.note_reordering((fack - low).div_ceil(mss.max(1)));
             }
         }
-        if dsack {
+        // tcp_dsack_seen: "RACK ignores DSACKs that happen without having seen reordering"
+        // (a spurious retransmission is then no sign that reo_wnd was too short).
+        if dsack && self.reord_seen > 0 {
             self.dsack_seen = true;
         }
         out
@@ -563,6 +565,11 @@ mod tests {
         // once, as RFC 6675's DupThresh would have it (RFC 8985 §6.2 step 4's note).
         let d = r.mark_lost(t(150), Dur::ZERO);
         assert_eq!(d.newly_lost, 3);
+        // A D-SACK before any reordering is seen widens nothing (tcp_dsack_seen).
+        let b = [seg(5)];
+        r.on_ack(t(151), SeqNum(0), &b, true, None, MSS);
+        r.update_reo_wnd(SeqNum(0), SeqNum(6 * MSS));
+        assert_eq!(r.reo_wnd_steps, 1);
         // Reordering seen: min_rtt/4 even in recovery, capped at SRTT: one step is 25 ms, four
         // D-SACK widenings make five steps, 125 ms, above SRTT 80 ms.
         r.note_reordering(4);

@@ -8,8 +8,11 @@ kernel's, and writes them as CSV.
     python3 benches/emu_vs_profile.py [--reps 3] [--cells handover,lossy] [--sizes 200KB,2MB]
                                       [--profile-only | --kernel-only | --kernel-csv K.csv]
                                       [--no-mptcp] [--out FILE.csv]
+                                      [--profile-tcp 'loss_detection="rfc6675"']
 
-`--kernel-only` emulates without running the profile; `--kernel-csv` takes the kernel's
+`--profile-tcp` adds keys to the profile's `tcp` table (e.g. the profile as it was before a
+mechanism, to measure what the mechanism changed). `--kernel-only` emulates without running
+the profile; `--kernel-csv` takes the kernel's
 columns from such a run's CSV instead of emulating again (the profile changes, the kernel
 does not). The kernel runs of README's table are `benches/data/emu_kernel_200k.csv`
 (`--kernel-only --cells handover,lossy --sizes "200 KB" --reps 3`) and
@@ -113,10 +116,12 @@ def cells(which: list[str], sizes: list[str]) -> list[Cell]:
     return out
 
 
-def profile_sets(cell: Cell, cc: str) -> list[str]:
-    """The cell with the `linux` profile and the profile's `cc` beside kernel `cc`."""
+def profile_sets(cell: Cell, cc: str, extra: str = "") -> list[str]:
+    """The cell with the `linux` profile and the profile's `cc` beside kernel `cc`, and the
+    `extra` TCP keys (`key = value, ...`)."""
     # The profile alone (the study's flow sets ns-2's window and MSS: not Linux's).
-    return [*cell.sets, f'flow.0.tcp={{profile="linux", cc="{CCS[cc]}"}}']
+    more = f", {extra}" if extra else ""
+    return [*cell.sets, f'flow.0.tcp={{profile="linux", cc="{CCS[cc]}"{more}}}']
 
 
 def kernel_sets(cell: Cell) -> list[str]:
@@ -140,6 +145,7 @@ def main() -> int:
     ap.add_argument("--no-mptcp", action="store_true")
     ap.add_argument("--mptcp-stop", default="150 s", help="run.stop of the MPTCP emulations")
     ap.add_argument("--out", default="benches/out/emu_vs_profile.csv")
+    ap.add_argument("--profile-tcp", default="", help="extra keys of the profile's tcp table")
     args = ap.parse_args()
     kernel: dict[str, dict[str, str]] = {}
     if args.kernel_csv:
@@ -154,7 +160,7 @@ def main() -> int:
                 times, spurious = [], []
                 try:
                     for seed in reps:
-                        sets = profile_sets(cell, cc)
+                        sets = profile_sets(cell, cc, args.profile_tcp)
                         f = run(STUDY, overrides=sets, seed=seed).summary["flows"][0]
                         times.append(f["transfer_time_s"] or float("nan"))
                         spurious.append(f["spurious_retransmissions"])

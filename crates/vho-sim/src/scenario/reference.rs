@@ -971,6 +971,15 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "loss_detection",
+            "one of rfc6675, rack",
+            "profile",
+            "how a SACK sender finds a segment lost: RFC 6675's DupThresh and IsLost, or RACK \
+             (RFC 8985 §6, Linux's tcp_rack_detect_loss: a later-sent segment delivered and \
+             rack.rtt + reo_wnd passed), with Linux's reordering degree and reorder timer",
+        ),
+        k(
+            t,
             "dsack",
             "true or false",
             "profile",

@@ -6,8 +6,8 @@
 
 use crate::spec::*;
 use crate::tcp::config::{
-    CcAlgorithm, CwndCounting, CwndValidation, FastRetransmitTimer, FrtoVariant, RttSampling,
-    SackRecovery, SpuriousResponse, TcpConfig, TimeoutSsthresh, UndoRules,
+    CcAlgorithm, CwndCounting, CwndValidation, FastRetransmitTimer, FrtoVariant, LossDetection,
+    RttSampling, SackRecovery, SpuriousResponse, TcpConfig, TimeoutSsthresh, UndoRules,
 };
 use crate::time::Dur;
 use std::fmt::Write;
@@ -469,6 +469,13 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("cc = \"{cc}\""),
         format!("sack = {}", c.sack),
         format!("sack_recovery = \"{sack_recovery}\""),
+        format!(
+            "loss_detection = \"{}\"",
+            match c.loss_detection {
+                LossDetection::Rfc6675 => "rfc6675",
+                LossDetection::Rack => "rack",
+            }
+        ),
         format!("dsack = {}", c.dsack),
         format!("timestamps = {}", c.timestamps),
         format!("handshake = {}", c.handshake),

@@ -58,6 +58,19 @@ pub enum SackRecovery {
     Ns2Sack1,
 }
 
+/// How a SACK sender decides that a segment is lost.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LossDetection {
+    /// RFC 6675: DupThresh duplicate ACKs or IsLost (DupThresh segments SACKed above).
+    Rfc6675,
+    /// RACK (RFC 8985 §6) as Linux runs it since 4.18 (net.ipv4.tcp_recovery = 1;
+    /// `net/ipv4/tcp_recovery.c`, `tcp::rack`): a segment is lost once one sent after it is
+    /// delivered and rack.rtt + reo_wnd has passed; recovery starts when one is marked lost
+    /// (`tcp_time_to_recover`), and only lost segments are retransmitted
+    /// (`tcp_xmit_retransmit_queue`). Without SACK the sender falls back to RFC 6675's rules.
+    Rack,
+}
+
 /// What a loss halves into the new ssthresh.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum LossBasis {
@@ -404,6 +417,8 @@ pub struct TcpConfig {
     pub sack_forget_on_new_ack: bool,
     /// Loss recovery with SACK: what is sent while in fast recovery.
     pub sack_recovery: SackRecovery,
+    /// How a SACK sender decides a segment is lost (RFC 6675's counts or RACK).
+    pub loss_detection: LossDetection,
     /// Receive window the receiver advertises, bytes.
     pub receive_window: u32,
     /// Sender-side cap on the window, bytes (ns-2's `window_`; a socket send buffer).

@@ -20,7 +20,8 @@
 //! Mechanisms, one file each: `rtt.rs` (RFC 6298 estimator), `cc/` (congestion controllers),
 //! `sack.rs` (scoreboard, RFC 6675), `timer.rs` (timer table), `options.rs` (negotiation),
 //! `profile.rs` (named defaults), `spurious/` (detectors of spurious retransmissions),
-//! `dupthresh.rs` (the duplicate-ACK threshold, adaptive after a handover), `oracle.rs` (the
+//! `dupthresh.rs` (the duplicate-ACK threshold, adaptive after a handover), `rack.rs` (RACK
+//! loss detection, RFC 8985, and Linux's reordering degree), `oracle.rs` (the
 //! oracle sender's rules: the bound remedies are measured against).
 //! `sender.rs` and `receiver.rs` connect them.
 
@@ -31,6 +32,7 @@ pub mod options;
 pub mod oracle;
 pub mod profile;
 pub mod prr;
+pub mod rack;
 pub mod receiver;
 pub mod rtt;
 pub mod rtt_linux;

@@ -10,20 +10,23 @@
 //!   undo (`undo = "linux"`, `tcp::sender::undo`: `undo_marker`, `undo_retrans` and
 //!   `retrans_stamp` checked at every ACK in Recovery and Loss — `tcp_try_undo_loss`,
 //!   `tcp_try_undo_partial`, `tcp_try_undo_recovery`, `tcp_try_undo_dsack` — restoring cwnd
-//!   and `tcp_current_ssthresh`, an undone fast recovery raising `tp->reordering`, which the
-//!   duplicate-ACK threshold then uses as `tcp_time_to_recover` does without RACK), and
-//!   Reno's and NewReno's growth in segments (`tcp_reno_cong_avoid`, `cwnd_counting`).
+//!   and `tcp_current_ssthresh`, an undone fast recovery raising `tp->reordering`), Reno's
+//!   and NewReno's growth in segments (`tcp_reno_cong_avoid`, `cwnd_counting`), RACK loss
+//!   detection (`loss_detection = "rack"`, RFC 8985 §6, `tcp::rack`: `tcp_rack_advance`,
+//!   `tcp_rack_detect_loss` with `tcp_rack_reo_wnd` and its D-SACK steps, the reorder timer
+//!   `tcp_rack_reo_timeout` in the RTO's slot, recovery when a segment is marked lost and
+//!   from a timeout's recovery when a retransmission is lost again,
+//!   `tcp_xmit_retransmit_queue` sending only lost segments, `tcp_packets_in_flight` as
+//!   PRR's pipe and RACK's marks as its `newly_lost`) and Linux's reordering degree
+//!   (`tcp_check_sack_reordering` from SACKs, and from undos: `tp->reordering` up to 300,
+//!   `reord_seen`; lowered by `tcp_enter_loss`), which RACK's reo_wnd and, without RACK, the
+//!   duplicate-ACK threshold read (`tcp_time_to_recover`).
 //!   Not Linux:
-//!   - loss detection is RFC 6675's (DupThresh, IsLost), not RACK (RFC 8985, Linux's since
-//!     4.18), and there is no tail loss probe: a lost tail waits for the RTO, and so does a
-//!     lost retransmission (RACK marks it lost once data sent after it is SACKed, with
-//!     `FLAG_LOST_RETRANS`): in the WLAN→GPRS soft and delay-1 200 KB cells a resend dropped
-//!     in the GPRS queue stalls the profile's SACK recovery 4.6 s and 6.6 s until the RTO,
-//!     the kernel reno being 2.4 s and 4.0 s faster; `tp->reordering` grows only when an
-//!     undo shows reordering (`tcp_try_undo_partial`'s `tcp_check_sack_reordering`; a D-SACK
-//!     undo measures it from the late original's D-SACK block), not from SACKs of
-//!     never-retransmitted data below the highest SACK (`tcp_sacktag_one`,
-//!     `tcp_clean_rtx_queue`);
+//!   - there is no tail loss probe (RFC 8985 §7): a lost tail waits for the reorder timer
+//!     or the RTO; RACK's min_rtt is the least RTT RACK measured (300 s window, one value
+//!     kept, not `tcp_min_rtt`'s three-sample filter over all samples); at a timeout every
+//!     unSACKed segment is marked lost and resent go-back-N (Linux with RACK spares those
+//!     sent within RACK.rtt); `tcp_may_raise_cwnd` is not modelled;
 //!   - RTT samples are the timestamp echo's (whole ms) or, without timestamps, one timed
 //!     segment per round trip, not the µs send times of every (S)ACKed segment
 //!     (`tcp_clean_rtx_queue`); CUBIC and HyStart read the same samples;
@@ -31,9 +34,7 @@
 //!     HighRxt is not cumulatively acknowledged), has no Disorder state (vho's Open, where a
 //!     D-SACK undo may still come), and counts every D-SACKed segment above `undo_marker`
 //!     against `undo_retrans` (vho's links never duplicate a packet);
-//!   - PRR takes a newly lost segment to be one this ACK's new SACK blocks exposed (vho marks
-//!     no loss otherwise); no pacing, TSO or TSQ; cwnd in bytes, whole segments after each
-//!     growth.
+//!   - no pacing, TSO or TSQ; cwnd in bytes, whole segments after each growth.
 //! - `ns2`: ns-2.35's `Agent/TCP/Sack1` sender and `Agent/TCPSink/Sack1/DelAck` receiver with
 //!   the defaults of `tcl/lib/ns-default.tcl` (lines cited below) and the RTO arithmetic of
 //!   `tcp/tcp.cc` (see `rtt.rs`). Deviations: ns-2 counts cwnd in packets and sizes windows in
@@ -43,8 +44,8 @@
 
 use super::config::{
     CcAlgorithm, CwndCounting, CwndValidation, DelAckConfig, FastRetransmitTimer, FrtoVariant,
-    HeaderModel, LossBasis, RtoAlgorithm, RtoConfig, RttSampling, SackRecovery, SpuriousDetection,
-    SpuriousResponse, TcpConfig, TimeoutSsthresh, UndoRules,
+    HeaderModel, LossBasis, LossDetection, RtoAlgorithm, RtoConfig, RttSampling, SackRecovery,
+    SpuriousDetection, SpuriousResponse, TcpConfig, TimeoutSsthresh, UndoRules,
 };
 use crate::time::Dur;
 
@@ -126,6 +127,7 @@ fn rfc() -> TcpConfig {
         dupacks_after_timeout_new_ack: false,
         sack_forget_on_new_ack: false, // RFC 6675 §5: the scoreboard lives across ACKs
         sack_recovery: SackRecovery::Rfc6675, // RFC 6675 §5
+        loss_detection: LossDetection::Rfc6675, // RFC 6675 §5: DupThresh and IsLost
         receive_window: 65_535,        // the largest window without scaling (RFC 9293 §3.1)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::FlightSize, // RFC 5681 eq. (4)
@@ -208,6 +210,8 @@ fn linux() -> TcpConfig {
         dupacks_after_timeout_new_ack: false,
         sack_forget_on_new_ack: false,
         sack_recovery: SackRecovery::Rfc6675,
+        // net.ipv4.tcp_recovery = 1 (TCP_RACK_LOSS_DETECTION, the default since 4.18)
+        loss_detection: LossDetection::Rack,
         receive_window: 131_072, // net.ipv4.tcp_rmem default (second value)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::LinuxCwnd, // tcp_reno_ssthresh (net/ipv4/tcp_cong.c)
@@ -301,6 +305,7 @@ fn ns2() -> TcpConfig {
         // tcp-sack1.cc dupack_action(), recv() and send_much() with partial_ack_ 0 (`ns`
         // prints it): pipe_ and ScoreBoardRQ::GetNextRetran.
         sack_recovery: SackRecovery::Ns2Sack1,
+        loss_detection: LossDetection::Rfc6675, // tcp-sack1.cc counts duplicate ACKs
         receive_window: 1 << 30,
         send_window_cap: window * packet_size, // window_ (ns-default.tcl:934)
         // tcp.cc TcpAgent::slowdown halves min(cwnd_, window_), for Sack1's fast
@@ -396,6 +401,7 @@ fn linux20() -> TcpConfig {
         dupacks_after_timeout_new_ack: false,
         sack_forget_on_new_ack: false,
         sack_recovery: SackRecovery::Rfc6675, // unused without SACK
+        loss_detection: LossDetection::Rfc6675, // unused without SACK
         // vho's choice: SK_RMEM_MAX less one byte; the thesis's scenario sets its 16 KB.
         receive_window: 32_767,
         send_window_cap: u32::MAX,

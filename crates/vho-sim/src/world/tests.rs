@@ -384,7 +384,8 @@ fn a_jittered_link_is_reproducible_from_the_seed() {
 #[test]
 fn two_mobiles_hand_over_on_their_own_links() {
     // The general form with two [[mobile]] tables: each handover moves only its own mobile's
-    // routes, and both downloads complete.
+    // routes, and both downloads complete. (m1's handover comes at 0.2 s: with RACK the linux
+    // profile repairs its slow-start overshoot on the WLAN and is done by 0.35 s.)
     let text = r#"
 [run]
 stop = "60 s"
@@ -429,7 +430,7 @@ node = "m2"
 interfaces = ["w2", "g2"]
 start = "g2"
 [[handover]]
-at = "0.5 s"
+at = "0.2 s"
 from = "w1"
 to = "g1"
 kind = "hard"

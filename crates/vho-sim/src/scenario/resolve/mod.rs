@@ -13,8 +13,8 @@ use crate::remedy::Remedy;
 pub const DEFAULT_NOTIFY_OFFSET_MS: u64 = 100;
 use crate::spec::*;
 use crate::tcp::config::{
-    CcAlgorithm, CwndCounting, CwndValidation, FastRetransmitTimer, FrtoVariant, RttSampling,
-    SackRecovery, SpuriousDetection, SpuriousResponse, TimeoutSsthresh, UndoRules,
+    CcAlgorithm, CwndCounting, CwndValidation, FastRetransmitTimer, FrtoVariant, LossDetection,
+    RttSampling, SackRecovery, SpuriousDetection, SpuriousResponse, TimeoutSsthresh, UndoRules,
 };
 use crate::tcp::profile::{profile, PROFILES};
 use crate::tcp::TcpConfig;

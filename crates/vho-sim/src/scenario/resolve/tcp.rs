@@ -147,6 +147,13 @@ impl Ctx<'_> {
                     _ => return Err("one of rfc6675, ns2-sack1".into()),
                 }
             }
+            "loss_detection" => {
+                c.loss_detection = match v.as_str() {
+                    Some("rfc6675") => LossDetection::Rfc6675,
+                    Some("rack") => LossDetection::Rack,
+                    _ => return Err("one of rfc6675, rack".into()),
+                }
+            }
             "timer_at_fast_retransmit" => {
                 c.timer_at_fast_retransmit = match v.as_str() {
                     Some("keep") => FastRetransmitTimer::Keep,
@@ -241,7 +248,7 @@ impl Ctx<'_> {
                 }
             }
             _ => {
-                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_detection, spurious_response, rto_reset, new_path, fast_rto_decrease, rtt_injection, adaptive_dupthresh, oracle, rescue_retransmission, prr, cwnd_counting, frto_variant, undo, cwnd_validation, handshake_rtt_sample, rtt_sampling, timeout_holds_new_data, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, loss_detection, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_detection, spurious_response, rto_reset, new_path, fast_rto_decrease, rtt_injection, adaptive_dupthresh, oracle, rescue_retransmission, prr, cwnd_counting, frto_variant, undo, cwnd_validation, handshake_rtt_sample, rtt_sampling, timeout_holds_new_data, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
             }
         }
         Ok(())

@@ -192,6 +192,9 @@ impl TcpSender {
         self.stats.spurious_timeouts_detected += 1;
         self.snd_nxt = self.snd_max;
         self.recovery = Recovery::Open;
+        if let Some(r) = &mut self.rack {
+            r.unmark_lost(); // tcp_undo_cwnd_reduction(sk, true): the losses were not
+        }
         self.recover = self.snd_una;
         self.dupacks = 0;
         let response = self.cfg.spurious_response;

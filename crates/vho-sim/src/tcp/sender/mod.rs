@@ -21,6 +21,7 @@ mod freed_samples;
 mod notice;
 mod oracle;
 mod probe;
+mod rack;
 mod recovery;
 mod timeout;
 mod transmit;
@@ -28,7 +29,8 @@ mod undo;
 
 use super::cc::{AnyController, CongestionControl, RecoveryStyle, Window};
 use super::config::{
-    CwndValidation, FastRetransmitTimer, RttSampling, SackRecovery, SpuriousResponse, TcpConfig,
+    CwndValidation, FastRetransmitTimer, LossDetection, RttSampling, SackRecovery,
+    SpuriousResponse, TcpConfig,
 };
 use super::dupthresh::DupThresh;
 use super::options::{negotiate, Negotiated};
@@ -194,6 +196,8 @@ pub struct TcpSender {
     oracle: Option<Box<Oracle>>,
     /// TCP Probe (`probe.rs`; boxed: other senders carry one pointer).
     probe: Option<Box<probe::TcpProbe>>,
+    /// RACK loss detection (`LossDetection::Rack` with SACK; `rack.rs`; boxed as `probe`).
+    rack: Option<Box<super::rack::Rack>>,
     stats: SenderStats,
 }
 
@@ -293,6 +297,7 @@ impl TcpSender {
             dupthresh: DupThresh::new(cfg.dupthresh),
             oracle: cfg.oracle.then(Box::default),
             probe: None,
+            rack: Self::new_rack(cfg, &neg),
             stats: SenderStats::default(),
         }
     }
@@ -362,6 +367,9 @@ impl TcpSender {
 
     fn flight(&self) -> u32 {
         if self.sack_recovery() {
+            if let Some(r) = &self.rack {
+                return r.in_flight() * self.neg.mss;
+            }
             self.sb.pipe(
                 self.snd_una,
                 self.snd_max,
@@ -436,6 +444,7 @@ impl TcpSender {
     fn on_syn(&mut self, now: Time, seg: &Segment) {
         self.rcv_nxt = seg.seq + 1;
         self.neg = negotiate(&self.cfg, &seg.options);
+        self.rack = Self::new_rack(&self.cfg, &self.neg);
         let mss = self.neg.mss;
         let w = Window::new(
             mss,
@@ -502,6 +511,10 @@ impl TcpSender {
                 seg.ack.max(self.snd_una),
                 seg.options.sack.as_slice(),
             );
+        if self.rack.is_some() {
+            self.rack_tag(now, seg);
+        }
+        let mut dubious = newly_sacked;
         if seg.ack > self.snd_una {
             self.on_new_ack(now, seg);
             if self.cfg.sack_forget_on_new_ack && !matches!(self.recovery, Recovery::Fast { .. }) {
@@ -512,6 +525,7 @@ impl TcpSender {
             // new data (RFC 6675 §2; ns-2's Sack1 counts it only if scb_->CheckUpdate(); Linux
             // counts SACKed segments): the ACK of a duplicate segment does not count.
             self.stats.dupacks_received += 1;
+            dubious = true;
             if newly_sacked || !self.neg.sack {
                 self.on_dupack(now);
             }
@@ -522,8 +536,13 @@ impl TcpSender {
         if let Some(a) = undo_ack {
             self.undo_after_ack(a);
         }
+        // RFC 6675 can mark a loss only where new SACK blocks arrived; RACK says what it marked.
+        let newly_lost = match self.rack {
+            Some(_) => self.rack_after_ack(now, dubious),
+            None => newly_sacked,
+        };
         if self.cfg.prr && self.sack_recovery() {
-            self.prr_on_ack(una_before, sacked_before, newly_sacked);
+            self.prr_on_ack(una_before, sacked_before, newly_lost);
         }
         if self.probe.is_some() {
             self.probe_on_ack(now, seg.ack);
@@ -532,27 +551,29 @@ impl TcpSender {
 
     /// RFC 6937 / Linux `tcp_cwnd_reduction` on an ACK during SACK recovery: DeliveredData
     /// is what the ACK newly acknowledged or SACKed (Linux's `newly_acked_sacked`), in
-    /// segments; cwnd = pipe + sndcnt, pipe being RFC 6675's (Linux's
-    /// `tcp_packets_in_flight` counts alike: out − SACKed − lost + retransmitted). A newly
-    /// lost segment is taken to
-    /// be one this ACK's new SACK information can have exposed (`newly_sacked`): vho marks no
-    /// loss outside RFC 6675's IsLost, which only new SACK blocks change.
-    fn prr_on_ack(&mut self, una_before: SeqNum, sacked_before: Option<u32>, newly_sacked: bool) {
+    /// segments; cwnd = pipe + sndcnt, pipe being RACK's `tcp_packets_in_flight` (out −
+    /// SACKed − lost + retransmitted) or RFC 6675's, which counts alike. `newly_lost`: RACK
+    /// marked a segment lost on this ACK; under RFC 6675 the ACK brought new SACK blocks
+    /// (vho marks no loss outside IsLost, which only new SACK blocks change).
+    fn prr_on_ack(&mut self, una_before: SeqNum, sacked_before: Option<u32>, newly_lost: bool) {
         let mss = self.neg.mss.max(1);
         let (una, max) = (self.snd_una, self.snd_max);
         let before = sacked_before.unwrap_or(0);
         let delivered =
             ((una - una_before) + self.sb.sacked_between(una, max)).saturating_sub(before);
-        let pipe = self
-            .sb
-            .pipe(una, max, mss, self.dupthresh.get())
-            .div_ceil(mss);
+        let pipe = match &self.rack {
+            Some(r) => r.in_flight(),
+            None => self
+                .sb
+                .pipe(una, max, mss, self.dupthresh.get())
+                .div_ceil(mss),
+        };
         let ssthresh = self.cc.ssthresh() / mss;
         let advanced = una > una_before;
         let cwnd = self.prr.on_ack(
             delivered.div_ceil(mss),
             advanced,
-            newly_sacked,
+            newly_lost,
             pipe,
             ssthresh,
         );
@@ -614,6 +635,9 @@ impl TcpSender {
                 if self.snd_una >= recover || !self.cc.waits_for_recovery_point() {
                     self.cc.on_recovery_exit(self.snd_max - self.snd_una);
                     self.recovery = Recovery::Open;
+                    if let Some(r) = &mut self.rack {
+                        r.on_recovery_end();
+                    }
                     if self.ns2_sack1() {
                         // tcp-sack1.cc: recover_ = 0 when recovery ends, so the next third
                         // duplicate ACK may start recovery again even at the old recovery

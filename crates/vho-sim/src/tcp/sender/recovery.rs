@@ -8,6 +8,11 @@ impl TcpSender {
         match self.recovery {
             Recovery::Open => {
                 self.dupacks += 1;
+                if self.rack.is_some() {
+                    // tcp_time_to_recover with RACK: only a segment marked lost starts
+                    // recovery (`rack_after_ack`); duplicate ACKs are not counted for it.
+                    return;
+                }
                 let sack_says_lost = self.neg.sack
                     && self.cfg.sack_is_lost_trigger
                     && self
@@ -77,7 +82,12 @@ impl TcpSender {
         let basis = self.loss_basis();
         self.cc.on_fast_retransmit(now, basis, self.style());
         self.sb.high_rxt = self.snd_una;
-        self.pending_rtx = Some((self.snd_una, TxKind::RetransmitFast));
+        // RACK: the first segment marked lost (tcp_xmit_retransmit_queue), the head otherwise.
+        let first = match &self.rack {
+            Some(_) => self.rack_first_lost(),
+            None => Some(self.snd_una),
+        };
+        self.pending_rtx = first.map(|seq| (seq, TxKind::RetransmitFast));
         // tcp-sack1.cc dupack_action(): pipe_ = maxseq_ - highest_ack_ - numdupacks_ (the
         // packets outstanding less those the duplicate ACKs say have left).
         self.ns2_hold = self.ns2_sack1();
@@ -94,6 +104,9 @@ impl TcpSender {
     pub(super) fn poll_sack_recovery(&mut self, now: Time) -> Option<Transmit> {
         if self.ns2_sack1() {
             return self.poll_ns2_sack1_recovery(now);
+        }
+        if self.rack.is_some() {
+            return self.poll_rack_recovery(now);
         }
         let (mss, dt) = (self.neg.mss, self.dupthresh.get());
         if self.sb.pipe(self.snd_una, self.snd_max, mss, dt) + mss > self.cc.cwnd() {

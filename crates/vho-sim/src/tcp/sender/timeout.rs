@@ -29,6 +29,10 @@ impl TcpSender {
         if !self.timers.expired(Timer::Retransmit, now) {
             return;
         }
+        if self.rack.is_some() && self.reorder_timer_due() {
+            self.rack_reo_timeout(now);
+            return;
+        }
         if self.state == State::Oracle {
             // The oracle's wake-up (pacing, a repair falling due), not a timeout: what it
             // sends, `poll_transmit` decides.
@@ -123,6 +127,13 @@ impl TcpSender {
                 FrtoVariant::Linux => Frto::start_linux(),
             });
             self.frto_retx_end = self.snd_una + self.neg.mss.min(self.data_end - self.snd_una);
+        }
+        if let Some(r) = &mut self.rack {
+            // tcp_enter_loss: the reordering degree check, then tcp_timeout_mark_lost.
+            if self.recovery == Recovery::Open {
+                r.on_rto_in_open();
+            }
+            r.on_rto();
         }
         let basis = self.loss_basis();
         if self.reduces_ssthresh_at_rto() {

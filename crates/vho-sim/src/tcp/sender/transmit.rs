@@ -230,6 +230,9 @@ impl TcpSender {
         if let Some(freed) = &mut self.freed {
             freed.on_send(seq, end, now);
         }
+        if self.rack.is_some() {
+            self.rack_on_send(seq, end, now, kind);
+        }
         if self.snd_nxt <= seq || kind == TxKind::RetransmitTimeout {
             self.snd_nxt = self.snd_nxt.max(end);
             if kind == TxKind::RetransmitTimeout {

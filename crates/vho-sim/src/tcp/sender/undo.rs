@@ -198,6 +198,8 @@ impl TcpSender {
     /// meets `tp->reordering` (the RACK helper's "reordering observed, degree N" joins here).
     pub(super) fn on_reordering_observed(&mut self, degree: u32) {
         self.dupthresh.on_reordering(degree.min(MAX_REORDERING));
+        // RACK keeps Linux's `tp->reordering` and `reord_seen` too (its reo_wnd reads them).
+        self.note_reordering(degree);
     }
 
     /// The snapshot [`Self::undo_after_ack`] needs, before the ACK is taken.
@@ -248,6 +250,11 @@ impl TcpSender {
                     self.reordering_from_undo(a.una_before, a.fack_before);
                     if !self.retransmission_outstanding() {
                         self.undo_fast_recovery(acked);
+                        // tcp_try_undo_partial: tcp_undo_cwnd_reduction(sk, true), the segments
+                        // marked lost were not.
+                        if let Some(r) = &mut self.rack {
+                            r.unmark_lost();
+                        }
                     }
                     // With retransmissions out: "we clock out new packets but do not mark
                     // more packets lost" (Linux returns before tcp_try_undo_dsack).

@@ -1,0 +1,115 @@
+//! RACK at the sender (`LossDetection::Rack`, RFC 8985 §6; Linux's `tcp_rack_mark_lost`,
+//! `tcp_time_to_recover`, `tcp_xmit_retransmit_queue`).
+
+use super::*;
+use crate::tcp::config::LossDetection;
+
+/// The linux profile without handshake, FIN or timestamps, SMSS 1000, ten segments out.
+fn linux_sender(ld: LossDetection) -> TcpSender {
+    let mut c = cfg("linux");
+    c.handshake = false;
+    c.fin = false;
+    c.timestamps = false;
+    c.mss = 1000;
+    c.initial_window_segments = 10;
+    c.loss_detection = ld;
+    c.window_scale = None; // the test's ACKs advertise 65,535 unscaled: every one a duplicate
+    TcpSender::new(&c, 1, 2, SeqNum(0), 1_000_000)
+}
+
+/// Fires the timers due by `now`, then sends what may go; the segments' starts.
+fn step(s: &mut TcpSender, now: Time) -> Vec<u32> {
+    while let Some(at) = s.poll_timeout() {
+        if at > now {
+            break;
+        }
+        s.handle_timeout(at);
+    }
+    drain_sender(s, now)
+        .into_iter()
+        .map(|t| t.segment.seq.0)
+        .collect()
+}
+
+#[test]
+fn a_lost_retransmission_is_sent_again_without_waiting_for_the_timer() {
+    // RFC 8985 §6.2 (RACK judges retransmissions like originals; Linux counts them in
+    // LINUX_MIB_TCPLOSTRETRANSMIT): segment 1 is lost twice. Ten segments leave at 0 ms; from
+    // 101 ms one duplicate ACK a millisecond SACKs each of segments 2-10. RACK marks segment
+    // 1 lost on the third (3 SACKed = reordering: reo_wnd 0) and it is resent; PRR lets new
+    // segments out behind it. Its retransmission is lost too: when the first of those new
+    // segments is SACKed, a round trip later, RACK marks it lost again (it was sent before
+    // them and RACK.rtt has passed) and it goes a third time, with no timeout. RFC 6675's
+    // NextSeg never resends below HighRxt: it waits for the retransmission timer (at 1 s).
+    let run = |ld| {
+        let mut s = linux_sender(ld);
+        let first = step(&mut s, Time::ZERO);
+        assert_eq!(first.len(), 10);
+        let mut head = 1; // sends of segment 1 (sequence number 1)
+        let mut new_segments = vec![];
+        let mut retransmitted_at = Time::ZERO;
+        for k in 1..=9u32 {
+            let now = Time::from_millis(100 + k as u64);
+            s.handle_segment(now, &ack(1, &[(1001, 1 + (k + 1) * 1000)]));
+            for seq in step(&mut s, now) {
+                if seq == 1 {
+                    head += 1;
+                    retransmitted_at = now;
+                } else {
+                    new_segments.push((seq, now));
+                }
+            }
+        }
+        assert_eq!(head, 2, "one fast retransmission");
+        assert!(!new_segments.is_empty());
+        // Limited transmit sent the first two new segments before the retransmission: the
+        // first SACK that can show it lost is that of the first new segment sent after it.
+        let first_after = new_segments
+            .iter()
+            .position(|&(_, at)| at >= retransmitted_at)
+            .expect("new data after the retransmission");
+        assert_eq!(first_after, 2);
+        let mut third_at = None;
+        for (i, &(seq, _)) in new_segments.clone().iter().enumerate() {
+            let now = Time::from_millis(201 + i as u64);
+            s.handle_segment(now, &ack(1, &[(1001, seq + 1000)]));
+            for seq in step(&mut s, now) {
+                if seq == 1 && third_at.is_none() {
+                    third_at = Some(now);
+                }
+            }
+        }
+        // Well before the retransmission timer (1 s without an RTT sample).
+        step(&mut s, Time::from_millis(400));
+        assert_eq!(s.stats().timeouts, 0);
+        third_at
+    };
+    assert_eq!(run(LossDetection::Rack), Some(Time::from_millis(203)));
+    assert_eq!(run(LossDetection::Rfc6675), None);
+}
+
+#[test]
+fn with_fewer_than_reordering_segments_sacked_the_reorder_timer_starts_recovery() {
+    // RFC 8985 §6.2 step 4 and §6.3 (tcp_rack_reo_wnd, tcp_rack_reo_timeout): one segment
+    // SACKed after segment 1 is missing is not yet a loss (reo_wnd = min_rtt/4 = 25 ms with
+    // RACK.rtt 100 ms); the reorder timer fires 100 + 25 ms after segment 1 was sent (+ 2
+    // jiffies, TCP_TIMEOUT_MIN), marks it lost and starts recovery with its retransmission.
+    // RFC 6675 needs DupThresh duplicate ACKs and sends nothing.
+    let run = |ld| {
+        let mut s = linux_sender(ld);
+        step(&mut s, Time::ZERO);
+        s.handle_segment(Time::from_millis(100), &ack(1, &[(9001, 10001)]));
+        let mut sent = step(&mut s, Time::from_millis(100));
+        sent.retain(|&q| q == 1);
+        assert!(sent.is_empty(), "not at the first duplicate ACK");
+        let deadline = s.poll_timeout().expect("a timer");
+        let out = step(&mut s, deadline);
+        (deadline, out.contains(&1), s.stats().fast_retransmits)
+    };
+    let (at, resent, fr) = run(LossDetection::Rack);
+    assert_eq!(at, Time::from_millis(100 + 25 + 2));
+    assert!(resent && fr == 1);
+    let (at, resent, fr) = run(LossDetection::Rfc6675);
+    assert_eq!(at, Time::from_secs(1)); // the retransmission timer
+    assert!(resent && fr == 0); // ... and it is a timeout's resend
+}

@@ -16,18 +16,29 @@ vho runs without captures or series (the study records none). `--cli` times `vho
 tree's Python package (python/vho, its native module built and copied there) instead of the
 `summary` example: Python's start-up on top.
 
-What it found (2 cores shared with other builds, so wall times are noisy; medians of 3 runs,
-low-high, seed 1, the summary example at commit c3bd083):
+What it found (2 cores shared with 4 other builders, so both CPU and wall times move with the
+machine's load; medians of 3 runs, low-high, seed 1, the summary example). Before, at commit
+d56ac5d: vho 5.06 s CPU, ns-2 19.52 s, 3.86x. After the event queue's crowd vector and the
+datagram written in place (commits af2ae3a, 826a67b), three runs of the script:
 
              cpu s    wall s
-    vho       6.39     11.11     73.1 M events; TFRC 360.9 MB sent, cross traffic 24.83 Mb/s
-    ns-2     27.24     49.73     TFRC 366.3 MB sent, cross traffic 25.14 Mb/s
-    ns2/vho   4.26x     4.48x    (the median of the per-run pairs' ratios: 4.23x, 4.57x)
+    vho       4.01      4.51     73.1 M events; TFRC 360.9 MB sent, cross traffic 24.83 Mb/s
+    ns-2     20.26     31.77     TFRC 366.3 MB sent, cross traffic 25.14 Mb/s
+    ns2/vho   5.05x     7.04x    (af2ae3a; load about 2)
 
-Short of the issue's 5x. Where vho's time goes (callgrind, 30 s of the run): the event heap
-(the world has ~40 events pending, past the small vector of `sched`) about a third, the link
-directions' serialisers and offers most of the rest; one event per datagram per hop (18 M
-datagrams over 3 hops) and one per datagram sent.
+    vho 4.28 / ns-2 19.92 s CPU: 4.65x (af2ae3a, a second run)
+    vho 4.98 / ns-2 21.44 s CPU: 4.31x (826a67b, load 3 to 4: vho's CPU time rises more)
+    vho 3.84 / ns-2 18.12 s CPU: 4.72x (826a67b, load about 3)
+
+At the issue's 5x on a quiet machine, not with margin. The instruction count is steadier
+(callgrind, `run_timed`, `run.stop = "30 s"`, 1.65 M events): 919.2 M before, 877.2 M after;
+user CPU of 300 s of the run, medians of 3: 1.10 s before, 0.77 s after. Where vho's time
+goes now (`perf`): the event loop about half (a cache miss reading each arriving packet's
+destination in the slab is its largest stall), inserting into the crowd vector a sixth, the
+link directions' offers and serialisers a quarter. Nearly every event is a 210-byte
+cross-traffic datagram: one per datagram per hop (18 M datagrams over 3 hops) and one per
+datagram sent, which `summary.json` counts (`run.events`), so that fewer events would change
+every run's output.
 """
 
 from __future__ import annotations

@@ -106,6 +106,19 @@ impl Slab {
             (self.slots.len() - 1) as PktIdx
         }
     }
+    /// A slot holding `Packet::default()`, to be filled in place: a small packet built on the
+    /// stack and then copied in stalls the copy's loads on the narrower stores just made (a
+    /// cross-traffic datagram's `insert`: 5 % of the event loop's cycles by `perf annotate`).
+    #[inline(always)]
+    pub fn insert_default(&mut self) -> PktIdx {
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = Packet::default();
+            i
+        } else {
+            self.slots.push(Packet::default());
+            (self.slots.len() - 1) as PktIdx
+        }
+    }
     pub fn get(&self, i: PktIdx) -> &Packet {
         &self.slots[i as usize]
     }

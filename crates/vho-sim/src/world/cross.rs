@@ -146,17 +146,16 @@ impl World {
         flow.packets_sent += 1;
         flow.bytes_sent += u64::from(size);
         CrossBins::add(&mut flow.bins.sent, CROSS_INTERVAL, now, u64::from(size));
-        let idx = self.slab.insert(Packet {
-            flow: f as u32,
-            to_receiver: true,
-            src: src as u32,
-            dst: dst as u32,
-            wire_bytes: size,
-            ip_id,
-            sent_at: now,
-            net: net::CROSS,
-            ..Packet::default()
-        });
+        let idx = self.slab.insert_default();
+        let pkt = self.slab.get_mut(idx);
+        pkt.flow = f as u32;
+        pkt.to_receiver = true;
+        pkt.src = src as u32;
+        pkt.dst = dst as u32;
+        pkt.wire_bytes = size;
+        pkt.ip_id = ip_id;
+        pkt.sent_at = now;
+        pkt.net = net::CROSS;
         if self.capture[src] && self.spec.record.pcap_cross {
             self.tap_cross(src, idx);
         }

@@ -179,6 +179,12 @@ TRACED_CAUSES = """- **Fixed: the sender left SACK recovery at the first partial
   maximum link capability on the slow link"); 239-261 kb/s under every receive window. The
   paper's APC at 283 kb/s, above that cap, points at a lower BLER on its 3G: Fig. 5's ramp is
   not in the seed's text (ours was chosen on MBB's goodput, the study file says how).
+- **Upward, APC's goodput below the paper's (229 against 292 over 300 trials).** The same cap:
+  upward the slow link is the new 3G, whose BLER falls from 0.475 to 0.225 over 5-15 s on our
+  ramp (mean 0.35: 384 x 0.65 = 250 kb/s before MaxDAT's discards, 59 % of 36-block SDUs at
+  0.475). The paper's 292 kb/s would need a mean BLER under 0.24 on its 3G; its Fig. 5 is not
+  in the seed's text, and our upward ramp was chosen on MBB's goodput (on the WLAN). Computed
+  from the ramp, not traced further.
 - **Upward, the initial T_eDelay hardly matters** (30 trials, APC, 0 / 1 / 2 s: goodput 219 /
   219 / 221 kb/s, out-of-order 23.4 / 23.9 / 23.8, spurious 11.2 / 10.9 / 10.4; not identical:
   holds 50.5 / 65.4 / 72.4 a trial). Upward the new slow link (3G) is empty at the trigger, so

@@ -193,6 +193,9 @@ def table_rows(results: dict[str, pd.DataFrame]) -> pd.DataFrame:
 #: The causes the report measures per cell, means over the trials (summary.json's fields).
 CAUSES = [
     "retransmissions", "timeouts", "spurious_timeouts", "fast_retransmits", "drops",
+    # Timeouts the sender's detectors (the linux profile's F-RTO, Eifel, D-SACK) called
+    # spurious; above spurious_timeouts (ground truth) they are false detections.
+    "spurious_timeouts_detected",
     "dropped_link_layer_discard", "dropped_queue_overflow", "bytes_delivered",
     # The mobile router's combining (NEMO-SHO and APC): copies that reached it of the two per
     # bicast packet, fast-link copies APC held, and the longest hold.

@@ -381,6 +381,20 @@ impl TcpSender {
         }
     }
 
+    /// Whether fast recovery lasts until the recovery point. RFC 6675 §5's SACK recovery does,
+    /// whatever the window rules: "RecoveryPoint = HighData. When the TCP sender receives a
+    /// cumulative ACK for this data octet, the loss recovery phase is terminated" (Linux
+    /// likewise: tcp_fastretrans_alert keeps TCP_CA_Recovery until snd_una reaches high_seq,
+    /// whichever congestion control module sets the window). Without it the controller says:
+    /// Reno leaves on the first new ACK (RFC 5681 §3.2 step 6), NewReno waits (RFC 6582).
+    /// Leaving SACK recovery at a partial ACK would strand the holes above it: the next
+    /// recovery may not start below the recovery point (`may_recover`, RFC 6675 §5.1), so
+    /// nothing resends them before the timer.
+    fn waits_for_recovery_point(&self) -> bool {
+        (self.neg.sack && self.cfg.sack_recovery == SackRecovery::Rfc6675)
+            || self.cc.waits_for_recovery_point()
+    }
+
     fn sack_recovery(&self) -> bool {
         self.neg.sack && matches!(self.recovery, Recovery::Fast { .. })
     }
@@ -632,7 +646,7 @@ impl TcpSender {
                 partial_acks,
                 rescued,
             } => {
-                if self.snd_una >= recover || !self.cc.waits_for_recovery_point() {
+                if self.snd_una >= recover || !self.waits_for_recovery_point() {
                     self.cc.on_recovery_exit(self.snd_max - self.snd_una);
                     self.recovery = Recovery::Open;
                     if let Some(r) = &mut self.rack {

@@ -183,6 +183,55 @@ fn newreno_partial_ack_retransmits_the_next_hole_and_stays_in_recovery() {
 }
 
 #[test]
+fn reno_with_sack_stays_in_recovery_until_the_recovery_point_and_resends_the_next_hole() {
+    // RFC 6675 §5: "RecoveryPoint = HighData. When the TCP sender receives a cumulative ACK
+    // for this data octet, the loss recovery phase is terminated": with SACK, Reno's window
+    // rules do not end recovery at a partial ACK (RFC 5681 §3.2 step 6 is for Reno without
+    // SACK; Linux's tcp_fastretrans_alert keeps TCP_CA_Recovery until high_seq). Leaving it
+    // there left the holes above unsent until the timer, as no new recovery may start below
+    // the recovery point (RFC 6675 §5.1). 10 segments, the whole transfer; segments 1 and 2
+    // (seq 1 and 1001) lost; ssthresh = cwnd = 5000 after the fast retransmit.
+    let mut c = plain(10, true, config::CcAlgorithm::Reno);
+    c.limited_transmit = false;
+    c.prr = false;
+    let mut s = TcpSender::new(&c, 1, 2, SeqNum(0), 10_000);
+    assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 10);
+    let t = Time::from_millis(100);
+    // Three segments SACKed above seq 1: IsLost(1), the fast retransmit; then the pipe
+    // (the retransmission and segments 6-10, 6000 bytes) is above cwnd, nothing more.
+    s.handle_segment(t, &ack(1, &[(2001, 5001)]));
+    let out = drain_sender(&mut s, t);
+    assert_eq!(
+        out.iter()
+            .map(|x| (x.kind, x.segment.seq))
+            .collect::<Vec<_>>(),
+        vec![(TxKind::RetransmitFast, SeqNum(1))]
+    );
+    // The retransmission of segment 1 arrives: a partial ACK (the recovery point is 10001).
+    // Pipe is segments 6-10, 5000 bytes: still nothing to send.
+    let t2 = Time::from_millis(200);
+    s.handle_segment(t2, &ack(1001, &[(2001, 5001)]));
+    assert!(
+        s.probe().in_recovery,
+        "a partial ACK does not end SACK recovery"
+    );
+    assert!(drain_sender(&mut s, t2).is_empty());
+    // Segment 6 arrives: pipe 4000, room for one; NextSeg rule 1 resends segment 2 now,
+    // not at the timer.
+    s.handle_segment(t2, &ack(1001, &[(2001, 6001)]));
+    let out = drain_sender(&mut s, t2);
+    assert_eq!(
+        out.iter()
+            .map(|x| (x.kind, x.segment.seq))
+            .collect::<Vec<_>>(),
+        vec![(TxKind::RetransmitRecovery, SeqNum(1001))]
+    );
+    s.handle_segment(Time::from_millis(300), &ack(10_001, &[]));
+    assert!(!s.probe().in_recovery);
+    assert!(s.is_complete());
+}
+
+#[test]
 fn reno_leaves_recovery_on_the_first_new_ack() {
     // RFC 5681 §3.2 step 6: Reno deflates to ssthresh on the next ACK of new data.
     let mut s = TcpSender::new(

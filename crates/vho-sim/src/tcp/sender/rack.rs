@@ -21,12 +21,22 @@ impl TcpSender {
     }
 
     /// A segment left: its send time and retransmission mark (out of line: the other
-    /// senders' `send_at` pays one test).
+    /// senders' `send_at` pays one test). A retransmission of the head restarts the
+    /// retransmission timer unless the slot holds the reorder timer
+    /// (`tcp_xmit_retransmit_queue`: `skb == rtx_head && icsk_pending !=
+    /// ICSK_TIME_REO_TIMEOUT` → `tcp_rearm_rto`, a full RTO from now): the timer then runs
+    /// from the head's latest transmission, not from the start of recovery, which a
+    /// retransmission lost again and resent later would otherwise outlive.
     #[cold]
     #[inline(never)]
     pub(super) fn rack_on_send(&mut self, seq: SeqNum, end: SeqNum, now: Time, kind: TxKind) {
+        let head_resent = kind.is_retransmission() && seq == self.snd_una;
+        let rearm = head_resent && !self.reorder_timer_due();
         if let Some(r) = &mut self.rack {
             r.on_send(seq, end, now, kind.is_retransmission());
+        }
+        if rearm {
+            self.timers.set(Timer::Retransmit, now + self.rtt.rto());
         }
     }
 

@@ -113,3 +113,45 @@ fn with_fewer_than_reordering_segments_sacked_the_reorder_timer_starts_recovery(
     assert_eq!(at, Time::from_secs(1)); // the retransmission timer
     assert!(resent && fr == 0); // ... and it is a timeout's resend
 }
+
+#[test]
+fn resending_the_head_in_recovery_restarts_the_retransmission_timer() {
+    // tcp_xmit_retransmit_queue: a retransmission of the head (skb == rtx_head) while the
+    // slot holds no reorder timer calls tcp_rearm_rto, a full RTO from then. The sequence of
+    // the first test: segment 1 goes at 0 ms, again at 103 ms (recovery at the third SACKed segment; the timer restarts:
+    // 103 ms + RTO 1 s, no RTT sample yet) and a third time at 203 ms, when RACK finds its
+    // retransmission lost. The timer now runs from 203 ms: 1.203 s, not 1.103 s.
+    let mut s = linux_sender(LossDetection::Rack);
+    step(&mut s, Time::ZERO);
+    let mut new_segments = vec![];
+    let mut resent_at = vec![];
+    for k in 1..=9u32 {
+        let now = Time::from_millis(100 + k as u64);
+        s.handle_segment(now, &ack(1, &[(1001, 1 + (k + 1) * 1000)]));
+        for seq in step(&mut s, now) {
+            if seq == 1 {
+                resent_at.push(now);
+            } else {
+                new_segments.push(seq);
+            }
+        }
+    }
+    assert_eq!(resent_at, [Time::from_millis(103)]);
+    assert_eq!(s.poll_timeout(), Some(Time::from_millis(1103)));
+    for (i, &seq) in new_segments.iter().enumerate() {
+        let now = Time::from_millis(201 + i as u64);
+        s.handle_segment(now, &ack(1, &[(1001, seq + 1000)]));
+        for seq in step(&mut s, now) {
+            if seq == 1 {
+                resent_at.push(now);
+            }
+        }
+    }
+    assert_eq!(resent_at[1], Time::from_millis(203));
+    assert_eq!(s.poll_timeout(), Some(Time::from_millis(1203)));
+    // Nothing else moved the timer: it fires then, and not before.
+    step(&mut s, Time::from_millis(1202));
+    assert_eq!(s.stats().timeouts, 0);
+    step(&mut s, Time::from_millis(1203));
+    assert_eq!(s.stats().timeouts, 1);
+}

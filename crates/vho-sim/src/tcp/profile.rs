@@ -29,7 +29,9 @@
 //!     sent within RACK.rtt); `tcp_may_raise_cwnd` is not modelled;
 //!   - RTT samples are the timestamp echo's (whole ms) or, without timestamps, one timed
 //!     segment per round trip, not the µs send times of every (S)ACKed segment
-//!     (`tcp_clean_rtx_queue`); CUBIC and HyStart read the same samples;
+//!     (`tcp_clean_rtx_queue`), except that with RACK an ACK that moves no SND.UNA but
+//!     SACKs a never-retransmitted segment is timed by that segment's send time (Linux's
+//!     `sack_rtt_us`); CUBIC and HyStart read the same samples;
 //!   - undo approximates Linux's `retrans_out` (a retransmission is out while some byte below
 //!     HighRxt is not cumulatively acknowledged), has no Disorder state (vho's Open, where a
 //!     D-SACK undo may still come), and counts every D-SACKed segment above `undo_marker`

@@ -16,7 +16,8 @@
 //!   `tcp_rack_detect_loss` with `tcp_rack_reo_wnd` and its D-SACK steps, the reorder timer
 //!   `tcp_rack_reo_timeout` in the RTO's slot, recovery when a segment is marked lost and
 //!   from a timeout's recovery when a retransmission is lost again,
-//!   `tcp_xmit_retransmit_queue` sending only lost segments, `tcp_packets_in_flight` as
+//!   `tcp_xmit_retransmit_queue` sending only lost segments and restarting the RTO when it
+//!   resends the head, `tcp_packets_in_flight` as
 //!   PRR's pipe and RACK's marks as its `newly_lost`) and Linux's reordering degree
 //!   (`tcp_check_sack_reordering` from SACKs, and from undos: `tp->reordering` up to 300,
 //!   `reord_seen`; lowered by `tcp_enter_loss`), which RACK's reo_wnd and, without RACK, the

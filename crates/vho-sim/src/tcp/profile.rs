@@ -16,7 +16,8 @@
 //!   `tcp_rack_detect_loss` with `tcp_rack_reo_wnd` and its D-SACK steps, the reorder timer
 //!   `tcp_rack_reo_timeout` in the RTO's slot, recovery when a segment is marked lost and
 //!   from a timeout's recovery when a retransmission is lost again,
-//!   `tcp_xmit_retransmit_queue` sending only lost segments, `tcp_packets_in_flight` as
+//!   `tcp_xmit_retransmit_queue` sending only lost segments and restarting the RTO when it
+//!   resends the head, `tcp_packets_in_flight` as
 //!   PRR's pipe and RACK's marks as its `newly_lost`) and Linux's reordering degree
 //!   (`tcp_check_sack_reordering` from SACKs, and from undos: `tp->reordering` up to 300,
 //!   `reord_seen`; lowered by `tcp_enter_loss`), which RACK's reo_wnd and, without RACK, the
@@ -29,7 +30,9 @@
 //!     sent within RACK.rtt); `tcp_may_raise_cwnd` is not modelled;
 //!   - RTT samples are the timestamp echo's (whole ms) or, without timestamps, one timed
 //!     segment per round trip, not the µs send times of every (S)ACKed segment
-//!     (`tcp_clean_rtx_queue`); CUBIC and HyStart read the same samples;
+//!     (`tcp_clean_rtx_queue`), except that with RACK an ACK that moves no SND.UNA but
+//!     SACKs a never-retransmitted segment is timed by that segment's send time (Linux's
+//!     `sack_rtt_us`); CUBIC and HyStart read the same samples;
 //!   - undo approximates Linux's `retrans_out` (a retransmission is out while some byte below
 //!     HighRxt is not cumulatively acknowledged), has no Disorder state (vho's Open, where a
 //!     D-SACK undo may still come), and counts every D-SACKed segment above `undo_marker`

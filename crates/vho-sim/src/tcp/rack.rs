@@ -59,6 +59,9 @@ struct SentSeg {
 pub struct AckTagging {
     /// Segments (S)ACKed for the first time by this ACK.
     pub delivered: u32,
+    /// Send time of the lowest never-retransmitted segment this ACK newly SACKed
+    /// (`tcp_sacktag_one`'s `first_sackt`: the SACK walk goes up the sequence space).
+    pub first_sackt: Option<Time>,
 }
 
 /// What a loss-detection pass found ([`Rack::detect_loss`]).
@@ -248,6 +251,7 @@ impl Rack {
         let mut low = |s: SeqNum| {
             reord = Some(reord.map_or(s, |r: SeqNum| r.min(s)));
         };
+        let mut first_sackt: Option<(SeqNum, Time)> = None;
         for &(l, r) in sack {
             let from = self.segs.partition_point(|s| s.end <= l);
             for i in from..self.segs.len() {
@@ -262,8 +266,13 @@ impl Rack {
                 self.unmark_in_flight(i);
                 self.sacked_out += 1;
                 out.delivered += 1;
-                if s.marks & EVER_RETRANS == 0 && self.high_sacked.is_some_and(|h| s.start < h) {
-                    low(s.start);
+                if s.marks & EVER_RETRANS == 0 {
+                    if self.high_sacked.is_some_and(|h| s.start < h) {
+                        low(s.start);
+                    }
+                    if first_sackt.is_none_or(|(f, _)| s.start < f) {
+                        first_sackt = Some((s.start, s.xmit));
+                    }
                 }
                 if self.high_sacked.is_none_or(|h| s.end > h) {
                     self.high_sacked = Some(s.end);
@@ -307,6 +316,7 @@ impl Rack {
         if dsack && self.reord_seen > 0 {
             self.dsack_seen = true;
         }
+        out.first_sackt = first_sackt.map(|(_, t)| t);
         out
     }
 

@@ -21,17 +21,33 @@ impl TcpSender {
     }
 
     /// A segment left: its send time and retransmission mark (out of line: the other
-    /// senders' `send_at` pays one test).
+    /// senders' `send_at` pays one test). A retransmission of the head restarts the
+    /// retransmission timer unless the slot holds the reorder timer
+    /// (`tcp_xmit_retransmit_queue`: `skb == rtx_head && icsk_pending !=
+    /// ICSK_TIME_REO_TIMEOUT` → `tcp_rearm_rto`, a full RTO from now): the timer then runs
+    /// from the head's latest transmission, not from the start of recovery, which a
+    /// retransmission lost again and resent later would otherwise outlive.
     #[cold]
     #[inline(never)]
     pub(super) fn rack_on_send(&mut self, seq: SeqNum, end: SeqNum, now: Time, kind: TxKind) {
+        let head_resent = kind.is_retransmission() && seq == self.snd_una;
+        let rearm = head_resent && !self.reorder_timer_due();
         if let Some(r) = &mut self.rack {
             r.on_send(seq, end, now, kind.is_retransmission());
+        }
+        if rearm {
+            self.timers.set(Timer::Retransmit, now + self.rtt.rto());
         }
     }
 
     /// Tags the segments this ACK delivers (before SND.UNA moves and before recovery is
-    /// decided).
+    /// decided). An ACK that does not move SND.UNA but newly SACKs a never-retransmitted
+    /// segment is an RTT sample, `now` less that segment's send time (`tcp_clean_rtx_queue`'s
+    /// `sack_rtt_us`, which `tcp_ack_update_rtt` takes when no cumulatively acknowledged
+    /// segment gives `seq_rtt_us`: the RTO estimator and the congestion control read it), so
+    /// the RTO follows a queue that grows during recovery. An ACK that moves SND.UNA is
+    /// timed by its timestamp echo as before (Linux prefers the send time of the first
+    /// segment it acknowledges; with delayed ACKs the two differ by the ACK delay).
     #[cold]
     pub(super) fn rack_tag(&mut self, now: Time, seg: &Segment) {
         let blocks = seg.options.sack.as_slice();
@@ -40,16 +56,27 @@ impl TcpSender {
         let una = seg.ack.max(self.snd_una);
         let tsecr = seg.options.timestamps.map(|(_, e)| e);
         let (mss, snd_max) = (self.neg.mss, self.snd_max);
-        if let Some(r) = &mut self.rack {
-            r.on_ack(
-                now,
-                una,
-                &blocks[skip.min(blocks.len())..],
-                dsack,
-                tsecr,
-                mss,
-            );
-            r.update_reo_wnd(una, snd_max);
+        let Some(r) = &mut self.rack else {
+            return;
+        };
+        let tagging = r.on_ack(
+            now,
+            una,
+            &blocks[skip.min(blocks.len())..],
+            dsack,
+            tsecr,
+            mss,
+        );
+        r.update_reo_wnd(una, snd_max);
+        if seg.ack > self.snd_una {
+            return;
+        }
+        if let Some(sent) = tagging.first_sackt {
+            let ctx = self.sample_context(self.snd_una);
+            self.rtt.on_sample_in(sent, now, ctx);
+            self.stats.rtt_samples += 1;
+            let (rtt, srtt) = (now.saturating_since(sent), self.rtt.srtt());
+            self.cc.on_rtt_sample(now, rtt, srtt, ctx.flight);
         }
     }
 

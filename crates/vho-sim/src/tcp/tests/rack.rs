@@ -113,3 +113,77 @@ fn with_fewer_than_reordering_segments_sacked_the_reorder_timer_starts_recovery(
     assert_eq!(at, Time::from_secs(1)); // the retransmission timer
     assert!(resent && fr == 0); // ... and it is a timeout's resend
 }
+
+#[test]
+fn resending_the_head_in_recovery_restarts_the_retransmission_timer() {
+    // tcp_xmit_retransmit_queue: a retransmission of the head (skb == rtx_head) while the
+    // slot holds no reorder timer calls tcp_rearm_rto, a full RTO from then. The sequence of
+    // the first test: segment 1 goes at 0 ms, again at 103 ms (recovery at the third SACKed
+    // segment; the timer restarts: 103 ms + the RTO then) and a third time at 203 ms, when
+    // RACK finds its retransmission lost. The timer now runs from 203 ms, not from 103 ms.
+    let mut s = linux_sender(LossDetection::Rack);
+    step(&mut s, Time::ZERO);
+    let mut new_segments = vec![];
+    let mut resent_at = vec![];
+    let mut rto_at_entry = None;
+    for k in 1..=9u32 {
+        let now = Time::from_millis(100 + k as u64);
+        s.handle_segment(now, &ack(1, &[(1001, 1 + (k + 1) * 1000)]));
+        for seq in step(&mut s, now) {
+            if seq == 1 {
+                resent_at.push(now);
+                rto_at_entry = Some(s.probe().rto);
+            } else {
+                new_segments.push(seq);
+            }
+        }
+    }
+    assert_eq!(resent_at, [Time::from_millis(103)]);
+    let entry_deadline = Time::from_millis(103) + rto_at_entry.expect("resent");
+    assert_eq!(s.poll_timeout(), Some(entry_deadline));
+    let mut rto_at_resend = None;
+    for (i, &seq) in new_segments.iter().enumerate() {
+        let now = Time::from_millis(201 + i as u64);
+        s.handle_segment(now, &ack(1, &[(1001, seq + 1000)]));
+        for seq in step(&mut s, now) {
+            if seq == 1 {
+                resent_at.push(now);
+                rto_at_resend = Some(s.probe().rto);
+            }
+        }
+    }
+    assert_eq!(resent_at[1], Time::from_millis(203));
+    let deadline = Time::from_millis(203) + rto_at_resend.expect("resent again");
+    assert!(deadline > entry_deadline);
+    assert_eq!(s.poll_timeout(), Some(deadline));
+    // Nothing else moved the timer: it fires then, and not before.
+    step(&mut s, deadline - Dur::from_millis(1));
+    assert_eq!(s.stats().timeouts, 0);
+    step(&mut s, deadline);
+    assert_eq!(s.stats().timeouts, 1);
+}
+
+#[test]
+fn a_sack_of_a_never_retransmitted_segment_is_an_rtt_sample() {
+    // tcp_clean_rtx_queue / tcp_ack_update_rtt: an ACK that acknowledges nothing new but
+    // SACKs a segment never retransmitted times it (sack_rtt_us = now - its send time; no
+    // seq_rtt_us without a cumulative ACK). Ten segments at 0 ms; at 100 ms one duplicate ACK
+    // SACKs segment 2: the first sample, m = 100 ms, gives (tcp_rtt_estimator) srtt = 100 ms
+    // and mdev = 2m = 200 ms, rttvar = max(mdev, tcp_rto_min 200 ms) = 200 ms, and
+    // (__tcp_set_rto) RTO = srtt + rttvar = 300 ms. RFC 6675's linux profile takes no sample
+    // from it: the RTO stays the initial 1 s (RFC 6298 (2.1)).
+    let run = |ld| {
+        let mut s = linux_sender(ld);
+        step(&mut s, Time::ZERO);
+        s.handle_segment(Time::from_millis(100), &ack(1, &[(1001, 2001)]));
+        (s.probe().srtt, s.probe().rto, s.stats().rtt_samples)
+    };
+    assert_eq!(
+        run(LossDetection::Rack),
+        (Dur::from_millis(100), Dur::from_millis(300), 1)
+    );
+    assert_eq!(
+        run(LossDetection::Rfc6675),
+        (Dur::ZERO, Dur::from_secs(1), 0)
+    );
+}

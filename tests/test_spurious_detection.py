@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import vho
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,18 +55,31 @@ def test_after_wavelan_to_gsm_every_spurious_timeout_is_found_and_the_window_not
     assert frto["retransmissions"] < off["retransmissions"]
 
 
-@pytest.mark.parametrize("seed", range(1, 7))
-def test_random_loss_makes_no_false_verdict(seed: int) -> None:
-    # 3 % loss on GPRS, no handover: the timeouts are mostly genuine. The sender calls
-    # spurious exactly the timeouts the ground truth calls spurious (none in seeds 3, 5, 6).
-    # An F-RTO that measured step 3's SACK blocks against SND.MAX instead of RecoveryPoint
-    # called two genuine timeouts of seed 1 spurious.
-    # Seed 6 (the linux profile with RACK): at the transfer's tail a fast retransmission waits
-    # in the GPRS queue past the RTO; that timeout is spurious but undetectable: F-RTO does not
-    # start during fast recovery (RFC 5682 §3.1 step 1), and the ACK Eifel reads acknowledges
-    # everything with no D-SACK seen before (RFC 3522 §3.3's ambiguity): missed, not false.
-    f = _flow(LOSSY, 'flow.0.tcp.profile="linux"', "access.link.down.loss=0.03", ALL, seed=seed)
-    assert f["completed"]
-    assert f["spurious_timeouts_detected"] <= f["spurious_timeouts"]
-    if seed != 6:
-        assert f["spurious_timeouts_detected"] == f["spurious_timeouts"]
+def test_random_loss_makes_no_false_verdict() -> None:
+    # 3 % loss on GPRS, no handover: the timeouts are genuine, and the detectors (F-RTO, Eifel,
+    # D-SACK, Linux's undo) must call none of them spurious (RFC 5682 §1, RFC 3522 §1: a false
+    # verdict restores a window on a path that is losing). An F-RTO that measured step 3's SACK
+    # blocks against SND.MAX instead of RecoveryPoint called two genuine timeouts of seed 1
+    # spurious. Loss detection by duplicate ACKs and SACK, so that timeouts happen: with RACK the
+    # linux profile takes one in six seeds (seed 6, spurious and undetectable: its fast
+    # retransmission waits in the GPRS queue past the RTO; F-RTO does not start during fast
+    # recovery, RFC 5682 §3.1 step 1, and the ACK Eifel reads acknowledges everything, RFC 3522
+    # §3.3's ambiguity).
+    timeouts = 0
+    for seed in range(1, 7):
+        f = _flow(
+            LOSSY,
+            'flow.0.tcp.profile="linux"',
+            'flow.0.tcp.loss_detection="rfc6675"',
+            "access.link.down.loss=0.03",
+            ALL,
+            seed=seed,
+        )
+        assert f["completed"]
+        assert f["spurious_timeouts_detected"] == f["spurious_timeouts"], seed
+        timeouts += f["timeouts"]
+    assert timeouts >= 5  # 7 over these seeds: the verdicts are not vacuous
+    for seed in range(1, 7):
+        f = _flow(LOSSY, 'flow.0.tcp.profile="linux"', "access.link.down.loss=0.03", ALL, seed=seed)
+        assert f["completed"]
+        assert f["spurious_timeouts_detected"] <= f["spurious_timeouts"], seed

@@ -29,6 +29,7 @@ datagram written in place (commits af2ae3a, 826a67b), three runs of the script:
     vho 4.28 / ns-2 19.92 s CPU: 4.65x (af2ae3a, a second run)
     vho 4.98 / ns-2 21.44 s CPU: 4.31x (826a67b, load 3 to 4: vho's CPU time rises more)
     vho 3.84 / ns-2 18.12 s CPU: 4.72x (826a67b, load about 3)
+    vho 3.54 / ns-2 17.66 s CPU: 4.99x, wall 3.57 / 17.81 s (24103a0, load 1.6)
 
 At the issue's 5x on a quiet machine, not with margin. The instruction count is steadier
 (callgrind, `run_timed`, `run.stop = "30 s"`, 1.65 M events): 919.2 M before, 877.2 M after;

@@ -310,24 +310,33 @@ mod tests {
 
     // ---- Tests for the window across a handover ----
 
+    /// A pair over the 150 kb/s 1xRTT hop (80 ms one-way, the first packet queued 30 ms).
+    fn slow_pair() -> PairSample {
+        pair(
+            Dur::from_millis(80),
+            150_000,
+            Dur::from_millis(30),
+            Dur::ZERO,
+        )
+    }
+
+    /// A pair over the 5 Mb/s 802.11b hop (30 ms one-way, the first packet queued 2 ms).
+    fn fast_pair() -> PairSample {
+        pair(
+            Dur::from_millis(30),
+            5_000_000,
+            Dur::from_millis(2),
+            Dur::ZERO,
+        )
+    }
+
     #[test]
     fn the_estimate_rises_at_once_and_falls_when_the_old_pairs_leave_the_window() {
         // After LOW-to-HIGH the 5 Mb/s link's pairs have the smaller sums (1.7 ms dispersion
         // against 55 ms, less queueing): the first of them sets the estimate. After
         // HIGH-to-LOW the old fast pairs keep the minimum until `window` new ones pushed them
         // out: the window is IHN's lag on that side.
-        let slow = pair(
-            Dur::from_millis(80),
-            150_000,
-            Dur::from_millis(30),
-            Dur::ZERO,
-        );
-        let fast = pair(
-            Dur::from_millis(30),
-            5_000_000,
-            Dur::from_millis(2),
-            Dur::ZERO,
-        );
+        let (slow, fast) = (slow_pair(), fast_pair());
         let window = 4;
         let mut cp = CapProbe::new(Filter::Sliding, window);
         for _ in 0..window {
@@ -359,18 +368,7 @@ mod tests {
         // (pair 8), so IHN's lag is the rest of the run. HIGH-to-LOW: the run holding the
         // last fast pair still reads fast; the next, all slow, reads slow (no pair carried
         // over from one run to the next).
-        let slow = pair(
-            Dur::from_millis(80),
-            150_000,
-            Dur::from_millis(30),
-            Dur::ZERO,
-        );
-        let fast = pair(
-            Dur::from_millis(30),
-            5_000_000,
-            Dur::from_millis(2),
-            Dur::ZERO,
-        );
+        let (slow, fast) = (slow_pair(), fast_pair());
         let mut cp = CapProbe::new(Filter::Runs, 4);
         for _ in 0..3 {
             assert_eq!(cp.on_pair(slow), None);

@@ -103,6 +103,21 @@ def test_a_rerun_writes_the_same_captures(runs, tmp_path):
         assert a == b, node
 
 
+@needs_tshark
+def test_a_headers_only_capture_analyses_as_the_whole_one(runs, tmp_path):
+    # record.snaplen = 256 (tcpdump's -s): every record keeps the packet's length on the wire
+    # and all its headers (the tunnel's and the routing header's too), so tshark's dissection
+    # and vho analyze's metrics are the whole capture's, at about a fifth of the bytes.
+    cut = vho.run(SCENARIO, overrides=[*SHORT, "record.snaplen=256"], out_dir=tmp_path / "cut")
+    whole_mn, cut_mn = runs["preconfigured"].out_dir / "mn.pcap", cut.out_dir / "mn.pcap"
+    assert cut_mn.stat().st_size * 4 < whole_mn.stat().st_size
+    fields = ("frame.len", "ipv6.src", "ipv6.dst", "tcp.seq", "tcp.len", "tcp.analysis.flags")
+    assert _fields(cut_mn, "tcp || mipv6", *fields) == _fields(whole_mn, "tcp || mipv6", *fields)
+    a, b = vho.analyze(whole_mn).metrics, vho.analyze(cut_mn).metrics
+    a.pop("capture"), b.pop("capture")
+    assert a == b
+
+
 def test_the_sequence_figure_marks_each_step_of_t_n(tmp_path):
     from vho.runner import MIPV6_STEPS, mipv6_steps
 

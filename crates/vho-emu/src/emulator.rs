@@ -223,7 +223,10 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         let path = opts.out_dir.join(format!("{}.pcap", node.name));
         let file = File::create(&path)
             .map_err(|e| EmuError::io(format!("{}: cannot create capture", path.display()), e))?;
-        let pcap = PcapWriter::new(WriteSink::new(BufWriter::with_capacity(1 << 16, file)));
+        let pcap = PcapWriter::with_snaplen(
+            WriteSink::new(BufWriter::with_capacity(1 << 16, file)),
+            spec.record.snaplen,
+        );
         hosts.push(Host {
             node: n,
             ns,

@@ -126,7 +126,7 @@ pub fn run_scenario<'py>(
             taps.push((
                 node,
                 Box::new(PcapTap {
-                    writer: PcapWriter::new(sink),
+                    writer: PcapWriter::with_snaplen(sink, spec.record.snaplen),
                     ipv6: Ipv6Plan::of(&spec),
                     buf: Vec::with_capacity(256),
                 }),

@@ -395,7 +395,7 @@ pub fn reached_through(spec: &Spec, mobile: usize, dst: NodeIdx) -> bool {
             .is_some_and(|n| n.router == mobile && n.network.contains(&dst))
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RecordSpec {
     /// Nodes at which every packet sent or received is written to a pcap.
     pub pcap_at: Vec<NodeIdx>,
@@ -413,4 +413,20 @@ pub struct RecordSpec {
     /// Write cross traffic (`[[flow]] kind = "pareto"`) to the captures at `pcap_at` too; off,
     /// it is recorded as aggregates only (`world::cross`).
     pub pcap_cross: bool,
+    /// Bytes kept of each captured packet, headers first (tcpdump's `-s`; the pcap header's
+    /// snap length): `record::pcap::SNAPLEN`, whole packets, unless the scenario cuts them.
+    pub snaplen: u32,
+}
+
+impl Default for RecordSpec {
+    fn default() -> Self {
+        RecordSpec {
+            pcap_at: Vec::new(),
+            series: false,
+            goodput_window: None,
+            queues: false,
+            pcap_cross: false,
+            snaplen: crate::record::pcap::SNAPLEN,
+        }
+    }
 }

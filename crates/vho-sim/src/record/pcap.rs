@@ -52,30 +52,45 @@ impl<W: std::io::Write> CaptureSink for WriteSink<W> {
 
 pub const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
 pub const LINKTYPE_RAW: u32 = 101;
-/// Snap length written in the file header: whole packets.
+/// Snap length written in the file header unless the scenario sets `record.snaplen`: whole
+/// packets.
 pub const SNAPLEN: u32 = 65_535;
+/// The least `record.snaplen`: the longest header vho writes fits (outer IPv6 40 + a
+/// destination option 8 + inner IPv6 40 + type 2 routing header 24 + home address option 24
+/// + TCP with 40 bytes of options 60 = 196).
+pub const MIN_SNAPLEN: u32 = 256;
+/// The largest `record.snaplen`: tcpdump's MAXIMUM_SNAPLEN (262144).
+pub const MAX_SNAPLEN: u32 = 262_144;
 const ZEROS: [u8; 4096] = [0; 4096];
 
 pub struct PcapWriter<S: CaptureSink> {
     sink: S,
     buf: Vec<u8>,
+    snaplen: u32,
 }
 
 impl<S: CaptureSink> PcapWriter<S> {
-    /// Writes the file header.
-    pub fn new(mut sink: S) -> Self {
+    /// Writes the file header; whole packets are kept.
+    pub fn new(sink: S) -> Self {
+        Self::with_snaplen(sink, SNAPLEN)
+    }
+
+    /// Writes the file header; the first `snaplen` bytes of each packet are kept (tcpdump's
+    /// `-s`), each record's original length the packet's.
+    pub fn with_snaplen(mut sink: S, snaplen: u32) -> Self {
         let mut h = Vec::with_capacity(24);
         h.extend_from_slice(&MAGIC_NANOS.to_le_bytes());
         h.extend_from_slice(&2u16.to_le_bytes()); // version 2.4
         h.extend_from_slice(&4u16.to_le_bytes());
         h.extend_from_slice(&0i32.to_le_bytes()); // thiszone
         h.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
-        h.extend_from_slice(&SNAPLEN.to_le_bytes());
+        h.extend_from_slice(&snaplen.to_le_bytes());
         h.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
         sink.write_bytes(&h);
         PcapWriter {
             sink,
             buf: Vec::with_capacity(128),
+            snaplen,
         }
     }
 
@@ -106,7 +121,7 @@ impl<S: CaptureSink> PcapWriter<S> {
     /// Appends one packet seen at `ts`: `headers` then `zeros` payload bytes of zero.
     pub fn write_record(&mut self, ts: Time, headers: &[u8], zeros: u32) {
         let total = headers.len() as u32 + zeros;
-        let caplen = total.min(SNAPLEN);
+        let caplen = total.min(self.snaplen);
         let ns = ts.as_nanos();
         let mut rec = [0u8; 16];
         rec[0..4].copy_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
@@ -314,5 +329,36 @@ mod tests {
         let len = u32::from_le_bytes([b[36], b[37], b[38], b[39]]);
         assert_eq!(len, 64 + 1460);
         assert_eq!(b.len(), 24 + 16 + len as usize);
+    }
+
+    #[test]
+    fn a_snap_length_keeps_the_headers_and_the_original_length() {
+        // pcap(5): caplen is what the record holds, len the packet's length on the wire; the
+        // file header's snaplen the most any record holds.
+        let mut w = PcapWriter::with_snaplen(Vec::new(), MIN_SNAPLEN);
+        let mut s = seg();
+        s.len = 1460;
+        w.write_segment(Time(1), [10, 0, 0, 1], [10, 0, 0, 3], 1, &s);
+        s.len = 0;
+        w.write_segment(Time(2), [10, 0, 0, 1], [10, 0, 0, 3], 2, &s);
+        let b = w.into_sink();
+        let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        assert_eq!(u32_at(16), MIN_SNAPLEN);
+        assert_eq!((u32_at(32), u32_at(36)), (MIN_SNAPLEN, 64 + 1460));
+        assert_eq!(
+            &b[40..40 + 64][..20],
+            &{
+                let mut h = Vec::new();
+                encode_headers(&mut h, [10, 0, 0, 1], [10, 0, 0, 3], 1, &{
+                    let mut s = seg();
+                    s.len = 1460;
+                    s
+                });
+                h
+            }[..20]
+        );
+        let second = 40 + MIN_SNAPLEN as usize;
+        assert_eq!((u32_at(second + 8), u32_at(second + 12)), (64, 64));
+        assert_eq!(b.len(), second + 16 + 64);
     }
 }

@@ -745,6 +745,15 @@ pub fn keys() -> Vec<KeyDoc> {
         ),
         k(
             "record",
+            "snaplen",
+            "an integer from 256 to 262144",
+            "65535 (whole packets)",
+            "bytes kept of each captured packet, as tcpdump's -s: every header vho writes fits \
+             in 256, so analysis loses nothing while a capture of full-sized segments shrinks \
+             about fivefold (each record keeps the packet's length on the wire)",
+        ),
+        k(
+            "record",
             "series",
             "true or false",
             "false",

@@ -179,8 +179,9 @@ pub fn to_toml(spec: &Spec) -> String {
     let pcap: Vec<String> = spec.record.pcap_at.iter().map(|&n| node(n)).collect();
     let _ = writeln!(
         o,
-        "[record]\npcap = [{}]\nseries = {}\nqueues = {}\npcap_cross = {}",
+        "[record]\npcap = [{}]\nsnaplen = {}\nseries = {}\nqueues = {}\npcap_cross = {}",
         pcap.join(", "),
+        spec.record.snaplen,
         spec.record.series,
         spec.record.queues,
         spec.record.pcap_cross

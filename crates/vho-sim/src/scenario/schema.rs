@@ -372,4 +372,6 @@ pub struct RecordT {
     pub queues: Option<bool>,
     #[serde(default)]
     pub pcap_cross: bool,
+    /// Bytes kept of each captured packet (tcpdump's `-s`).
+    pub snaplen: Option<Spanned<i64>>,
 }

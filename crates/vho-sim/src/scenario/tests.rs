@@ -986,3 +986,21 @@ fn trace_files_are_read_beside_the_scenario_and_checked_by_line() {
     assert!(e.contains("either trace or trace_file, not both"), "{e}");
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+#[test]
+fn a_snap_length_below_the_longest_header_or_above_tcpdumps_largest_is_refused() {
+    // record.snaplen: 256 keeps every header vho writes (record::pcap::MIN_SNAPLEN); 262144
+    // is tcpdump's MAXIMUM_SNAPLEN.
+    let s = load_str(GOOD, &["record.snaplen=256"]).expect("loads");
+    assert_eq!(s.record.snaplen, 256);
+    assert_eq!(load_str(GOOD, &[]).expect("loads").record.snaplen, 65_535);
+    for bad in ["96", "262145", "-1"] {
+        assert_eq!(
+            message(GOOD, &[&format!("record.snaplen={bad}")]),
+            format!(
+                "--set record.snaplen={bad}: record.snaplen: expected an integer from 256 to \
+                 262144 (bytes kept of each packet), got {bad}"
+            )
+        );
+    }
+}

@@ -130,6 +130,7 @@ impl Ctx<'_> {
                 goodput_window: self.goodput_window(&file.record)?,
                 queues: file.record.queues.unwrap_or(true),
                 pcap_cross: file.record.pcap_cross,
+                snaplen: self.snaplen(&file.record)?,
             },
         };
         crate::remedy::apply_all(&mut spec);
@@ -139,6 +140,25 @@ impl Ctx<'_> {
     // ---- handovers and flows ----
 
     /// `[record] goodput_from` and `goodput_until`: both or neither, the second after the first.
+    /// `record.snaplen`: from `MIN_SNAPLEN` (every header vho writes) to tcpdump's largest.
+    fn snaplen(&self, r: &crate::scenario::schema::RecordT) -> R<u32> {
+        use crate::record::pcap::{MAX_SNAPLEN, MIN_SNAPLEN, SNAPLEN};
+        match &r.snaplen {
+            None => Ok(SNAPLEN),
+            Some(v) if (MIN_SNAPLEN as i64..=MAX_SNAPLEN as i64).contains(v.get_ref()) => {
+                Ok(*v.get_ref() as u32)
+            }
+            Some(v) => Err(self.err(
+                v.span(),
+                "record.snaplen",
+                format!(
+                    "an integer from {MIN_SNAPLEN} to {MAX_SNAPLEN} (bytes kept of each packet)"
+                ),
+                Some(v.get_ref().to_string()),
+            )),
+        }
+    }
+
     fn goodput_window(
         &self,
         r: &crate::scenario::schema::RecordT,

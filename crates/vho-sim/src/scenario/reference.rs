@@ -1157,6 +1157,14 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "tlp",
+            "true or false",
+            "profile",
+            "tail loss probe with SACK (RFC 8985 §7; Linux's tcp_schedule_loss_probe and \
+             tcp_send_loss_probe): one segment at 2·SRTT when a lost tail would wait for the RTO",
+        ),
+        k(
+            t,
             "prr",
             "true or false",
             "profile",

@@ -504,6 +504,7 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("oracle = {}", c.oracle),
         format!("rescue_retransmission = {}", c.rescue_retransmission),
         format!("prr = {}", c.prr),
+        format!("tlp = {}", c.tlp),
         format!(
             "frto_variant = \"{}\"",
             match c.frto_variant {

@@ -419,6 +419,10 @@ pub struct TcpConfig {
     pub sack_recovery: SackRecovery,
     /// How a SACK sender decides a segment is lost (RFC 6675's counts or RACK).
     pub loss_detection: LossDetection,
+    /// Tail loss probe (RFC 8985 §7 as Linux's `tcp_schedule_loss_probe` /
+    /// `tcp_send_loss_probe`; `tcp::sender::tlp`), with SACK: one segment at about two SRTTs
+    /// when nothing else would reveal a lost tail before the RTO.
+    pub tlp: bool,
     /// Receive window the receiver advertises, bytes.
     pub receive_window: u32,
     /// Sender-side cap on the window, bytes (ns-2's `window_`; a socket send buffer).

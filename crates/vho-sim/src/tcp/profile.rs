@@ -22,9 +22,10 @@
 //!   (`tcp_check_sack_reordering` from SACKs, and from undos: `tp->reordering` up to 300,
 //!   `reord_seen`; lowered by `tcp_enter_loss`), which RACK's reo_wnd and, without RACK, the
 //!   duplicate-ACK threshold read (`tcp_time_to_recover`).
+//!   The tail loss probe (`tlp`, RFC 8985 §7, `tcp::sender::tlp`: `tcp_schedule_loss_probe`,
+//!   `tcp_send_loss_probe`, `tcp_process_tlp_ack`).
 //!   Not Linux:
-//!   - there is no tail loss probe (RFC 8985 §7): a lost tail waits for the reorder timer
-//!     or the RTO; RACK's min_rtt is the least RTT RACK measured (300 s window, one value
+//!   - RACK's min_rtt is the least RTT RACK measured (300 s window, one value
 //!     kept, not `tcp_min_rtt`'s three-sample filter over all samples); at a timeout every
 //!     unSACKed segment is marked lost and resent go-back-N (Linux with RACK spares those
 //!     sent within RACK.rtt); `tcp_may_raise_cwnd` is not modelled;
@@ -131,7 +132,8 @@ fn rfc() -> TcpConfig {
         sack_forget_on_new_ack: false, // RFC 6675 §5: the scoreboard lives across ACKs
         sack_recovery: SackRecovery::Rfc6675, // RFC 6675 §5
         loss_detection: LossDetection::Rfc6675, // RFC 6675 §5: DupThresh and IsLost
-        receive_window: 65_535,        // the largest window without scaling (RFC 9293 §3.1)
+        tlp: false,
+        receive_window: 65_535, // the largest window without scaling (RFC 9293 §3.1)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::FlightSize, // RFC 5681 eq. (4)
         rto: RtoConfig {
@@ -193,8 +195,8 @@ fn linux() -> TcpConfig {
         rtt_injection: false,
         adaptive_dupthresh: false,
         oracle: false,
-        // tcp_xmit_retransmit_queue has no rescue rule; its tail-loss answer is TLP (RFC 8985),
-        // which vho does not model.
+        // tcp_xmit_retransmit_queue has no rescue rule; its tail-loss answer is TLP (RFC 8985
+        // §7, `tlp`).
         rescue_retransmission: false,
         prr: true, // tcp_cwnd_reduction (net/ipv4/tcp_input.c), since Linux 3.2
         cwnd_counting: CwndCounting::Linux, // tcp_reno_cong_avoid (net/ipv4/tcp_cong.c)
@@ -215,6 +217,8 @@ fn linux() -> TcpConfig {
         sack_recovery: SackRecovery::Rfc6675,
         // net.ipv4.tcp_recovery = 1 (TCP_RACK_LOSS_DETECTION, the default since 4.18)
         loss_detection: LossDetection::Rack,
+        // net.ipv4.tcp_early_retrans = 3 (TLP on, the default since 4.10 with RACK)
+        tlp: true,
         receive_window: 131_072, // net.ipv4.tcp_rmem default (second value)
         send_window_cap: u32::MAX,
         loss_basis: LossBasis::LinuxCwnd, // tcp_reno_ssthresh (net/ipv4/tcp_cong.c)
@@ -309,6 +313,7 @@ fn ns2() -> TcpConfig {
         // prints it): pipe_ and ScoreBoardRQ::GetNextRetran.
         sack_recovery: SackRecovery::Ns2Sack1,
         loss_detection: LossDetection::Rfc6675, // tcp-sack1.cc counts duplicate ACKs
+        tlp: false,
         receive_window: 1 << 30,
         send_window_cap: window * packet_size, // window_ (ns-default.tcl:934)
         // tcp.cc TcpAgent::slowdown halves min(cwnd_, window_), for Sack1's fast
@@ -405,6 +410,7 @@ fn linux20() -> TcpConfig {
         sack_forget_on_new_ack: false,
         sack_recovery: SackRecovery::Rfc6675, // unused without SACK
         loss_detection: LossDetection::Rfc6675, // unused without SACK
+        tlp: false,
         // vho's choice: SK_RMEM_MAX less one byte; the thesis's scenario sets its 16 KB.
         receive_window: 32_767,
         send_window_cap: u32::MAX,

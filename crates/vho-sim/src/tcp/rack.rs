@@ -277,9 +277,11 @@ impl Rack {
                 if self.high_sacked.is_none_or(|h| s.end > h) {
                     self.high_sacked = Some(s.end);
                 }
-                if s.marks & EVER_RETRANS != 0 && tsecr.is_some_and(|t| t < ms(s.xmit)) {
-                    continue; // tcp_skb_spurious_retrans: the original was SACKed
-                }
+                // tcp_sacktag_one advances RACK for a retransmitted segment as for any other,
+                // judged by `advance`'s min_rtt rule only (tcp_skb_spurious_retrans is
+                // tcp_clean_rtx_queue's test): a SACKed segment's echo is TS.Recent, that of
+                // the last in-order segment (RFC 7323 §4.3), which says nothing of which copy
+                // arrived — it would hide a tail loss probe's SACK.
                 self.advance(now, s);
             }
         }
@@ -662,14 +664,21 @@ mod tests {
         r.on_send(SeqNum(0), SeqNum(MSS), t(125), true);
         sack(&mut r, 130, 0, &[0, 2]); // 5 ms after the retransmission
         assert_eq!((r.xmit, r.rtt), (t(20), Dur::from_millis(100)));
-        // With timestamps, an echo older than the retransmission says the original arrived
-        // (tcp_skb_spurious_retrans): no advance either, however late.
+        // With timestamps, a cumulative ACK whose echo is older than the retransmission says
+        // the original arrived (tcp_clean_rtx_queue's tcp_skb_spurious_retrans): no advance
+        // either, however late.
         let mut r = sent(3);
         sack(&mut r, 120, 0, &[2]);
         r.on_send(SeqNum(0), SeqNum(MSS), t(125), true);
-        let b = [seg(0), seg(2)];
-        r.on_ack(t(300), SeqNum(0), &b, false, Some(5), MSS);
+        r.on_ack(t(300), SeqNum(MSS), &[seg(2)], false, Some(5), MSS);
         assert_eq!(r.xmit, t(20));
+        // A SACK is judged by min_rtt alone (tcp_sacktag_one): its echo is TS.Recent, that of
+        // the last in-order segment, whichever copy arrived.
+        let mut r = sent(3);
+        sack(&mut r, 120, 0, &[2]);
+        r.on_send(SeqNum(MSS), SeqNum(2 * MSS), t(125), true);
+        r.on_ack(t(300), SeqNum(0), &[seg(1), seg(2)], false, Some(5), MSS);
+        assert_eq!(r.xmit, t(125));
     }
 
     #[test]

@@ -85,6 +85,10 @@ pub struct FlowSummary {
     pub spurious_timeouts_detected: u64,
     /// Fast retransmits the sender found spurious (D-SACK, RFC 3708).
     pub spurious_fast_retransmits_detected: u64,
+    /// Tail loss probes sent (`tcp.tlp`; Linux's TCPLossProbes).
+    pub tlp_probes: u64,
+    /// Probes whose ACK showed they repaired a lost tail (Linux's TCPLossProbeRecovery).
+    pub tlp_recoveries: u64,
     /// Handover notifications that reached the sender (`handover.notify`).
     pub handover_notices: u64,
     /// `rtt_injection`: RTTs injected at a notification, and notifications that found no RTT
@@ -400,6 +404,8 @@ impl World {
                 fast_retransmits: st.fast_retransmits,
                 spurious_timeouts_detected: st.spurious_timeouts_detected,
                 spurious_fast_retransmits_detected: st.spurious_fast_retransmits_detected,
+                tlp_probes: st.tlp_probes,
+                tlp_recoveries: st.tlp_recoveries,
                 handover_notices: st.handover_notices,
                 rtt_injections: st.rtt_injections,
                 rtt_injections_without_hint: st.rtt_injections_without_hint,

@@ -24,6 +24,7 @@ mod probe;
 mod rack;
 mod recovery;
 mod timeout;
+mod tlp;
 mod transmit;
 mod undo;
 
@@ -104,6 +105,10 @@ pub struct SenderStats {
     pub dupacks_received: u64,
     pub acks_received: u64,
     pub rtt_samples: u64,
+    /// Tail loss probes sent (`tlp`; Linux's LINUX_MIB_TCPLOSSPROBES).
+    pub tlp_probes: u64,
+    /// Probes whose ACK showed they repaired a loss (LINUX_MIB_TCPLOSSPROBERECOVERY).
+    pub tlp_recoveries: u64,
 }
 
 /// The sender state followed by time series.
@@ -198,6 +203,8 @@ pub struct TcpSender {
     probe: Option<Box<probe::TcpProbe>>,
     /// RACK loss detection (`LossDetection::Rack` with SACK; `rack.rs`; boxed as `probe`).
     rack: Option<Box<super::rack::Rack>>,
+    /// The tail loss probe's state (`tlp`; `tlp.rs`).
+    tlp: tlp::Tlp,
     stats: SenderStats,
 }
 
@@ -298,6 +305,7 @@ impl TcpSender {
             oracle: cfg.oracle.then(Box::default),
             probe: None,
             rack: Self::new_rack(cfg, &neg),
+            tlp: tlp::Tlp::default(),
             stats: SenderStats::default(),
         }
     }
@@ -529,6 +537,8 @@ impl TcpSender {
             self.rack_tag(now, seg);
         }
         let mut dubious = newly_sacked;
+        let was_open = self.recovery == Recovery::Open;
+        let advanced = seg.ack > self.snd_una;
         if seg.ack > self.snd_una {
             self.on_new_ack(now, seg);
             if self.cfg.sack_forget_on_new_ack && !matches!(self.recovery, Recovery::Fast { .. }) {
@@ -542,6 +552,13 @@ impl TcpSender {
             dubious = true;
             if newly_sacked || !self.neg.sack {
                 self.on_dupack(now);
+            }
+        }
+        if self.cfg.tlp && self.neg.sack {
+            // tcp_ack: tcp_process_tlp_ack, then tcp_set_xmit_timer (which RACK may override).
+            self.tlp_on_ack(now, seg, advanced, newly_sacked, window_changed);
+            if advanced && was_open {
+                self.tlp_schedule(now, true);
             }
         }
         if self.spurious_on {

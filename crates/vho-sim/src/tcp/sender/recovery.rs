@@ -45,6 +45,7 @@ impl TcpSender {
 
     pub(super) fn enter_fast_recovery(&mut self, now: Time) {
         self.stats.fast_retransmits += 1;
+        self.tlp_end_episode();
         if self.linux_undo() {
             // tcp_enter_recovery: prior_ssthresh (tcp_current_ssthresh) and prior_cwnd anew,
             // tcp_init_undo.

@@ -29,6 +29,10 @@ impl TcpSender {
         if !self.timers.expired(Timer::Retransmit, now) {
             return;
         }
+        if self.cfg.tlp && self.tlp_timer_due() {
+            self.tlp_fire(now);
+            return;
+        }
         if self.rack.is_some() && self.reorder_timer_due() {
             self.rack_reo_timeout(now);
             return;
@@ -72,6 +76,7 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
+        self.tlp_end_episode();
         let starts_recovery = !matches!(
             self.recovery,
             Recovery::Timeout { una_at_rto, .. } if una_at_rto == self.snd_una

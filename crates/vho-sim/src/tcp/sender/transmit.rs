@@ -25,6 +25,11 @@ impl TcpSender {
             }
             return None;
         }
+        if self.cfg.tlp {
+            if let Some(tx) = self.tlp_poll(now) {
+                return Some(tx);
+            }
+        }
         if let Some((seq, kind)) = self.pending_rtx.take() {
             if self.cfg.fin && self.at_data_end(seq) && seq < self.snd_max {
                 // Only the FIN is outstanding: it is what goes again (not an empty segment).
@@ -100,6 +105,9 @@ impl TcpSender {
             }
             let tx = self.send_at(now, seq, self.kind_at(seq));
             self.note_cwnd_use(false);
+            if self.cfg.tlp && tx.kind == TxKind::New && self.tlp_on() {
+                self.tlp_schedule(now, false); // tcp_write_xmit
+            }
             if self.probe.is_some() {
                 self.probe_on_send(now, &tx.segment, tx.kind == TxKind::New);
             }
@@ -212,8 +220,9 @@ impl TcpSender {
         let seg = self.header(now, seq, flags, len);
         if kind.is_retransmission() {
             self.stats.retransmissions += 1;
-            if self.linux_undo() {
-                self.undo.on_retransmit(ts_clock(now), 1); // tcp_retransmit_skb
+            if self.linux_undo() && !self.tlp.sending {
+                // tcp_retransmit_skb (a loss probe's __tcp_retransmit_skb counts nothing)
+                self.undo.on_retransmit(ts_clock(now), 1);
             }
             if self.spurious_on && self.cfg.spurious_detection.dsack {
                 self.spurious.dsack.on_retransmit(seq, len);
@@ -241,6 +250,7 @@ impl TcpSender {
         }
         if end > self.snd_max {
             self.snd_max = end;
+            self.tlp.last_seg = seq;
         }
         self.stats.segments_sent += 1;
         self.stats.data_bytes_sent += len as u64;

@@ -939,4 +939,5 @@ mod notice;
 mod rack;
 mod rules;
 mod spurious;
+mod tlp;
 mod undo;

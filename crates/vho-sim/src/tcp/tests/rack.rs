@@ -7,6 +7,7 @@ use crate::tcp::config::LossDetection;
 /// The linux profile without handshake, FIN or timestamps, SMSS 1000, ten segments out.
 fn linux_sender(ld: LossDetection) -> TcpSender {
     let mut c = cfg("linux");
+    c.tlp = false; // the timer here is the RTO, with no tail loss probe before it
     c.handshake = false;
     c.fin = false;
     c.timestamps = false;

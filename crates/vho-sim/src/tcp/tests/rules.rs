@@ -213,6 +213,7 @@ fn linux_keeps_ssthresh_on_back_to_back_timeouts_and_ns2_halves_again() {
     // slowdown() halves min(cwnd_, window_) = 1 again: 2 packets. (RFC 5681 §3.1 holds it
     // as Linux does: next test.)
     let mut c = cfg("linux");
+    c.tlp = false; // the timer here is the RTO, with no tail loss probe before it
     c.handshake = false;
     c.fin = false;
     let mss = c.mss;

@@ -17,6 +17,7 @@ enum SpuriousRto {
 
 fn linux(spurious: SpuriousRto, response: SpuriousResponse) -> TcpConfig {
     let mut c = cfg("linux");
+    c.tlp = false; // the timer here is the RTO, with no tail loss probe before it
     c.handshake = false;
     c.fin = false;
     c.dsack = true;

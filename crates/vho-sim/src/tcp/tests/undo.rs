@@ -8,6 +8,7 @@ use crate::tcp::config::UndoRules;
 /// The linux profile without handshake or FIN, SMSS 1000, NewReno growth (whole numbers).
 fn linux(undo: UndoRules) -> TcpConfig {
     let mut c = cfg("linux");
+    c.tlp = false; // the timer here is the RTO, with no tail loss probe before it
     c.handshake = false;
     c.fin = false;
     c.mss = 1000;

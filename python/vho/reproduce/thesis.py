@@ -270,7 +270,8 @@ def _acked_by(tr: Trace, byte: float) -> float:
 
 def timer_sends(tr: Trace) -> pd.DataFrame:
     """Retransmissions the timer sent: at an instant when no ACK reached the CH (every other
-    send is clocked by an ACK at the same instant). Their number is the run's timeouts."""
+    send is clocked by an ACK at the same instant). Their number is the run's timeouts and its
+    tail loss probes that resent a segment (the `linux` profile's, RFC 8985 §7)."""
     ack_times = set(tr.acks["t_s"])
     d = tr.data
     return d[d["retransmission"] & ~d["t_s"].isin(ack_times)]
@@ -375,6 +376,7 @@ def measure(tr: Trace, direction: str, replay: pd.DataFrame | None = None) -> di
         "at_s": tr.at,
         "timeouts": f["timeouts"],
         "timeouts_in_capture": len(timer_sends(tr)),
+        "tlp_retransmissions": f.get("tlp_retransmissions", 0),
         "spurious_timeouts": f["spurious_timeouts"],
         "spurious_timeouts_detected": f["spurious_timeouts_detected"],
         "retransmissions": f["retransmissions"],

@@ -89,6 +89,8 @@ pub struct FlowSummary {
     pub tlp_probes: u64,
     /// Probes whose ACK showed they repaired a lost tail (Linux's TCPLossProbeRecovery).
     pub tlp_recoveries: u64,
+    /// Probes that resent a segment (the rest sent new data).
+    pub tlp_retransmissions: u64,
     /// Handover notifications that reached the sender (`handover.notify`).
     pub handover_notices: u64,
     /// `rtt_injection`: RTTs injected at a notification, and notifications that found no RTT
@@ -406,6 +408,7 @@ impl World {
                 spurious_fast_retransmits_detected: st.spurious_fast_retransmits_detected,
                 tlp_probes: st.tlp_probes,
                 tlp_recoveries: st.tlp_recoveries,
+                tlp_retransmissions: st.tlp_retransmissions,
                 handover_notices: st.handover_notices,
                 rtt_injections: st.rtt_injections,
                 rtt_injections_without_hint: st.rtt_injections_without_hint,

@@ -109,6 +109,9 @@ pub struct SenderStats {
     pub tlp_probes: u64,
     /// Probes whose ACK showed they repaired a loss (LINUX_MIB_TCPLOSSPROBERECOVERY).
     pub tlp_recoveries: u64,
+    /// Probes that resent the highest segment (no new data could go; Linux's `tlp_retrans`):
+    /// in a capture, retransmissions sent by a timer as a timeout's are.
+    pub tlp_retransmissions: u64,
 }
 
 /// The sender state followed by time series.

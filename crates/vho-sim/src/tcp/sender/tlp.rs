@@ -168,6 +168,9 @@ impl TcpSender {
         self.tlp.high_seq = Some(self.snd_max);
         self.tlp.retrans = kind.is_retransmission();
         self.stats.tlp_probes += 1;
+        if self.tlp.retrans {
+            self.stats.tlp_retransmissions += 1;
+        }
         // probe_sent: `icsk_pending = 0` "s.t. tcp_rearm_rto will restart timer from now": a
         // whole RTO from the probe, not from the head's send time.
         self.timers.set(Timer::Retransmit, now + self.rtt.rto());

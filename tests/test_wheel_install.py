@@ -144,4 +144,4 @@ def test_the_wheel_reproduces_cottingham_and_runs_its_mobile_ipv6_example(
     assert vho("examples", "--copy", "ex").returncode == 0
     r = vho("run", "ex/examples/cottingham-wlan-gprs.toml", "--set", 'run.stop="40 s"')
     assert r.returncode == 0, r.stderr
-    assert "T_n 4.924 s = t_d 0.122 s" in r.stdout
+    assert "T_n 4.858 s = t_d 0.172 s" in r.stdout

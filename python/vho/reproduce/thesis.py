@@ -96,8 +96,9 @@ BASELINE = "linux-2.0"
 #: window stay the case's.
 VARIANTS: tuple[Variant, ...] = (
     Variant(BASELINE, "Linux 2.0.36 (the thesis's TCP)", ()),
-    # CUBIC, PRR, RACK, F-RTO, Linux's undo by timestamps and D-SACK, cwnd and ssthresh
-    # restored (tcp_frto = 2), SACK, timestamps, Linux's RTO estimator (tcp::profile's linux).
+    # CUBIC, PRR, RACK, the tail loss probe, F-RTO, Linux's undo by timestamps and D-SACK, cwnd
+    # and ssthresh restored (tcp_frto = 2), SACK, timestamps, Linux's RTO estimator
+    # (tcp::profile's linux).
     Variant("linux", "today's Linux", ('flow.0.tcp.profile="linux"',)),
     # RFC 5682 §3.1's F-RTO (vho runs it without SACK too, as Linux), the only detector
     # that needs neither SACK nor timestamps.

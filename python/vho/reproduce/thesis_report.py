@@ -563,8 +563,8 @@ def write_report(out: Path, runs: pd.DataFrame, t: pd.DataFrame, inp: Inputs) ->
         "## What exists today against it (comparison rows)",
         "",
         f"The same runs with `{labels.get('linux', 'linux')}` (the `linux` profile: CUBIC, "
-        "PRR, RACK, F-RTO, Linux's undo by timestamps and D-SACK, SACK, timestamps, Linux's RTO "
-        "estimator), "
+        "PRR, RACK, the tail loss probe, F-RTO, Linux's undo by timestamps and D-SACK, SACK, "
+        "timestamps, Linux's RTO estimator), "
         f"with `{labels.get('frto', 'frto')}` (`linux-2.0` with "
         '`tcp.spurious_detection = ["frto"]`, RFC 5682 §3.1\'s F-RTO, which needs neither '
         "SACK nor timestamps), and with each remedy built so far on Linux 2.0 "

@@ -190,6 +190,31 @@ TRACED_CAUSES = """- **Fixed: the sender left SACK recovery at the first partial
   holds 50.5 / 65.4 / 72.4 a trial). Upward the new slow link (3G) is empty at the trigger, so
   each held WLAN copy leaves when its 3G twin, or a higher 3G first arrival, comes (§IV-B's
   in-order release): the longest hold is 0.61-0.64 s whatever the initial value.
+- **Upward, where the links stand.** At the trigger the WLAN holds a standing queue (median 25
+  packets, srtt 1.04 s) and the 3G is empty: the first bicast pair's 3G copy comes 0.37 s
+  ahead. From 6 to 11 s the WLAN leads (0.07-0.55 s, medians per second); from 11 s the
+  decaying WLAN falls behind (the 3G 1.46 s ahead at 14-15 s). Never a steady 102 ms apart.
+- **Upward, NEMO-SHO reorders and resends less than the paper (28.4 against 153, 11.9 against
+  34 on the 30 trials).** Reorderings: 8.9 segments sent before the trigger, queued on the WLAN
+  and overtaken by the first 3G copies; 12.6 bicast segments whose 3G copy RLC-AM discarded
+  (MaxDAT) and whose WLAN copy came after a higher 3G copy; 6.9 whose WLAN copy was lost and
+  whose 3G copy came later. With the first copy winning over two in-order links a segment is
+  overtaken only when its leading copy is lost: the paper's 153, 70 % of the ~220 segments its
+  245 kb/s carries, needs about 7 leading copies in 10 lost, or another count (the paper gives
+  none). Spurious: 8.4 SACK recovery and 3.1 go-back-N resends of segments whose original was
+  delivered after all (8.9 over the WLAN); 0.42 a reordering, the paper 0.22.
+- **Upward, APC is NEMO-SHO wherever the 3G leads (23.4 / 11.2 against 46 / 6).** It holds only
+  the nominally fast link's copies and forwards a first slow-link arrival at once (§IV-B), so in
+  5-6 s and 11-15 s it does what NEMO-SHO does (its 4.9 spurious retransmissions of 5-6 s are
+  NEMO-SHO's, trial for trial); in 6-11 s it holds, and the lost WLAN copies' reorderings fall
+  from 6.9 to 2.2. The WLAN's standing queue comes from the receive window: at 32 KB, 30 trials,
+  APC 9.7 / 5.2 (within the paper's sd), NEMO-SHO 17.2 / 8.3, MBB 0.0 / 0.7.
+- **Upward, MBB's spurious retransmissions (2.3 against 1) are two trials** (48 of 68; median
+  0): a timeout in fast recovery, one ACK covering 26 segments that the linux profile's slow
+  start counts at once, and a go-back-N of the 25 segments queued on the WLAN. Without them 0.7.
+  0.5 a trial resend in a new fast recovery a segment whose retransmission from the previous
+  one is still queued: RFC 6675 §5 (4.3) does, Linux's tcp_xmit_retransmit_queue (2.6.8 as
+  now) skips a segment marked TCPCB_SACKED_RETRANS; left as RFC 6675 has it.
 """
 
 

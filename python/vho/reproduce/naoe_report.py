@@ -196,8 +196,8 @@ TRACED_CAUSES = """- **Fixed: the sender left SACK recovery at the first partial
   decaying WLAN falls behind (the 3G 1.46 s ahead at 14-15 s). Never a steady 102 ms apart.
 - **Upward, NEMO-SHO reorders and resends less than the paper (28.4 against 153, 11.9 against
   34 on the 30 trials).** Reorderings: 8.9 segments sent before the trigger, queued on the WLAN
-  and overtaken by the first 3G copies; 12.6 bicast segments whose 3G copy RLC-AM discarded
-  (MaxDAT) and whose WLAN copy came after a higher 3G copy; 6.9 whose WLAN copy was lost and
+  and overtaken by the first 3G copies; 12.6 bicast segments whose 3G copy never came (12.3
+  RLC-AM discards) and whose WLAN copy came after a higher 3G copy; 6.9 whose WLAN copy was lost and
   whose 3G copy came later. With the first copy winning over two in-order links a segment is
   overtaken only when its leading copy is lost: the paper's 153, 70 % of the ~220 segments its
   245 kb/s carries, needs about 7 leading copies in 10 lost, or another count (the paper gives

@@ -348,13 +348,15 @@ impl World {
         // on by NO_PROGRESS_SPAN since the last check.
         let (mut check_at, mut window_start) = (self.events + NO_PROGRESS_EVENTS, self.now);
         loop {
-            let (t, ev) = match self.queue.pop_by(until) {
-                Ok(due) => due,
-                Err(Some(_later)) => {
-                    self.now = until;
-                    return Ok(EndedBy::StopTime);
-                }
-                Err(None) => return Ok(EndedBy::Idle),
+            let Some(t) = self.queue.peek_time() else {
+                return Ok(EndedBy::Idle);
+            };
+            if t > until {
+                self.now = until;
+                return Ok(EndedBy::StopTime);
+            }
+            let Some((t, ev)) = self.queue.pop() else {
+                return Ok(EndedBy::Idle);
             };
             // The clock never runs back: an event scheduled in the past is a model's bug (a
             // link that started serving from a stale `free_at` once did).

@@ -30,6 +30,7 @@ datagram written in place (commits af2ae3a, 826a67b), three runs of the script:
     vho 4.98 / ns-2 21.44 s CPU: 4.31x (826a67b, load 3 to 4: vho's CPU time rises more)
     vho 3.84 / ns-2 18.12 s CPU: 4.72x (826a67b, load about 3)
     vho 3.54 / ns-2 17.66 s CPU: 4.99x, wall 3.57 / 17.81 s (24103a0, load 1.6)
+    vho 3.88 / ns-2 19.93 s CPU: 5.14x, wall 3.91 / 20.12 s (1ab2e30, load 2.3 to 2.7)
 
 At the issue's 5x on a quiet machine, not with margin. The instruction count is steadier
 (callgrind, `run_timed`, `run.stop = "30 s"`, 1.65 M events): 919.2 M before, 877.2 M after;
@@ -40,6 +41,16 @@ link directions' offers and serialisers a quarter. Nearly every event is a 210-b
 cross-traffic datagram: one per datagram per hop (18 M datagrams over 3 hops) and one per
 datagram sent, which `summary.json` counts (`run.events`), so that fewer events would change
 every run's output.
+
+At 1ab2e30 (a packet through with nothing queued enters the pipe without `replay`'s call, a
+packet in transit is forwarded before its `net` bits are read, cross traffic's rate bins found
+without a division) Chen's 60 s runs 8.4 % fewer instructions (callgrind, `run_timed`,
+`run.stop = "60 s"`: 1,828.1 M at 7fd3ae7, 1,674.4 M) and 5 to 14 % less user CPU, measured in
+turn against 7fd3ae7's build (300 s, medians of 6: 0.71 s against 0.825 s; 1200 s, medians of
+4: 4.4 s against 4.65 s), which the script's ratio, moving with the machine's load from run to
+run, does not resolve. A calendar queue in the event queue's place cut instructions by a
+further 13 % (1,459 M) and ran slower than the crowd (0.79 s): see `crates/vho-
+sim/src/sched.rs` at `CROWD`.
 """
 
 from __future__ import annotations

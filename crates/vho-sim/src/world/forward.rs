@@ -241,12 +241,18 @@ impl World {
     fn arrive(&mut self, node: NodeIdx, via: DirIdx, idx: PktIdx) {
         self.note_mobile_arrival(node, via);
         let pkt = self.slab.get(idx);
-        if pkt.dst as NodeIdx != node || pkt.net != 0 {
-            if self.mip.is_some() || pkt.net != 0 {
-                self.arrive_other(node, via, idx);
-            } else {
+        if pkt.dst as NodeIdx != node {
+            // In transit: routed by hops, whatever it carries (cross traffic crosses two
+            // routers for every sink it reaches), unless Mobile IPv6 routes by address.
+            if self.mip.is_none() {
                 self.forward(node, idx, Some(via));
+            } else {
+                self.arrive_other(node, via, idx);
             }
+            return;
+        }
+        if pkt.net != 0 {
+            self.arrive_other(node, via, idx);
             return;
         }
         if self.capture[node] {

@@ -27,6 +27,20 @@ fn drain_sender(s: &mut TcpSender, now: Time) -> Vec<Transmit> {
     std::iter::from_fn(|| s.poll_transmit(now)).collect()
 }
 
+/// Fires the timers due by `now`, then sends what may go; the segments' starts.
+fn step(s: &mut TcpSender, now: Time) -> Vec<u32> {
+    while let Some(at) = s.poll_timeout() {
+        if at > now {
+            break;
+        }
+        s.handle_timeout(at);
+    }
+    drain_sender(s, now)
+        .into_iter()
+        .map(|t| t.segment.seq.0)
+        .collect()
+}
+
 fn ack(n: u32, sack: &[(u32, u32)]) -> Segment {
     let mut options = TcpOptions::default();
     for &(l, r) in sack {

@@ -18,20 +18,6 @@ fn linux_sender(ld: LossDetection) -> TcpSender {
     TcpSender::new(&c, 1, 2, SeqNum(0), 1_000_000)
 }
 
-/// Fires the timers due by `now`, then sends what may go; the segments' starts.
-fn step(s: &mut TcpSender, now: Time) -> Vec<u32> {
-    while let Some(at) = s.poll_timeout() {
-        if at > now {
-            break;
-        }
-        s.handle_timeout(at);
-    }
-    drain_sender(s, now)
-        .into_iter()
-        .map(|t| t.segment.seq.0)
-        .collect()
-}
-
 #[test]
 fn a_lost_retransmission_is_sent_again_without_waiting_for_the_timer() {
     // RFC 8985 §6.2 (RACK judges retransmissions like originals; Linux counts them in

@@ -17,20 +17,6 @@ fn linux_sender(iw: u32, segments: u64, tlp: bool) -> TcpSender {
     TcpSender::new(&c, 1, 2, SeqNum(0), segments * 1000)
 }
 
-/// Fires the timers due by `now`, then sends what may go; the segments' starts.
-fn step(s: &mut TcpSender, now: Time) -> Vec<u32> {
-    while let Some(at) = s.poll_timeout() {
-        if at > now {
-            break;
-        }
-        s.handle_timeout(at);
-    }
-    drain_sender(s, now)
-        .into_iter()
-        .map(|t| t.segment.seq.0)
-        .collect()
-}
-
 fn ms(t: u64) -> Time {
     Time::from_millis(t)
 }

@@ -1003,6 +1003,16 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "paws",
+            "true or false",
+            "profile",
+            "with timestamps, the receiver drops a segment whose TSval is older than TS.Recent \
+             and acknowledges at once (PAWS, RFC 7323 §5.3; Linux's tcp_paws_discard, one tick \
+             of slack): a late original arriving after its retransmission (which raised \
+             TS.Recent) is lost",
+        ),
+        k(
+            t,
             "handshake",
             "true or false",
             "profile",

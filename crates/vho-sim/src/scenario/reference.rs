@@ -1013,6 +1013,16 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "pacing",
+            "true or false",
+            "profile",
+            "the sender paces its data segments as Linux does: from the tenth on, each leaves \
+             len / rate after the last, the rate 200 % (slow start) or 120 % of cwnd / SRTT \
+             (tcp_update_pacing_rate, tcp_pacing_check); the timeout's resend of the head \
+             and the loss probe are not held back",
+        ),
+        k(
+            t,
             "handshake",
             "true or false",
             "profile",

@@ -1003,6 +1003,26 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "paws",
+            "true or false",
+            "profile",
+            "with timestamps, the receiver drops a segment whose TSval is older than TS.Recent \
+             and acknowledges at once (PAWS, RFC 7323 §5.3; Linux's tcp_paws_discard, one tick \
+             of slack): a late original arriving after its retransmission (which raised \
+             TS.Recent) is lost",
+        ),
+        k(
+            t,
+            "pacing",
+            "true or false",
+            "profile",
+            "the sender paces its data segments as Linux does: from the tenth on, each leaves \
+             len / rate after the last, the rate 200 % (slow start) or 120 % of cwnd / SRTT \
+             (tcp_update_pacing_rate, tcp_pacing_check); the timeout's resend of the head \
+             and the loss probe are not held back",
+        ),
+        k(
+            t,
             "handshake",
             "true or false",
             "profile",

@@ -479,6 +479,8 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         ),
         format!("dsack = {}", c.dsack),
         format!("timestamps = {}", c.timestamps),
+        format!("paws = {}", c.paws),
+        format!("pacing = {}", c.pacing),
         format!("handshake = {}", c.handshake),
         format!("one_way_syn = {}", c.one_way_syn),
         format!("fin = {}", c.fin),

@@ -330,6 +330,13 @@ pub struct TcpConfig {
     pub dsack: bool,
     /// Timestamps option (RFC 7323 §3).
     pub timestamps: bool,
+    /// With timestamps negotiated, the receiver drops a data segment whose TSval is older than
+    /// TS.Recent and acknowledges at once (PAWS, RFC 7323 §5.3 R1; Linux's
+    /// `tcp_validate_incoming` → `tcp_paws_discard`, one tick of slack `TCP_PAWS_WINDOW`).
+    pub paws: bool,
+    /// The sender paces its data segments as Linux does (`tcp_update_pacing_rate`,
+    /// `tcp_pacing_check`): `tcp::sender::pacing`.
+    pub pacing: bool,
     /// Window scale shift the receiver offers (RFC 7323 §2); `None` sends no option.
     pub window_scale: Option<u8>,
     /// Initial congestion window, in segments (RFC 5681 §3.1 IW; RFC 6928 IW10).

@@ -85,13 +85,17 @@ fn rfc() -> TcpConfig {
         handshake: true,
         one_way_syn: false,
         fin: true,
-        cc: CcAlgorithm::NewReno,                             // RFC 6582
-        sack: true,                                           // RFC 2018 / RFC 6675
-        timestamps: false,                                    // RFC 7323 is optional
-        window_scale: None,                                   // RFC 7323 is optional
+        cc: CcAlgorithm::NewReno, // RFC 6582
+        sack: true,               // RFC 2018 / RFC 6675
+        timestamps: false,        // RFC 7323 is optional
+        // RFC 7323 §5 goes with the option; vho's rfc profile leaves it off so that a remedy
+        // adding timestamps for Eifel (RFC 3522) changes the sender alone (vho's choice).
+        paws: false,
+        pacing: false,
+        window_scale: None, // RFC 7323 is optional
         initial_window_segments: rfc5681_initial_window(mss), // RFC 5681 §3.1
-        initial_ssthresh: u32::MAX,                           // RFC 5681 §3.1: "arbitrarily high"
-        dupthresh: 3,                                         // RFC 5681 §3.2
+        initial_ssthresh: u32::MAX, // RFC 5681 §3.1: "arbitrarily high"
+        dupthresh: 3,       // RFC 5681 §3.2
         // RFC 6298 leaves open whether fast retransmit restarts the timer ((5.1) arms it only
         // when it is not running). vho's rfc profile restarts it, as Linux, FreeBSD and ns-2
         // all do: left running from the last new ACK, it expires about one RTO after the
@@ -170,10 +174,14 @@ fn linux() -> TcpConfig {
         cc: CcAlgorithm::Cubic, // net.ipv4.tcp_congestion_control = cubic (the default)
         sack: true,             // net.ipv4.tcp_sack = 1
         timestamps: true,       // net.ipv4.tcp_timestamps = 1
-        window_scale: Some(7),  // net.ipv4.tcp_window_scaling = 1; shift 7 for the default rmem
+        paws: true,             // tcp_validate_incoming: tcp_paws_discard, always with timestamps
+        // Linux paces reno and cubic only under sch_fq or SO_MAX_PACING_RATE (the 6.18 kernel
+        // under vho emulate did pace them; see tcp::sender::pacing).
+        pacing: false,
+        window_scale: Some(7), // net.ipv4.tcp_window_scaling = 1; shift 7 for the default rmem
         initial_window_segments: 10, // TCP_INIT_CWND (include/net/tcp.h), RFC 6928
         initial_ssthresh: 0x7fff_ffff, // TCP_INFINITE_SSTHRESH (include/net/tcp.h)
-        dupthresh: 3,           // net.ipv4.tcp_reordering = 3
+        dupthresh: 3,          // net.ipv4.tcp_reordering = 3
         // tcp_xmit_retransmit_queue re-arms the RTO when it retransmits the queue's head.
         timer_at_fast_retransmit: FastRetransmitTimer::Restart,
         timeout_ssthresh: TimeoutSsthresh::Linux, // tcp_enter_loss
@@ -267,6 +275,8 @@ fn ns2() -> TcpConfig {
         cc: CcAlgorithm::Ns2Sack1,
         sack: true,
         timestamps: false, // Agent/TCP timestamps_ false (ns-default.tcl:961)
+        paws: false,       // ns-2's sinks keep no TS.Recent
+        pacing: false,     // ns-2's Agent/TCP sends at once
         // No window-scale option exists in ns-2; the sink advertises no window. vho lets its
         // receiver advertise a window too large to matter (2^30 with shift 14) so that only
         // window_ limits, as in ns-2.
@@ -366,6 +376,8 @@ fn linux20() -> TcpConfig {
         cc: CcAlgorithm::Reno,
         sack: false,                // 2.0: no SACK option
         timestamps: false,          // 2.0: no timestamps
+        paws: false,                // 2.0: no timestamps
+        pacing: false,              // 2.0: no pacing
         window_scale: None,         // 2.0: no window scaling
         initial_window_segments: 1, // slow start from one segment (RFC 2001; vho's reading)
         initial_ssthresh: 0x7fff_ffff,

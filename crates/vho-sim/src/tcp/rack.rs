@@ -20,7 +20,13 @@
 //!   min_rtt/4 × reo_wnd_steps, at most SRTT;
 //! - a SACK or ACK of a never-retransmitted segment below the highest SACKed one is
 //!   reordering: `reordering` rises to the distance in segments (at most
-//!   `tcp_max_reordering`, 300) and reord_seen counts it (`tcp_check_sack_reordering`).
+//!   `tcp_max_reordering`, 300) and reord_seen counts it (`tcp_check_sack_reordering`);
+//! - a segment RACK marks lost leaves the time-sorted list RACK walks (`tcp_rack_detect_loss`:
+//!   `list_del_init(&skb->tcp_tsorted_anchor)`) and comes back only when it is sent again
+//!   (`tcp_update_skb_after_send`: `list_move_tail`). An undo that clears the lost marks
+//!   (`tcp_undo_cwnd_reduction(sk, true)`, `tcp_try_undo_partial`) puts nothing back: a
+//!   segment marked lost and not yet retransmitted then escapes RACK until the RTO resends
+//!   it (`tcp_time_to_recover` needs `lost_out`; no TLP outside Open).
 //!
 //! vho's segments are SMSS-aligned from the first data byte, as the sender sends them; an
 //! entry stands for one segment whatever the MSS (Linux's pcount is 1 without TSO).
@@ -44,6 +50,9 @@ const SACKED: u8 = 1; // TCPCB_SACKED_ACKED
 const LOST: u8 = 2; // TCPCB_LOST
 const RETRANS_OUT: u8 = 4; // TCPCB_SACKED_RETRANS: a retransmission is in flight
 const EVER_RETRANS: u8 = 8; // TCPCB_EVER_RETRANS
+/// Off RACK's time-sorted list (`tp->tsorted_sent_queue`): marked lost by RACK and not sent
+/// since (see the module doc).
+const UNLISTED: u8 = 16;
 
 #[derive(Clone, Copy, Debug)]
 struct SentSeg {
@@ -222,6 +231,7 @@ impl Rack {
                 break;
             }
             s.xmit = now;
+            s.marks &= !UNLISTED; // tcp_update_skb_after_send: back on the list's tail
             if retransmission && s.marks & (RETRANS_OUT | SACKED) == 0 {
                 s.marks |= RETRANS_OUT | EVER_RETRANS;
                 self.retrans_out += 1;
@@ -415,10 +425,11 @@ impl Rack {
 
     /// `tcp_rack_detect_loss` (RFC 8985 §6.2 step 5): every segment sent before RACK's
     /// reference, not SACKed and not awaiting a retransmission already, is lost once
-    /// rack.rtt plus reo_wnd has passed since it was sent (`remaining <= 0`); a retransmission lost again
-    /// loses its TCPCB_SACKED_RETRANS (`tcp_mark_skb_lost`). Linux walks its time-sorted
+    /// rack.rtt plus reo_wnd has passed since it was sent (`remaining <= 0`); a retransmission
+    /// lost again loses its TCPCB_SACKED_RETRANS (`tcp_mark_skb_lost`). A segment it marks
+    /// lost leaves the list (`list_del_init`) until sent again. Linux walks its time-sorted
     /// list and stops at the first segment sent after the reference; vho walks in sequence
-    /// and skips those.
+    /// and skips those, and those off the list.
     pub fn detect_loss(&mut self, now: Time, reo_wnd: Dur) -> Detection {
         let mut d = Detection::default();
         if !self.has_reference {
@@ -426,7 +437,7 @@ impl Rack {
         }
         let deadline = self.rtt + reo_wnd;
         for s in self.segs.iter_mut() {
-            if s.marks & SACKED != 0 || s.marks & (LOST | RETRANS_OUT) == LOST {
+            if s.marks & (SACKED | UNLISTED) != 0 || s.marks & (LOST | RETRANS_OUT) == LOST {
                 continue;
             }
             if !sent_after(self.xmit, self.end_seq, s.xmit, s.end) {
@@ -443,6 +454,7 @@ impl Rack {
                     s.marks |= LOST;
                     self.lost_out += 1;
                 }
+                s.marks |= UNLISTED;
                 d.newly_lost += 1;
             } else {
                 let left = deadline - waited;
@@ -483,6 +495,7 @@ impl Rack {
     }
 
     /// An undo (`tcp_undo_cwnd_reduction` with `unmark_loss`): no segment is lost any more.
+    /// Those RACK had marked stay off its list until sent again (see the module doc).
     pub fn unmark_lost(&mut self) {
         for s in self.segs.iter_mut() {
             s.marks &= !LOST;
@@ -679,6 +692,52 @@ mod tests {
         r.on_send(SeqNum(MSS), SeqNum(2 * MSS), t(125), true);
         r.on_ack(t(300), SeqNum(0), &[seg(1), seg(2)], false, Some(5), MSS);
         assert_eq!(r.xmit, t(125));
+    }
+
+    #[test]
+    fn a_segment_rack_marked_lost_and_unmarked_by_an_undo_escapes_rack_until_resent() {
+        // tcp_rack_detect_loss takes a segment it marks lost off tp->tsorted_sent_queue
+        // (list_del_init); only its next transmission puts it back (tcp_update_skb_after_send,
+        // list_move_tail); tcp_try_undo_partial's tcp_undo_cwnd_reduction(sk, true) clears
+        // TCPCB_LOST and lost_out but not the list. Linux 6.18 in vho emulate's GPRS -> WLAN
+        // soft cell: four segments marked lost at 1.066 s, one resent, the partial undo at
+        // 1.117 s, then no loss marked until the RTO at 2.865 s (tcpi_lost 0 throughout).
+        let mut r = sent(8);
+        sack(&mut r, 150, 0, &[5, 6, 7]);
+        // reo_wnd 0 (3 SACKed, no reordering seen): 0-4 are lost.
+        assert_eq!(r.mark_lost(t(150), Dur::ZERO).newly_lost, 5);
+        r.on_send(SeqNum(0), SeqNum(MSS), t(155), true);
+        // The partial ACK of segment 0 (its original, delayed) and the undo.
+        sack(&mut r, 160, 1, &[5, 6, 7]);
+        r.unmark_lost();
+        assert_eq!((r.lost_out(), r.next_lost()), (0, None));
+        // New data sent at 170 ms and SACKed at 270 ms: RACK's reference moves past 1-4,
+        // sent at 10-40 ms, long past rack.rtt; none of them is marked lost again.
+        for k in 8..10 {
+            let (s, e) = seg(k);
+            r.on_send(s, e, t(170), false);
+        }
+        sack(&mut r, 270, 1, &[5, 6, 7, 8, 9]);
+        assert_eq!(r.mark_lost(t(270), Dur::ZERO), Detection::default());
+        assert_eq!(r.detect_loss(t(5000), Dur::ZERO), Detection::default());
+        assert_eq!(r.in_flight(), 4);
+        // Resent (by the RTO), segment 1 is judged again: lost once a later one is SACKed
+        // and rack.rtt has passed; 2-4, not resent, still are not.
+        r.on_send(SeqNum(MSS), SeqNum(2 * MSS), t(5000), true);
+        let (s, e) = seg(10);
+        r.on_send(s, e, t(5001), false);
+        sack(&mut r, 5101, 1, &[5, 6, 7, 8, 9, 10]);
+        let d = r.mark_lost(t(5101), Dur::ZERO);
+        assert_eq!((d.newly_lost, d.lost_retransmissions), (1, 1));
+        assert_eq!(r.next_lost(), Some(SeqNum(MSS)));
+        // Segments marked lost by a timeout stay on the list (tcp_timeout_mark_lost does not
+        // unlink them): unmarked by an undo, RACK judges them again.
+        let mut r = sent(5);
+        sack(&mut r, 130, 0, &[4]);
+        r.on_rto();
+        r.unmark_lost();
+        sack(&mut r, 131, 0, &[3, 4]);
+        assert_eq!(r.mark_lost(t(131), Dur::ZERO).newly_lost, 3);
     }
 
     #[test]

@@ -32,7 +32,12 @@ pub struct ReceiverStats {
     pub dsacks_sent: u64,
     /// ACKs that repeated the previous cumulative ACK while data was outstanding above it.
     pub dupacks_sent: u64,
+    /// Segments dropped by PAWS (Linux's `PAWSEstab` counter).
+    pub paws_rejected: u64,
 }
+
+/// `TCP_PAWS_WINDOW` (include/net/tcp.h): timestamp ticks of slack before PAWS rejects.
+const PAWS_WINDOW: i32 = 1;
 
 pub struct TcpReceiver {
     cfg: TcpConfig,
@@ -136,6 +141,12 @@ impl TcpReceiver {
 
     fn on_data(&mut self, now: Time, seg: &Segment) {
         if let Some((tsval, _)) = seg.options.timestamps {
+            // (A pure ACK carries nothing to drop: the receiver reads no ACK field.)
+            let carries = seg.len > 0 || seg.flags.contains(Flags::FIN);
+            if carries && self.paws_rejects(tsval) {
+                self.reject_old(seg);
+                return;
+            }
             // RFC 7323 §4.3 (2): "If SEG.TSval >= TS.Recent and SEG.SEQ <= Last.ACK.sent then
             // SEG.TSval is copied to TS.Recent": while an ACK is delayed, the echo stays that
             // of the first segment it covers, so the sender's RTT includes the delay.
@@ -204,6 +215,26 @@ impl TcpReceiver {
             return;
         }
         self.on_in_order(now, seg.len);
+    }
+
+    /// PAWS (RFC 7323 §5.3 R1, `paws`): a TSval older than TS.Recent by more than
+    /// `TCP_PAWS_WINDOW` (1 tick: Linux's `tcp_paws_check`) marks an old duplicate. Linux runs
+    /// it on every segment before anything else (`tcp_validate_incoming`); a late original
+    /// whose retransmission arrived first, and raised TS.Recent, is one.
+    fn paws_rejects(&self, tsval: u32) -> bool {
+        self.cfg.paws
+            && self.neg.timestamps
+            && self.ts_recent.wrapping_sub(tsval) as i32 > PAWS_WINDOW
+    }
+
+    /// R1's answer: "Send an acknowledgment in reply ... and drop the segment"; Linux's
+    /// `tcp_send_dupack` at once, with a D-SACK block for a part below RCV.NXT (RFC 2883).
+    fn reject_old(&mut self, seg: &Segment) {
+        self.stats.paws_rejected += 1;
+        let (start, end) = (seg.seq, seg.seq + seg.len);
+        self.dsack = (self.cfg.dsack && self.neg.sack && start < self.rcv_nxt)
+            .then(|| (start, end.min(self.rcv_nxt)));
+        self.ack_now = true;
     }
 
     /// Delayed ACK (RFC 1122 §4.2.3.2; RFC 5681 §4.2): ACK at least every second full-sized

@@ -20,6 +20,7 @@ mod detection;
 mod freed_samples;
 mod notice;
 mod oracle;
+mod pacing;
 mod probe;
 mod rack;
 mod recovery;
@@ -208,6 +209,8 @@ pub struct TcpSender {
     rack: Option<Box<super::rack::Rack>>,
     /// The tail loss probe's state (`tlp`; `tlp.rs`).
     tlp: tlp::Tlp,
+    /// Linux's pacing (`TcpConfig::pacing`).
+    pacing: pacing::Pacing,
     stats: SenderStats,
 }
 
@@ -309,6 +312,7 @@ impl TcpSender {
             probe: None,
             rack: Self::new_rack(cfg, &neg),
             tlp: tlp::Tlp::default(),
+            pacing: pacing::Pacing::default(),
             stats: SenderStats::default(),
         }
     }
@@ -360,7 +364,11 @@ impl TcpSender {
     }
 
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.timers.next()
+        let timers = self.timers.next();
+        match self.pacing_wake() {
+            Some(p) => Some(timers.map_or(p, |t| t.min(p))),
+            None => timers,
+        }
     }
 
     /// What the RTT estimator may read at a sample, SND.UNA being `snd_una` (an ACK's sample

@@ -26,6 +26,7 @@ impl TcpSender {
     }
 
     pub fn handle_timeout(&mut self, now: Time) {
+        self.pacing_wake_fired(now);
         if !self.timers.expired(Timer::Retransmit, now) {
             return;
         }

@@ -31,6 +31,11 @@ impl TcpSender {
             }
         }
         if let Some((seq, kind)) = self.pending_rtx.take() {
+            // tcp_retransmit_timer resends the head unpaced; the rest waits (tcp_pacing_check).
+            if kind != TxKind::RetransmitTimeout && self.pacing_holds(now) {
+                self.pending_rtx = Some((seq, kind));
+                return None;
+            }
             if self.cfg.fin && self.at_data_end(seq) && seq < self.snd_max {
                 // Only the FIN is outstanding: it is what goes again (not an empty segment).
                 return Some(self.send_fin(now, kind));
@@ -41,6 +46,9 @@ impl TcpSender {
                 }
                 return Some(self.send_at(now, seq, kind));
             }
+        }
+        if self.pacing_holds(now) {
+            return None;
         }
         if self.sack_recovery() {
             let tx = self.poll_sack_recovery(now);
@@ -254,6 +262,9 @@ impl TcpSender {
         }
         self.stats.segments_sent += 1;
         self.stats.data_bytes_sent += len as u64;
+        if self.cfg.pacing {
+            self.pacing_on_send(now, len);
+        }
         if !self.timers.is_running(Timer::Retransmit) {
             self.timers.set(Timer::Retransmit, now + self.rtt.rto()); // RFC 6298 (5.1)
         }

@@ -950,6 +950,8 @@ fn ns2_sack1_restarts_the_timer_on_every_partial_ack() {
 
 mod dsack;
 mod notice;
+mod pacing;
+mod paws;
 mod rack;
 mod rules;
 mod spurious;

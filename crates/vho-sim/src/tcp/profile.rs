@@ -38,7 +38,9 @@
 //!     HighRxt is not cumulatively acknowledged), has no Disorder state (vho's Open, where a
 //!     D-SACK undo may still come), and counts every D-SACKed segment above `undo_marker`
 //!     against `undo_retrans` (vho's links never duplicate a packet);
-//!   - no pacing, TSO or TSQ; cwnd in bytes, whole segments after each growth.
+//!   - no pacing by default (`pacing`, `tcp::sender::pacing`, is there but off: the kernel's
+//!     own pacing under `vho emulate` is not explained yet), no TSO or TSQ; cwnd in bytes,
+//!     whole segments after each growth.
 //! - `ns2`: ns-2.35's `Agent/TCP/Sack1` sender and `Agent/TCPSink/Sack1/DelAck` receiver with
 //!   the defaults of `tcl/lib/ns-default.tcl` (lines cited below) and the RTO arithmetic of
 //!   `tcp/tcp.cc` (see `rtt.rs`). Deviations: ns-2 counts cwnd in packets and sizes windows in

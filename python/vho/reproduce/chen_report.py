@@ -586,7 +586,11 @@ def _loss_differences(
         f"at the handoff. The paper's original - EHN(a) is {paper['original'] - paper['ehn-a']:g}: "
         f"its EHN(a) lost {paper['ehn-a']:g}, {paper['ehn-a'] / lost['ehn-a']:.1f} times ours; "
         "**unexplained** (the paper gives neither its rate before the handoff nor its queues, "
-        "and Fig. 8's curves are not in the text).",
+        "and Fig. 8's curves are not in the text). Measured, not adopted "
+        "(`python3 benches/chen_ehn_delay.py`, seeds 1-3 to 700 s): EHN(a) told 0, 250, 500, "
+        "750 and 1000 ms after the handoff loses 137, 274, 379, 448 and 485, so the paper's "
+        "400 is what a notice reaching its sender about 0.5-0.6 s late gives; the paper does "
+        "not say how its EHN reached the sender.",
         f"- **EHN(a) - EHN(b)**: ours {_f(lost['ehn-a'] - lost['ehn-b'], 0)} packets, against "
         f"the {_f(owd_packets, 0)} packets sent in one OWD ({d.ehn_b_offset}) at "
         f"{_f(rate / 1e6, 2)} Mb/s: measured cause, ERR saves what the old rate would have "

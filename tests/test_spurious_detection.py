@@ -47,7 +47,7 @@ def test_after_wavelan_to_gsm_every_spurious_timeout_is_found_and_the_window_not
     (on,) = _thesis('profile = "linux", mss = 1420, receive_window = "16 KiB"').flows
     assert on["spurious_timeouts_detected"] == on["spurious_timeouts"] >= 1
     assert (on["retransmissions"] - on["tlp_retransmissions"]) * 5 <= off["retransmissions"]
-    assert on["tlp_retransmissions"] <= on["tlp_probes"]
+    assert on["tlp_retransmissions"] >= 1
     assert on["transfer_time_s"] < 0.75 * off["transfer_time_s"]
     # F-RTO alone works for Linux 2.0 too (no SACK, no timestamps), where its window lets
     # it send new data (RFC 5682 step 2(b)); it never calls a genuine timeout spurious.

@@ -550,7 +550,7 @@ impl TcpSender {
         let mut dubious = newly_sacked;
         let was_open = self.recovery == Recovery::Open;
         let advanced = seg.ack > self.snd_una;
-        if seg.ack > self.snd_una {
+        if advanced {
             self.on_new_ack(now, seg);
             if self.cfg.sack_forget_on_new_ack && !matches!(self.recovery, Recovery::Fast { .. }) {
                 self.sb.clear();
@@ -565,7 +565,7 @@ impl TcpSender {
                 self.on_dupack(now);
             }
         }
-        if self.cfg.tlp && self.neg.sack {
+        if self.tlp_on() {
             // tcp_ack: tcp_process_tlp_ack, then tcp_set_xmit_timer (which RACK may override).
             self.tlp_on_ack(now, seg, advanced, newly_sacked, window_changed);
             if advanced && was_open {

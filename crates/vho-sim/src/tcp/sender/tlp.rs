@@ -65,20 +65,20 @@ impl TcpSender {
         self.cfg.tlp && self.neg.sack
     }
 
-    /// `tcp_schedule_loss_probe`: arms the probe timer if the state allows; whether it did.
+    /// `tcp_schedule_loss_probe`: arms the probe timer if the state allows.
     /// `advancing_rto`: called on an ACK, where the RTO would run a whole RTO from now.
     #[cold]
-    pub(super) fn tlp_schedule(&mut self, now: Time, advancing_rto: bool) -> bool {
+    pub(super) fn tlp_schedule(&mut self, now: Time, advancing_rto: bool) {
         if self.state != State::Established
             || self.recovery != Recovery::Open
             || self.snd_max <= self.snd_una
         {
-            return false;
+            return;
         }
         if self.sb.sacked_between(self.snd_una, self.snd_max) > 0
             || self.rack.as_ref().is_some_and(|r| r.lost_out() > 0)
         {
-            return false; // Linux's Disorder (tcp_try_to_open: tcp_left_out)
+            return; // Linux's Disorder (tcp_try_to_open: tcp_left_out)
         }
         let jiffy = self.rtt.granularity();
         let mut pto = if self.rtt.has_sample() {
@@ -110,7 +110,6 @@ impl TcpSender {
         let at = now + pto;
         self.tlp.at = Some(at);
         self.timers.set(Timer::Retransmit, at);
-        true
     }
 
     /// Whether the retransmission timer's slot holds the probe timer.

@@ -113,7 +113,7 @@ impl TcpSender {
             }
             let tx = self.send_at(now, seq, self.kind_at(seq));
             self.note_cwnd_use(false);
-            if self.cfg.tlp && tx.kind == TxKind::New && self.tlp_on() {
+            if tx.kind == TxKind::New && self.tlp_on() {
                 self.tlp_schedule(now, false); // tcp_write_xmit
             }
             if self.probe.is_some() {

@@ -27,6 +27,18 @@ fn drain_sender(s: &mut TcpSender, now: Time) -> Vec<Transmit> {
     std::iter::from_fn(|| s.poll_transmit(now)).collect()
 }
 
+/// The linux profile without handshake, FIN, timestamps or window scaling (the tests' ACKs
+/// advertise 65,535 unscaled), SMSS 1000: whole-segment arithmetic for hand-built sequences.
+fn linux_bare() -> TcpConfig {
+    let mut c = cfg("linux");
+    c.handshake = false;
+    c.fin = false;
+    c.timestamps = false;
+    c.window_scale = None;
+    c.mss = 1000;
+    c
+}
+
 /// Fires the timers due by `now`, then sends what may go; the segments' starts.
 fn step(s: &mut TcpSender, now: Time) -> Vec<u32> {
     while let Some(at) = s.poll_timeout() {

@@ -3,32 +3,13 @@
 
 use super::*;
 
-/// The linux profile without handshake, FIN, timestamps or TLP, SMSS 1000, an initial window
-/// of 10, 40 segments to send; `pacing` as given.
+/// `linux_bare` without TLP, an initial window of 10, 40 segments to send; `pacing` as
+/// given.
 fn linux_sender(pacing: bool) -> TcpSender {
-    let mut c = cfg("linux");
-    c.handshake = false;
-    c.fin = false;
-    c.timestamps = false;
+    let mut c = linux_bare();
     c.tlp = false;
-    c.mss = 1000;
-    c.window_scale = None;
     c.pacing = pacing;
     TcpSender::new(&c, 1, 2, SeqNum(0), 40 * 1000)
-}
-
-/// Fires what is due by `now`, then sends what may go; the segments' starts.
-fn step(s: &mut TcpSender, now: Time) -> Vec<u32> {
-    while let Some(at) = s.poll_timeout() {
-        if at > now {
-            break;
-        }
-        s.handle_timeout(at);
-    }
-    drain_sender(s, now)
-        .into_iter()
-        .map(|t| t.segment.seq.0)
-        .collect()
 }
 
 fn us(t: u64) -> Time {

@@ -4,17 +4,12 @@
 use super::*;
 use crate::tcp::config::LossDetection;
 
-/// The linux profile without handshake, FIN or timestamps, SMSS 1000, ten segments out.
+/// `linux_bare`, ten segments out.
 fn linux_sender(ld: LossDetection) -> TcpSender {
-    let mut c = cfg("linux");
+    let mut c = linux_bare();
     c.tlp = false; // the timer here is the RTO, with no tail loss probe before it
-    c.handshake = false;
-    c.fin = false;
-    c.timestamps = false;
-    c.mss = 1000;
     c.initial_window_segments = 10;
     c.loss_detection = ld;
-    c.window_scale = None; // the test's ACKs advertise 65,535 unscaled: every one a duplicate
     TcpSender::new(&c, 1, 2, SeqNum(0), 1_000_000)
 }
 

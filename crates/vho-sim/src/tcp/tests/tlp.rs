@@ -3,16 +3,10 @@
 
 use super::*;
 
-/// The linux profile without handshake, FIN or timestamps, SMSS 1000, `iw` segments first,
-/// a transfer of `segments` segments; `tlp` as given.
+/// `linux_bare`, `iw` segments first, a transfer of `segments` segments; `tlp` as given.
 fn linux_sender(iw: u32, segments: u64, tlp: bool) -> TcpSender {
-    let mut c = cfg("linux");
-    c.handshake = false;
-    c.fin = false;
-    c.timestamps = false;
-    c.mss = 1000;
+    let mut c = linux_bare();
     c.initial_window_segments = iw;
-    c.window_scale = None;
     c.tlp = tlp;
     TcpSender::new(&c, 1, 2, SeqNum(0), segments * 1000)
 }

@@ -143,6 +143,10 @@ def main() -> int:
     ap.add_argument("--kernel-only", action="store_true", help="no profile runs")
     ap.add_argument("--kernel-csv", help="the kernel's columns from this CSV")
     ap.add_argument("--no-mptcp", action="store_true")
+    ap.add_argument(
+        "--mptcp-csv",
+        help="MPTCP's columns from this CSV instead of emulating them (with --no-mptcp)",
+    )
     ap.add_argument("--mptcp-stop", default="150 s", help="run.stop of the MPTCP emulations")
     ap.add_argument("--out", default="benches/out/emu_vs_profile.csv")
     ap.add_argument("--profile-tcp", default="", help="extra keys of the profile's tcp table")
@@ -151,6 +155,10 @@ def main() -> int:
     if args.kernel_csv:
         with open(args.kernel_csv, newline="") as fh:
             kernel = {r["cell"]: r for r in csv.DictReader(fh)}
+    mptcp: dict[str, dict[str, str]] = {}
+    if args.mptcp_csv:
+        with open(args.mptcp_csv, newline="") as fh:
+            mptcp = {r["cell"]: r for r in csv.DictReader(fh)}
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for cell in cells(args.cells.split(","), args.sizes.split(",")):
@@ -218,6 +226,10 @@ def main() -> int:
                             times.append(f["transfer_time_s"])
                     row["mptcp_s"] = statistics.mean(times) if times else float("nan")
                     row["mptcp_completed"] = f"{done}/{args.reps}"
+                elif cell.name in mptcp:
+                    row.update(
+                        {c: _num(v) for c, v in mptcp[cell.name].items() if c.startswith("mptcp_")}
+                    )
             rows.append(row)
             print(
                 " | ".join(

@@ -3,10 +3,12 @@
 //! per socket (`TCP_CONGESTION`, tcp(7)) and its MSS (`TCP_MAXSEG`), and samples the kernel's
 //! own state (`TCP_INFO`) as it goes.
 //!
-//! Usually the sender connects to the listening receiver. With Multipath TCP (RFC 8684,
-//! `IPPROTO_MPTCP`, Linux's `net/mptcp/`) the mobile host is the client whichever way the data
-//! flows, as a phone is: its path manager opens a subflow over each of its interfaces (`ip
-//! mptcp endpoint ... subflow`).
+//! Over single-path TCP the receiver connects to the listening sender at the flow's start, as
+//! in `vho run` (the simulated sender is the passive side): the first window leaves one round
+//! trip after the start in both. With Multipath TCP (RFC 8684, `IPPROTO_MPTCP`, Linux's
+//! `net/mptcp/`) the mobile host is the client whichever way the data flows, as a phone is: its
+//! path manager opens a subflow over each of its interfaces (`ip mptcp endpoint ...
+//! subflow`).
 
 use crate::clock::WallClock;
 use std::io::Read;
@@ -26,7 +28,7 @@ pub struct BulkFlow {
     pub dst_addr: [u8; 4],
     /// Multipath TCP sockets (`IPPROTO_MPTCP`).
     pub mptcp: bool,
-    /// The receiver connects to the listening sender (the mobile host as the client).
+    /// The receiver connects to the listening sender (else the sender to the receiver).
     pub receiver_connects: bool,
     pub port: u16,
     pub bytes: u64,
@@ -148,6 +150,12 @@ fn new_socket(mptcp: bool) -> std::io::Result<i32> {
     Ok(fd)
 }
 
+/// Sets the socket's congestion control (`TCP_CONGESTION`, tcp(7)); a no-op when it has it.
+fn set_cc(fd: i32, cc: &str) -> std::io::Result<()> {
+    set_opt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, cc.as_bytes())
+        .map_err(|e| std::io::Error::new(e.kind(), format!("congestion control {cc:?}: {e}")))
+}
+
 fn sockaddr(addr: [u8; 4], port: u16) -> libc::sockaddr_in {
     libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,
@@ -160,7 +168,8 @@ fn sockaddr(addr: [u8; 4], port: u16) -> libc::sockaddr_in {
 }
 
 /// Listens at `addr:port` in the namespace at `ns` (says so on `ready`), accepts one
-/// connection; `None` if `finish` is raised first. The listener comes back with it: Multipath
+/// connection; `None` if `finish` is raised first. With `cc` the listener has that congestion
+/// control, which the connection inherits from its first segment (`tcp_ca_openreq_child`). The listener comes back with it: Multipath
 /// TCP's further subflows (MP_JOIN SYNs) arrive at the listening socket, so it must live as
 /// long as the connection.
 fn serve(
@@ -168,6 +177,7 @@ fn serve(
     addr: [u8; 4],
     port: u16,
     mptcp: bool,
+    cc: Option<&str>,
     ready: &std::sync::mpsc::Sender<std::io::Result<()>>,
     finish: &AtomicBool,
 ) -> std::io::Result<Option<(TcpStream, TcpListener)>> {
@@ -181,6 +191,9 @@ fn serve(
         libc::SO_REUSEADDR,
         &1i32.to_ne_bytes(),
     )?;
+    if let Some(cc) = cc {
+        set_cc(fd, cc)?;
+    }
     let sa = sockaddr(addr, port);
     // SAFETY: bind with a sockaddr_in of its size.
     let r = unsafe {
@@ -278,6 +291,7 @@ pub fn receiver(
                 flow.dst_addr,
                 flow.port,
                 flow.mptcp,
+                None,
                 &ready,
                 &finish,
             )?
@@ -329,6 +343,9 @@ pub fn sender(
                 flow.src_addr,
                 flow.port,
                 flow.mptcp,
+                // An MPTCP listener keeps the default (its subflows take the connection's
+                // congestion control when it is set after the accept, below).
+                (!flow.mptcp).then_some(flow.cc.as_str()),
                 &ready,
                 &finish,
             )?
@@ -341,15 +358,7 @@ pub fn sender(
             return Ok(());
         };
         let fd = stream.as_raw_fd();
-        set_opt(
-            fd,
-            libc::IPPROTO_TCP,
-            libc::TCP_CONGESTION,
-            flow.cc.as_bytes(),
-        )
-        .map_err(|e| {
-            std::io::Error::new(e.kind(), format!("congestion control {:?}: {e}", flow.cc))
-        })?;
+        set_cc(fd, &flow.cc)?;
         res.connected_at_ns = Some(clock.now().as_nanos());
         stream.set_nonblocking(true)?;
         let chunk = vec![0x5au8; 1 << 16];

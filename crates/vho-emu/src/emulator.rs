@@ -319,7 +319,11 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
                     src_addr: hosts[s].addr(),
                     dst_addr: hosts[d].addr(),
                     mptcp: opts.multipath,
-                    receiver_connects: opts.multipath && mobile_receives,
+                    // Single-path: the receiver opens the connection, as `vho run`'s TCP
+                    // does (its sender is the passive side), so both sides' first windows
+                    // leave at the same point of the scenario. Multipath: the mobile host,
+                    // whose path manager opens the subflows.
+                    receiver_connects: !opts.multipath || mobile_receives,
                     port: flow_port(f),
                     bytes: fs.bytes,
                     start: fs.start,

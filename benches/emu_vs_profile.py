@@ -142,6 +142,11 @@ def main() -> int:
     ap.add_argument("--profile-only", action="store_true", help="no emulation (no root)")
     ap.add_argument("--kernel-only", action="store_true", help="no profile runs")
     ap.add_argument("--kernel-csv", help="the kernel's columns from this CSV")
+    ap.add_argument(
+        "--mptcp-only",
+        action="store_true",
+        help="emulate Multipath TCP only, the single-path kernel columns from --kernel-csv",
+    )
     ap.add_argument("--no-mptcp", action="store_true")
     ap.add_argument(
         "--mptcp-csv",
@@ -164,7 +169,7 @@ def main() -> int:
         for cell in cells(args.cells.split(","), args.sizes.split(",")):
             reps = range(1, args.reps + 1) if cell.seeded else [1]
             row: dict[str, object] = {"cell": cell.name}
-            for cc in CCS if not args.kernel_only else ():
+            for cc in CCS if not (args.kernel_only or args.mptcp_only) else ():
                 times, spurious = [], []
                 try:
                     for seed in reps:
@@ -181,10 +186,9 @@ def main() -> int:
                 row[f"profile_{cc}_spurious"] = statistics.mean(spurious)
             if cell.name in kernel:
                 k = kernel[cell.name]
-                row.update(
-                    {c: _num(v) for c, v in k.items() if c.startswith(("kernel_", "mptcp_"))}
-                )
-                for cc in CCS:
+                kept = ("kernel_",) if args.mptcp_only else ("kernel_", "mptcp_")
+                row.update({c: _num(v) for c, v in k.items() if c.startswith(kept)})
+                for cc in CCS if not args.mptcp_only else ():
                     row[f"profile_vs_{cc}_pct"] = 100 * (
                         float(row[f"profile_{cc}_s"]) / float(row[f"kernel_{cc}_s"]) - 1  # type: ignore[arg-type]
                     )
@@ -208,28 +212,29 @@ def main() -> int:
                         row[f"profile_vs_{cc}_pct"] = 100 * (
                             float(row[f"profile_{cc}_s"]) / float(row[f"kernel_{cc}_s"]) - 1  # type: ignore[arg-type]
                         )
-                if not args.no_mptcp and not cell.seeded:
-                    done, times = 0, []
-                    for rep in range(1, args.reps + 1):
-                        out = Path(tmp) / f"{cell.name.replace(' ', '_')}-mptcp-{rep}"
-                        f = emulate(
-                            STUDY,
-                            out_dir=out,
-                            # A run that never opens its second subflow waits for run.stop
-                            # in real time: stop it at the single-path time's bound.
-                            overrides=[*kernel_sets(cell), f"run.stop={args.mptcp_stop}"],
-                            seed=rep,
-                            multipath=True,
-                        ).summary["flows"][0]
-                        if f["completed"]:
-                            done += 1
-                            times.append(f["transfer_time_s"])
-                    row["mptcp_s"] = statistics.mean(times) if times else float("nan")
-                    row["mptcp_completed"] = f"{done}/{args.reps}"
-                elif cell.name in mptcp:
+                if cell.name in mptcp:
                     row.update(
                         {c: _num(v) for c, v in mptcp[cell.name].items() if c.startswith("mptcp_")}
                     )
+            emulated = cell.name not in kernel or args.mptcp_only
+            if emulated and not (args.profile_only or args.no_mptcp or cell.seeded):
+                done, times = 0, []
+                for rep in range(1, args.reps + 1):
+                    out = Path(tmp) / f"{cell.name.replace(' ', '_')}-mptcp-{rep}"
+                    f = emulate(
+                        STUDY,
+                        out_dir=out,
+                        # A run that never opens its second subflow waits for run.stop
+                        # in real time: stop it at the single-path time's bound.
+                        overrides=[*kernel_sets(cell), f"run.stop={args.mptcp_stop}"],
+                        seed=rep,
+                        multipath=True,
+                    ).summary["flows"][0]
+                    if f["completed"]:
+                        done += 1
+                        times.append(f["transfer_time_s"])
+                row["mptcp_s"] = statistics.mean(times) if times else float("nan")
+                row["mptcp_completed"] = f"{done}/{args.reps}"
             rows.append(row)
             print(
                 " | ".join(

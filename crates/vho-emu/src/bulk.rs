@@ -242,6 +242,9 @@ fn dial(
         libc::TCP_MAXSEG,
         &(flow.mss as i32).to_ne_bytes(),
     )?;
+    if !flow.mptcp {
+        set_cc(fd, &flow.cc)?; // before the SYN, as on a listener (see `serve`)
+    }
     let sa = sockaddr(addr, flow.port);
     // Non-blocking, so that a connection that never completes (a path down) gives way to
     // `finish`.

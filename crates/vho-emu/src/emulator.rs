@@ -29,7 +29,9 @@ use vho_sim::world::World;
 pub struct Options {
     /// Where the hosts' captures are written (`NODE.pcap`).
     pub out_dir: PathBuf,
-    /// Congestion control of the built-in bulk senders (`TCP_CONGESTION`: reno, cubic, bbr).
+    /// Congestion control of the built-in bulk senders (`TCP_CONGESTION`: reno, cubic, bbr)
+    /// and every namespace's default (`net.ipv4.tcp_congestion_control`) where the kernel
+    /// allows it, else reno.
     pub cc: String,
     /// Instead of the built-in flows, this command runs in `command_at`'s namespace, and the
     /// run ends when it exits.
@@ -197,6 +199,21 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         // solicitations, MLD) would only be counted as unroutable.
         ns.sysctl("net/ipv6/conf/all/disable_ipv6", "1")?;
         ns.sysctl("net/ipv6/conf/default/disable_ipv6", "1")?;
+        // A socket born with one congestion control and switched by TCP_CONGESTION keeps
+        // what the first set up: born with BBR (a new namespace takes the machine's default,
+        // here bbr), `bbr_init` sets `sk_pacing_status` to SK_PACING_NEEDED, which no switch
+        // undoes, and the socket paces internally (`tcp_needs_internal_pacing`) as reno or
+        // cubic never do. So the namespace's default is the run's congestion control, which
+        // commands' sockets get too; a namespace may only have one of the machine's
+        // `tcp_allowed_congestion_control` (EPERM otherwise: here reno and bbr, not cubic),
+        // and reno, which sets up nothing, stands in; the bulk flows set theirs per socket
+        // before the handshake.
+        if ns
+            .sysctl("net/ipv4/tcp_congestion_control", &opts.cc)
+            .is_err()
+        {
+            ns.sysctl("net/ipv4/tcp_congestion_control", "reno")?;
+        }
         for (k, v) in &opts.sysctls {
             ns.sysctl(k, v)?;
         }

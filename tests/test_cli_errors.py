@@ -43,7 +43,7 @@ CASES = [
         "unknown key",
         GOOD.replace("seed = 1", "seed = 1\ncolour = 1"),
         [],
-        "3: unknown field `colour`, expected one of `name`, `seed`, `stop`",
+        "3: run: unknown field `colour`, expected one of `name`, `seed`, `stop`",
     ),
     (
         "unit",

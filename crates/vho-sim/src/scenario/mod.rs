@@ -18,7 +18,7 @@ pub use presets::PresetSet;
 
 use crate::rng::fnv1a64;
 use crate::spec::Spec;
-use error::{line_of, one_line};
+use error::{field_at, line_of, one_line, plain_types};
 
 const SET_MARK: &str = "vho:set";
 const NEW_MARK: &str = "vho:set-new";
@@ -41,8 +41,10 @@ pub fn load(
             ScenarioError {
                 file: label.into(),
                 line,
-                field: String::new(),
-                expected: one_line(e.message()),
+                field: e
+                    .span()
+                    .map_or_else(String::new, |s| field_at(&text, s.start, e.message())),
+                expected: plain_types(&one_line(e.message())),
                 found: None,
             },
             &text,

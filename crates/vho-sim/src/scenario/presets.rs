@@ -233,8 +233,10 @@ impl PresetSet {
         let mut p: Preset = toml::from_str(text).map_err(|e| ScenarioError {
             file: file.to_string(),
             line: e.span().map(|s| line_of(text, s.start)),
-            field: String::new(),
-            expected: super::error::one_line(e.message()),
+            field: e.span().map_or_else(String::new, |s| {
+                super::error::field_at(text, s.start, e.message())
+            }),
+            expected: super::error::plain_types(&super::error::one_line(e.message())),
             found: None,
         })?;
         p.source = text.to_string();

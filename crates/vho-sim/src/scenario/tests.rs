@@ -196,7 +196,7 @@ fn loss_recovery_rules_and_drop_lists_are_scenario_keys() {
 #[test]
 fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
     let cases: &[(&str, &str, &[&str], &str)] = &[
-        ("unknown key", "[run]\nname = \"x\"\ncolour = 1\n", &[], "s.toml:3: unknown field `colour`, expected one of `name`, `seed`, `stop`"),
+        ("unknown key", "[run]\nname = \"x\"\ncolour = 1\n", &[], "s.toml:3: run: unknown field `colour`, expected one of `name`, `seed`, `stop`"),
         ("rate unit", "[access.w]\nrate = \"5 Mbs\"\ndelay = \"1 ms\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
             "s.toml:2: access.w.rate: expected a rate such as \"200 kb/s\" (b/s, kb/s, Mb/s, Gb/s (or bps, kbps, Mbps, Gbps)), got \"5 Mbs\""),
         ("negative delay", "[access.w]\nrate = \"5 Mb/s\"\ndelay = \"-2 ms\"\n[[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"1 KB\"\n", &[],
@@ -1003,4 +1003,36 @@ fn a_snap_length_below_the_longest_header_or_above_tcpdumps_largest_is_refused()
             )
         );
     }
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_named_by_its_field() {
+    // The TOML parser's type errors name no field: the loader finds it from the error's span.
+    let e = message(&GOOD.replace("seed = 3", "seed = \"three\""), &[]);
+    assert_eq!(
+        e,
+        "s.toml:3: run.seed: invalid type: string \"three\", expected an integer"
+    );
+    let e = message(
+        &GOOD.replace("rate = \"64 kb/s\"", "rate = \"64 kb/s\"\nloss = \"lots\""),
+        &[],
+    );
+    assert_eq!(
+        e,
+        "s.toml:11: access.gprs.loss: invalid type: string \"lots\", expected a number"
+    );
+    let e = message(
+        &GOOD.replace("pcap = [\"ch\", \"mh\"]", "pcap = [\"ch\", 3]"),
+        &[],
+    );
+    assert!(
+        e.starts_with("s.toml:28: record.pcap: invalid type: integer `3`"),
+        "{e}"
+    );
+    // An unknown key is named by its table (the message names the key).
+    let e = message(&format!("{GOOD}zz_not_a_key = 1\n"), &[]);
+    assert!(
+        e.starts_with("s.toml:29: record: unknown field `zz_not_a_key`"),
+        "{e}"
+    );
 }

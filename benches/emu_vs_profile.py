@@ -7,17 +7,21 @@ kernel's, and writes them as CSV.
 
     python3 benches/emu_vs_profile.py [--reps 3] [--cells handover,lossy] [--sizes 200KB,2MB]
                                       [--profile-only | --kernel-only | --kernel-csv K.csv]
-                                      [--no-mptcp] [--out FILE.csv]
+                                      [--mptcp-only] [--no-mptcp | --mptcp-csv M.csv]
+                                      [--out FILE.csv]
                                       [--profile-tcp 'loss_detection="rfc6675"']
 
 `--profile-tcp` adds keys to the profile's `tcp` table (e.g. the profile as it was before a
 mechanism, to measure what the mechanism changed). `--kernel-only` emulates without running
-the profile; `--kernel-csv` takes the kernel's
-columns from such a run's CSV instead of emulating again (the profile changes, the kernel
-does not). The kernel runs of README's table are `benches/data/emu_kernel_200k.csv`
-(`--kernel-only --cells handover,lossy --sizes "200 KB" --reps 3`) and
-`benches/data/emu_kernel_2m.csv` (`--kernel-only --cells handover --sizes "2 MB" --reps 2`),
-Linux 6.18 on this 2-core machine.
+the profile; `--kernel-csv` takes the kernel's columns from such a run's CSV instead of
+emulating again (the profile changes, the kernel does not); `--mptcp-only` with it emulates
+only Multipath TCP, `--mptcp-csv` takes MPTCP's columns from a CSV. The kernel runs of
+README's table are `benches/data/emu_kernel_200k.csv` (`--kernel-only --no-mptcp --cells
+handover,lossy --sizes "200 KB" --reps 3`) and `benches/data/emu_kernel_2m.csv` (`--kernel-only
+--no-mptcp --cells handover --sizes "2 MB" --reps 2`), their MPTCP columns from `--mptcp-only
+--cells handover` (`--mptcp-stop "60 s"` for 200 KB, `"150 s"` for 2 MB), Linux 6.18 on this
+2-core machine (stop 32: the receiver opening each connection, every socket born with its
+congestion control).
 
 Needs root (but not with --profile-only); the machine should be otherwise idle (the kernel's
 timing is real). The cells:

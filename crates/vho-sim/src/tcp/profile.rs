@@ -38,9 +38,9 @@
 //!     HighRxt is not cumulatively acknowledged), has no Disorder state (vho's Open, where a
 //!     D-SACK undo may still come), and counts every D-SACKed segment above `undo_marker`
 //!     against `undo_retrans` (vho's links never duplicate a packet);
-//!   - no pacing by default (`pacing`, `tcp::sender::pacing`, is there but off: the kernel's
-//!     own pacing under `vho emulate` is not explained yet), no TSO or TSQ; cwnd in bytes,
-//!     whole segments after each growth.
+//!   - no pacing by default (`pacing`, `tcp::sender::pacing`, is there but off: Linux paces
+//!     reno and cubic only under sch_fq or when asked), no TSO or TSQ; cwnd in bytes, whole
+//!     segments after each growth.
 //! - `ns2`: ns-2.35's `Agent/TCP/Sack1` sender and `Agent/TCPSink/Sack1/DelAck` receiver with
 //!   the defaults of `tcl/lib/ns-default.tcl` (lines cited below) and the RTO arithmetic of
 //!   `tcp/tcp.cc` (see `rtt.rs`). Deviations: ns-2 counts cwnd in packets and sizes windows in
@@ -177,8 +177,8 @@ fn linux() -> TcpConfig {
         sack: true,             // net.ipv4.tcp_sack = 1
         timestamps: true,       // net.ipv4.tcp_timestamps = 1
         paws: true,             // tcp_validate_incoming: tcp_paws_discard, always with timestamps
-        // Linux paces reno and cubic only under sch_fq or SO_MAX_PACING_RATE (the 6.18 kernel
-        // under vho emulate did pace them; see tcp::sender::pacing).
+        // Linux paces reno and cubic only under sch_fq or SO_MAX_PACING_RATE (tcp_needs_internal_
+        // pacing: sk_pacing_status); born reno or cubic under vho emulate they do not.
         pacing: false,
         window_scale: Some(7), // net.ipv4.tcp_window_scaling = 1; shift 7 for the default rmem
         initial_window_segments: 10, // TCP_INIT_CWND (include/net/tcp.h), RFC 6928

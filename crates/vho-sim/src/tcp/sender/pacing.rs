@@ -15,10 +15,12 @@
 //!   on like any other.
 //!
 //! Linux paces a reno or cubic flow only when a qdisc or the socket asks for it (`sch_fq`,
-//! `SO_MAX_PACING_RATE`: `sk_pacing_status`); the 6.18 kernel under `vho emulate` paced them
-//! (README, the `linux` profile against the kernel), where this comes from is not read. vho
-//! paces segment by segment where Linux sends `tcp_tso_autosize` segments (at least 2) at a
-//! time.
+//! `SO_MAX_PACING_RATE`, or BBR having been the socket's congestion control: `sk_pacing_status`
+//! stays SK_PACING_NEEDED after a switch). The pacing `vho emulate` once saw in "reno" runs was
+//! that: sockets born BBR, the machine's default (README, the `linux` profile against the
+//! kernel); born reno they do not pace, and with this off the profile is within 10 % of them in
+//! every cell. vho paces segment by segment where Linux sends `tcp_tso_autosize` segments (at
+//! least 2) at a time.
 
 use super::TcpSender;
 use crate::tcp::cc::CongestionControl;

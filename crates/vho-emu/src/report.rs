@@ -146,6 +146,16 @@ pub struct EmulatorReport {
     pub host_queue_drops: u64,
     /// The most packets in the emulated network at once.
     pub max_in_flight: u64,
+    /// Whether the devices had segmentation offloads (`crate::gso`, `crate::gro`).
+    pub offload: bool,
+    /// GSO packets read from the hosts and the segments cut from them (counted in
+    /// `packets_in` too).
+    pub gso_reads: u64,
+    pub gso_segments: u64,
+    /// Writes to a host that carried more than one segment, and the segments they carried
+    /// (counted in `packets_out` too).
+    pub gro_writes: u64,
+    pub gro_segments: u64,
     pub wall_s: f64,
     /// CPU time of the emulator's loop thread (user + system).
     pub loop_cpu_s: f64,

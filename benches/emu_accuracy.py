@@ -10,6 +10,8 @@ Three measurements, each an emulation on this machine (root needed):
    arrives at mh while the queue is never empty, against the configured rate.
 3. **Throughput limit.** A bulk transfer over links of 10 Gb/s with 100 µs delay: what the
    emulator carries with 1500-byte packets, its loop's CPU use and its timing error.
+4. **At 1 Gb/s.** The same with a 1 Gb/s access link (issue 21's target rate): the timing
+   error when the model, not the emulator, sets the rate.
 
     python3 benches/emu_accuracy.py [--out benches/out/emu_accuracy.json]
 """
@@ -147,10 +149,10 @@ def rate(work: Path) -> dict:
     }
 
 
-def limit(work: Path) -> dict:
+def limit(work: Path, rate: str = "10 Gb/s", size: str = "1000 MB") -> dict:
     path = dict(
         stop="60 s", wired_rate="10 Gb/s", wired_delay="100 us",
-        rate="10 Gb/s", delay="100 us", queue="1000 packets", size="1000 MB",
+        rate=rate, delay="100 us", queue="1000 packets", size=size,
     )  # fmt: skip
     r, _ = emulate_path(work, "limit", path, cc="cubic")
     f, e = r.summary["flows"][0], r.summary["emulator"]
@@ -179,7 +181,12 @@ def main() -> int:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        result = {"delay_probe": delay_probe(work), "rate": rate(work), "limit": limit(work)}
+        result = {
+            "delay_probe": delay_probe(work),
+            "rate": rate(work),
+            "limit": limit(work),
+            "at_1g": limit(work, rate="1 Gb/s", size="500 MB"),
+        }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     d, r, lim = result["delay_probe"], result["rate"], result["limit"]
@@ -198,6 +205,13 @@ def main() -> int:
         f"{lim['accuracy']['delivery_lateness']['p50_us']:.1f} µs, p99 "
         f"{lim['accuracy']['delivery_lateness']['p99_us']:.0f} µs"
         + (f" (limited: {'; '.join(lim['reasons'])})" if lim["limited_by_emulator"] else "")
+    )
+    g = result["at_1g"]
+    print(
+        f"at 1 Gb/s: {g['goodput_bps'] / 1e9:.3f} Gb/s goodput, loop CPU "
+        f"{100 * g['loop_cpu_share']:.0f} %, delivery lateness p50 "
+        f"{g['accuracy']['delivery_lateness']['p50_us']:.1f} µs, p99 "
+        f"{g['accuracy']['delivery_lateness']['p99_us']:.0f} µs"
     )
     print(f"-> {args.out}")
     return 0

@@ -18,15 +18,16 @@ use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
-use std::sync::mpsc::{sync_channel, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{sync_channel, Receiver, Sender, SyncSender, TrySendError};
 use std::thread::JoinHandle;
 
 /// Bytes per buffer handed over. Open: our choice, large against a write(2) call's cost,
 /// small against memory (1 MiB holds ~700 full-size records).
 pub const CHUNK: usize = 1 << 20;
-/// Buffers queued for the writer at most before the loop waits. Open: our choice, 32 MiB per
-/// capture: a quarter of a second of a 1 Gb/s link's records.
-pub const QUEUED: usize = 32;
+/// Buffers queued for the writer at most before the loop waits. Open: our choice, 128 MiB per
+/// capture, a second of a 1 Gb/s link's records, to ride out a disk's stalls while other jobs
+/// write; allocated only as the writer falls behind.
+pub const QUEUED: usize = 128;
 /// O_DIRECT's alignment of buffer, length and file offset: the page size, a multiple of any
 /// device's logical block size (open(2), "O_DIRECT").
 const ALIGN: usize = 4096;
@@ -118,6 +119,8 @@ pub struct OffThread {
     /// Buffers the writer is done with, for reuse (their memory already mapped).
     free: Receiver<Chunk>,
     thread: Option<JoinHandle<()>>,
+    /// How long the loop waited for room in the queue.
+    waited: std::time::Duration,
 }
 
 impl OffThread {
@@ -170,6 +173,7 @@ impl OffThread {
             tx: Some(tx),
             free,
             thread: Some(thread),
+            waited: std::time::Duration::ZERO,
         })
     }
 
@@ -179,7 +183,22 @@ impl OffThread {
         }
         let next = self.free.try_recv().unwrap_or_else(|_| Chunk::new());
         let full = std::mem::replace(&mut self.buf, next);
-        self.sender()?.send(Msg::Data(full)).map_err(|_| stopped())
+        let tx = self.sender()?.clone();
+        match tx.try_send(Msg::Data(full)) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(msg)) => {
+                let t0 = std::time::Instant::now();
+                let r = tx.send(msg).map_err(|_| stopped());
+                self.waited += t0.elapsed();
+                r
+            }
+            Err(TrySendError::Disconnected(_)) => Err(stopped()),
+        }
+    }
+
+    /// How long writes waited for the writer (its queue full).
+    pub fn waited(&self) -> std::time::Duration {
+        self.waited
     }
 
     fn sender(&self) -> std::io::Result<&SyncSender<Msg>> {

@@ -393,6 +393,7 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     let stop_at = spec.stop_at;
     let mut interrupted = false;
     let mut last_deadline: Option<Time> = None;
+    let mut spun = Dur::ZERO;
     let outcome: Result<(), EmuError> = loop {
         if stop.load(Ordering::Relaxed) {
             interrupted = true;
@@ -436,7 +437,7 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         if next.is_some_and(|t| t <= clock.now() + cap) {
             last_deadline = next;
         }
-        clock.wait(&mut fds, next, opts.spin, cap);
+        clock.wait(&mut fds, next, opts.spin, cap, &mut spun);
     };
     let wall = clock.now().saturating_since(wall0);
     let cpu = thread_cpu().saturating_sub(std::mem::take(&mut cpu0));
@@ -453,7 +454,9 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     if let Some(c) = &mut command {
         c.kill();
     }
+    let mut capture_wait = std::time::Duration::ZERO;
     for h in hosts.iter_mut() {
+        capture_wait += h.pcap.sink_mut().get_ref().waited();
         if let Err(e) = h.pcap.sink_mut().finish() {
             return Err(EmuError::io(
                 format!("capture at {}", spec.nodes[h.node].name),
@@ -468,8 +471,10 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     let Ledger { acc, mut em, .. } = led;
     em.wall_s = wall.as_secs_f64();
     em.loop_cpu_s = cpu.as_secs_f64();
+    em.loop_spin_s = spun.as_secs_f64();
     em.spin_us = opts.spin.as_nanos() / 1000;
     em.offload = opts.offload;
+    em.capture_wait_s = capture_wait.as_secs_f64();
     em.accuracy = acc.summarise();
     em.judge();
     em.kernel = kernel_release();

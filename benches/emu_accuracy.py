@@ -13,7 +13,7 @@ Three measurements, each an emulation on this machine (root needed):
 4. **At 1 Gb/s.** The same with a 1 Gb/s access link (issue 21's target rate): the timing
    error when the model, not the emulator, sets the rate.
 
-    python3 benches/emu_accuracy.py [--out benches/out/emu_accuracy.json]
+    python3 benches/emu_accuracy.py [--out benches/out/emu_accuracy.json] [--no-offload]
 """
 
 from __future__ import annotations
@@ -93,13 +93,17 @@ def pct(values: list[float], q: float) -> float:
     return v[round((len(v) - 1) * q)]
 
 
+#: Options every emulation of the run gets (`--no-offload`: {"offload": False}).
+COMMON: dict = {}
+
+
 def emulate_path(work: Path, name: str, path: dict[str, str], **options):
     """Emulates the two-hop path of `PATH` with these values; the run's result and its
     output directory."""
     scenario = work / f"{name}.toml"
     scenario.write_text(PATH.format(name=name, **path))
     out = work / name
-    return emulate(scenario, out_dir=out, force=True, **options), out
+    return emulate(scenario, out_dir=out, force=True, **COMMON, **options), out
 
 
 def delay_probe(work: Path) -> dict:
@@ -178,7 +182,12 @@ def limit(work: Path, rate: str = "10 Gb/s", size: str = "1000 MB") -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="benches/out/emu_accuracy.json")
+    ap.add_argument(
+        "--no-offload", action="store_true", help="the devices without segmentation offloads"
+    )
     args = ap.parse_args()
+    if args.no_offload:
+        COMMON["offload"] = False
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         result = {

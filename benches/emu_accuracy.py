@@ -10,8 +10,10 @@ Three measurements, each an emulation on this machine (root needed):
    arrives at mh while the queue is never empty, against the configured rate.
 3. **Throughput limit.** A bulk transfer over links of 10 Gb/s with 100 µs delay: what the
    emulator carries with 1500-byte packets, its loop's CPU use and its timing error.
+4. **At 1 Gb/s.** The same with a 1 Gb/s access link (issue 21's target rate): the timing
+   error when the model, not the emulator, sets the rate.
 
-    python3 benches/emu_accuracy.py [--out benches/out/emu_accuracy.json]
+    python3 benches/emu_accuracy.py [--out benches/out/emu_accuracy.json] [--no-offload]
 """
 
 from __future__ import annotations
@@ -91,13 +93,17 @@ def pct(values: list[float], q: float) -> float:
     return v[round((len(v) - 1) * q)]
 
 
+#: Options every emulation of the run gets (`--no-offload`: {"offload": False}).
+COMMON: dict = {}
+
+
 def emulate_path(work: Path, name: str, path: dict[str, str], **options):
     """Emulates the two-hop path of `PATH` with these values; the run's result and its
     output directory."""
     scenario = work / f"{name}.toml"
     scenario.write_text(PATH.format(name=name, **path))
     out = work / name
-    return emulate(scenario, out_dir=out, force=True, **options), out
+    return emulate(scenario, out_dir=out, force=True, **COMMON, **options), out
 
 
 def delay_probe(work: Path) -> dict:
@@ -147,10 +153,10 @@ def rate(work: Path) -> dict:
     }
 
 
-def limit(work: Path) -> dict:
+def limit(work: Path, rate: str = "10 Gb/s", size: str = "1000 MB") -> dict:
     path = dict(
         stop="60 s", wired_rate="10 Gb/s", wired_delay="100 us",
-        rate="10 Gb/s", delay="100 us", queue="1000 packets", size="1000 MB",
+        rate=rate, delay="100 us", queue="1000 packets", size=size,
     )  # fmt: skip
     r, _ = emulate_path(work, "limit", path, cc="cubic")
     f, e = r.summary["flows"][0], r.summary["emulator"]
@@ -160,6 +166,13 @@ def limit(work: Path) -> dict:
         "goodput_bps": f["goodput_bps"],
         "packets_carried": e["packets_in"],
         "loop_cpu_share": e["loop_cpu_s"] / e["wall_s"],
+        # Offloads (a build without them reports none): GSO packets read and cut, and
+        # writes that carried several segments.
+        "offload": e.get("offload", False),
+        "gso_reads": e.get("gso_reads", 0),
+        "gso_segments": e.get("gso_segments", 0),
+        "gro_writes": e.get("gro_writes", 0),
+        "gro_segments": e.get("gro_segments", 0),
         "accuracy": e["accuracy"],
         "limited_by_emulator": e["limited_by_emulator"],
         "reasons": e["reasons"],
@@ -169,10 +182,20 @@ def limit(work: Path) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="benches/out/emu_accuracy.json")
+    ap.add_argument(
+        "--no-offload", action="store_true", help="the devices without segmentation offloads"
+    )
     args = ap.parse_args()
+    if args.no_offload:
+        COMMON["offload"] = False
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        result = {"delay_probe": delay_probe(work), "rate": rate(work), "limit": limit(work)}
+        result = {
+            "delay_probe": delay_probe(work),
+            "rate": rate(work),
+            "limit": limit(work),
+            "at_1g": limit(work, rate="1 Gb/s", size="500 MB"),
+        }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     d, r, lim = result["delay_probe"], result["rate"], result["limit"]
@@ -187,9 +210,17 @@ def main() -> int:
     )
     print(
         f"limit: {lim['goodput_bps'] / 1e9:.2f} Gb/s goodput with 1500-byte packets, loop CPU "
-        f"{100 * lim['loop_cpu_share']:.0f} %, delivery lateness p99 "
+        f"{100 * lim['loop_cpu_share']:.0f} %, delivery lateness p50 "
+        f"{lim['accuracy']['delivery_lateness']['p50_us']:.1f} µs, p99 "
         f"{lim['accuracy']['delivery_lateness']['p99_us']:.0f} µs"
         + (f" (limited: {'; '.join(lim['reasons'])})" if lim["limited_by_emulator"] else "")
+    )
+    g = result["at_1g"]
+    print(
+        f"at 1 Gb/s: {g['goodput_bps'] / 1e9:.3f} Gb/s goodput, loop CPU "
+        f"{100 * g['loop_cpu_share']:.0f} %, delivery lateness p50 "
+        f"{g['accuracy']['delivery_lateness']['p50_us']:.1f} µs, p99 "
+        f"{g['accuracy']['delivery_lateness']['p99_us']:.0f} µs"
     )
     print(f"-> {args.out}")
     return 0

@@ -530,6 +530,7 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
         serve_at=args.serve_at,
         sysctls=sysctls,
         multipath=args.multipath,
+        offload=not args.no_offload,
         force=args.force,
     )
     s = result.summary
@@ -786,6 +787,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--multipath",
         action="store_true",
         help="Multipath TCP: an address per mobile interface, a subflow over each",
+    )
+    em.add_argument(
+        "--no-offload",
+        action="store_true",
+        help="no segmentation offloads at the devices: one read and one write per packet",
     )
     em.add_argument("--force", action="store_true", help="replace a non-empty --out whole")
     em.add_argument(

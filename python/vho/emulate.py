@@ -110,6 +110,7 @@ def emulate(
     serve_at: str | None = None,
     sysctls: dict[str, str] | None = None,
     multipath: bool = False,
+    offload: bool = True,
     force: bool = False,
 ) -> EmulationResult:
     """Emulates a scenario (a path to a TOML file, or TOML text); needs root.
@@ -122,6 +123,9 @@ def emulate(
     ``multipath``: the mobile host gets a device and an address per access link, every link up
     until a handover takes it down, and the flows are Multipath TCP (RFC 8684) with a subflow
     per interface, the mobile as the client (``VHO_<NODE>_<LINK>_ADDR`` names each address).
+    ``offload``: the devices take TCP segmentation (a host's sends are read whole and cut into
+    the wire's segments) and the segments due at a host at once enter its stack as one packet,
+    as a NIC's TSO and GRO do; every segment is still carried, captured and timed on its own.
     """
     label, text, path = _scenario_text(scenario)
     if not _native.emulate_permitted():
@@ -139,6 +143,7 @@ def emulate(
         "serve_at": serve_at,
         "sysctls": {**_profile_sysctls(resolved), **(sysctls or {})},
         "multipath": multipath,
+        "offload": offload,
     }
     out = Path(out_dir)
     with files.staged_output(

@@ -47,8 +47,15 @@ impl WallClock {
 
     /// Waits until `until` (forever: `None`) or until one of `fds` is readable; true when a
     /// descriptor is. Returns early with false after `cap` at most, so the caller can look
-    /// at its stop flag.
-    pub fn wait(&self, fds: &mut [libc::pollfd], until: Option<Time>, spin: Dur, cap: Dur) -> bool {
+    /// at its stop flag. Adds the time it spent polling without sleeping to `spun`.
+    pub fn wait(
+        &self,
+        fds: &mut [libc::pollfd],
+        until: Option<Time>,
+        spin: Dur,
+        cap: Dur,
+        spun: &mut Dur,
+    ) -> bool {
         let cap_at = self.now() + cap;
         let until = until.map_or(cap_at, |u| u.min(cap_at));
         loop {
@@ -74,6 +81,9 @@ impl WallClock {
                     std::ptr::null(),
                 )
             };
+            if sleep == Dur::ZERO {
+                *spun += self.now().saturating_since(now);
+            }
             if n > 0 {
                 return true;
             }

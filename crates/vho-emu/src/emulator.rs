@@ -3,19 +3,19 @@
 //! traffic (the built-in bulk flows, or the user's command).
 //!
 //! The loop, on one thread: bring the world up to the present (`World::run_until`), hand the
-//! hosts what reached them, read what they sent and inject it at the instant it was read, then
-//! wait for the next event or the next packet. Every packet is written to its host's pcap as
-//! the host sends or receives it (the file's clock is the run's: zero when it began).
+//! hosts what reached them, read what they sent (one packet per device) and inject it at the
+//! instant it was read; when nothing was read, wait for the next event or the next packet. Every packet is written to its host's pcap as
+//! the host sends or receives it (the file's clock is the run's: zero when it began). The
+//! devices' I/O is `pump`'s.
 
 use crate::bulk::{self, BulkFlow, ReceiverResult, SenderResult};
+use crate::capture::OffThread;
 use crate::clock::{WallClock, DEFAULT_SPIN};
 use crate::error::EmuError;
 use crate::netns::Namespace;
-use crate::report::{Accuracy, EmulatorReport, FlowReport, Report};
-use crate::store::PacketStore;
+use crate::pump::{Deliver, Ledger, Take};
+use crate::report::{FlowReport, Report};
 use crate::tun::Tun;
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
@@ -53,6 +53,10 @@ pub struct Options {
     /// link up until a handover takes it down, and the built-in flows are Multipath TCP with
     /// a subflow per interface (the mobile as the client).
     pub multipath: bool,
+    /// Segmentation offloads at the devices ([`crate::gso`], [`crate::gro`]): a host's TCP
+    /// sends are read whole and cut here, and the segments a host has due at once enter its
+    /// stack as one packet. Off: one read and one write per packet.
+    pub offload: bool,
 }
 
 impl Options {
@@ -71,6 +75,9 @@ impl Options {
             sample: Dur::from_millis(10),
             mtu: 1500,
             multipath: false,
+            // On, as a Linux host's NIC has TSO and GRO on by default (ethtool -k): the kernel
+            // hands its devices whole GSO packets either way (dev->features' NETIF_F_GSO).
+            offload: true,
         }
     }
 }
@@ -93,7 +100,7 @@ pub fn iface_addr(n: usize, link: usize) -> [u8; 4] {
 pub const MAX_MULTIPATH_LINKS: usize = 100;
 
 /// The host an address names, and the access link when it is a multipath interface's.
-fn node_of(addr: &[u8]) -> Option<(usize, Option<usize>)> {
+pub(crate) fn node_of(addr: &[u8]) -> Option<(usize, Option<usize>)> {
     if addr[0] != 10 || addr[1] < 66 || addr[1] as usize >= 67 + MAX_MULTIPATH_LINKS {
         return None;
     }
@@ -114,25 +121,27 @@ pub fn flow_port(f: usize) -> u16 {
 /// The device name inside each host's namespace.
 pub const TUN_NAME: &str = "vho0";
 
-type FileSink = WriteSink<BufWriter<File>>;
+pub(crate) type FileSink = WriteSink<OffThread>;
 
 /// A host's device: the TUN, the access link it stands for (a multipath mobile's), its
 /// address.
-type Device = (Tun, Option<usize>, [u8; 4]);
+pub(crate) type Device = (Tun, Option<usize>, [u8; 4]);
 
-struct Host {
-    node: usize,
+pub(crate) struct Host {
+    pub(crate) node: usize,
     ns: Namespace,
     /// One device, or with multipath at the mobile one per access link.
-    tuns: Vec<Device>,
-    pcap: PcapWriter<FileSink>,
+    pub(crate) tuns: Vec<Device>,
+    pub(crate) pcap: PcapWriter<FileSink>,
 }
 
 impl Host {
     /// The device a packet to `dst` enters by: the interface owning the address.
-    fn tun_for(&self, dst: &[u8]) -> &Tun {
-        let i = self.tuns.iter().position(|t| t.2 == dst[..4]).unwrap_or(0);
-        &self.tuns[i].0
+    pub(crate) fn dev_for(&self, dst: &[u8]) -> usize {
+        self.tuns
+            .iter()
+            .position(|t| dst.len() >= 4 && t.2 == dst[..4])
+            .unwrap_or(0)
     }
 
     /// Its address as a flow's end: the first device's.
@@ -225,7 +234,13 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         let tuns = match multi {
             None => {
                 let a = host_addr(n);
-                let tun = Tun::create(&ns, TUN_NAME, &format!("{}/16", dotted(a)), opts.mtu)?;
+                let tun = Tun::create(
+                    &ns,
+                    TUN_NAME,
+                    &format!("{}/16", dotted(a)),
+                    opts.mtu,
+                    opts.offload,
+                )?;
                 if opts.multipath {
                     // The mobile's interface addresses are in other /16s; the mobile's
                     // subflows are accepted (the default limit of extra subflows may be 0 or
@@ -235,15 +250,12 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
                 }
                 vec![(tun, None, a)]
             }
-            Some(links) => multipath_interfaces(spec, &ns, n, &links, opts.mtu)?,
+            Some(links) => multipath_interfaces(spec, &ns, n, &links, opts)?,
         };
         let path = opts.out_dir.join(format!("{}.pcap", node.name));
-        let file = File::create(&path)
+        let writer = OffThread::create(&path)
             .map_err(|e| EmuError::io(format!("{}: cannot create capture", path.display()), e))?;
-        let pcap = PcapWriter::with_snaplen(
-            WriteSink::new(BufWriter::with_capacity(1 << 16, file)),
-            spec.record.snaplen,
-        );
+        let pcap = PcapWriter::with_snaplen(WriteSink::new(writer), spec.record.snaplen);
         hosts.push(Host {
             node: n,
             ns,
@@ -379,10 +391,11 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     let mut cpu0 = thread_cpu();
     let wall0 = clock.now();
     world.start_external();
-    let mut store = PacketStore::default();
-    let mut acc = Accuracy::default();
-    let mut em = EmulatorReport::default();
-    let mut buf = vec![0u8; 65_536];
+    let mut led = Ledger::default();
+    let mut deliver = Deliver::new(&hosts);
+    let mut take = Take::default();
+    let host_index: Vec<Option<usize>> =
+        (0..spec.nodes.len()).map(|n| host_of(n, &hosts)).collect();
     let mut fds: Vec<libc::pollfd> = hosts
         .iter()
         .flat_map(|h| h.tuns.iter())
@@ -397,6 +410,7 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     let stop_at = spec.stop_at;
     let mut interrupted = false;
     let mut last_deadline: Option<Time> = None;
+    let mut spun = Dur::ZERO;
     let outcome: Result<(), EmuError> = loop {
         if stop.load(Ordering::Relaxed) {
             interrupted = true;
@@ -407,78 +421,19 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
             break Ok(());
         }
         if let Some(d) = last_deadline.take() {
-            acc.wakeup.push(now.saturating_since(d));
+            led.acc.wakeup.push(now.saturating_since(d));
         }
         if let Err(e) = world.run_until(now) {
             break Err(EmuError::Model(e.to_string()));
         }
         // What reached the hosts: into their stacks.
         if let Some(out) = world.take_external() {
-            for (at, node, token) in out.delivered.drain(..) {
-                let bytes = store.get(token);
-                if let Some(h) = host_of(node, &hosts) {
-                    let t = clock.now();
-                    acc.delivery.push(t.saturating_since(at));
-                    match hosts[h].tun_for(&bytes[16.min(bytes.len())..]).write(bytes) {
-                        Ok(true) => {
-                            hosts[h].pcap.write_record(t, bytes, 0);
-                            em.packets_out += 1;
-                            em.bytes_out += bytes.len() as u64;
-                        }
-                        Ok(false) => em.host_queue_drops += 1,
-                        Err(e) => {
-                            store.release(token);
-                            return Err(EmuError::io("writing to a TUN device", e));
-                        }
-                    }
-                }
-                store.release(token);
-            }
-            for (token, _, _) in out.dropped.drain(..) {
-                store.release(token);
-                em.dropped_in_network += 1;
-            }
+            deliver.deliver(out, &mut hosts, |n| host_index[n], &mut led, &clock)?;
         }
-        // What the hosts sent: into the world, at the instant it was read.
-        // One packet per device per turn, until none has more: the devices take turns.
-        loop {
-            let mut more = false;
-            for host in hosts.iter_mut() {
-                for i in 0..host.tuns.len() {
-                    let from_link = host.tuns[i].1;
-                    let n = match host.tuns[i].0.read(&mut buf) {
-                        Ok(Some(n)) => n,
-                        Ok(None) => continue,
-                        Err(e) => return Err(EmuError::io("reading a TUN device", e)),
-                    };
-                    more = true;
-                    let t = clock.now();
-                    let pkt = &buf[..n];
-                    host.pcap.write_record(t, pkt, 0);
-                    em.packets_in += 1;
-                    em.bytes_in += n as u64;
-                    let dst = (n >= 20 && pkt[0] >> 4 == 4)
-                        .then(|| node_of(&pkt[16..20]))
-                        .flatten();
-                    let Some((dst, to_link)) =
-                        dst.filter(|&(d, _)| d < spec.nodes.len() && d != host.node)
-                    else {
-                        em.unroutable += 1;
-                        continue;
-                    };
-                    if let Err(e) = world.run_until(t) {
-                        return Err(EmuError::Model(e.to_string()));
-                    }
-                    let token = store.insert(pkt);
-                    // A multipath interface's packets cross its own link, both ways.
-                    world.inject(host.node, dst, n as u32, token, from_link.or(to_link));
-                }
-            }
-            if !more {
-                break;
-            }
-        }
-        em.max_in_flight = em.max_in_flight.max(store.live() as u64);
+        // What the hosts sent: into the world, at the instant it was read. One read per
+        // device, then the next turn (what came due is delivered between reads).
+        let more = take.take(&mut hosts, &mut world, &mut led, &clock, spec.nodes.len())?;
+        led.em.max_in_flight = led.em.max_in_flight.max(led.store.live() as u64);
         // Done?
         if let Some(child) = &mut command {
             if let Some(code) = child.try_wait() {
@@ -491,12 +446,15 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         {
             break Ok(());
         }
+        if more {
+            continue;
+        }
         let next = world.next_event_at();
         let cap = Dur::from_millis(5);
         if next.is_some_and(|t| t <= clock.now() + cap) {
             last_deadline = next;
         }
-        clock.wait(&mut fds, next, opts.spin, cap);
+        clock.wait(&mut fds, next, opts.spin, cap, &mut spun);
     };
     let wall = clock.now().saturating_since(wall0);
     let cpu = thread_cpu().saturating_sub(std::mem::take(&mut cpu0));
@@ -513,7 +471,9 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     if let Some(c) = &mut command {
         c.kill();
     }
+    let mut capture_wait = std::time::Duration::ZERO;
     for h in hosts.iter_mut() {
+        capture_wait += h.pcap.sink_mut().get_ref().waited();
         if let Err(e) = h.pcap.sink_mut().finish() {
             return Err(EmuError::io(
                 format!("capture at {}", spec.nodes[h.node].name),
@@ -525,9 +485,13 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     if interrupted {
         return Err(EmuError::Interrupted);
     }
+    let Ledger { acc, mut em, .. } = led;
     em.wall_s = wall.as_secs_f64();
     em.loop_cpu_s = cpu.as_secs_f64();
+    em.loop_spin_s = spun.as_secs_f64();
     em.spin_us = opts.spin.as_nanos() / 1000;
+    em.offload = opts.offload;
+    em.capture_wait_s = capture_wait.as_secs_f64();
     em.accuracy = acc.summarise();
     em.judge();
     em.kernel = kernel_release();
@@ -573,7 +537,7 @@ fn multipath_interfaces(
     ns: &Namespace,
     n: usize,
     links: &[usize],
-    mtu: u32,
+    opts: &Options,
 ) -> Result<Vec<Device>, EmuError> {
     let mut tuns = Vec::new();
     ns.ip(MPTCP_LIMITS)?;
@@ -585,7 +549,13 @@ fn multipath_interfaces(
         }
         let name: String = spec.links[l].name.chars().take(15).collect();
         let a = iface_addr(n, l);
-        let tun = Tun::create(ns, &name, &format!("{}/16", dotted(a)), mtu)?;
+        let tun = Tun::create(
+            ns,
+            &name,
+            &format!("{}/16", dotted(a)),
+            opts.mtu,
+            opts.offload,
+        )?;
         let table = (100 + i).to_string();
         ns.ip(&["rule", "add", "from", &dotted(a), "table", &table])?;
         ns.ip(&["route", "add", "10.0.0.0/8", "dev", &name, "table", &table])?;

@@ -10,18 +10,26 @@
 //!
 //! - `netns`: namespaces, entering them, cleaning up what a killed run left.
 //! - `tun`: the TUN devices.
+//! - `gso`, `gro`: segmentation offloads at the devices: a host's TCP sends read whole and
+//!   cut into the wire's segments; segments due at once written to a host as one packet.
+//! - `pump`: the loop's I/O between the devices and the world.
 //! - `clock`: the wall clock and the precise wait.
 //! - `emulator`: one run.
 //! - `bulk`: the built-in traffic (real sockets, `TCP_CONGESTION`, `TCP_INFO`).
 //! - `child`: a user's command inside a namespace.
+//! - `capture`: the hosts' captures, written by a thread of their own.
 //! - `report`: what a run reports, the emulator's check of itself included.
 
 pub mod bulk;
+pub mod capture;
 pub mod child;
 pub mod clock;
 pub mod emulator;
 pub mod error;
+pub mod gro;
+pub mod gso;
 pub mod netns;
+mod pump;
 pub mod report;
 pub mod store;
 pub mod tun;

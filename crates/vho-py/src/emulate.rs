@@ -22,7 +22,7 @@ fn emu_error(label: &str, e: vho_emu::EmuError) -> PyErr {
 
 /// Runs the emulation; returns its report as JSON. `options` is a JSON object: cc, command,
 /// command_at, serve, serve_at, sysctls ({key: value}, keys as /proc/sys paths), spin_us,
-/// sample_ms, mtu, multipath.
+/// sample_ms, mtu, multipath, offload.
 #[pyfunction]
 #[pyo3(signature = (label, text, overrides, seed, out_dir, options))]
 pub fn emulate(
@@ -73,6 +73,9 @@ pub fn emulate(
         opts.sample = vho_sim::time::Dur::from_millis(ms);
     }
     opts.multipath = o["multipath"].as_bool().unwrap_or(false);
+    if let Some(off) = o["offload"].as_bool() {
+        opts.offload = off;
+    }
     if let Some(mtu) = o["mtu"].as_u64() {
         opts.mtu = mtu as u32;
     }

@@ -31,6 +31,11 @@ impl<W: std::io::Write> WriteSink<W> {
         WriteSink { out, error: None }
     }
 
+    /// The writer.
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
     /// Flushes; the first error of the whole capture, if any.
     pub fn finish(&mut self) -> std::io::Result<()> {
         if let Some(e) = self.error.take() {

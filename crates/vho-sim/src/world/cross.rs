@@ -184,8 +184,7 @@ impl World {
     }
 
     /// A datagram reached its sink: counted, freed.
-    #[cold]
-    #[inline(never)]
+    #[inline(always)]
     pub(super) fn deliver_cross(&mut self, node: NodeIdx, idx: PktIdx) {
         if self.capture[node] && self.spec.record.pcap_cross {
             self.tap_cross(node, idx);
@@ -202,6 +201,8 @@ impl World {
         flow.delivered_bin.add(&mut flow.bins.delivered, now, size);
     }
 
+    #[cold]
+    #[inline(never)]
     fn tap_cross(&mut self, node: NodeIdx, idx: PktIdx) {
         let (now, pkt) = (self.now, *self.slab.get(idx));
         for (n, tap) in self.taps.iter_mut() {

@@ -174,7 +174,7 @@ impl LinkDir {
             || self.state == LinkState::Blackhole;
         if extras && !self.air_extras {
             // The fast path kept no `last_arrival`: the latest is the pipe's tail.
-            if let Some(&(at, _)) = self.pipe.back() {
+            if let Some(at) = self.pipe.back_at() {
                 self.last_arrival = self.last_arrival.max(at);
             }
         }

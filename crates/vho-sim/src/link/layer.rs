@@ -225,7 +225,7 @@ impl LinkDir {
                 } else {
                     // Released in order, at or before `now` (the world wakes the layer at
                     // every instant it names): the pipe stays in time order.
-                    self.pipe.push_back((at.max(now), p));
+                    self.pipe.push_back(at.max(now), p);
                 }
             }
             while let Some((idx, _)) = self.layer.poll_discarded(now) {

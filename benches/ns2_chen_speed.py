@@ -51,6 +51,43 @@ turn against 7fd3ae7's build (300 s, medians of 6: 0.71 s against 0.825 s; 1200 
 run, does not resolve. A calendar queue in the event queue's place cut instructions by a
 further 13 % (1,459 M) and ran slower than the crowd (0.79 s): see `crates/vho-
 sim/src/sched.rs` at `CROWD`.
+
+At fc106d3 (issue 23's margin) five changes on a datagram's path, found with `perf record` and
+`perf annotate` (this machine's perf counts no cycles or cache misses, only time): a link
+direction holds each packet's size and destination with its slot (`link::Held`), so that a
+router forwards a packet in transit without reading the slab, whose line had left the cache
+(13 % of `run_events`' samples on that load); a pipe keeps its head's arrival beside its ring
+(`next_arrival` after every offer read the cold ring); a datagram is delivered from `arrive`,
+not through the cold chain of `arrive_other`; the Pareto sources sit in a vector beside the
+flows, not boxed in each 2.6 KB `Flow`; an event goes into the crowd in place, inlined in
+`schedule`. Measured against f36a53f's build in turn (the summary example, user + system CPU
+from `wait4`, interleaved runs on the shared machine; median, and min against min):
+
+    1200 s low-high, 8 runs each:  3.192 s -> 2.599 s (-18.6 %; min 2.822 -> 2.482, -12 %;
+                                   8 of 8 pairs faster; load 2.5-2.7)
+    1200 s high-low, 6 runs each:  3.010 s -> 2.582 s (-14.2 %; min -12 %; 6 of 6; load 1.8-2.3)
+    300 s low-high, 12 runs each:  0.645 s -> 0.538 s (-16.6 %; min -11 %; 12 of 12; load 2.4-2.5)
+
+The cut is larger under load: f36a53f's stalls on memory grow with the other core's traffic.
+At 94d1672 (the first four changes) on a quieter machine it was 5.8 % (1200 s, load 1.5-1.8,
+2.725 s -> 2.568 s) and 7.7 % (300 s). This script, run back to back with either build:
+
+    f36a53f  vho 2.74 s CPU, ns-2 13.35 s: 4.87x (load 2.2-2.6)
+    94d1672  vho 2.58 s CPU, ns-2 13.52 s: 5.24x, wall 2.63 / 13.73 s: 5.22x (load 2.2-2.6)
+    f36a53f  vho 3.01 s CPU, ns-2 15.61 s: 5.19x (load 2.1-2.2)
+    fc106d3  vho 2.65 s CPU, ns-2 14.98 s: **5.65x**, wall 2.78 / 15.18 s: 5.46x (load 2.2-2.3;
+             its third vho run 3.79 s under the load, the other two 2.42 and 2.65 s)
+
+callgrind (`run_timed`, `run.stop = "30 s"`): 803.3 M instructions -> 760.2 M; the 20 MB cell
+(`run_timed dk-wlan-gprs-20mb.toml 1`) 35.32 M -> 35.97 M (+1.8 %: its queued TCP segments
+move 12-byte `Held`s and 24-byte pipe entries, and `schedule` tests for the crowd inline).
+Tried and dropped, each measured the same way: the crowd's insertion as a search and
+`Vec::insert`'s memmove (+18 % CPU), its loop without the bounds check (4 % fewer
+instructions, no faster, twice), the crowd as two arrays of times and events (+6 %), the
+loop's `peek_time` and `pop` fused into one call (+2.6 %), `LinkDir`'s per-packet fields first
+under `repr(C)` (-0.8 %, within the noise). What is left: the event queue's insertion (a fifth
+of the samples), the pop-to-dispatch chain (each event's kind and direction wait on the pop)
+and the pipes' rings (their head and tail lines are cold, 10 ms of traffic apart).
 """
 
 from __future__ import annotations

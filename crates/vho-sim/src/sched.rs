@@ -124,6 +124,13 @@ impl<E: Copy> EventQueue<E> {
     #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: E) {
         if self.big {
+            // Into the crowd in place: Chen et al.'s world schedules nearly every event so
+            // (out of line, through `schedule_big`, it ran 3 % more user CPU: 300 s, 12 runs
+            // in turn, 0.539 s against 0.520 s; the 20 MB cell, which never leaves the small
+            // vector, runs 0.5 % more instructions for the inlined test).
+            if self.heap.is_empty() && self.crowd.len() < CROWD {
+                return insert_sorted(&mut self.crowd, Slot { at, event });
+            }
             return self.schedule_big(at, event);
         }
         let e = Slot { at, event };
@@ -155,9 +162,9 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Once more than `SMALL` are pending (a topology with many links and flows, where it
-    /// stays so for the whole run): into the crowd, or the heap. Out of line, so that the
-    /// small vector's callers stay as lean as before (inlined here it cost the 20 MB cell 1 %
-    /// more instructions).
+    /// stays so for the whole run), where `schedule` did not insert in place: into the crowd
+    /// (the first such event), or the heap. Out of line, so that the small vector's callers stay as lean as before (inlined here
+    /// it cost the 20 MB cell 1 % more instructions).
     #[inline(never)]
     fn schedule_big(&mut self, at: Time, event: E) {
         if !self.heap.is_empty() {

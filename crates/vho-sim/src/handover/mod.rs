@@ -7,7 +7,7 @@
 //! handover by calling [`transfer_queue`] on each direction of the old link with the matching
 //! direction of the new one, then recomputing routes.
 
-use crate::link::{DropCause, LinkDir};
+use crate::link::{DropCause, Held, LinkDir};
 use crate::packet::PktIdx;
 use crate::rng::Rng;
 use crate::spec::HandoverSpec;
@@ -46,11 +46,11 @@ pub fn transfer_queue(
             Flush::Move => {
                 // Another physical link: it may start at once, not where it last went idle.
                 new.free_at = new.free_at.max(now);
-                let moved: Vec<(PktIdx, u32)> = old.queue.drain_all().collect();
+                let moved: Vec<Held> = old.queue.drain_all().collect();
                 old.counters.moved_out += moved.len() as u64;
-                for (idx, size) in moved {
+                for p in moved {
                     new.counters.moved_in += 1;
-                    new.queue.push_unchecked(idx, size);
+                    new.queue.push_unchecked(p);
                 }
             }
             // "the sender discards the queued packets in its buffer" (thesis §7.2.3).
@@ -60,31 +60,31 @@ pub fn transfer_queue(
             // One physical link whose parameters change: the packet on the air finishes at
             // the old rate, then the queue drains at the new one.
             new.free_at = new.free_at.max(old.busy_until().unwrap_or(now));
-            let moved: Vec<(PktIdx, u32)> = old.queue.drain_all().collect();
+            let moved: Vec<Held> = old.queue.drain_all().collect();
             old.counters.moved_out += moved.len() as u64;
-            for (idx, size) in moved {
+            for p in moved {
                 new.counters.moved_in += 1;
-                if shrink && !new.queue.has_room(size) {
+                if shrink && !new.queue.has_room(p.size) {
                     // ns-2 `shrink_queue`: what no longer fits the new limit is dropped.
                     new.counters.dropped[flush_slot()] += 1;
-                    dropped.push(idx);
+                    dropped.push(p.idx);
                 } else {
-                    new.queue.push_unchecked(idx, size);
+                    new.queue.push_unchecked(p);
                 }
             }
         }
         HandoverKind::Hard { loss_fraction } => {
             new.free_at = new.free_at.max(old.busy_until().unwrap_or(now));
-            let queued: Vec<(PktIdx, u32)> = old.queue.drain_all().collect();
-            for (idx, size) in queued {
+            let queued: Vec<Held> = old.queue.drain_all().collect();
+            for p in queued {
                 let lost = loss_fraction >= 1.0 || rng.bernoulli(loss_fraction);
                 if lost {
                     old.counters.dropped[flush_slot()] += 1;
-                    dropped.push(idx);
+                    dropped.push(p.idx);
                 } else {
                     old.counters.moved_out += 1;
                     new.counters.moved_in += 1;
-                    new.queue.push_unchecked(idx, size);
+                    new.queue.push_unchecked(p);
                 }
             }
         }
@@ -94,9 +94,9 @@ pub fn transfer_queue(
 /// Everything waiting in `dir`'s queue is lost to the handover (the packet on the air
 /// finishes): a soft handover's `flush = "discard"`, a link that goes down.
 pub fn discard_queue(dir: &mut LinkDir, dropped: &mut Vec<PktIdx>) {
-    for (idx, _) in dir.queue.drain_all() {
+    for p in dir.queue.drain_all() {
         dir.counters.dropped[flush_slot()] += 1;
-        dropped.push(idx);
+        dropped.push(p.idx);
     }
 }
 
@@ -132,7 +132,7 @@ mod tests {
     fn loaded(limit: u32, n: u32) -> LinkDir {
         let mut d = dir(limit);
         for i in 0..n {
-            d.offer(Time::ZERO, i, 1000).unwrap();
+            d.offer(Time::ZERO, Held::test(i, 1000)).unwrap();
         }
         d
     }

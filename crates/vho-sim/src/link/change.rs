@@ -174,7 +174,7 @@ impl LinkDir {
             || self.state == LinkState::Blackhole;
         if extras && !self.air_extras {
             // The fast path kept no `last_arrival`: the latest is the pipe's tail.
-            if let Some(&(at, _, _)) = self.pipe.back() {
+            if let Some(at) = self.pipe.back_at() {
                 self.last_arrival = self.last_arrival.max(at);
             }
         }
@@ -188,7 +188,7 @@ impl LinkDir {
 mod tests {
     use super::*;
     use crate::link::queue::Limit;
-    use crate::link::DropCause;
+    use crate::link::{DropCause, Held};
     use crate::spec::{DirSpec, LossSpec, QueueLimit};
 
     fn dir(rate_bps: u64, delay: Dur) -> LinkDir {
@@ -213,7 +213,7 @@ mod tests {
         while let Some(next) = l.next_arrival().or(l.retry_at()) {
             t = t.max(next);
             l.advance(t);
-            while let Some(idx) = l.pop_arrived(t) {
+            while let Some(idx) = l.pop_arrived(t).map(|p| p.idx) {
                 got.push((idx, t));
             }
         }
@@ -233,8 +233,8 @@ mod tests {
         let mut base = dir(1_000_000, Dur::from_millis(1));
         let mut l = dir(1_000_000, Dur::from_millis(1));
         for i in 0..3 {
-            base.offer(Time::ZERO, i, 1000).unwrap();
-            l.offer(Time::ZERO, i, 1000).unwrap();
+            base.offer(Time::ZERO, Held::test(i, 1000)).unwrap();
+            l.offer(Time::ZERO, Held::test(i, 1000)).unwrap();
         }
         l.set_rate(ms(4), 2_000_000);
         let unchanged = drain(&mut base, Time::ZERO);
@@ -255,7 +255,7 @@ mod tests {
         // arrival ahead (116 ms) instead, and the order is kept.
         let mut l = dir(1_000_000, Dur::from_millis(100));
         for i in 0..10 {
-            l.offer(Time::ZERO, i, 1000).unwrap();
+            l.offer(Time::ZERO, Held::test(i, 1000)).unwrap();
         }
         l.set_delay(ms(20), Dur::from_millis(10));
         let got = drain(&mut l, ms(20));
@@ -264,7 +264,7 @@ mod tests {
         assert_eq!(&got[..2], [(0, ms(108)), (1, ms(116))]);
         assert!(got.iter().skip(2).all(|g| g.1 == ms(116)), "{got:?}");
         // Once nothing propagates, the new delay alone: on the air 500-508 ms, then 10 ms.
-        l.offer(ms(500), 10, 1000).unwrap();
+        l.offer(ms(500), Held::test(10, 1000)).unwrap();
         assert_eq!(drain(&mut l, ms(500)), [(10, ms(518))]);
         assert!(!l.air_extras, "back on the fast path");
         assert!(l.conserves_packets());
@@ -275,8 +275,8 @@ mod tests {
         // Packet 0 left the air at 8 ms with 1 ms to go (9 ms); packet 1, on the air at the
         // change, takes the new 50 ms (16 + 50 ms).
         let mut l = dir(1_000_000, Dur::from_millis(1));
-        l.offer(Time::ZERO, 0, 1000).unwrap();
-        l.offer(Time::ZERO, 1, 1000).unwrap();
+        l.offer(Time::ZERO, Held::test(0, 1000)).unwrap();
+        l.offer(Time::ZERO, Held::test(1, 1000)).unwrap();
         l.set_delay(ms(8), Dur::from_millis(50));
         assert_eq!(drain(&mut l, ms(8)), [(0, ms(9)), (1, ms(66))]);
     }
@@ -290,7 +290,7 @@ mod tests {
         // link_state; the others arrive 1 ms after.
         let mut l = dir(1_000_000, Dur::from_millis(1));
         for i in 0..10 {
-            l.offer(Time::ZERO, i, 1000).unwrap();
+            l.offer(Time::ZERO, Held::test(i, 1000)).unwrap();
         }
         let mut none = Vec::new();
         l.set_state(ms(20), LinkState::Blackhole, &mut none);
@@ -313,17 +313,17 @@ mod tests {
         // back from 100 ms (8 ms each, 1 ms propagation).
         let mut l = dir(1_000_000, Dur::from_millis(1));
         for i in 0..3 {
-            l.offer(Time::ZERO, i, 1000).unwrap();
+            l.offer(Time::ZERO, Held::test(i, 1000)).unwrap();
         }
         let mut none = Vec::new();
         l.set_state(ms(4), LinkState::Outage, &mut none);
-        l.offer(ms(10), 3, 1000).unwrap();
-        l.offer(ms(10), 4, 1000).unwrap();
+        l.offer(ms(10), Held::test(3, 1000)).unwrap();
+        l.offer(ms(10), Held::test(4, 1000)).unwrap();
         l.advance(ms(60));
         assert_eq!(l.busy_until(), None);
         assert_eq!(l.queue.len(), 4);
         assert_eq!(l.retry_at(), None, "no retry: the schedule ends the outage");
-        assert_eq!(l.pop_arrived(ms(60)), Some(0));
+        assert_eq!(l.pop_arrived(ms(60)).map(|p| p.idx), Some(0));
         l.set_state(ms(100), LinkState::Up, &mut none);
         l.wake_idle(ms(100));
         let got = drain(&mut l, ms(100));
@@ -338,7 +338,7 @@ mod tests {
         let mut none = Vec::new();
         l.set_state(Time::ZERO, LinkState::Outage, &mut none);
         l.block_until(ms(200));
-        l.offer(ms(10), 0, 1000).unwrap();
+        l.offer(ms(10), Held::test(0, 1000)).unwrap();
         l.set_state(ms(100), LinkState::Up, &mut none);
         l.wake_idle(ms(100));
         assert_eq!(l.retry_at(), Some(ms(200)));
@@ -352,19 +352,22 @@ mod tests {
         // direction carries.
         let mut l = dir(1_000_000, Dur::from_millis(1));
         for i in 0..3 {
-            l.offer(Time::ZERO, i, 1000).unwrap();
+            l.offer(Time::ZERO, Held::test(i, 1000)).unwrap();
         }
         let mut dropped = Vec::new();
         l.set_state(ms(4), LinkState::Down, &mut dropped);
         assert_eq!(dropped, [1, 2]);
-        assert_eq!(l.offer(ms(5), 3, 1000), Err(DropCause::LinkState));
+        assert_eq!(
+            l.offer(ms(5), Held::test(3, 1000)),
+            Err(DropCause::LinkState)
+        );
         assert_eq!(l.counters.dropped[DropCause::HandoverFlush.slot()], 2);
         assert_eq!(l.counters.dropped[DropCause::LinkState.slot()], 1);
         l.advance(ms(9));
-        assert_eq!(l.pop_arrived(ms(9)), Some(0));
+        assert_eq!(l.pop_arrived(ms(9)).map(|p| p.idx), Some(0));
         l.set_state(ms(20), LinkState::Up, &mut dropped);
         assert!(!l.judges_entry, "back on the drop-tail path");
-        l.offer(ms(20), 4, 1000).unwrap();
+        l.offer(ms(20), Held::test(4, 1000)).unwrap();
         assert_eq!(drain(&mut l, ms(20)), [(4, ms(29))]);
         // Offered 4 (3 dropped on offer, not counted as offered-and-dropped twice).
         assert!(l.conserves_packets());
@@ -385,7 +388,7 @@ mod tests {
         );
         assert_eq!(l.rate_bps(), 1504 * 8 * 1000);
         for i in 0..3 {
-            l.offer(Time::ZERO, i, 1000).unwrap();
+            l.offer(Time::ZERO, Held::test(i, 1000)).unwrap();
         }
         assert_eq!(
             drain(&mut l, Time::ZERO),
@@ -393,7 +396,7 @@ mod tests {
         );
         // A rate ends the trace: 1000 B at 1 Mb/s is 8 ms again.
         l.set_rate(ms(10), 1_000_000);
-        l.offer(ms(10), 3, 1000).unwrap();
+        l.offer(ms(10), Held::test(3, 1000)).unwrap();
         assert_eq!(drain(&mut l, ms(10)), [(3, ms(18))]);
         assert!(l.conserves_packets());
     }
@@ -419,9 +422,9 @@ mod tests {
         let mut delivered = [0u32; 2];
         for k in 0..n {
             let t = ms(k as u64);
-            l.offer(t, k, 125).unwrap();
+            l.offer(t, Held::test(k, 125)).unwrap();
             l.advance(t + Dur::from_millis(1));
-            while let Some(idx) = l.pop_arrived(t + Dur::from_millis(1)) {
+            while let Some(idx) = l.pop_arrived(t + Dur::from_millis(1)).map(|p| p.idx) {
                 delivered[(idx >= n / 2) as usize] += 1;
             }
         }

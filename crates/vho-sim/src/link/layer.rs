@@ -27,7 +27,7 @@
 
 use super::dcf::{Dcf, DcfError};
 use super::rlc_am::{RlcAm, RlcAmConfig, RlcAmError};
-use super::{change::LinkState, DropCause, LinkDir};
+use super::{change::LinkState, DropCause, Held, LinkDir};
 use crate::rng::Rng;
 use crate::spec::LinkLayerSpec;
 use crate::time::Time;
@@ -205,27 +205,27 @@ impl LinkDir {
         self.idle_since = now;
         loop {
             while !self.queue.is_empty() && self.ready_at() <= now && self.layer.has_room() {
-                let Some((idx, size)) = self.queue.pop() else {
+                let Some(p) = self.queue.pop() else {
                     break;
                 };
-                if self.layer.offer(now, idx, size) {
-                    self.in_layer.push_back((idx, size));
+                if self.layer.offer(now, p.idx, p.size) {
+                    self.in_layer.push_back(p);
                 } else {
                     // Not reached: `has_room` was true and room only grows with time.
-                    self.drop_in_layer(idx, DropCause::LinkLayerDiscard);
+                    self.drop_in_layer(p.idx, DropCause::LinkLayerDiscard);
                 }
                 if let Some(starts) = &mut self.starts {
                     starts.push((now, self.queue.len(), self.queue.bytes()));
                 }
             }
             while let Some((idx, at)) = self.layer.poll_delivered(now) {
-                let size = self.take_from_layer(idx);
+                let p = self.take_from_layer(idx);
                 if self.state == LinkState::Blackhole {
                     self.drop_in_layer(idx, DropCause::LinkState);
                 } else {
                     // Released in order, at or before `now` (the world wakes the layer at
                     // every instant it names): the pipe stays in time order.
-                    self.pipe.push_back((at.max(now), idx, size));
+                    self.pipe.push_back(at.max(now), p);
                 }
             }
             while let Some((idx, _)) = self.layer.poll_discarded(now) {
@@ -239,19 +239,11 @@ impl LinkDir {
     }
 
     /// Takes a released packet out of `in_layer` (it is at or near the front: layers release
-    /// in order), returning its size.
-    fn take_from_layer(&mut self, idx: u32) -> u32 {
-        let pos = self.in_layer.iter().position(|&(i, _)| i == idx);
-        match pos.and_then(|p| self.in_layer.remove(p)) {
-            Some((_, size)) => size,
-            None => {
-                debug_assert!(
-                    false,
-                    "invariant: the layer releases only what it was given"
-                );
-                0
-            }
-        }
+    /// in order).
+    fn take_from_layer(&mut self, idx: u32) -> Held {
+        let pos = self.in_layer.iter().position(|p| p.idx == idx);
+        pos.and_then(|p| self.in_layer.remove(p))
+            .expect("invariant: the layer releases only what it was given")
     }
 
     fn drop_in_layer(&mut self, idx: u32, cause: DropCause) {

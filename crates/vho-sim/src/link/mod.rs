@@ -47,6 +47,28 @@ use queue::{DropTail, Limit};
 use red::{Red, Verdict};
 use std::collections::VecDeque;
 
+/// A packet as a direction holds it, from its offer to its arrival at the far node: its slot,
+/// its size on the wire (what the queue counts and the serialiser times) and its destination.
+/// Nothing changes a packet's addresses or size while a link holds it (tunnels and options
+/// are added and removed at nodes), so the node it reaches routes a packet in transit on
+/// `dst` without reading its slot, which by then has long left the cache: three reads per
+/// datagram of Chen et al.'s cross traffic (`world::forward`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Held {
+    pub idx: PktIdx,
+    pub size: u32,
+    /// `Packet::dst` when offered.
+    pub dst: u32,
+}
+
+impl Held {
+    /// A test's packet of `size` bytes in slot `idx`, for node 1.
+    #[cfg(test)]
+    pub(crate) fn test(idx: PktIdx, size: u32) -> Held {
+        Held { idx, size, dst: 1 }
+    }
+}
+
 /// Why a packet was dropped.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord)]
 pub enum DropCause {
@@ -121,6 +143,48 @@ impl LinkCounters {
     }
 }
 
+/// A direction's packets propagating, with their arrival times, in order (FIFO: the delay is
+/// fixed, or varies with `jitter` and arrivals keep the order of departures), and the head's
+/// arrival beside the ring: the world asks for it after every offer (`next_arrival`), when
+/// the ring's head has long left the cache (`perf annotate`, Chen et al.'s world: a tenth of
+/// `offer_on`'s samples on that load).
+#[derive(Default)]
+struct Pipe {
+    ring: VecDeque<(Time, Held)>,
+    /// `ring`'s front's arrival time.
+    head_at: Option<Time>,
+}
+
+impl Pipe {
+    #[inline(always)]
+    fn push_back(&mut self, at: Time, p: Held) {
+        if self.ring.is_empty() {
+            self.head_at = Some(at);
+        }
+        self.ring.push_back((at, p));
+    }
+
+    /// Pops the head if it has arrived by `now`.
+    #[inline(always)]
+    fn pop_arrived(&mut self, now: Time) -> Option<Held> {
+        if self.head_at? > now {
+            return None;
+        }
+        let (_, p) = self.ring.pop_front()?;
+        self.head_at = self.ring.front().map(|&(at, _)| at);
+        Some(p)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ring.is_empty()
+    }
+
+    /// The last packet's arrival time.
+    fn back_at(&self) -> Option<Time> {
+        self.ring.back().map(|&(at, _)| at)
+    }
+}
+
 pub struct LinkDir {
     /// Node at the sending end and at the receiving end.
     pub from: NodeIdx,
@@ -161,12 +225,11 @@ pub struct LinkDir {
     /// loss draws on, not again from the start).
     spare_rng: Option<Rng>,
     /// The packet being serialised and when it finishes.
-    in_tx: Option<(PktIdx, u32, Time)>,
+    in_tx: Option<(Held, Time)>,
     /// When the serialiser last fell idle (meaningful while `in_tx` is `None`).
     idle_since: Time,
-    /// Packets propagating, with their arrival times (FIFO: the delay is fixed, or varies
-    /// with `jitter` and arrivals keep the order of departures).
-    pipe: VecDeque<(Time, PktIdx, u32)>,
+    /// Packets propagating.
+    pipe: Pipe,
     /// A packet-delivery trace serialising instead of `rate_bps` (`trace`, Mahimahi's
     /// format), boxed: it is only looked at when `ser_last` misses, which it then always does.
     trace: Option<Box<trace::DeliveryTrace>>,
@@ -177,9 +240,8 @@ pub struct LinkDir {
     layer: layer::LinkLayer,
     /// Whether `layer` is not `Plain`: the one flag the plain path tests.
     layered: bool,
-    /// Packets inside the link layer (offered, neither delivered nor discarded yet), with
-    /// their sizes.
-    in_layer: VecDeque<(PktIdx, u32)>,
+    /// Packets inside the link layer (offered, neither delivered nor discarded yet).
+    in_layer: VecDeque<Held>,
     /// On the cold path: the last arrival time given, which the next may not precede.
     last_arrival: Time,
     /// Nothing starts serialising before this instant (`Time::MAX`: an outage).
@@ -225,7 +287,7 @@ impl LinkDir {
             entry_loss: entry,
             in_tx: None,
             idle_since: Time::ZERO,
-            pipe: VecDeque::new(),
+            pipe: Pipe::default(),
             trace: None,
             jitter: None,
             layer: layer::LinkLayer::Plain,
@@ -261,13 +323,13 @@ impl LinkDir {
         // Most calls find nothing to do: the packet on the air is not through yet, or the
         // direction is idle and empty.
         match self.in_tx {
-            Some((_, _, done)) if done > now => {}
+            Some((_, done)) if done > now => {}
             // Through, with nothing waiting behind it, on a plain path: into the pipe, as
             // `replay` would put it (without its call: 6 % of Chen et al.'s world's
             // instructions went to entering and leaving it, its every packet passing here).
-            Some((idx, size, done)) if !self.air_extras && self.queue.is_empty() => {
+            Some((p, done)) if !self.air_extras && self.queue.is_empty() => {
                 self.in_tx = None;
-                self.pipe.push_back((done + self.delay, idx, size));
+                self.pipe.push_back(done + self.delay, p);
                 self.idle_since = done;
             }
             None if self.layered => self.replay_layered(now),
@@ -279,15 +341,15 @@ impl LinkDir {
     fn replay(&mut self, now: Time) {
         loop {
             let free = match self.in_tx {
-                Some((idx, size, done)) => {
+                Some((p, done)) => {
                     if done > now {
                         return;
                     }
                     self.in_tx = None;
                     if self.air_extras {
-                        self.leave_with_extras(done, idx, size);
+                        self.leave_with_extras(done, p);
                     } else {
-                        self.pipe.push_back((done + self.delay, idx, size));
+                        self.pipe.push_back(done + self.delay, p);
                     }
                     done
                 }
@@ -298,10 +360,10 @@ impl LinkDir {
             if start > now || self.queue.is_empty() {
                 return;
             }
-            let Some((idx, size)) = self.queue.pop() else {
+            let Some(p) = self.queue.pop() else {
                 return;
             };
-            self.start(start, idx, size, true);
+            self.start(start, p, true);
         }
     }
 
@@ -310,15 +372,15 @@ impl LinkDir {
     /// the one ahead of it.
     #[cold]
     #[inline(never)]
-    fn leave_with_extras(&mut self, done: Time, idx: PktIdx, size: u32) {
+    fn leave_with_extras(&mut self, done: Time, p: Held) {
         if self.state == LinkState::Blackhole {
             self.counters.dropped[DropCause::LinkState.slot()] += 1;
-            self.lost.push((idx, DropCause::LinkState));
+            self.lost.push((p.idx, DropCause::LinkState));
             return;
         }
         if self.air_lossy && self.loss.lose(done) {
             self.counters.dropped[2] += 1;
-            self.lost.push((idx, DropCause::RandomLoss));
+            self.lost.push((p.idx, DropCause::RandomLoss));
             return;
         }
         let mut at = done + self.delay;
@@ -333,12 +395,13 @@ impl LinkDir {
             self.refresh_flags();
         }
         self.last_arrival = at;
-        self.pipe.push_back((at, idx, size));
+        self.pipe.push_back(at, p);
     }
 
     /// Puts a packet on the air at `start` (`queued`: it waited in the queue then).
     #[inline(always)]
-    fn start(&mut self, start: Time, idx: PktIdx, size: u32, queued: bool) {
+    fn start(&mut self, start: Time, p: Held, queued: bool) {
+        let size = p.size;
         if self.ser_last.0 != size {
             self.ser_last = match &mut self.trace {
                 None => (size, Dur::serialization(size, self.rate_bps)),
@@ -346,7 +409,7 @@ impl LinkDir {
                 Some(t) => (0, trace::on_air(t, start, size, queued)),
             };
         }
-        self.in_tx = Some((idx, size, start + self.ser_last.1));
+        self.in_tx = Some((p, start + self.ser_last.1));
         if let Some(starts) = &mut self.starts {
             starts.push((start, self.queue.len(), self.queue.bytes()));
         }
@@ -354,14 +417,15 @@ impl LinkDir {
 
     /// Offers a packet from the sending node at `now`. `Err` when the queue drops it (the
     /// caller frees the packet and records the drop).
-    pub fn offer(&mut self, now: Time, idx: PktIdx, size: u32) -> Result<(), DropCause> {
+    pub fn offer(&mut self, now: Time, p: Held) -> Result<(), DropCause> {
+        let size = p.size;
         self.advance(now);
         self.counters.offered += 1;
         if self.judges_entry {
             self.judge_entry(now, size)?;
             if self.layered {
                 // The link layer takes it from the queue when it has room.
-                self.queue.push_unchecked(idx, size);
+                self.queue.push_unchecked(p);
                 self.replay_layered(now);
                 return Ok(());
             }
@@ -377,11 +441,11 @@ impl LinkDir {
         if idle && self.queue.is_empty() && self.ready_at() <= now {
             // Idle, empty and free to send: on the air at once, as `replay` would put it,
             // without passing through the queue's ring.
-            self.start(now, idx, size, false);
+            self.start(now, p, false);
             self.advance(now); // through already if its time on the air is zero
             return Ok(());
         }
-        self.queue.push_unchecked(idx, size);
+        self.queue.push_unchecked(p);
         if idle {
             self.replay(now);
         }
@@ -469,7 +533,7 @@ impl LinkDir {
     /// finishes, or a blocked direction holding packets may start. `None` when idle and empty.
     pub fn next_dequeue(&self) -> Option<Time> {
         match self.in_tx {
-            Some((_, _, done)) => Some(done),
+            Some((_, done)) => Some(done),
             None => self.retry_at(),
         }
     }
@@ -495,29 +559,24 @@ impl LinkDir {
 
     /// When the packet now on the air finishes, if any (as of the last `advance`).
     pub fn busy_until(&self) -> Option<Time> {
-        self.in_tx.map(|(_, _, t)| t)
+        self.in_tx.map(|(_, t)| t)
     }
 
     /// Pops the pipe's head if it has arrived by `now` (call [`LinkDir::advance`] first).
-    pub fn pop_arrived(&mut self, now: Time) -> Option<PktIdx> {
-        match self.pipe.front() {
-            Some(&(at, idx, size)) if at <= now => {
-                self.pipe.pop_front();
-                self.counters.delivered += 1;
-                self.counters.delivered_bytes += size as u64;
-                Some(idx)
-            }
-            _ => None,
-        }
+    pub fn pop_arrived(&mut self, now: Time) -> Option<Held> {
+        let p = self.pipe.pop_arrived(now)?;
+        self.counters.delivered += 1;
+        self.counters.delivered_bytes += p.size as u64;
+        Some(p)
     }
 
     /// When the next packet reaches the far node: the pipe's head, or the packet on the air
     /// once it is through (unless the loss model takes it: then nothing arrives then, and
     /// the next arrival is known after `advance`).
     pub fn next_arrival(&self) -> Option<Time> {
-        match (self.pipe.front(), self.in_tx) {
-            (Some(&(at, _, _)), _) => Some(at),
-            (None, Some((_, _, done))) => Some(done + self.delay),
+        match (self.pipe.head_at, self.in_tx) {
+            (Some(at), _) => Some(at),
+            (None, Some((_, done))) => Some(done + self.delay),
             (None, None) if self.layered => self.layer.poll_timeout(),
             (None, None) => None,
         }
@@ -526,18 +585,18 @@ impl LinkDir {
     /// Every packet the direction holds: waiting, serialising, propagating (as of the last
     /// `advance`).
     pub fn held(&self) -> impl Iterator<Item = PktIdx> + '_ {
-        let pipe = self.pipe.iter().map(|&(_, idx, _)| idx);
-        let layer = self.in_layer.iter().map(|&(idx, _)| idx);
+        let pipe = self.pipe.ring.iter().map(|&(_, p)| p.idx);
+        let layer = self.in_layer.iter().map(|p| p.idx);
         self.queue
             .iter()
-            .chain(self.in_tx.map(|t| t.0))
+            .chain(self.in_tx.map(|t| t.0.idx))
             .chain(layer)
             .chain(pipe)
     }
 
     /// Bytes propagating (through the serialiser, not yet at the far node).
     pub fn pipe_bytes(&self) -> u64 {
-        self.pipe.iter().map(|&(_, _, size)| size as u64).sum()
+        self.pipe.ring.iter().map(|&(_, p)| p.size as u64).sum()
     }
 
     /// Packets waiting, serialising or propagating.
@@ -545,7 +604,7 @@ impl LinkDir {
         self.queue.len() as u64
             + self.in_tx.is_some() as u64
             + self.in_layer.len() as u64
-            + self.pipe.len() as u64
+            + self.pipe.ring.len() as u64
     }
 
     /// Packet conservation (checked at the end of every run):
@@ -588,14 +647,14 @@ mod tests {
             crate::rng::Rng::stream(5, "jitter"),
         ));
         for i in 0..100 {
-            l.offer(Time::ZERO, i, 1000).unwrap();
+            l.offer(Time::ZERO, Held::test(i, 1000)).unwrap();
         }
         let mut got = Vec::new();
         let mut t = Time::ZERO;
         while let Some(next) = l.next_arrival() {
             t = next;
             l.advance(t);
-            while let Some(idx) = l.pop_arrived(t) {
+            while let Some(idx) = l.pop_arrived(t).map(|p| p.idx) {
                 got.push((t, idx));
             }
         }
@@ -624,13 +683,13 @@ mod tests {
     fn a_packet_takes_serialisation_plus_propagation() {
         // 1500 B at 5 Mb/s = 2.4 ms on the air, then 2 ms of propagation.
         let mut l = dir(5_000_000, 2, 10);
-        l.offer(Time::ZERO, 7, 1500).unwrap();
+        l.offer(Time::ZERO, Held::test(7, 1500)).unwrap();
         assert_eq!(l.busy_until(), Some(Time(2_400_000)));
         assert_eq!(l.next_arrival(), Some(Time(4_400_000)));
         l.advance(Time(4_399_999));
-        assert_eq!(l.pop_arrived(Time(4_399_999)), None);
+        assert_eq!(l.pop_arrived(Time(4_399_999)).map(|p| p.idx), None);
         l.advance(Time(4_400_000));
-        assert_eq!(l.pop_arrived(Time(4_400_000)), Some(7));
+        assert_eq!(l.pop_arrived(Time(4_400_000)).map(|p| p.idx), Some(7));
         assert!(l.conserves_packets());
     }
 
@@ -639,9 +698,12 @@ mod tests {
         // QueueModel::DropTail: limit 1 holds one waiting packet while another is transmitted
         // (ns-2's rule would hold none: see queue.rs).
         let mut l = dir(1_000_000, 1, 1);
-        assert!(l.offer(Time::ZERO, 1, 1000).is_ok());
-        assert!(l.offer(Time::ZERO, 2, 1000).is_ok());
-        assert_eq!(l.offer(Time::ZERO, 3, 1000), Err(DropCause::QueueOverflow));
+        assert!(l.offer(Time::ZERO, Held::test(1, 1000)).is_ok());
+        assert!(l.offer(Time::ZERO, Held::test(2, 1000)).is_ok());
+        assert_eq!(
+            l.offer(Time::ZERO, Held::test(3, 1000)),
+            Err(DropCause::QueueOverflow)
+        );
         assert_eq!(l.counters.dropped[0], 1);
         assert!(l.conserves_packets());
     }
@@ -650,7 +712,7 @@ mod tests {
     fn a_blocked_direction_queues_but_does_not_send() {
         let mut l = dir(1_000_000, 1, 5);
         l.blocked_until = Time::from_secs(1);
-        l.offer(Time::ZERO, 1, 100).unwrap();
+        l.offer(Time::ZERO, Held::test(1, 100)).unwrap();
         assert_eq!(l.busy_until(), None);
         assert_eq!(l.retry_at(), Some(Time::from_secs(1)));
         l.advance(Time::from_millis(999));
@@ -670,14 +732,14 @@ mod tests {
         let mut l = dir(1_000_000, 1, 10);
         l.starts = Some(Vec::new());
         for i in 0..3 {
-            l.offer(Time::ZERO, i, 1000).unwrap();
+            l.offer(Time::ZERO, Held::test(i, 1000)).unwrap();
         }
         l.advance(Time::from_millis(20));
         assert_eq!(l.busy_until(), Some(Time::from_millis(24)));
         assert!(l.queue.is_empty());
-        assert_eq!(l.pop_arrived(Time::from_millis(20)), Some(0));
-        assert_eq!(l.pop_arrived(Time::from_millis(20)), Some(1));
-        assert_eq!(l.pop_arrived(Time::from_millis(20)), None);
+        assert_eq!(l.pop_arrived(Time::from_millis(20)).map(|p| p.idx), Some(0));
+        assert_eq!(l.pop_arrived(Time::from_millis(20)).map(|p| p.idx), Some(1));
+        assert_eq!(l.pop_arrived(Time::from_millis(20)).map(|p| p.idx), None);
         assert_eq!(l.next_arrival(), Some(Time::from_millis(25)));
         let starts: Vec<_> = l
             .starts

@@ -98,7 +98,6 @@ impl World {
         };
         let mut flows = Vec::with_capacity(spec.flows.len());
         let mut tfrc = super::tfrc::build(spec);
-        let mut cross = super::cross::build(spec);
         for (f, fs) in spec.flows.iter().enumerate() {
             let to = |d: DirIdx| dirs[d as usize].to;
             // With Mobile IPv6 a mobile's routes are its entities' business (by address).
@@ -158,7 +157,6 @@ impl World {
                 ip_id: [0, 0],
                 rx_bins: spec.record.series.then(vho_bins),
                 tfrc: tfrc[f].take(),
-                cross: cross[f].take(),
                 probe_series: (spec.record.series && fs.probe.enabled)
                     .then(crate::record::series::ProbeSeries::default),
             });
@@ -208,6 +206,7 @@ impl World {
             maybe_done: spec.flows.is_empty(),
             handovers,
             flows,
+            cross: super::cross::build(spec),
             any_functions: !spec.functions.is_empty() || mip.is_some(),
             mip,
             schedule,

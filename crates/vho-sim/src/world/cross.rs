@@ -65,6 +65,9 @@ impl BinCursor {
 /// One cross-traffic flow: its source and its counts.
 pub(super) struct CrossFlow {
     source: ParetoOnOff,
+    /// The flow's host and sink (the spec's, kept beside the counts the send updates).
+    src: NodeIdx,
+    dst: NodeIdx,
     /// The size of the datagram due at the next `CrossSend` (the source gives it with the gap).
     next_size: u32,
     packets_sent: u64,
@@ -103,7 +106,7 @@ pub struct CrossSummary {
 
 /// The sources of every Pareto flow (`None` for the others), each drawing from its own
 /// stream of the run's seed, named after the flow.
-pub(super) fn build(spec: &Spec) -> Vec<Option<Box<CrossFlow>>> {
+pub(super) fn build(spec: &Spec) -> Vec<Option<CrossFlow>> {
     spec.flows
         .iter()
         .map(|fs| match fs.kind {
@@ -111,8 +114,10 @@ pub(super) fn build(spec: &Spec) -> Vec<Option<Box<CrossFlow>>> {
                 let rng = Rng::stream(spec.seed, &format!("flow:{}:pareto", fs.name));
                 let source = ParetoOnOff::new(cfg, rng)
                     .expect("invariant: the scenario validated the source's parameters");
-                Some(Box::new(CrossFlow {
+                Some(CrossFlow {
                     source,
+                    src: fs.src,
+                    dst: fs.dst,
                     next_size: cfg.packet_size,
                     packets_sent: 0,
                     bytes_sent: 0,
@@ -125,7 +130,7 @@ pub(super) fn build(spec: &Spec) -> Vec<Option<Box<CrossFlow>>> {
                     },
                     sent_bin: BinCursor::default(),
                     delivered_bin: BinCursor::default(),
-                }))
+                })
             }
             _ => None,
         })
@@ -134,9 +139,8 @@ pub(super) fn build(spec: &Spec) -> Vec<Option<Box<CrossFlow>>> {
 
 impl World {
     fn cross_flow(&mut self, f: usize) -> &mut CrossFlow {
-        self.flows[f]
-            .cross
-            .as_deref_mut()
+        self.cross[f]
+            .as_mut()
             .expect("invariant: a cross-traffic event names a Pareto flow")
     }
 
@@ -158,8 +162,8 @@ impl World {
     /// Sends the datagram due now and schedules the next.
     pub(super) fn on_cross_send(&mut self, f: usize) {
         let now = self.now;
-        let (src, dst) = (self.spec.flows[f].src, self.spec.flows[f].dst);
         let flow = self.cross_flow(f);
+        let (src, dst) = (flow.src, flow.dst);
         let size = flow.next_size;
         let ip_id = flow.ip_id;
         flow.ip_id = ip_id.wrapping_add(1);
@@ -184,8 +188,7 @@ impl World {
     }
 
     /// A datagram reached its sink: counted, freed.
-    #[cold]
-    #[inline(never)]
+    #[inline(always)]
     pub(super) fn deliver_cross(&mut self, node: NodeIdx, idx: PktIdx) {
         if self.capture[node] && self.spec.record.pcap_cross {
             self.tap_cross(node, idx);
@@ -202,6 +205,8 @@ impl World {
         flow.delivered_bin.add(&mut flow.bins.delivered, now, size);
     }
 
+    #[cold]
+    #[inline(never)]
     fn tap_cross(&mut self, node: NodeIdx, idx: PktIdx) {
         let (now, pkt) = (self.now, *self.slab.get(idx));
         for (n, tap) in self.taps.iter_mut() {

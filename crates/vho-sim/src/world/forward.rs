@@ -1,7 +1,7 @@
 //! Packets moving: endpoints transmitting, nodes forwarding, links delivering, drops.
 
 use super::{Event, World};
-use crate::link::DropCause;
+use crate::link::{DropCause, Held};
 use crate::net::routes::{dir_link, DirIdx};
 use crate::packet::{Packet, PktIdx};
 use crate::record::series::TcpSample;
@@ -170,7 +170,7 @@ impl World {
             let pkt = self.slab.get(idx);
             if pkt.net & crate::packet::net::EXTERNAL != 0 && pkt.inner_dst != 0 {
                 match self.pinned_egress(node, idx) {
-                    Ok(d) => self.offer_on(idx, Some(d)),
+                    Ok(d) => self.offer_on(self.held(idx), Some(d)),
                     Err(cause) => self.free_dropped(idx, None, cause),
                 }
                 return;
@@ -191,7 +191,7 @@ impl World {
         }
         if self.mip.is_some() {
             let d = self.egress(node, idx);
-            self.offer_on(idx, d);
+            self.offer_on(self.held(idx), d);
         } else {
             self.route_and_offer(node, idx);
         }
@@ -200,25 +200,39 @@ impl World {
     /// Offers the packet at `node` to the link its route names.
     #[inline(always)]
     fn route_and_offer(&mut self, node: NodeIdx, idx: PktIdx) {
-        let d = self
-            .routes
-            .next_hop(node, self.slab.get(idx).dst as NodeIdx);
-        self.offer_on(idx, d);
+        self.route_held(node, self.held(idx));
+    }
+
+    /// As `route_and_offer`, for a packet whose size and destination are known.
+    #[inline(always)]
+    fn route_held(&mut self, node: NodeIdx, p: Held) {
+        let d = self.routes.next_hop(node, p.dst as NodeIdx);
+        self.offer_on(p, d);
+    }
+
+    /// The packet in slot `idx` as a link direction holds it.
+    #[inline(always)]
+    fn held(&self, idx: PktIdx) -> Held {
+        let pkt = self.slab.get(idx);
+        Held {
+            idx,
+            size: pkt.wire_bytes,
+            dst: pkt.dst,
+        }
     }
 
     /// Offers the packet to direction `d` (`None`: it has no route and is dropped). The one
     /// caller of `LinkDir::offer`, which stays inlined only so (a second call site cost 3 %).
-    fn offer_on(&mut self, idx: PktIdx, d: Option<DirIdx>) {
+    fn offer_on(&mut self, p: Held, d: Option<DirIdx>) {
         let now = self.now;
-        let size = self.slab.get(idx).wire_bytes;
         let Some(d) = d else {
             // Unreachable by construction (the world checks routes of every flow, and a
             // mobile host always has one active link); counted as a queue drop on no link.
-            self.free_dropped(idx, None, DropCause::QueueOverflow);
+            self.free_dropped(p.idx, None, DropCause::QueueOverflow);
             return;
         };
-        if let Err(cause) = self.dirs[d as usize].offer(now, idx, size) {
-            self.free_dropped(idx, Some(d), cause);
+        if let Err(cause) = self.dirs[d as usize].offer(now, p) {
+            self.free_dropped(p.idx, Some(d), cause);
         }
         self.took_effect(d);
         self.sample_queue(d);
@@ -232,27 +246,37 @@ impl World {
         self.dirs[i].advance(now);
         self.book(d);
         let node = self.dirs[i].to;
-        while let Some(idx) = self.dirs[i].pop_arrived(now) {
-            self.arrive(node, d, idx);
+        while let Some(p) = self.dirs[i].pop_arrived(now) {
+            self.arrive(node, d, p);
         }
         self.arm(d);
     }
 
-    fn arrive(&mut self, node: NodeIdx, via: DirIdx, idx: PktIdx) {
+    fn arrive(&mut self, node: NodeIdx, via: DirIdx, p: Held) {
         self.note_mobile_arrival(node, via);
-        let pkt = self.slab.get(idx);
-        if pkt.dst as NodeIdx != node {
+        let idx = p.idx;
+        if p.dst as NodeIdx != node {
             // In transit: routed by hops, whatever it carries (cross traffic crosses two
-            // routers for every sink it reaches), unless Mobile IPv6 routes by address.
-            if self.mip.is_none() {
-                self.forward(node, idx, Some(via));
-            } else {
+            // routers for every sink it reaches), unless Mobile IPv6 routes by address. On
+            // the usual path the packet's slot is not read: the link held its size and
+            // destination.
+            if self.mip.is_some() {
                 self.arrive_other(node, via, idx);
+            } else if self.any_functions {
+                self.forward_from(node, idx, Some(via), 0);
+            } else {
+                self.route_held(node, p);
             }
             return;
         }
+        let pkt = self.slab.get(idx);
         if pkt.net != 0 {
-            self.arrive_other(node, via, idx);
+            if pkt.net == crate::packet::net::CROSS {
+                // A quarter of the events of Chen et al.'s world: kept off the cold chain.
+                self.deliver_cross(node, idx);
+            } else {
+                self.arrive_other(node, via, idx);
+            }
             return;
         }
         if self.capture[node] {

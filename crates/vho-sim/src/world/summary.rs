@@ -436,7 +436,7 @@ impl World {
                         oracle_cwnd_segments: o.path.map(|p| p.window_segments()),
                     }
                 }),
-                cross: flow.cross.as_deref().map(|c| {
+                cross: self.cross[f].as_ref().map(|c| {
                     let dropped = flow.drops.iter().flatten().sum();
                     c.summary(fs.start, self.now, dropped)
                 }),
@@ -584,9 +584,9 @@ impl World {
             .collect();
         let rx_bins = self.flows.iter().map(|f| f.rx_bins.clone()).collect();
         let cross_bins = self
-            .flows
+            .cross
             .iter_mut()
-            .map(|f| f.cross.as_mut().map(|c| std::mem::take(&mut c.bins)))
+            .map(|c| c.as_mut().map(|c| std::mem::take(&mut c.bins)))
             .collect();
         let taps = std::mem::take(&mut self.taps);
         RunOutput {

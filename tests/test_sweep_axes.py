@@ -172,14 +172,16 @@ def test_flow_metrics_appear_once(grid: Path, tmp_path: Path) -> None:
 
 
 #: Long enough that the sweep is still running when the test's Ctrl-C comes, also when the
-#: test process is starved by a loaded machine (400 of these runs took 1.7 s: under load the
-#: whole sweep ended before the signal, twice in four full test runs, and once more at stop 32
-#: beside a perf record and emulations at 1 Gb/s; 20 MB makes each run ten times as long).
-#: Interrupted, its length costs nothing.
-LONG = """replications = 2000
+#: test process is starved by a loaded machine. What makes it long is each run's events, not
+#: their number (planning a sweep costs per replication): 2000 runs of FIG1 stopped at 120 s
+#: took 1 ms each by stop 32 and the whole sweep ended before the signal in full test runs;
+#: stopped at 2400 s a run has 123,000 events and takes 9 ms, so 1000 take some 5 s on two
+#: workers, the signal coming after about ten.
+LONG = """replications = 1000
 batch = 2
 [set]
-"flow.0.size" = "20 MB"
+"flow.0.size" = "200 MB"
+"run.stop" = "2400 s"
 "handover.0.window" = "1 s"
 """
 

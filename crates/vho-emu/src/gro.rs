@@ -15,7 +15,7 @@
 //! or SYN, closes the run after joining it; a pure ACK never starts one (its length is below
 //! any MSS). The run stays under IPv4's 64 KB.
 
-use crate::gso::{self, VnetHdr, CWR, FIN, F_NEEDS_CSUM, GSO_NONE, GSO_TCPV4, PSH, RST, SYN, URG};
+use crate::gso::{self, VnetHdr, CWR, FIN, GSO_NONE, PSH, RST, SYN, URG};
 
 /// The IPv4 total length's limit (RFC 791 §3.1: 16 bits), GRO's own (`gro_max_size`'s
 /// default, GRO_LEGACY_MAX_SIZE, is 65,536).
@@ -188,14 +188,7 @@ impl<T> Run<T> {
             out.extend_from_slice(&VnetHdr::default().bytes());
             return o.hl;
         }
-        let h = VnetHdr {
-            flags: F_NEEDS_CSUM,
-            gso_type: GSO_TCPV4,
-            hdr_len: o.hl as u16,
-            gso_size: o.mss as u16,
-            csum_start: 20,
-            csum_offset: 16,
-        };
+        let h = VnetHdr::tcp4(o.hl as u16, o.mss as u16);
         debug_assert_ne!(h.gso_type, GSO_NONE);
         out.extend_from_slice(&h.bytes());
         let at = out.len();
@@ -311,17 +304,7 @@ mod tests {
         let hl = run.header(&p[0], &mut out);
         assert_eq!(hl, 52);
         let h = VnetHdr::parse(&out).unwrap();
-        assert_eq!(
-            h,
-            VnetHdr {
-                flags: F_NEEDS_CSUM,
-                gso_type: GSO_TCPV4,
-                hdr_len: 52,
-                gso_size: 1448,
-                csum_start: 20,
-                csum_offset: 16,
-            }
-        );
+        assert_eq!(h, VnetHdr::tcp4(52, 1448));
         let ip = &out[10..];
         assert_eq!(ip.len(), 52);
         // 52 bytes of headers and 1448 + 1448 + 500 of payload.

@@ -44,6 +44,20 @@ pub struct VnetHdr {
 }
 
 impl VnetHdr {
+    /// A TCP/IPv4 GSO packet's header (`virtio_net_hdr`): headers of `hdr_len` bytes, segments
+    /// of `gso_size`, the TCP checksum to complete (it starts after a 20-byte IP header and
+    /// sits 16 bytes into the TCP header).
+    pub fn tcp4(hdr_len: u16, gso_size: u16) -> VnetHdr {
+        VnetHdr {
+            flags: F_NEEDS_CSUM,
+            gso_type: GSO_TCPV4,
+            hdr_len,
+            gso_size,
+            csum_start: 20,
+            csum_offset: 16,
+        }
+    }
+
     pub fn parse(b: &[u8]) -> Option<VnetHdr> {
         let w = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
         (b.len() >= VNET_HDR_LEN).then(|| VnetHdr {
@@ -260,14 +274,7 @@ pub(crate) mod tests {
 
     #[test]
     fn the_virtio_header_round_trips_in_little_endian() {
-        let h = VnetHdr {
-            flags: F_NEEDS_CSUM,
-            gso_type: GSO_TCPV4,
-            hdr_len: 52,
-            gso_size: 1448,
-            csum_start: 20,
-            csum_offset: 16,
-        };
+        let h = VnetHdr::tcp4(52, 1448);
         let b = h.bytes();
         assert_eq!(&b[..6], &[1, 1, 52, 0, 0xa8, 0x05]);
         assert_eq!(VnetHdr::parse(&b), Some(h));
@@ -280,14 +287,7 @@ pub(crate) mod tests {
         // As the kernel hands it over: the TCP checksum holds the pseudo-header's sum only.
         big[36] = 0;
         big[37] = 0;
-        let h = VnetHdr {
-            flags: F_NEEDS_CSUM,
-            gso_type: GSO_TCPV4,
-            hdr_len: 52,
-            gso_size: 1448,
-            csum_start: 20,
-            csum_offset: 16,
-        };
+        let h = VnetHdr::tcp4(52, 1448);
         let mut segs = Vec::new();
         let n = split(&h, &big, &mut Vec::new(), |s| segs.push(s.to_vec())).unwrap();
         assert_eq!(n, 3);

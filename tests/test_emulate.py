@@ -164,6 +164,27 @@ def test_a_command_runs_in_the_mobile_host_against_a_server_at_the_correspondent
     assert (out / "command.log").read_text().strip() == "50000"
 
 
+def test_a_command_gets_the_runs_congestion_control_where_a_namespace_may_have_it(
+    tmp_path: Path,
+) -> None:
+    # A socket born with one congestion control keeps what it set up when switched: born BBR
+    # (the machine's default), it paces as reno never does (bbr_init's sk_pacing_status).
+    # So each namespace's default is the run's, where tcp_allowed_congestion_control lets a
+    # namespace have it (reno and bbr on this machine), else reno, which sets nothing up.
+    scenario = tmp_path / "h.toml"
+    scenario.write_text(HANDOVER)
+    allowed = Path("/proc/sys/net/ipv4/tcp_allowed_congestion_control").read_text().split()
+    for cc in ("reno", "cubic", "bbr"):
+        out = tmp_path / cc
+        r = _vho(
+            "emulate", str(scenario), "--out", str(out), "--cc", cc,
+            "--", "cat", "/proc/sys/net/ipv4/tcp_congestion_control",
+        )  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        want = cc if cc in allowed or cc == "reno" else "reno"
+        assert (out / "command.log").read_text().strip() == want, cc
+
+
 def test_sigkill_leaves_namespaces_that_cleanup_removes(tmp_path: Path) -> None:
     scenario = tmp_path / "h.toml"
     scenario.write_text(HANDOVER)

@@ -77,6 +77,8 @@ At 94d1672 (the first four changes) on a quieter machine it was 5.8 % (1200 s, l
     f36a53f  vho 3.01 s CPU, ns-2 15.61 s: 5.19x (load 2.1-2.2)
     fc106d3  vho 2.65 s CPU, ns-2 14.98 s: **5.65x**, wall 2.78 / 15.18 s: 5.46x (load 2.2-2.3;
              its third vho run 3.79 s under the load, the other two 2.42 and 2.65 s)
+    main     vho 2.38 s CPU, ns-2 13.12 s: 5.51x, wall 2.39 / 13.13 s: 5.50x (after the merge of
+             fc106d3 and the emulator's branch, load 1.0)
 
 callgrind (`run_timed`, `run.stop = "30 s"`): 803.3 M instructions -> 760.2 M; the 20 MB cell
 (`run_timed dk-wlan-gprs-20mb.toml 1`) 35.32 M -> 35.97 M (+1.8 %: its queued TCP segments

@@ -275,7 +275,8 @@ def test_multipath_tcp_opens_a_subflow_per_interface_and_survives_the_hard_hando
     # up (its MP_JOIN takes a UMTS round trip and a half from the first data). With the GPRS
     # link and the break at 0.3 s, before the join completes, the correspondent refused the
     # join (MP_RST "administratively prohibited" at its third ACK, 3 runs of 3) and the
-    # connection died with the WLAN.
+    # connection died with the WLAN: the sender had written everything and shut its side, and
+    # Linux admits a join only to an ESTABLISHED connection (mptcp_can_accept_new_subflow).
     scenario = tmp_path / "h.toml"
     scenario.write_text(
         HANDOVER.replace(

@@ -150,6 +150,14 @@ fn new_socket(mptcp: bool) -> std::io::Result<i32> {
     Ok(fd)
 }
 
+/// Bytes written and not yet acknowledged (`SIOCOUTQ`, tcp(7); Multipath TCP's since Linux 6.7).
+fn queued_bytes(fd: i32) -> Option<i32> {
+    let mut n: libc::c_int = 0;
+    // SAFETY: SIOCOUTQ (TIOCOUTQ) writes one int.
+    let r = unsafe { libc::ioctl(fd, libc::TIOCOUTQ, &mut n) };
+    (r == 0).then_some(n)
+}
+
 /// Sets the socket's congestion control (`TCP_CONGESTION`, tcp(7)); a no-op when it has it.
 fn set_cc(fd: i32, cc: &str) -> std::io::Result<()> {
     set_opt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, cc.as_bytes())
@@ -389,7 +397,12 @@ pub fn sender(
                     }
                 }
             } else {
-                if !closed {
+                // Multipath TCP: shut the sending side only once every byte is acknowledged.
+                // Linux admits a subflow's join only while the connection is ESTABLISHED
+                // (`mptcp_can_accept_new_subflow`), and a shut side is FIN-WAIT-1 at once: a
+                // transfer written whole into the socket before the second subflow joined
+                // could never move to it (the MPTCP test's GPRS join, refused at its third ACK).
+                if !closed && (!flow.mptcp || queued_bytes(fd) == Some(0)) {
                     stream.shutdown(std::net::Shutdown::Write)?;
                     closed = true;
                 }

@@ -160,6 +160,8 @@ def main() -> int:
     ap.add_argument("--out", default="benches/out/emu_vs_profile.csv")
     ap.add_argument("--profile-tcp", default="", help="extra keys of the profile's tcp table")
     args = ap.parse_args()
+    if args.mptcp_only and not args.kernel_csv:
+        ap.error("--mptcp-only takes the single-path kernel columns from --kernel-csv")
     kernel: dict[str, dict[str, str]] = {}
     if args.kernel_csv:
         with open(args.kernel_csv, newline="") as fh:

@@ -177,9 +177,9 @@ fn sockaddr(addr: [u8; 4], port: u16) -> libc::sockaddr_in {
 
 /// Listens at `addr:port` in the namespace at `ns` (says so on `ready`), accepts one
 /// connection; `None` if `finish` is raised first. With `cc` the listener has that congestion
-/// control, which the connection inherits from its first segment (`tcp_ca_openreq_child`). The listener comes back with it: Multipath
-/// TCP's further subflows (MP_JOIN SYNs) arrive at the listening socket, so it must live as
-/// long as the connection.
+/// control, which the connection inherits from its first segment (`tcp_ca_openreq_child`).
+/// The listener comes back with it: Multipath TCP's further subflows (MP_JOIN SYNs) arrive at
+/// the listening socket, so it must live as long as the connection.
 fn serve(
     ns: &std::path::Path,
     addr: [u8; 4],
@@ -402,7 +402,8 @@ pub fn sender(
                 // (`mptcp_can_accept_new_subflow`), and a shut side is FIN-WAIT-1 at once: a
                 // transfer written whole into the socket before the second subflow joined
                 // could never move to it (the MPTCP test's GPRS join, refused at its third ACK).
-                if !closed && (!flow.mptcp || queued_bytes(fd) == Some(0)) {
+                // A kernel without MPTCP's SIOCOUTQ (before 6.7) shuts at once, as before.
+                if !closed && (!flow.mptcp || queued_bytes(fd).is_none_or(|n| n == 0)) {
                     stream.shutdown(std::net::Shutdown::Write)?;
                     closed = true;
                 }

@@ -4,9 +4,9 @@
 //!
 //! The loop, on one thread: bring the world up to the present (`World::run_until`), hand the
 //! hosts what reached them, read what they sent (one packet per device) and inject it at the
-//! instant it was read; when nothing was read, wait for the next event or the next packet. Every packet is written to its host's pcap as
-//! the host sends or receives it (the file's clock is the run's: zero when it began). The
-//! devices' I/O is `pump`'s.
+//! instant it was read; when nothing was read, wait for the next event or the next packet.
+//! Every packet is written to its host's pcap as the host sends or receives it (the file's
+//! clock is the run's: zero when it began). The devices' I/O is `pump`'s.
 
 use crate::bulk::{self, BulkFlow, ReceiverResult, SenderResult};
 use crate::capture::OffThread;

@@ -99,6 +99,13 @@ CASES = [
         "handover.at: expected a time at or after 1.6 s, where the previous handover's window",
     ),
     (
+        # Python's tomllib recurses once per level (it overflowed into a traceback, exit 1).
+        "arrays nested thousands deep",
+        GOOD.replace("seed = 1", "seed = " + "[" * 5000 + "]" * 5000),
+        [],
+        "2: recursion limit exceeded",
+    ),
+    (
         "a node name that is a path",
         '[[node]]\nname = "/tmp/x"\nkind = "host"\n',
         [],

@@ -177,6 +177,11 @@ def test_a_failing_run_is_a_row_with_its_error(tmp_path: Path) -> None:
         ("[set]\nbogus.key = 1\n", r"s\.toml:4: \[set\]: .*bogus"),
         ('seeds = "random"\n', r"s\.toml:3: sweep\.seeds: expected per-point or common"),
         ("[[axis]\n", r"s\.toml:3: "),
+        # Python's tomllib recurses once per level (it overflowed into a traceback).
+        (
+            "[set]\nx = " + "[" * 5000 + "]" * 5000 + "\n",
+            r"s\.toml: arrays or inline tables nested too deep",
+        ),
     ],
 )
 def test_bad_sweep_files_are_refused_before_anything_runs(

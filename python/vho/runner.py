@@ -168,8 +168,10 @@ def identity(path: Path | None, text: str) -> list[str]:
         return []
     try:
         run_table = tomllib.loads(text).get("run", {})
-    except tomllib.TOMLDecodeError:
-        return []  # the core reports it, with its line
+    except (tomllib.TOMLDecodeError, RecursionError):
+        # The core reports it, with its line (tomllib recurses once per nested array or
+        # inline table: a hostile file of thousands overflows Python's stack first).
+        return []
     if isinstance(run_table, dict) and "name" in run_table:
         return []
     return [f"run.name={json.dumps(path.stem)}"]
@@ -182,7 +184,7 @@ def _capture_names(text: str, overrides: Sequence[str]) -> list[str]:
     names: list[str] = []
     try:
         pcap = tomllib.loads(text).get("record", {}).get("pcap", [])
-    except (tomllib.TOMLDecodeError, AttributeError):
+    except (tomllib.TOMLDecodeError, RecursionError, AttributeError):
         pcap = []
     names += [n for n in pcap if isinstance(n, str)] if isinstance(pcap, list) else []
     for o in overrides:
@@ -192,7 +194,7 @@ def _capture_names(text: str, overrides: Sequence[str]) -> list[str]:
             continue
         try:
             v = tomllib.loads(f"v = {value}")["v"]
-        except tomllib.TOMLDecodeError:
+        except (tomllib.TOMLDecodeError, RecursionError):
             continue
         if key == "record" and isinstance(v, dict):
             v = v.get("pcap", [])

@@ -266,6 +266,9 @@ def parse(source: str, label: str = "<sweep>", base_dir: Path | None = None) -> 
         m = re.search(r"\(at line (\d+), column \d+\)", str(e))
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
         raise SweepError(f"{label}:{m.group(1) if m else '?'}: {msg}") from None
+    except RecursionError:
+        # tomllib recurses once per nested array or inline table.
+        raise SweepError(f"{label}: arrays or inline tables nested too deep") from None
     unknown = set(doc) - {"sweep", "set", "axis"}
     if unknown:
         raise where.error(None, "top level", "only [sweep], [set] and [[axis]]", sorted(unknown))

@@ -125,23 +125,25 @@ impl HomeAgent {
         };
         let coa = pkt.src;
         let home = self.addresses.owner(coa) as Addr;
-        let status = match self.bindings.iter_mut().find(|b| b.0 == home) {
+        let (status, ba_seq) = match self.bindings.iter_mut().find(|b| b.0 == home) {
             Some(b) if seq.wrapping_sub(b.2) as i16 > 0 || b.2 == 0 => {
                 (b.1, b.2) = (coa, seq);
-                0
+                (0, seq)
             }
-            // §6.1.8 status 135: sequence number out of window.
-            Some(_) => 135,
+            // §9.5.1: a sequence number not newer than the last accepted is rejected with
+            // status 135 (§6.1.8), "and the last accepted sequence number in the Sequence
+            // Number field of the Binding Acknowledgement".
+            Some(b) => (135, b.2),
             None => {
                 self.bindings.push((home, coa, seq));
-                0
+                (0, seq)
             }
         };
         self.updates += 1;
         if ack {
             let ba = Signal::BindingAck {
                 status,
-                seq,
+                seq: ba_seq,
                 lifetime_4s,
             };
             self.out.push_back(signal_packet(now, self.addr, coa, ba));

@@ -59,6 +59,13 @@ pub enum Signal {
         seq: u16,
         lifetime_4s: u16,
     },
+    /// RFC 6275 §6.1.9: a correspondent's error about a packet from the mobile; `status` 1:
+    /// a Home Address option without a matching binding (§9.3.3); `home`: the home address
+    /// the option carried.
+    BindingError {
+        status: u8,
+        home: Addr,
+    },
     /// RFC 6275 §6.1.3-6.1.6: the return routability test's four messages.
     HomeTestInit {
         cookie: u32,
@@ -103,6 +110,8 @@ impl Signal {
             }
             // RH2 + MH 16 (6 + status 1 + flags 1 + seq 2 + lifetime 2 + PadN 4).
             Signal::BindingAck { .. } => IPV6_HEADER + RH2_BYTES + 16,
+            // MH 24 (6 + status 1 + reserved 1 + home address 16), no option.
+            Signal::BindingError { .. } => IPV6_HEADER + 24,
             // MH 16 (6 + reserved 2 + cookie 8).
             Signal::HomeTestInit { .. } | Signal::CareOfTestInit { .. } => IPV6_HEADER + 16,
             // MH 24 (6 + nonce index 2 + cookie 8 + token 8).
@@ -133,6 +142,8 @@ mod tests {
             lifetime_4s: 1,
         };
         assert_eq!(ba.wire_bytes(), 80);
+        let be = Signal::BindingError { status: 1, home: 4 };
+        assert_eq!(be.wire_bytes(), 64);
         assert_eq!(Signal::HomeTestInit { cookie: 1 }.wire_bytes(), 56);
         assert_eq!(
             Signal::HomeTestInit { cookie: 1 }.wire_bytes() + TUNNEL_BYTES,

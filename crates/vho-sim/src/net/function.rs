@@ -146,6 +146,16 @@ impl AnyFunction {
         }
     }
 
+    /// Whether a TCP packet addressed to the node may be delivered: a correspondent refuses
+    /// a Home Address option its binding cache does not match (RFC 6275 §9.3.1) and answers
+    /// with a Binding Error (sent through `poll_transmit`).
+    pub fn admit(&mut self, now: Time, pkt: &Packet) -> bool {
+        match self {
+            AnyFunction::Correspondent(f) => f.admit_home_option(now, pkt),
+            _ => true,
+        }
+    }
+
     /// A packet the function originates now (a signalling message).
     pub fn poll_transmit(&mut self) -> Option<Packet> {
         match self {

@@ -299,6 +299,12 @@ fn mobility(out: &mut Vec<u8>, pkt: &Packet, sig: Signal, plan: &Ipv6Plan) {
             d.extend_from_slice(&[1, 2, 0, 0]);
             (6, d)
         }
+        Signal::BindingError { status, home } => {
+            // RFC 6275 §6.1.9: status, reserved, the home address; no option.
+            let mut d = vec![status, 0];
+            d.extend_from_slice(&plan.global(home));
+            (7, d)
+        }
         Signal::HomeTestInit { cookie } | Signal::CareOfTestInit { cookie } => {
             let mut d = vec![0, 0];
             d.extend_from_slice(&u64::from(cookie).to_be_bytes());

@@ -288,6 +288,16 @@ impl World {
             pkt.net &= !net::RH2;
         }
         if pkt.is_tcp() && pkt.net & net::HAO != 0 {
+            let seen = *pkt;
+            let chain = &mut self.functions[node].chain;
+            if !chain.iter_mut().all(|f| f.admit(now, &seen)) {
+                // Refused at the correspondent (RFC 6275 §9.3.1): sent from a care-of address
+                // its binding does not have, a handover's loss; the Binding Error goes out.
+                self.free_dropped(idx, None, DropCause::HandoverFlush);
+                self.pump_functions(node);
+                return;
+            }
+            let pkt = self.slab.get_mut(idx);
             pkt.src = self
                 .mip
                 .as_ref()
@@ -295,7 +305,7 @@ impl World {
             pkt.wire_bytes -= message::HAO_BYTES;
             pkt.net &= !net::HAO;
         }
-        if pkt.is_tcp() {
+        if self.slab.get(idx).is_tcp() {
             self.deliver_tcp(via, idx);
             return;
         }

@@ -174,6 +174,139 @@ fn a_lost_binding_update_is_sent_again_after_one_then_two_seconds() {
     );
 }
 
+/// The index, among the packets `from`'s direction of `link` has admitted (what its loss
+/// model and `drop_packets` count), of the last one offered by `at_s`: the run stopped there.
+fn index_offered_by(spec: &Spec, link: &str, from: &str, at_s: f64) -> u64 {
+    let mut s = spec.clone();
+    s.stop_at = crate::time::Time::from_secs_f64(at_s);
+    let out = run(&s, Vec::new()).expect("runs");
+    let d = out
+        .summary
+        .links
+        .iter()
+        .find(|d| d.link == link && d.from == from)
+        .expect("the direction");
+    d.offered - d.dropped_queue_overflow - 1
+}
+
+#[test]
+fn a_lost_binding_acknowledgement_is_repaired_by_a_binding_update_with_a_new_sequence_number() {
+    // RFC 6275 §11.7.1: every Binding Update, a retransmission too, carries a greater
+    // sequence number, so the home agent accepts the retransmission (§10.3.1) and
+    // acknowledges it; before, the copy reused its number and was refused with status 135
+    // at +1, 3, 7, 15 s, and registration never completed.
+    let text = format!("{TOPOLOGY}{HARD_UP}");
+    let base = load(&text, &[]);
+    let h0 = handover(&base);
+    // The BA leaves the GPRS router 300 ms + 3.2 ms (80 B at 200 kb/s) before it arrives.
+    let ba_at = h0.ba_s.expect("registers") - 0.3030;
+    let i = index_offered_by(&base, "gprs", "ar-gprs", ba_at);
+    let spec = load(&text, &[&format!("link.4.forward.drop_packets=[{i}]")]);
+    let out = run(&spec, Vec::new()).expect("runs");
+    let h = out.summary.handovers[0].mipv6.clone().expect("mipv6");
+    assert_eq!(h.bu_transmissions, 2);
+    let rtt_ha = 2.0 * 310.0 + 2.0 * ser(80, 200e3);
+    let ba = ms(h.ba_s) - ms(h.bu_sent_s);
+    assert!(
+        (ba - (1000.0 + rtt_ha)).abs() < 0.1,
+        "BA {ba} ms after the first BU, expected 1 s + {rtt_ha} ms"
+    );
+    let ha = out
+        .summary
+        .node_functions
+        .iter()
+        .find(|f| f.kind == "mipv6-home-agent")
+        .expect("home agent");
+    assert_eq!(ha.counters["binding_updates"], 2);
+    // Registration, route optimisation and the transfer go on. T_n ends with the first
+    // packet route-optimised to the new address: the correspondent's next retransmission
+    // after return routability, in its RTO back-off, so more than the BA's one second later.
+    let t_n = h.t_n_s.expect("T_n is finite");
+    let t_n0 = h0.t_n_s.expect("baseline");
+    assert!(
+        t_n > t_n0 + 1.0 && t_n < t_n0 + 8.0,
+        "T_n {t_n}, baseline {t_n0}"
+    );
+    // The download goes on over GPRS, a few seconds (25 kB/s) behind the unharmed run.
+    let base_bytes = run(&base, Vec::new()).expect("runs").summary.flows[0].bytes_delivered;
+    let bytes = out.summary.flows[0].bytes_delivered;
+    assert!(
+        bytes + 200_000 > base_bytes,
+        "{bytes} B against {base_bytes}"
+    );
+}
+
+#[test]
+fn a_lost_home_test_is_repaired_by_the_home_test_init_sent_again() {
+    // RFC 6275 §11.8: the Home Test Init is retransmitted after INITIAL_BINDACK_TIMEOUT; the
+    // second Home Test completes return routability one second later.
+    let text = format!("{TOPOLOGY}{HARD_UP}");
+    let base = load(&text, &[]);
+    let h0 = handover(&base);
+    // The HoT (104 B tunnelled) reaches the mobile before the CoT, which comes right behind it
+    // (a_hard_upward_handover_...): it left the GPRS router 300 ms + 4.16 ms before the BU
+    // to the correspondent, less the CoT's 2.56 ms.
+    let hot_at = h0.bu_cn_sent_s.expect("RR completes") - 0.3042 + 0.00256 - 0.0001;
+    let i = index_offered_by(&base, "gprs", "ar-gprs", hot_at);
+    let spec = load(&text, &[&format!("link.4.forward.drop_packets=[{i}]")]);
+    let h = handover(&spec);
+    let late = h.bu_cn_sent_s.expect("RR completes") - h0.bu_cn_sent_s.expect("baseline");
+    assert!(late > 0.9 && late < 1.1, "RR {late} s later");
+    assert!(h.t_n_s.is_some());
+}
+
+const HARD_UP_UPLOAD: &str = r#"
+[[handover]]
+at = "10 s"
+from = "wlan"
+to = "gprs"
+kind = "hard"
+
+[[flow]]
+from = "mn"
+to = "cn"
+size = "100 MB"
+tcp = { profile = "linux", mss = 1400 }
+"#;
+
+#[test]
+fn a_lost_binding_update_to_the_correspondent_is_repaired_through_a_binding_error() {
+    // The mobile sends from its new care-of address with a Home Address option; the
+    // correspondent, whose binding still has the old address, drops such packets and answers
+    // with a Binding Error, status 1 (RFC 6275 §9.3.1, §9.3.3); the mobile then sends through
+    // the home agent and runs return routability again (§11.3.6). Before, the correspondent
+    // took the option whatever its binding said and sent its ACKs to the old address until
+    // the binding's lifetime ran out.
+    let text = format!("{TOPOLOGY}{HARD_UP_UPLOAD}");
+    let base = load(&text, &[]);
+    let h0 = handover(&base);
+    let bu_at = h0.bu_cn_sent_s.expect("RR completes") + 1e-9;
+    let i = index_offered_by(&base, "gprs", "mn", bu_at);
+    let spec = load(&text, &[&format!("link.4.reverse.drop_packets=[{i}]")]);
+    let out = run(&spec, Vec::new()).expect("runs");
+    let h = out.summary.handovers[0].mipv6.clone().expect("mipv6");
+    let cn = out
+        .summary
+        .node_functions
+        .iter()
+        .find(|f| f.kind == "mipv6-correspondent")
+        .expect("correspondent");
+    assert_eq!(cn.counters["binding_updates"], 1, "the second BU only");
+    assert!(cn.counters["binding_errors_sent"] >= 1);
+    assert_eq!(mn_counter(&out, "binding_errors_received"), 1);
+    assert_eq!(mn_counter(&out, "binding_updates_to_correspondents"), 2);
+    // Repaired within about one GPRS round trip of the first data packet after the lost BU,
+    // plus return routability again: a few seconds, not the binding's 420 s.
+    let t_n = h.t_n_s.expect("T_n is finite");
+    assert!(t_n < h0.t_n_s.expect("baseline") + 5.0, "T_n {t_n}");
+    let base_bytes = run(&base, Vec::new()).expect("runs").summary.flows[0].bytes_delivered;
+    let bytes = out.summary.flows[0].bytes_delivered;
+    assert!(
+        bytes + 200_000 > base_bytes,
+        "{bytes} B against {base_bytes}"
+    );
+}
+
 #[test]
 fn duplicate_address_detection_takes_retrans_timer_per_address_unless_optimistic_or_off() {
     // RFC 4862 §5.4: one Neighbor Solicitation, the address taken RetransTimer (1 s, RFC 4861

@@ -108,6 +108,8 @@ pub struct MobileNode {
     sent: [u64; 4],
     /// Binding Updates sent to correspondents, retransmissions included.
     sent_cn_updates: u64,
+    /// Binding Errors from correspondents acted on (RFC 6275 §11.3.6).
+    binding_errors: u64,
     /// As a mobile router, the nodes behind it (NEMO Basic Support, RFC 3963); empty for a
     /// mobile host.
     network: Vec<Addr>,
@@ -189,6 +191,7 @@ impl MobileNode {
             copy_out: None,
             sent: [0; 4],
             sent_cn_updates: 0,
+            binding_errors: 0,
         }
     }
 
@@ -338,7 +341,6 @@ impl MobileNode {
     }
 
     fn send_home_update(&mut self, now: Time) {
-        self.home_seq = self.home_seq.wrapping_add(1);
         self.home_retx.start(now, INITIAL_BINDACK_TIMEOUT);
         self.emit_home_update(now);
         if let Some(m) = &self.moving {
@@ -346,7 +348,12 @@ impl MobileNode {
         }
     }
 
+    /// Sends a Binding Update to the home agent, a first one or a retransmission: each with
+    /// a sequence number greater than the last one sent (RFC 6275 §11.7.1: "the Sequence
+    /// Number field ... MUST be greater than the Sequence Number value sent in the previous
+    /// Binding Update to the same destination", retransmissions included, §11.8).
     fn emit_home_update(&mut self, now: Time) {
+        self.home_seq = self.home_seq.wrapping_add(1);
         let bu = Signal::BindingUpdate {
             seq: self.home_seq,
             lifetime_4s: BINDING_LIFETIME_4S,
@@ -377,8 +384,22 @@ impl MobileNode {
                 }
             }
             Signal::BindingAck { status, seq, .. } if self.is_peer(pkt.src) => {
-                self.on_cn_ack(pkt.src, seq, status);
+                self.on_cn_ack(now, pkt.src, seq, status);
             }
+            Signal::BindingError { status: 1, .. } if self.is_peer(pkt.src) => {
+                self.on_binding_error(now, pkt.src, via);
+            }
+            // RFC 6275 §11.7.3: status 135, the sequence number out of window: the mobile
+            // takes the acknowledgement's sequence number (the home agent's last accepted,
+            // §9.5.1) and sends again at once with the next one, as UMIP's mn_recv_ba does.
+            Signal::BindingAck {
+                status: 135, seq, ..
+            } if pkt.src == self.ha && self.home_retx.due.is_some() => {
+                self.home_seq = seq;
+                self.emit_home_update(now);
+            }
+            // An acknowledgement of the last Binding Update sent ends its retransmissions
+            // (§11.7.3); one of an earlier copy is stale, the later copy's is awaited.
             Signal::BindingAck { status, seq, .. }
                 if pkt.src == self.ha && seq == self.home_seq && status < 128 =>
             {
@@ -580,6 +601,9 @@ impl MobileNode {
                     .count() as u64,
             ),
         ];
+        if self.binding_errors > 0 {
+            v.push(("binding_errors_received", self.binding_errors));
+        }
         if let Some(b) = &self.uplink_bicast {
             v.push(("packets_bicast", b.duplicated));
         }

@@ -159,7 +159,6 @@ impl MobileNode {
 
     fn send_cn_update(&mut self, now: Time, p: usize, iface: usize) {
         let peer = &mut self.peers[p];
-        peer.seq = peer.seq.wrapping_add(1);
         peer.bound = Some(iface);
         peer.bu_iface = iface;
         if self.cn_ack {
@@ -172,7 +171,11 @@ impl MobileNode {
         }
     }
 
+    /// Sends the Binding Update to correspondent `p`, a first one or a retransmission, each
+    /// with a greater sequence number (RFC 6275 §11.7.1, as for the home agent's).
     fn emit_cn_update(&mut self, now: Time, p: usize) {
+        let peer = &mut self.peers[p];
+        peer.seq = peer.seq.wrapping_add(1);
         let peer = &self.peers[p];
         let bu = Signal::BindingUpdate {
             seq: peer.seq,
@@ -185,12 +188,44 @@ impl MobileNode {
         self.sent_cn_updates += 1;
     }
 
-    /// A Binding Acknowledgement from a correspondent (`cn_ack`): its update is in place.
-    pub(super) fn on_cn_ack(&mut self, from: Addr, seq: u16, status: u8) {
-        if let Some(peer) = self.peers.iter_mut().find(|p| p.addr == from) {
-            if seq == peer.seq && status < 128 {
-                peer.bu.stop();
-            }
+    /// A Binding Acknowledgement from a correspondent (`cn_ack`): its update is in place; or,
+    /// status 135, its sequence number was out of window: the mobile takes the one the
+    /// acknowledgement gives and sends again (RFC 6275 §11.7.3).
+    pub(super) fn on_cn_ack(&mut self, now: Time, from: Addr, seq: u16, status: u8) {
+        let Some(p) = self.peers.iter().position(|p| p.addr == from) else {
+            return;
+        };
+        let peer = &mut self.peers[p];
+        if status == 135 && peer.bu.due.is_some() {
+            peer.seq = seq;
+            self.emit_cn_update(now, p);
+        } else if seq == peer.seq && status < 128 {
+            peer.bu.stop();
+        }
+    }
+
+    /// A Binding Error, status 1, from correspondent `from`, received at care-of address
+    /// `via`: the correspondent has no binding for the address the mobile sends from (its
+    /// Binding Update was lost, or its binding expired). RFC 6275 §11.3.6: without upper-layer
+    /// progress information the mobile "MUST remove the entry and route further
+    /// communications through the home agent. It MAY also optionally start a return
+    /// routability procedure", which it does with route optimisation on. An error about a
+    /// care-of address the mobile no longer sends from to that correspondent, or one that
+    /// comes while its test is under way, changes nothing.
+    pub(super) fn on_binding_error(&mut self, now: Time, from: Addr, via: Addr) {
+        let Some(p) = self.peers.iter().position(|p| p.addr == from) else {
+            return;
+        };
+        let peer = &self.peers[p];
+        let current = peer.bound.is_some_and(|b| self.ifaces[b].coa == via);
+        if !current || peer.rr.is_some() {
+            return;
+        }
+        self.peers[p].bound = None;
+        self.peers[p].bu.stop();
+        self.binding_errors += 1;
+        if self.route_optimisation {
+            self.start_rr(now, p);
         }
     }
 

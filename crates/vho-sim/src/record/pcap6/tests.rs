@@ -102,6 +102,8 @@ fn every_signal() -> Vec<Packet> {
                 ack: false,
             },
         ),
+        // RFC 6275 §6.1.9, from the correspondent to the care-of address (§9.3.3).
+        signal_packet(t, 0, COA, Signal::BindingError { status: 1, home: 3 }),
     ]
 }
 

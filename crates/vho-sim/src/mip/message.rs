@@ -38,9 +38,11 @@ pub enum Signal {
         interval_ms: u32,
         sllao: bool,
     },
-    /// RFC 4862 §5.4.2: duplicate address detection for `target`, from the unspecified address.
+    /// RFC 4862 §5.4.2: duplicate address detection, from the unspecified address, for the
+    /// care-of address `target` or (`link_local`) the link-local address of its interface.
     NeighborSolicitation {
         target: Addr,
+        link_local: bool,
     },
     /// RFC 4861 §4.4.
     NeighborAdvertisement {
@@ -163,7 +165,12 @@ mod tests {
             sllao: true,
         };
         assert_eq!(ra.wire_bytes(), 112);
-        assert_eq!(Signal::NeighborSolicitation { target: 3 }.wire_bytes(), 64);
+        let ns = |link_local| Signal::NeighborSolicitation {
+            target: 3,
+            link_local,
+        };
+        assert_eq!(ns(false).wire_bytes(), 64);
+        assert_eq!(ns(true).wire_bytes(), 64);
         assert_eq!(Signal::NeighborAdvertisement { target: 3 }.wire_bytes(), 72);
     }
 }

@@ -164,10 +164,14 @@ pub fn encode(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan) -> u32 {
             body.extend_from_slice(&interval_ms.to_be_bytes());
             icmpv6(out, &src, &ALL_NODES, body);
         }
-        Signal::NeighborSolicitation { target } => {
+        Signal::NeighborSolicitation { target, link_local } => {
             // DAD (RFC 4862 §5.4.2): from the unspecified address to the target's
             // solicited-node multicast address (RFC 4291 §2.7.1).
-            let t = plan.global(target);
+            let t = if link_local {
+                plan.link_local(target)
+            } else {
+                plan.global(target)
+            };
             let mut dst = [0xff, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0, 0, 0];
             dst[13..].copy_from_slice(&t[13..]);
             let mut body = vec![135, 0, 0, 0, 0, 0, 0, 0];

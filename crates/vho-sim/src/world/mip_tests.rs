@@ -309,13 +309,17 @@ fn a_lost_binding_update_to_the_correspondent_is_repaired_through_a_binding_erro
 
 #[test]
 fn duplicate_address_detection_takes_retrans_timer_per_address_unless_optimistic_or_off() {
-    // RFC 4862 §5.4: one Neighbor Solicitation, the address taken RetransTimer (1 s, RFC 4861
-    // §10) later; link-local then care-of address: eq. 3's t_DAD_LL + t_DAD_NL = 2 s.
+    // RFC 4862 §5.4: one Neighbor Solicitation per address, each U[0, 1 s) after its start
+    // (Linux's addrconf_dad_kick), the address taken RetransTimer (1 s, RFC 4861 §10) after
+    // it; the link-local address from the moment the interface comes up (§5.3), the care-of
+    // address once the router is found and the link-local one taken. The GPRS router is found
+    // 0.6-1.1 s after the link comes up, so t_c (from then) is 1 s to 3.3 s; the timing of
+    // each step is `mip::mobile`'s tests'.
     let text = format!("{TOPOLOGY}{HARD_UP}");
     for (dad, t_c, ns) in [
-        ("full", 2000.0, 2),
-        ("optimistic", 0.0, 2),
-        ("none", 0.0, 0),
+        ("full", 1000.0..3300.0, 2),
+        ("optimistic", 0.0..1e-6, 2),
+        ("none", 0.0..1e-6, 0),
     ] {
         let set = format!("mipv6.dad=\"{dad}\"");
         // The GPRS interface comes up at the handover: nothing is configured on it yet.
@@ -323,7 +327,7 @@ fn duplicate_address_detection_takes_retrans_timer_per_address_unless_optimistic
         let spec = load(&text, &["mipv6.preconfigured=false", attached, &set]);
         let out = run(&spec, Vec::new()).expect("runs");
         let h = out.summary.handovers[0].mipv6.clone().expect("mipv6");
-        assert!((ms(h.t_c_s) - t_c).abs() < 1e-6, "{dad}: t_c {:?}", h.t_c_s);
+        assert!(t_c.contains(&ms(h.t_c_s)), "{dad}: t_c {:?}", h.t_c_s);
         // The new router was found by soliciting (MIPL, 000 l.110): a solicited
         // advertisement within MAX_RA_DELAY_TIME (0.5 s) after the Router Solicitation, plus
         // the GPRS round trip.

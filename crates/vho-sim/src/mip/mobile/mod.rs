@@ -63,10 +63,21 @@ struct Iface {
     router: Option<(Time, Dur)>,
     ll_ready: bool,
     coa_ready: bool,
-    /// A DAD in progress: (link-local?, the address is taken at).
-    dad: Option<(bool, Time)>,
+    /// A duplicate address detection in progress.
+    dad: Option<DadRun>,
     rs_next: Option<Time>,
     rs_sent: u32,
+}
+
+/// One address's duplicate address detection (RFC 4862 §5.4).
+#[derive(Clone, Copy, Debug)]
+struct DadRun {
+    /// The link-local address (else the care-of address).
+    link_local: bool,
+    /// When its Neighbor Solicitation goes, until it has gone.
+    ns_at: Option<Time>,
+    /// When the address is taken: RetransTimer after the solicitation (§5.4.3).
+    taken_at: Time,
 }
 
 struct Move {
@@ -163,7 +174,7 @@ impl MobileNode {
             })
             .collect();
         let ro = spec.route_optimisation;
-        MobileNode {
+        let mut mn = MobileNode {
             home,
             ha,
             detection: spec.detection,
@@ -192,7 +203,13 @@ impl MobileNode {
             sent: [0; 4],
             sent_cn_updates: 0,
             binding_errors: 0,
+        };
+        // An interface up but not configured at time zero forms and checks its link-local
+        // address from the start (RFC 4862 §5.3).
+        for k in 0..mn.ifaces.len() {
+            mn.start_dad(Time::ZERO, k);
         }
+        mn
     }
 
     fn iface_of_link(&self, link: LinkIdx) -> Option<usize> {
@@ -214,8 +231,11 @@ impl MobileNode {
         }
         i.up = up;
         if up {
-            // A fresh attachment: nothing known about this link yet.
+            // A fresh attachment: nothing known about this link yet. Its link-local address is
+            // formed and checked at once, whether or not a router is heard (RFC 4862 §5.3).
             (i.router, i.ll_ready, i.coa_ready, i.dad) = (None, false, false, None);
+            self.start_dad(now, k);
+            let i = &mut self.ifaces[k];
             if let Detection::L2Trigger { delay } = self.detection {
                 let jitter = if self.rs_delay {
                     Dur(self.rng.below(MAX_RTR_SOLICITATION_DELAY.as_nanos() + 1))
@@ -225,7 +245,7 @@ impl MobileNode {
                 (i.rs_next, i.rs_sent) = (Some(now + delay + jitter), 0);
             }
         } else {
-            i.rs_next = None;
+            (i.rs_next, i.dad) = (None, None);
             if let (Detection::L2Trigger { delay }, Some(m)) = (self.detection, &mut self.moving) {
                 if m.from == k && m.phase == Phase::Detecting {
                     (m.trigger_at, m.solicit) = (Some(now + delay), true);
@@ -310,33 +330,90 @@ impl MobileNode {
     }
 
     /// Starts duplicate address detection on interface `k` for the next address that needs
-    /// it (link-local first), unless one is under way (RFC 4862 §5.4).
+    /// it, unless one is under way (RFC 4862 §5.4): the link-local address first (at once,
+    /// §5.3), the care-of address once a router has advertised its prefix (§5.5.3).
+    ///
+    /// Full DAD waits U[0, MAX_RTR_SOLICITATION_DELAY) before each Neighbor Solicitation, as
+    /// Linux's `addrconf_dad_kick` does for every address that is neither optimistic nor
+    /// exempt (`rtr_solicit_delay`, 1 s by default; RFC 4862 §5.4.2 asks it of the first
+    /// message from an interface), and takes the address RetransTimer after it (§5.4.3):
+    /// t_c of 2-4 s for both addresses. Optimistic DAD (RFC 4429 §3.3, Linux's
+    /// `optimistic_dad`) sends its solicitation at once and uses the address meanwhile.
+    ///
+    /// The solicitation travels the access link from the interface's care-of address to its
+    /// router here (what routes it over the right link); a capture writes it as RFC 4862
+    /// §5.4.2 has it, from `::` to the target's solicited-node address.
     fn start_dad(&mut self, now: Time, k: usize) {
-        let i = &mut self.ifaces[k];
-        if i.dad.is_some() || (i.ll_ready && i.coa_ready) {
+        let i = &self.ifaces[k];
+        if i.dad.is_some() || !i.up || (i.ll_ready && i.coa_ready) {
             return;
         }
-        let ll = !i.ll_ready;
-        let target = i.coa;
-        let ns = signal_packet(
-            now,
-            target,
-            i.router_addr,
-            Signal::NeighborSolicitation { target },
-        );
+        let link_local = !i.ll_ready;
+        if !link_local && i.router.is_none() {
+            return;
+        }
         match self.dad {
-            Dad::None => (i.ll_ready, i.coa_ready) = (true, true),
+            Dad::None => {
+                let i = &mut self.ifaces[k];
+                (i.ll_ready, i.coa_ready) = (true, i.router.is_some());
+            }
             Dad::Optimistic => {
-                (i.ll_ready, i.coa_ready) = (true, true);
-                self.out.push_back(ns);
-                if ll {
-                    self.out.push_back(ns);
+                self.emit_dad_ns(now, k, link_local);
+                let i = &mut self.ifaces[k];
+                if link_local {
+                    i.ll_ready = true;
+                } else {
+                    i.coa_ready = true;
                 }
+                // The care-of address's turn, if a router was heard.
+                self.start_dad(now, k);
             }
             Dad::Full => {
-                i.dad = Some((ll, now + RETRANS_TIMER));
-                self.out.push_back(ns);
+                let delay = Dur(self.rng.below(MAX_RTR_SOLICITATION_DELAY.as_nanos()));
+                let ns_at = now + delay;
+                self.ifaces[k].dad = Some(DadRun {
+                    link_local,
+                    ns_at: Some(ns_at),
+                    taken_at: ns_at + RETRANS_TIMER,
+                });
+                if delay == Dur::ZERO {
+                    self.dad_timers(now, k);
+                }
             }
+        }
+    }
+
+    fn emit_dad_ns(&mut self, now: Time, k: usize, link_local: bool) {
+        let i = &self.ifaces[k];
+        let sig = Signal::NeighborSolicitation {
+            target: i.coa,
+            link_local,
+        };
+        self.out
+            .push_back(signal_packet(now, i.coa, i.router_addr, sig));
+    }
+
+    /// Interface `k`'s DAD at `now`: its solicitation goes, or its address is taken (and the
+    /// next address's DAD starts).
+    fn dad_timers(&mut self, now: Time, k: usize) {
+        let Some(run) = self.ifaces[k].dad else {
+            return;
+        };
+        if run.ns_at.is_some_and(|t| t <= now) {
+            self.emit_dad_ns(now, k, run.link_local);
+            if let Some(d) = &mut self.ifaces[k].dad {
+                d.ns_at = None;
+            }
+        }
+        if run.taken_at <= now {
+            let i = &mut self.ifaces[k];
+            i.dad = None;
+            if run.link_local {
+                i.ll_ready = true;
+            } else {
+                i.coa_ready = true;
+            }
+            self.start_dad(now, k);
         }
     }
 
@@ -500,7 +577,7 @@ impl MobileNode {
             }
         };
         for i in &self.ifaces {
-            at(i.dad.map(|d| d.1));
+            at(i.dad.map(|d| d.ns_at.unwrap_or(d.taken_at)));
             at(i.rs_next);
         }
         at(self.home_retx.due);
@@ -527,21 +604,7 @@ impl MobileNode {
 
     pub fn handle_timeout(&mut self, now: Time) {
         for k in 0..self.ifaces.len() {
-            let i = &mut self.ifaces[k];
-            if let Some((ll, at)) = i.dad {
-                if at <= now {
-                    i.dad = None;
-                    if ll {
-                        i.ll_ready = true;
-                    } else {
-                        i.coa_ready = true;
-                    }
-                    // The care-of address's turn (RFC 4862 §5.4), if a router was heard.
-                    if i.router.is_some() {
-                        self.start_dad(now, k);
-                    }
-                }
-            }
+            self.dad_timers(now, k);
             let i = &mut self.ifaces[k];
             if i.rs_next.is_some_and(|t| t <= now) {
                 if i.up && i.router.is_none() && i.rs_sent < MAX_RTR_SOLICITATIONS {
@@ -614,5 +677,145 @@ impl MobileNode {
             ));
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mip::RouterSpec;
+
+    /// A mobile with one interface (link 0, care-of address 10, router 2), down at time zero.
+    fn mobile(dad: Dad, seed: u64) -> MobileNode {
+        let spec = MipSpec {
+            home_agent: 1,
+            correspondents: Vec::new(),
+            routers: vec![RouterSpec {
+                node: 2,
+                link: 0,
+                ra_min: Dur::from_secs(1),
+                ra_max: Dur::from_secs(3),
+                link_layer: false,
+            }],
+            detection: Detection::RaMiss { k: 2 },
+            dad,
+            preconfigured: false,
+            route_optimisation: false,
+            ro_start: RoStart::AfterBa,
+            attached: Vec::new(),
+            rs_delay: false,
+            cn_ack: false,
+            processing: Dur::ZERO,
+        };
+        let iface = IfaceSetup {
+            link: 0,
+            coa: 10,
+            router_addr: 2,
+            up: false,
+            ready: false,
+            sllao: false,
+            interval: Dur::from_secs(3),
+        };
+        MobileNode::new(0, 1, &spec, &[iface], 0, &[], Rng::stream(seed, "dad"))
+    }
+
+    fn ra() -> Packet {
+        let sig = Signal::RouterAdvertisement {
+            interval_ms: 3000,
+            sllao: false,
+        };
+        signal_packet(Time::ZERO, 2, 10, sig)
+    }
+
+    /// Runs the mobile's timers to `until`, with a router advertisement at `ra_at`: the
+    /// solicitations sent (time, link-local?) and when the care-of address was taken.
+    fn run(mn: &mut MobileNode, ra_at: Time, until: Time) -> (Vec<(Time, bool)>, Option<Time>) {
+        let mut ns = Vec::new();
+        let mut taken = None;
+        let mut heard = false;
+        let mut drain = |mn: &mut MobileNode, now: Time, taken: &mut Option<Time>| {
+            while let Some(p) = mn.poll_transmit() {
+                if let Signal::NeighborSolicitation { link_local, .. } = p.sig {
+                    ns.push((now, link_local));
+                }
+            }
+            if taken.is_none() && mn.ifaces[0].coa_ready {
+                *taken = Some(now);
+            }
+        };
+        mn.link_event(Time::ZERO, 0, true);
+        drain(mn, Time::ZERO, &mut taken);
+        loop {
+            let next = mn.poll_timeout().filter(|&t| t <= until);
+            let now = match next {
+                Some(t) if heard || t < ra_at => t,
+                _ if !heard && ra_at <= until => {
+                    heard = true;
+                    mn.on_deliver(ra_at, &ra(), 10);
+                    drain(mn, ra_at, &mut taken);
+                    continue;
+                }
+                _ => break,
+            };
+            mn.handle_timeout(now);
+            drain(mn, now, &mut taken);
+        }
+        (ns, taken)
+    }
+
+    #[test]
+    fn full_dad_delays_each_solicitation_by_up_to_a_second_and_starts_with_the_link() {
+        // RFC 4862 §5.3: the link-local address is checked as the interface comes up, before
+        // any advertisement (here 5 s later); §5.4.2 and Linux's addrconf_dad_kick: each
+        // solicitation U[0, 1 s) after its DAD starts; §5.4.3: the address taken RetransTimer
+        // (1 s) after. The care-of address follows the advertisement.
+        let n = 2000;
+        let (mut first, mut gap) = (Vec::new(), Vec::new());
+        for seed in 0..n {
+            let mut mn = mobile(Dad::Full, seed);
+            let (ns, taken) = run(&mut mn, Time::from_secs(5), Time::from_secs(20));
+            assert_eq!(ns.len(), 2, "seed {seed}: {ns:?}");
+            assert!(
+                ns[0].1 && !ns[1].1,
+                "link-local first, then the care-of address"
+            );
+            assert!(ns[0].0 < Time::from_secs(1), "before any advertisement");
+            let coa_start = Time::from_secs(5);
+            let d2 = ns[1].0.saturating_since(coa_start);
+            assert!(d2 < Dur::from_secs(1));
+            let taken = taken.expect("the care-of address is taken");
+            assert_eq!(taken, ns[1].0 + RETRANS_TIMER);
+            first.push(ns[0].0.as_secs_f64());
+            gap.push(d2.as_secs_f64());
+        }
+        for v in [&first, &gap] {
+            let mean = v.iter().sum::<f64>() / n as f64;
+            // U[0, 1): mean 0.5, standard error 0.29 / sqrt(2000) = 0.0065.
+            assert!((mean - 0.5).abs() < 0.03, "mean delay {mean}");
+        }
+        // With the advertisement right away, t_c is 2 to 4 s (link-local then care-of).
+        let mut mn = mobile(Dad::Full, 7);
+        let (_, taken) = run(&mut mn, Time::ZERO, Time::from_secs(20));
+        let t = taken.expect("taken").as_secs_f64();
+        assert!((2.0..4.0).contains(&t), "t_c {t}");
+    }
+
+    #[test]
+    fn optimistic_dad_solicits_once_for_each_address_and_uses_them_at_once() {
+        // RFC 4429 §3.3: no delay, the address usable while its one solicitation is out; the
+        // link-local and the care-of address each have their own (before, the care-of
+        // address's went twice).
+        let mut mn = mobile(Dad::Optimistic, 1);
+        let (ns, taken) = run(&mut mn, Time::from_millis(300), Time::from_secs(10));
+        assert_eq!(
+            ns,
+            [(Time::ZERO, true), (Time::from_millis(300), false)],
+            "one per address"
+        );
+        assert_eq!(taken, Some(Time::from_millis(300)));
+        let mut mn = mobile(Dad::None, 1);
+        let (ns, taken) = run(&mut mn, Time::from_millis(300), Time::from_secs(10));
+        assert!(ns.is_empty());
+        assert_eq!(taken, Some(Time::from_millis(300)));
     }
 }

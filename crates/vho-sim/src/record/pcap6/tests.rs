@@ -46,7 +46,24 @@ fn every_signal() -> Vec<Packet> {
                 sllao: true,
             },
         ),
-        signal_packet(t, COA, 2, Signal::NeighborSolicitation { target: COA }),
+        signal_packet(
+            t,
+            COA,
+            2,
+            Signal::NeighborSolicitation {
+                target: COA,
+                link_local: false,
+            },
+        ),
+        signal_packet(
+            t,
+            COA,
+            2,
+            Signal::NeighborSolicitation {
+                target: COA,
+                link_local: true,
+            },
+        ),
         signal_packet(t, COA, 2, Signal::NeighborAdvertisement { target: COA }),
         signal_packet(
             t,

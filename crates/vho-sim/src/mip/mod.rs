@@ -41,6 +41,14 @@ pub const MAX_RTR_SOLICITATIONS: u32 = 3;
 /// RFC 4861 §10: MAX_RA_DELAY_TIME, a router's random delay before a solicited advertisement
 /// (§6.2.6).
 pub const MAX_RA_DELAY_TIME: Dur = Dur::from_millis(500);
+/// RFC 4861 §10: MIN_DELAY_BETWEEN_RAS, the shortest gap between two multicast Router
+/// Advertisements a router leaves before a solicited one (§6.2.6); RFC 6275 §7.5 and §13 make
+/// it a configuration variable, MinDelayBetweenRAs, of this default.
+pub const MIN_DELAY_BETWEEN_RAS: Dur = Dur::from_secs(3);
+/// RFC 6275 §7.5: the smallest MinDelayBetweenRAs and MinRtrAdvInterval a router may be given,
+/// 30 ms, and the smallest MaxRtrAdvInterval, 70 ms.
+pub const MIN_RA_INTERVAL_FLOOR: Dur = Dur::from_millis(30);
+pub const MAX_RA_INTERVAL_FLOOR: Dur = Dur::from_millis(70);
 /// RFC 6275 §7.5: routers "SHOULD add 20 ms to any Advertisement Intervals sent in RAs that
 /// are below 200 ms", for the scheduling granularity of the mobile's timers.
 pub const ADV_INTERVAL_SLACK: Dur = Dur::from_millis(20);
@@ -99,6 +107,9 @@ pub struct RouterSpec {
     /// The link has link-layer addresses, carried in RS/RA options (RFC 4861 §4.1-4.2); not
     /// on a point-to-point link such as GPRS.
     pub link_layer: bool,
+    /// MinDelayBetweenRAs (RFC 6275 §13): a solicited advertisement comes no sooner than this
+    /// after the last multicast one (RFC 4861 §6.2.6).
+    pub min_delay_between_ras: Dur,
 }
 
 impl RouterSpec {

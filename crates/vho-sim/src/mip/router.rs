@@ -1,7 +1,8 @@
 //! An access router's Router Advertisements (RFC 4861 §6.2): unsolicited ones at intervals
 //! drawn uniformly in [MinRtrAdvInterval, MaxRtrAdvInterval] (§6.2.4), a solicited one
-//! U[0, MAX_RA_DELAY_TIME] after a Router Solicitation (§6.2.6) unless an unsolicited one is
-//! due sooner. Each carries RFC 6275 §7.3's Advertisement Interval option: the router's
+//! U[0, MAX_RA_DELAY_TIME] after a Router Solicitation (§6.2.6), or that random value after
+//! MinDelayBetweenRAs past the last advertisement when one went out more recently (§6.2.6's
+//! rate limit; RFC 6275 §13), unless an unsolicited one is due sooner. Each carries RFC 6275 §7.3's Advertisement Interval option: the router's
 //! MaxRtrAdvInterval, plus 20 ms when below 200 ms (§7.5). The interval a mobile node waits
 //! for is what eq. 2 of Cottingham & Vidales models (t_d, 000 l.79-99).
 
@@ -23,6 +24,9 @@ struct Advertiser {
     sllao: bool,
     next: Time,
     solicited: Option<Time>,
+    min_delay: Dur,
+    /// When the last advertisement went out.
+    last: Option<Time>,
 }
 
 pub struct AccessRouter {
@@ -54,6 +58,8 @@ impl AccessRouter {
                     sllao,
                     next,
                     solicited: None,
+                    min_delay: r.min_delay_between_ras,
+                    last: None,
                 }
             })
             .collect();
@@ -70,7 +76,15 @@ impl AccessRouter {
     pub fn on_solicitation(&mut self, now: Time, from: Addr) {
         let rng = &mut self.rng;
         if let Some(a) = self.links.iter_mut().find(|a| a.coa == from) {
-            let at = now + Dur(rng.below(MAX_RA_DELAY_TIME.as_nanos() + 1));
+            let wait = Dur(rng.below(MAX_RA_DELAY_TIME.as_nanos() + 1));
+            // §6.2.6: "If the router sent a multicast Router Advertisement (solicited or
+            // unsolicited) within the last MIN_DELAY_BETWEEN_RAS seconds, schedule the
+            // advertisement to be sent at a time corresponding to MIN_DELAY_BETWEEN_RAS plus
+            // the random value after the previous advertisement was sent."
+            let at = match a.last {
+                Some(last) if now < last + a.min_delay => last + a.min_delay + wait,
+                _ => now + wait,
+            };
             if at < a.next && a.solicited.is_none_or(|s| at < s) {
                 a.solicited = Some(at);
             }
@@ -94,6 +108,7 @@ impl AccessRouter {
                 };
                 self.out.push_back(signal_packet(now, a.src, a.coa, sig));
                 self.sent += 1;
+                a.last = Some(now);
                 if solicited {
                     self.solicited += 1;
                     a.solicited = None;
@@ -128,6 +143,7 @@ mod tests {
             ra_min: Dur::from_millis(min_ms),
             ra_max: Dur::from_millis(max_ms),
             link_layer: true,
+            min_delay_between_ras: crate::mip::MIN_DELAY_BETWEEN_RAS,
         };
         AccessRouter::new(1, &[(spec, 10)], Rng::stream(7, "ra"))
     }
@@ -175,12 +191,42 @@ mod tests {
         // next unsolicited one if that comes first.
         let mut r = router(10_000, 20_000);
         let first = r.poll_timeout().unwrap();
-        let t0 = Time(first.as_nanos() + 1);
+        // Past MIN_DELAY_BETWEEN_RAS after the last advertisement (the rate limit's test is
+        // the next one's).
+        let t0 = first + Dur::from_secs(4);
         run(&mut r, first);
         r.on_solicitation(t0, 10);
         let ras = run(&mut r, t0 + Dur::from_secs(1));
         assert_eq!(ras.len(), 1);
         assert!(ras[0].0.saturating_since(t0) <= MAX_RA_DELAY_TIME);
         assert_eq!(r.counters()[1], ("solicited_advertisements", 1));
+    }
+
+    #[test]
+    fn a_solicitation_soon_after_an_advertisement_waits_for_min_delay_between_ras() {
+        // RFC 4861 §6.2.6: within MIN_DELAY_BETWEEN_RAS (3 s) of the last advertisement the
+        // answer is scheduled that long after it, plus the random delay; here the next
+        // unsolicited one (1-3 s apart on a GPRS-like router) is due sooner and goes instead.
+        let mut r = router(1_000, 3_000);
+        let first = r.poll_timeout().unwrap();
+        run(&mut r, first);
+        let t0 = first + Dur::from_millis(100);
+        r.on_solicitation(t0, 10);
+        let ras = run(&mut r, t0 + Dur::from_secs(4));
+        assert!(ras[0].0 >= first + Dur::from_secs(1), "not answered early");
+        assert_eq!(r.counters()[1], ("solicited_advertisements", 0));
+        // A router advertising every 10-20 s answers 3 s + U[0, 0.5 s] after its last one.
+        let mut r = router(10_000, 20_000);
+        let first = r.poll_timeout().unwrap();
+        run(&mut r, first);
+        let t0 = first + Dur::from_millis(100);
+        r.on_solicitation(t0, 10);
+        let ras = run(&mut r, t0 + Dur::from_secs(5));
+        assert_eq!(ras.len(), 1);
+        let gap = ras[0].0.saturating_since(first);
+        assert!(
+            gap >= Dur::from_secs(3) && gap <= Dur::from_millis(3_500),
+            "answered {gap:?} after the last"
+        );
     }
 }

@@ -810,7 +810,7 @@ fn mipv6_keys() -> Vec<KeyDoc> {
         k(t, "detection", "ra-miss | l2-trigger", "ra-miss", "ra-miss: the router is lost after ra_missed advertisement intervals without an advertisement, a new link found by its first advertisement (eq. 2); l2-trigger: the link layer reports links going down or up after l2_delay, and the mobile solicits an advertisement"),
         k(t, "ra_missed", "integer 1-100", "2 (MIPL, 000 l.108-110)", "advertisement intervals without one before the router counts as lost"),
         k(t, "l2_delay", TIME, "0 s", "how late the link layer reports (l2-trigger)"),
-        k(t, "dad", "full | optimistic | none", "full", "duplicate address detection on a new link (RFC 4862 §5.4): full sends one Neighbor Solicitation per address and waits RetransTimer (1 s) for each, link-local then care-of; optimistic (RFC 4429) sends them and uses the addresses at once; none sends nothing"),
+        k(t, "dad", "full | optimistic | none", "full", "duplicate address detection on a new link (RFC 4862 §5.4): full sends one Neighbor Solicitation per address, U[0, 1 s) after its start (Linux's addrconf_dad_kick), and takes the address RetransTimer (1 s) after it: the link-local address as the interface comes up (§5.3), then the care-of address once a router is heard; optimistic (RFC 4429) sends one per address at once and uses the addresses meanwhile; none sends nothing"),
         k(t, "preconfigured", "true or false", "true", "interfaces up at time zero have their router and addresses already (000 l.59: GPRS attached \"simultaneously\"); otherwise only the first link has"),
         k(t, "route_optimisation", "true or false", "true", "after registering with the home agent the mobile runs return routability and sends a Binding Update to each correspondent, which then sends to the care-of address (RFC 6275 §5.2, §9.3.2); T_n ends at the first packet route-optimised to the new care-of address. false: everything goes through the home agent's tunnel and T_n ends at the first packet tunnelled there"),
         k(t, "ro_start", "after-ba | after-ba-delay | on-traffic | parallel", "after-ba", "when return routability starts: at the home agent's Binding Acknowledgement; ro_delay after it; when a packet from the correspondent then arrives tunnelled; or with the home Binding Update (000 l.106)"),
@@ -823,7 +823,8 @@ fn mipv6_keys() -> Vec<KeyDoc> {
         k(r, "link", "an access link name", "required", "the link it advertises on"),
         k(r, "node", "a node name", "the link's end that is not the mobile", "the router"),
         k(r, "ra_min", TIME, "1 s (radvd in the UMIP howtos)", "unsolicited Router Advertisements at intervals uniform in [ra_min, ra_max] (RFC 4861 §6.2.4); RFC 6275 §7.5 allows 30-70 ms"),
-        k(r, "ra_max", TIME, "3 s, at least ra_min", "the advertised interval (Advertisement Interval option, RFC 6275 §7.3) is ra_max, plus 20 ms below 200 ms (§7.5)"),
+        k(r, "ra_max", TIME, "3 s, at least ra_min", "the advertised interval (Advertisement Interval option, RFC 6275 §7.3) is ra_max, plus 20 ms below 200 ms (§7.5); ra_min at least 30 ms and ra_max at least 70 ms (§7.5's floors)"),
+        k(r, "min_delay_between_ras", TIME, "3 s (RFC 4861 §10's MIN_DELAY_BETWEEN_RAS)", "MinDelayBetweenRAs (RFC 6275 §13, at least 30 ms): an advertisement answering a Router Solicitation comes U[0, 0.5 s] after it, or that long after this delay past the last advertisement when one went out more recently (RFC 4861 §6.2.6)"),
         k(r, "link_layer", "true or false", "true", "the link has link-layer addresses (options in RS/RA); false for point-to-point links such as GPRS"),
     ]
 }

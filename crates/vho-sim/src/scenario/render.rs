@@ -235,12 +235,14 @@ fn mipv6(o: &mut String, spec: &Spec, m: &crate::mip::MipSpec) {
     for r in &m.routers {
         let _ = writeln!(
             o,
-            "[[mipv6.router]]\nlink = {}\nnode = {}\nra_min = {}\nra_max = {}\nlink_layer = {}\n",
+            "[[mipv6.router]]\nlink = {}\nnode = {}\nra_min = {}\nra_max = {}\nlink_layer = {}\n\
+             min_delay_between_ras = {}\n",
             link(r.link),
             node(r.node),
             dur(r.ra_min),
             dur(r.ra_max),
-            r.link_layer
+            r.link_layer,
+            dur(r.min_delay_between_ras)
         );
     }
 }

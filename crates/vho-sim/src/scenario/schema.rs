@@ -132,6 +132,7 @@ pub struct RouterT {
     pub ra_min: Option<S>,
     pub ra_max: Option<S>,
     pub link_layer: Option<bool>,
+    pub min_delay_between_ras: Option<S>,
 }
 
 /// A function on a node's forwarding path.

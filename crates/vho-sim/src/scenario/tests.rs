@@ -250,6 +250,13 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:20: handover.delay: expected no such key with [mipv6]: the handover's delay, the uplink's move and the notification come from the Mobile IPv6 signalling, got \"1 s\""),
         ("an advertisement interval below its minimum", &format!("{GOOD}\n[mipv6]\n[[mipv6.router]]\nlink = \"wlan\"\nra_min = \"2 s\"\nra_max = \"1 s\"\n"), &[],
             "s.toml:34: mipv6.router.ra_max: expected an interval above zero and at least ra_min (2 s), got 1 s"),
+        // RFC 6275 §7.5's floors (a 1 ns interval ran 10^6 events a simulated second).
+        ("an advertisement interval below RFC 6275's floor", &format!("{GOOD}\n[mipv6]\n[[mipv6.router]]\nlink = \"wlan\"\nra_min = \"1 ns\"\nra_max = \"1 ns\"\n"), &[],
+            "s.toml:33: mipv6.router.ra_min: expected at least 30 ms (RFC 6275 §7.5's MinRtrAdvInterval floor), got 0.000000001 s"),
+        ("a maximum advertisement interval below RFC 6275's floor", &format!("{GOOD}\n[mipv6]\n[[mipv6.router]]\nlink = \"wlan\"\nra_min = \"30 ms\"\nra_max = \"50 ms\"\n"), &[],
+            "s.toml:34: mipv6.router.ra_max: expected at least 70 ms (RFC 6275 §7.5's MaxRtrAdvInterval floor), got 0.05 s"),
+        ("a MinDelayBetweenRAs below RFC 6275's floor", &format!("{GOOD}\n[mipv6]\n[[mipv6.router]]\nlink = \"wlan\"\nmin_delay_between_ras = \"1 ms\"\n"), &[],
+            "s.toml:33: mipv6.router.min_delay_between_ras: expected at least 30 ms (RFC 6275 §7.5, §13), got \"1 ms\""),
         ("a schedule on an unknown link", &format!("{GOOD}{}", SCHED.replace("link = \"gprs\"", "link = \"lte\"")), &[],
             "s.toml:31: schedule.link: expected a link: one of wired, gprs, wlan, got \"lte\""),
         ("a negative scheduled rate", &format!("{GOOD}\n[[schedule]]\nlink = \"gprs\"\nat = \"1 s\"\nrate = \"-5 Mb/s\"\n"), &[],

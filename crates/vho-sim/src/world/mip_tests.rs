@@ -160,9 +160,10 @@ fn a_hard_upward_handover_detects_registers_and_route_optimises_as_the_rfcs_time
 
 #[test]
 fn a_lost_binding_update_is_sent_again_after_one_then_two_seconds() {
-    // RFC 6275 §11.8: INITIAL_BINDACK_TIMEOUT (1 s), doubled at each retransmission. The first
-    // two packets up the GPRS link after the handover are the BU and its first copy.
-    let sets = ["link.4.reverse.drop_packets=[0, 1]"];
+    // RFC 6275 §11.8: INITIAL_BINDACK_TIMEOUT (1 s), doubled at each retransmission. Up the
+    // GPRS link after the handover: the BU (0), the Router Solicitation MIPL sends on every
+    // interface once its router is lost (1), the BU's first copy (2).
+    let sets = ["link.4.reverse.drop_packets=[0, 2]"];
     let spec = load(&format!("{TOPOLOGY}{HARD_UP}"), &sets);
     let h = handover(&spec);
     assert_eq!(h.bu_transmissions, 3);
@@ -328,12 +329,12 @@ fn duplicate_address_detection_takes_retrans_timer_per_address_unless_optimistic
         let out = run(&spec, Vec::new()).expect("runs");
         let h = out.summary.handovers[0].mipv6.clone().expect("mipv6");
         assert!(t_c.contains(&ms(h.t_c_s)), "{dad}: t_c {:?}", h.t_c_s);
-        // The new router was found by soliciting (MIPL, 000 l.110): a solicited
-        // advertisement within MAX_RA_DELAY_TIME (0.5 s) after the Router Solicitation, plus
-        // the GPRS round trip.
-        let rtt = 600.0 + ser(48, 200e3) + ser(104, 200e3);
+        // The new router was found after the old one was lost (110-180 ms) and the mobile
+        // solicited (MIPL, 000 l.110): the answer waits MinDelayBetweenRAs (3 s) after the
+        // router's last advertisement (RFC 4861 §6.2.6), so the next unsolicited one (1-3 s
+        // apart) often comes first; either is heard within 3.5 s.
         let t_d = ms(h.t_d_s);
-        assert!((rtt..rtt + 500.0).contains(&t_d), "{dad}: t_d {t_d} ms");
+        assert!((110.0..3500.0).contains(&t_d), "{dad}: t_d {t_d} ms");
         assert_eq!(mn_counter(&out, "router_solicitations_sent"), 1, "{dad}");
         assert_eq!(mn_counter(&out, "neighbor_solicitations_sent"), ns, "{dad}");
     }
@@ -534,10 +535,11 @@ tcp = { profile = "linux", mss = 1400 }
 
 #[test]
 fn a_lost_binding_update_to_the_correspondent_is_sent_again_only_when_acknowledged() {
-    // Up the GPRS link after the handover: the home BU (0), HoTI (1), CoTI (2), then the BU to
-    // the correspondent (3); no data reaches the mobile before it, so nothing else goes up.
+    // Up the GPRS link after the handover: the home BU (0), the Router Solicitation sent on
+    // every interface (1), HoTI (2), CoTI (3), then the BU to the correspondent (4); no data
+    // reaches the mobile before it, so nothing else goes up.
     let text = format!("{TOPOLOGY}{HARD_UP}");
-    let lost = "link.4.reverse.drop_packets=[3]";
+    let lost = "link.4.reverse.drop_packets=[4]";
     // With the A flag (cn_ack), RFC 6275 §11.8's back-off sends it again after 1 s.
     let spec = load(&text, &[lost, "mipv6.cn_ack=true"]);
     let out = run(&spec, Vec::new()).expect("runs");

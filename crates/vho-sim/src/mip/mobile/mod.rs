@@ -87,8 +87,10 @@ struct Move {
     phase: Phase,
     /// The mobile has a reason to move once the new link has a router.
     triggered: bool,
-    /// It lost its router and solicits on the new link.
+    /// It lost its router and solicits.
     solicit: bool,
+    /// Its Router Solicitations have gone out on every interface.
+    solicited: bool,
     trigger_at: Option<Time>,
     configured_at: Option<Time>,
 }
@@ -277,6 +279,7 @@ impl MobileNode {
             // A new link appearing is itself the reason to move (it waits for its router).
             triggered: newly_up,
             solicit: false,
+            solicited: false,
             trigger_at: if soft { l2.or(Some(now)) } else { l2 },
             configured_at: None,
         });
@@ -291,14 +294,18 @@ impl MobileNode {
             m.trigger_at = None;
         }
         if m.phase == Phase::Detecting {
-            let to = &mut self.ifaces[m.to];
-            if !(m.triggered && to.up && to.router.is_some()) {
-                if m.triggered && m.solicit && to.up && to.rs_next.is_none() && to.rs_sent == 0 {
-                    // MIPL sends Router Solicitations once it has lost its router
-                    // (000 l.110); otherwise a new link's router is found by its next
-                    // unsolicited advertisement (eq. 2).
-                    to.rs_next = Some(now);
+            if m.triggered && m.solicit && !m.solicited {
+                // Having lost its router, MIPL sends "Router Solicitation messages on all the
+                // available interfaces to discover new reachable routers" (000 l.110);
+                // otherwise a new link's router is found by its next unsolicited
+                // advertisement (eq. 2).
+                m.solicited = true;
+                for i in self.ifaces.iter_mut().filter(|i| i.up) {
+                    (i.rs_next, i.rs_sent) = (Some(now), 0);
                 }
+            }
+            let to = &self.ifaces[m.to];
+            if !(m.triggered && to.up && to.router.is_some()) {
                 return;
             }
             self.records[m.record].detected = Some(now);
@@ -607,12 +614,18 @@ impl MobileNode {
             self.dad_timers(now, k);
             let i = &mut self.ifaces[k];
             if i.rs_next.is_some_and(|t| t <= now) {
-                if i.up && i.router.is_none() && i.rs_sent < MAX_RTR_SOLICITATIONS {
+                // Up to MAX_RTR_SOLICITATIONS while no router answers (RFC 4861 §6.3.7); one
+                // on an interface whose router is known (the solicitation on all interfaces).
+                let wanted = i.router.is_none() || i.rs_sent == 0;
+                if i.up && wanted && i.rs_sent < MAX_RTR_SOLICITATIONS {
                     let sig = Signal::RouterSolicitation { sllao: i.sllao };
                     self.out
                         .push_back(signal_packet(now, i.coa, i.router_addr, sig));
                     i.rs_sent += 1;
-                    i.rs_next = Some(now + RTR_SOLICITATION_INTERVAL);
+                    i.rs_next = i
+                        .router
+                        .is_none()
+                        .then_some(now + RTR_SOLICITATION_INTERVAL);
                 } else {
                     i.rs_next = None;
                 }
@@ -696,6 +709,7 @@ mod tests {
                 ra_min: Dur::from_secs(1),
                 ra_max: Dur::from_secs(3),
                 link_layer: false,
+                min_delay_between_ras: crate::mip::MIN_DELAY_BETWEEN_RAS,
             }],
             detection: Detection::RaMiss { k: 2 },
             dad,

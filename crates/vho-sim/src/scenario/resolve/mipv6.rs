@@ -2,7 +2,10 @@
 //! access routers' advertisements, checked against the topology and the handovers.
 
 use super::{Builder, Ctx, R};
-use crate::mip::{Dad, Detection, MipSpec, RoStart, RouterSpec};
+use crate::mip::{
+    Dad, Detection, MipSpec, RoStart, RouterSpec, MAX_RA_INTERVAL_FLOOR, MIN_DELAY_BETWEEN_RAS,
+    MIN_RA_INTERVAL_FLOOR,
+};
 use crate::scenario::schema::{File, S};
 use crate::scenario::units;
 use crate::spec::{FlowSpec, HandoverSpec, NodeKind};
@@ -194,6 +197,38 @@ impl Ctx<'_> {
                 "mipv6.router.ra_max",
                 DEFAULT_RA_MAX.max(ra_min),
             )?;
+            // RFC 6275 §7.5's floors: MinRtrAdvInterval 30 ms, MaxRtrAdvInterval 70 ms
+            // (shorter intervals are no router's, and would flood the run with events).
+            if ra_min < MIN_RA_INTERVAL_FLOOR {
+                let span = rt.ra_min.as_ref().map_or(r.span(), |v| v.span());
+                return Err(self.err(
+                    span,
+                    "mipv6.router.ra_min",
+                    "at least 30 ms (RFC 6275 §7.5's MinRtrAdvInterval floor)",
+                    Some(format!("{} s", ra_min.as_secs_f64())),
+                ));
+            }
+            if ra_max < MAX_RA_INTERVAL_FLOOR {
+                let span = rt.ra_max.as_ref().map_or(r.span(), |v| v.span());
+                return Err(self.err(
+                    span,
+                    "mipv6.router.ra_max",
+                    "at least 70 ms (RFC 6275 §7.5's MaxRtrAdvInterval floor)",
+                    Some(format!("{} s", ra_max.as_secs_f64())),
+                ));
+            }
+            let min_delay = self.opt_dur(
+                &rt.min_delay_between_ras,
+                "mipv6.router.min_delay_between_ras",
+                MIN_DELAY_BETWEEN_RAS,
+            )?;
+            if min_delay < MIN_RA_INTERVAL_FLOOR {
+                return Err(self.bad(
+                    rt.min_delay_between_ras.as_ref(),
+                    "mipv6.router.min_delay_between_ras",
+                    "at least 30 ms (RFC 6275 §7.5, §13)",
+                ));
+            }
             if ra_max < ra_min || ra_max == Dur::ZERO {
                 let span = rt.ra_max.as_ref().map_or(r.span(), |v| v.span());
                 return Err(self.err(
@@ -220,6 +255,7 @@ impl Ctx<'_> {
                 ra_min,
                 ra_max,
                 link_layer: rt.link_layer.unwrap_or(true),
+                min_delay_between_ras: min_delay,
             });
         }
         // Every access link has a router; those not listed advertise at the defaults.
@@ -233,6 +269,7 @@ impl Ctx<'_> {
                         ra_min: DEFAULT_RA_MIN,
                         ra_max: DEFAULT_RA_MAX,
                         link_layer: true,
+                        min_delay_between_ras: MIN_DELAY_BETWEEN_RAS,
                     });
                 }
             }

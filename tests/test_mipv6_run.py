@@ -144,3 +144,73 @@ def test_vho_run_prints_t_n_and_its_parts(tmp_path, capsys):
         f"T_n {m['t_n_s']:.3f} s = t_d {m['t_d_s']:.3f} s + t_c {m['t_c_s']:.3f} s + "
         f"t_r {m['t_r_s']:.3f} s; BU sent 1 time(s)"
     )
+
+
+def _admitted_by(overrides: list[str], link: str, sender: str, at_s: float, out: Path) -> int:
+    """The index, among the packets `sender`'s direction of `link` admitted (what
+    `drop_packets` counts), of the last one offered by `at_s`: the run stopped there."""
+    r = vho.run(SCENARIO, overrides=[*overrides, f'run.stop="{at_s} s"'], out_dir=out)
+    d = next(x for x in r.summary["links"] if x["link"] == link and x["from"] == sender)
+    return d["offered"] - d["dropped_queue_overflow"] - 1
+
+
+@needs_tshark
+def test_a_lost_binding_acknowledgement_is_repaired_on_the_wire(tmp_path):
+    # RFC 6275 §11.7.1: the Binding Update sent again carries a greater sequence number, the
+    # home agent accepts it (§10.3.1) and acknowledges that number with status 0; before,
+    # the copy reused its number and drew status 135 at every retransmission, and T_n never
+    # ended.
+    pcaps = [*SHORT[:1], 'record.pcap=["mn", "ha"]']
+    base = vho.run(SCENARIO, overrides=pcaps, out_dir=tmp_path / "base")
+    # The HA's capture starts at its first packet: its absolute times are the run's.
+    ha = base.out_dir / "ha.pcap"
+    ba_at = float(_fields(ha, "mip6.mhtype == 6", "frame.time_epoch")[0][0])
+    # The BA crosses ha-gprs (10 ms, 100 Mb/s) and is offered to the GPRS link.
+    i = _admitted_by(pcaps, "gprs", "ar-gprs", round(ba_at + 0.0105, 6), tmp_path / "cut")
+    lost = [*pcaps, f"link.4.forward.drop_packets=[{i}]"]
+    r = vho.run(SCENARIO, overrides=lost, out_dir=tmp_path / "lost")
+    mn = r.out_dir / "mn.pcap"
+    bus = _fields(mn, "mip6.mhtype == 5 && mip6.bu.h_flag == 1", "mip6.bu.seqnr")
+    bas = _fields(mn, "mip6.mhtype == 6", "mip6.ba.status", "mip6.ba.seqnr")
+    assert len(bus) == 2 and int(bus[1][0]) == int(bus[0][0]) + 1, bus
+    assert bas == [["0", bus[1][0]]], "only the second BA arrives, accepting the new number"
+    for node in ("mn", "ha"):
+        pcap = r.out_dir / f"{node}.pcap"
+        assert _fields(pcap, "_ws.malformed", "frame.number") == [], node
+        assert _fields(pcap, "(icmpv6 || mipv6) && _ws.expert", "frame.number") == [], node
+    h = r.summary["handovers"][0]["mipv6"]
+    assert h["t_n_s"] is not None and h["bu_transmissions"] == 2
+
+
+UPLOAD = [
+    'flow.0.from="mn"',
+    'flow.0.to="cn"',
+]
+
+
+@needs_tshark
+def test_a_lost_binding_update_to_the_correspondent_is_repaired_by_a_binding_error(tmp_path):
+    # RFC 6275 §9.3.1, §9.3.3: the correspondent drops the mobile's packets whose Home
+    # Address option names a care-of address its binding does not have and answers with a
+    # Binding Error (MH type 7, status 1); the mobile tunnels through the home agent and runs
+    # return routability again (§11.3.6), then a new Binding Update. Before, the
+    # correspondent took such packets and its ACKs went to the old address for the binding's
+    # lifetime.
+    pcaps = ['run.stop="60 s"', *UPLOAD, 'record.pcap=["mn", "cn"]']
+    base = vho.run(SCENARIO, overrides=pcaps, out_dir=tmp_path / "base")
+    bu_at = base.summary["handovers"][0]["mipv6"]["bu_cn_sent_s"]
+    i = _admitted_by(pcaps, "gprs", "mn", round(bu_at + 1e-6, 7), tmp_path / "cut")
+    lost = [*pcaps, f"link.4.reverse.drop_packets=[{i}]"]
+    r = vho.run(SCENARIO, overrides=lost, out_dir=tmp_path / "lost")
+    cn = r.out_dir / "cn.pcap"
+    be = _fields(cn, "mip6.mhtype == 7", "mip6.be.status", "frame.time_epoch")
+    assert be and be[0][0] == "1", be
+    bus = _fields(cn, "mip6.mhtype == 5 && mip6.bu.h_flag == 0", "frame.time_epoch")
+    # The first was lost on the way: the one that arrives followed the error.
+    assert len(bus) == 1 and float(bus[0][0]) > float(be[0][1]), (bus, be)
+    for node in ("mn", "cn"):
+        pcap = r.out_dir / f"{node}.pcap"
+        assert _fields(pcap, "_ws.malformed", "frame.number") == [], node
+        assert _fields(pcap, "(icmpv6 || mipv6) && _ws.expert", "frame.number") == [], node
+    h = r.summary["handovers"][0]["mipv6"]
+    assert h["t_n_s"] is not None

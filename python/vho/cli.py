@@ -831,8 +831,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--force",
         action="store_true",
-        help="thesis, cottingham, chen: replace a non-empty --out that is not a previous output "
-        "of the study, whole",
+        help="replace a non-empty --out that is not a previous output of the study, whole",
     )
     rp.set_defaults(func=_cmd_reproduce)
     return p

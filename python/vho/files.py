@@ -124,16 +124,25 @@ def output_error(path: Path, e: OSError, doing: str = "cannot write") -> OutputE
 
 
 def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
-    """Calls ``write(tmp)`` for a temporary file beside ``path``, then renames it onto
-    ``path``: ``path`` is either the old file or the whole new one, never a partial one."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """Calls ``write(tmp)`` for a new temporary file beside ``path`` (created exclusively, so
+    never a link planted there), then renames it onto ``path``: ``path`` is either the old file
+    or the whole new one, never a partial one, and a symbolic link at ``path`` is replaced, not
+    written through. The temporary file is removed if anything fails or stops the write."""
+    tmp = None
     try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        tmp = Path(name)
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would become the file's mode
+        os.close(fd)
         write(tmp)
         os.replace(tmp, path)
+        tmp = None
     except OSError as e:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
         raise output_error(path, e) from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
 
 
 def write_text_atomic(path: Path, text: str) -> None:

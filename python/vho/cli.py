@@ -413,6 +413,7 @@ _replications = _workers
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
+    import math
     import time
 
     from . import compare
@@ -452,13 +453,23 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         fold=args.fold,
     )
     c = compare.stats.closest(table, plan.references)
-    if len(c):
+    if len(c) and math.isnan(c.iloc[0]["worst_distance"]):
+        print(
+            f"no candidate has a distance to {' / '.join(sorted(plan.references))} in any "
+            "scenario: no transfer completed beside its oracle's (see the report)"
+        )
+    elif len(c):
         top = c.iloc[0]
         print(
             f"closest to {' / '.join(sorted(plan.references))} in every scenario: "
             f"{top['variant']} (worst "
             f"{top['worst_distance'] * 100:+.1f} % in {top['worst_scenario']}; within 5 % in "
-            f"{top['within_goal']}/{top['scenarios']})"
+            f"{top['within_goal']}/{top['scenarios']}"
+            + (
+                f"; not measured in {top['scenarios'] - top['measured']}: no transfer completed)"
+                if top["measured"] < top["scenarios"]
+                else ")"
+            )
         )
     print(
         f"-> {out}/compare.csv, {report}, {out}/compare.png "

@@ -2,7 +2,8 @@
 
 Bad input (a :class:`vho.errors.VhoError`) is printed as one line on stderr with exit status
 2; argument errors too. Anything else is a fault of vho and keeps its traceback. SIGINT and
-SIGTERM remove the command's staging directories before it exits; a closed stdout (``vho run
+SIGTERM remove the command's staging directories before it exits, with one line (status 130 or
+143), also while the command is still loading (:mod:`vho._sigint`); a closed stdout (``vho run
 ... | head -1``) ends it quietly, as it does a Unix tool.
 """
 
@@ -508,6 +509,19 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(text: str | None) -> list[str] | None:
+    """``--serve``'s command line, split as a shell would (one line if it cannot be)."""
+    if not text:
+        return None
+    try:
+        return shlex.split(text) or None
+    except ValueError as e:
+        raise VhoError(
+            f"vho emulate: --serve {text!r}: {str(e).lower()}; expected one command line, "
+            "quoted as a whole (--serve 'iperf3 -s')"
+        ) from None
+
+
 def _cmd_emulate(args: argparse.Namespace) -> int:
     from .emulate import cleanup, emulate
 
@@ -537,7 +551,7 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
         cc=args.cc,
         command=command or None,
         command_at=args.at,
-        serve=shlex.split(args.serve) if args.serve else None,
+        serve=_serve(args.serve),
         serve_at=args.serve_at,
         sysctls=sysctls,
         multipath=args.multipath,
@@ -894,13 +908,20 @@ def _with_hint(how: str, args: argparse.Namespace) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``vho`` command."""
+    if threading_main():
+        from . import _sigint
+
+        _sigint.restore()  # Ctrl-C from here on: KeyboardInterrupt, handled below
     given = list(sys.argv[1:] if argv is None else argv)
     # `vho emulate ... -- COMMAND ...`: what follows `--` is the command, never vho's options.
     command = None
     if given[:1] == ["emulate"] and "--" in given:
         cut = given.index("--")
         given, command = given[:cut], given[cut + 1 :]
-    args = build_parser().parse_args(given)
+    try:
+        args = build_parser().parse_args(given)
+    except KeyboardInterrupt:
+        return _stopped("interrupted", 130)
     args.cmd = command
     args.argv = list(sys.argv[1:] if argv is None else argv)
     previous = None

@@ -282,3 +282,31 @@ def test_ctrl_c_while_the_arguments_are_parsed_is_one_line_and_status_130(
 def test_importing_vho_in_a_program_leaves_its_ctrl_c_alone() -> None:
     code = "import signal, vho.cli\nassert signal.getsignal(2) is signal.default_int_handler"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_an_emulations_unknown_counts_print_as_a_dash_not_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 40 item 25: a flow without a capture to analyse printed "retransmissions None".
+    import vho.emulate
+
+    summary = {
+        "run": {"scenario": "s", "kernel": "6", "congestion_control": "reno", "multipath": False,
+                "wall_s": 0.1, "ended_by": "stop_time", "command_exit": None},
+        "handovers": [],
+        "flows": [{"name": "f", "from": "ch", "to": "mh", "bytes": 10, "transfer_time_s": None,
+                   "retransmissions": None, "spurious_retransmissions": None,
+                   "duplicate_acks": None}],
+        "emulator": {"packets_in": 0, "packets_out": 0, "dropped_in_network": 0,
+                     "accuracy": {"delivery_lateness": {"p50_us": 3.0, "p99_us": 9.0}},
+                     "loop_cpu_s": 0.0, "reasons": []},
+    }  # fmt: skip
+
+    def emulated(scenario: object, **kw: object) -> vho.emulate.EmulationResult:
+        return vho.emulate.EmulationResult(summary, tmp_path)
+
+    monkeypatch.setattr(vho.emulate, "emulate", emulated)
+    assert main(["emulate", "s.toml", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "None" not in out
+    assert "not completed, retransmissions - (spurious -), duplicate ACKs -" in out

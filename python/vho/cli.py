@@ -22,6 +22,8 @@ from .errors import EmulationError, VhoError
 EXIT_BAD_INPUT = 2
 #: 128 + SIGPIPE, the status of a Unix tool whose reader went away.
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
+#: `vho emulate -- COMMAND`: the command was still running at run.stop (timeout(1)'s status).
+EXIT_COMMAND_STOPPED = 124
 
 
 class _Parser(argparse.ArgumentParser):
@@ -558,7 +560,23 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
         offload=not args.no_offload,
         force=args.force,
     )
-    s = result.summary
+    _print_emulation(result.summary, out)
+    if not command:
+        return 0
+    # The command's status is the run's, as env(1) and timeout(1) give it.
+    run = result.summary["run"]
+    if run["command_exit"] is None:
+        print(
+            "vho emulate: the command was still running at the scenario's run.stop and was "
+            f"stopped (exit status {EXIT_COMMAND_STOPPED}, as timeout(1)); give it longer with "
+            "--set 'run.stop=\"...\"'",
+            file=sys.stderr,
+        )
+        return EXIT_COMMAND_STOPPED
+    return int(run["command_exit"]) & 0xFF
+
+
+def _print_emulation(s: dict, out: Path) -> None:
     run = s["run"]
     print(
         f"{run['scenario']}: emulated with Linux {run['kernel']} ({run['congestion_control']}"
@@ -577,22 +595,22 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
         print(
             f"  flow {f['name']} {f['from']}->{f['to']}: {f['bytes']} B, "
             + ("not completed" if tt is None else f"transfer time {tt:.3f} s")
-            + f", retransmissions {f['retransmissions']} (spurious "
-            f"{f['spurious_retransmissions']}), duplicate ACKs {f['duplicate_acks']}"
+            + f", retransmissions {_fmt(f['retransmissions'])} (spurious "
+            f"{_fmt(f['spurious_retransmissions'])}), duplicate ACKs {_fmt(f['duplicate_acks'])}"
         )
     e = s["emulator"]
     late = e["accuracy"]["delivery_lateness"]
     print(
         f"  emulator: {e['packets_in']} packets in, {e['packets_out']} out, "
         f"{e['dropped_in_network']} dropped by the model; delivery lateness p50 "
-        f"{late['p50_us']:.0f} µs, p99 {late['p99_us']:.0f} µs; loop CPU {e['loop_cpu_s']:.2f} s"
+        f"{_fmt(late['p50_us'], ' µs', 0)}, p99 {_fmt(late['p99_us'], ' µs', 0)}; loop CPU "
+        f"{e['loop_cpu_s']:.2f} s"
     )
     for reason in e["reasons"]:
         print(f"warning: the emulator may have limited the traffic: {reason}", file=sys.stderr)
     if run["command_exit"] is not None:
         print(f"  command exited with status {run['command_exit']} (its output: {out}/command.log)")
     print(f"  -> {out}/summary.json")
-    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -792,7 +810,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Emulates a scenario: each host a network namespace with a TUN device, the "
         "simulator's links, queues, losses and handovers carrying their real packets in real "
         "time. The scenario's flows become real bulk transfers, or COMMAND runs in the mobile "
-        "host's namespace (VHO_<NODE>_ADDR gives each host's address).",
+        "host's namespace (VHO_<NODE>_ADDR gives each host's address); vho emulate then exits "
+        "with COMMAND's status, or 124 (as timeout(1)) if the scenario's run.stop stopped it.",
         usage="vho emulate [options] SCENARIO [-- COMMAND ...] | vho emulate --cleanup",
     )
     em.add_argument("scenario", nargs="?", help="scenario TOML file")

@@ -182,3 +182,19 @@ def test_an_interrupted_study_leaves_the_previous_output_as_it_was(
         naoe.reproduce(out, quick=True, seed=9, quiet=True, sensitivity=False)
     assert _snapshot(out) == before
     _no_staging(tmp_path)
+
+
+@pytest.mark.parametrize("where", [".", ".."])
+def test_the_current_directory_is_refused_before_anything_runs(
+    where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An empty current directory passed every check, the whole run was made, and then '.'
+    # could not be renamed: the output lost ("cannot publish the output directory").
+    here = tmp_path / "empty" / "here"
+    here.mkdir(parents=True)
+    monkeypatch.chdir(here)
+    (tmp_path / "s.toml").write_text(GOOD)
+    assert main(["run", str(tmp_path / "s.toml"), "--out", where]) == 2
+    assert "the current directory (or one above it)" in _one_line(capsys)
+    assert not any(here.iterdir())
+    _no_staging(here.parent)

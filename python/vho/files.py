@@ -249,6 +249,13 @@ def staged_output(out: Path, *, command: str, owned: Iterable[str], force: bool)
     written, an ``out`` that is a file, or a non-empty directory other than a previous output
     of ``command`` (marked as its, every other name matching ``owned``) unless ``force``."""
     owned = list(owned)
+    with contextlib.suppress(OSError):
+        # Swapped in, it would leave the shell in a deleted directory; '.' cannot be renamed.
+        if Path.cwd().is_relative_to(out.resolve()):
+            raise OutputError(
+                f"{out}: the current directory (or one above it), which cannot be replaced "
+                "whole; choose another --out, below it"
+            )
     if out.exists() and not out.is_dir():
         raise OutputError(f"{out}: exists and is not a directory")
     if out.is_dir():

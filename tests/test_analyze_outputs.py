@@ -64,7 +64,7 @@ def test_many_tiny_flows_are_listed_in_jsonl_and_summed_in_metrics(
     }
     lines = (out / "flows.jsonl").read_text().splitlines()
     assert [json.loads(x)["index"] for x in lines] == list(range(500))
-    assert sorted(p.name for p in out.iterdir()) == ["flows.jsonl", "metrics.json"]
+    assert sorted(p.name for p in out.iterdir()) == [".vho-output", "flows.jsonl", "metrics.json"]
 
 
 def test_goodput_over_no_time_is_undefined_not_zero(syns: Path) -> None:
@@ -96,7 +96,11 @@ def test_an_existing_foreign_directory_is_refused_and_a_previous_analysis_replac
     assert main(["analyze", str(fig1 / "mh.pcap"), "--out", str(out)]) == 2
     assert "not empty and not an output of vho analyze" in one_line(capsys)
     (out / "mine.txt").unlink()
-    (out / "metrics.json").write_text("{}")  # now it looks like a previous analysis
+    (out / "metrics.json").write_text("{}")
+    # Not marked as vho analyze's (.vho-output): still refused.
+    assert main(["analyze", str(fig1 / "mh.pcap"), "--out", str(out)]) == 2
+    assert "not empty and not an output of vho analyze" in one_line(capsys)
+    (out / ".vho-output").write_text("vho analyze\n")  # now it is a previous analysis
     assert main(["analyze", str(fig1 / "mh.pcap"), "--out", str(out)]) == 0
     assert not (out / "sequence_flow7.png").exists() and (out / "sequence_flow0.png").exists()
 

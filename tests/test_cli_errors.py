@@ -225,3 +225,88 @@ def test_presets_show_a_per_direction_value_as_down_and_up(capsys) -> None:
     out = capsys.readouterr().out
     line = next(ln for ln in out.splitlines() if ln.startswith("gprs-cottingham"))
     assert "53.6 kb/s / 13.4 kb/s" in line
+
+
+def test_an_unbalanced_quote_in_serve_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # shlex's ValueError (No closing quotation) was a traceback; refused before anything is made.
+    scen = tmp_path / "s.toml"
+    scen.write_text(GOOD)
+    out = tmp_path / "out"
+    assert main(["emulate", str(scen), "--out", str(out), "--serve", "'x"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        'vho emulate: --serve "\'x": no closing quotation; expected one command line, quoted '
+        "as a whole (--serve 'iperf3 -s')\n"
+    )
+    assert not out.exists()
+
+
+# The `vho` console script, with Ctrl-C arriving while `import vho` loads its core module.
+INTERRUPTED_IMPORT = """\
+import builtins, os, signal, sys
+real = builtins.__import__
+def hook(name, globals=None, locals=None, fromlist=(), level=0):
+    if name == "runner" and level == 1:  # vho/__init__.py: from .runner import ...
+        os.kill(os.getpid(), signal.SIGINT)
+    return real(name, globals, locals, fromlist, level)
+builtins.__import__ = hook
+from vho.cli import main
+sys.exit(main())
+"""
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line_and_status_130(tmp_path: Path) -> None:
+    script = tmp_path / "vho"
+    script.write_text(INTERRUPTED_IMPORT)
+    p = subprocess.run(
+        [sys.executable, str(script), "presets"], capture_output=True, text=True, check=False
+    )
+    assert (p.returncode, p.stderr, p.stdout) == (130, "vho: interrupted\n", "")
+
+
+def test_ctrl_c_while_the_arguments_are_parsed_is_one_line_and_status_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import vho.cli
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(vho.cli, "build_parser", interrupted)
+    assert main(["presets"]) == 130
+    assert capsys.readouterr().err == "vho: interrupted\n"
+
+
+def test_importing_vho_in_a_program_leaves_its_ctrl_c_alone() -> None:
+    code = "import signal, vho.cli\nassert signal.getsignal(2) is signal.default_int_handler"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_an_emulations_unknown_counts_print_as_a_dash_not_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 40 item 25: a flow without a capture to analyse printed "retransmissions None".
+    import vho.emulate
+
+    summary = {
+        "run": {"scenario": "s", "kernel": "6", "congestion_control": "reno", "multipath": False,
+                "wall_s": 0.1, "ended_by": "stop_time", "command_exit": None},
+        "handovers": [],
+        "flows": [{"name": "f", "from": "ch", "to": "mh", "bytes": 10, "transfer_time_s": None,
+                   "retransmissions": None, "spurious_retransmissions": None,
+                   "duplicate_acks": None}],
+        "emulator": {"packets_in": 0, "packets_out": 0, "dropped_in_network": 0,
+                     "accuracy": {"delivery_lateness": {"p50_us": 3.0, "p99_us": 9.0}},
+                     "loop_cpu_s": 0.0, "reasons": []},
+    }  # fmt: skip
+
+    def emulated(scenario: object, **kw: object) -> vho.emulate.EmulationResult:
+        return vho.emulate.EmulationResult(summary, tmp_path)
+
+    monkeypatch.setattr(vho.emulate, "emulate", emulated)
+    assert main(["emulate", "s.toml", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "None" not in out
+    assert "not completed, retransmissions - (spurious -), duplicate ACKs -" in out

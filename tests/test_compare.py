@@ -280,3 +280,47 @@ def test_a_scenario_of_two_flows_is_refused(
     err = capsys.readouterr().err
     assert "one [[flow]], found 2" in err and err.count("\n") == 1
     assert not out.exists()
+
+
+COTTINGHAM = ROOT / "scenarios" / "examples" / "cottingham-wlan-gprs.toml"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        # No variant completes anywhere (issue 40 item 16: idxmin over a scenario of NaNs).
+        ["--scenario", str(FIG1), "--set", 'run.stop="1 ms"'],
+        # No variant completes in one scenario (the shipped Cottingham example has no size),
+        # every one does in the other.
+        ["--scenario", str(FIG1), "--scenario", str(COTTINGHAM)],
+    ],
+    ids=["none-completes", "one-scenario-none-completes"],
+)
+def test_a_scenario_where_no_variant_completes_is_reported_as_not_completed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str]
+) -> None:
+    out = tmp_path / "o"
+    argv = ["compare", *extra, "--variant", "frto", "--replications", "2", "--quiet"]
+    assert main([*argv, "--out", str(out)]) == 0
+    stdout = capsys.readouterr().out
+    assert "nan" not in stdout
+    assert json.loads((out / "compare.json").read_text())["complete"] is True
+    md = (out / "compare.md").read_text()
+    assert "nan" not in md
+    assert "none (not completed)" in md
+    t = pd.read_csv(out / "compare.csv")
+    assert len(t) == len(t["scenario"].unique()) * 4  # plain, frto and the two oracles
+    if str(COTTINGHAM) in extra:
+        assert "in the 1 of 2 scenarios where it and its oracle completed transfers" in md
+        assert "not measured in 1: no transfer completed" in stdout
+    else:
+        assert "No candidate has a distance to the oracle in any scenario" in md
+
+
+def test_every_variant_a_reference_finishes_with_no_candidate(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    argv = ["compare", "--scenario", str(FIG1), "--variant", "frto", "--reference", "plain",
+            "--system-reference", "frto", "--replications", "2", "--quiet",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    assert "none (no candidate)" in (out / "compare.md").read_text()

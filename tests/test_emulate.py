@@ -185,6 +185,25 @@ def test_a_command_gets_the_runs_congestion_control_where_a_namespace_may_have_i
         assert (out / "command.log").read_text().strip() == want, cc
 
 
+def test_vho_emulate_exits_with_the_commands_status(tmp_path: Path) -> None:
+    # Issue 40 item 25: `-- sh -c 'exit 7'` exited 0. The command's status is the run's; a
+    # command still running at run.stop is stopped, said in one line, status 124 (timeout(1)).
+    scenario = tmp_path / "h.toml"
+    scenario.write_text(HANDOVER)
+    r = _vho("emulate", str(scenario), "--out", str(tmp_path / "a"), "--", "sh", "-c", "exit 7")
+    assert r.returncode == 7, r.stderr
+    assert "command exited with status 7" in r.stdout
+    r = _vho(
+        "emulate", str(scenario), "--out", str(tmp_path / "b"), "--set", 'run.stop="0.5 s"',
+        "--", "sleep", "30",
+    )  # fmt: skip
+    assert r.returncode == 124, r.stderr
+    assert r.stderr.count("\n") == 1 and "still running at the scenario's run.stop" in r.stderr
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert summary["run"]["command_exit"] is None
+    assert not _children_of(os.getpid())
+
+
 def test_sigkill_leaves_namespaces_that_cleanup_removes(tmp_path: Path) -> None:
     scenario = tmp_path / "h.toml"
     scenario.write_text(HANDOVER)

@@ -57,3 +57,78 @@ def test_copied_examples_keep_their_layout_and_refuse_to_overwrite(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "exists and differs from the shipped example" in err
     assert mine.read_text() == "# mine\n"
+
+
+def test_a_copy_cut_by_a_full_disk_leaves_no_partial_file_and_the_retry_succeeds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    dest = tmp_path / "ex"
+    calls = []
+    real_text, real_bytes = Path.write_text, Path.write_bytes
+
+    def full_disk(path: Path, data: str | bytes, *args: object, **kw: object) -> int:
+        # The third file: half of it written, then the disk is full.
+        calls.append(path)
+        if len(calls) == 3:
+            real_bytes(
+                path,
+                data[: len(data) // 2].encode()
+                if isinstance(data, str)
+                else data[: len(data) // 2],
+            )
+            raise OSError(errno.ENOSPC, "No space left on device")
+        if isinstance(data, str):
+            return real_text(path, data, *args, **kw)
+        return real_bytes(path, data)
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    monkeypatch.setattr(Path, "write_bytes", full_disk)
+    assert main(["examples", "--copy", str(dest)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left on device" in err, err
+    monkeypatch.undo()
+    # Nothing half-written, no temporary file: the two files before it whole, the rest absent.
+    copied = sorted(p for p in dest.rglob("*") if p.is_file())
+    assert len(copied) == 2
+    for p in copied:
+        assert p.read_bytes() == examples.find(p.stem).path.read_bytes()
+    assert main(["examples", "--copy", str(dest)]) == 0
+    assert len([p for p in dest.rglob("*") if p.is_file()]) == len(examples.bundled())
+
+
+def test_copy_never_writes_through_a_symbolic_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dest = tmp_path / "ex"
+    (dest / "examples").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere.toml"
+    first = examples.bundled()[0]
+    link = dest / "examples" / first.path.name
+    link.symlink_to(elsewhere)  # dangling
+    assert main(["examples", "--copy", str(dest)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a symbolic link" in err, err
+    assert not elsewhere.exists() and link.is_symlink()
+    # A linked folder neither.
+    link.unlink()
+    (dest / "examples").rmdir()
+    (tmp_path / "other").mkdir()
+    (dest / "examples").symlink_to(tmp_path / "other")
+    assert main(["examples", "--copy", str(dest)]) == 2
+    assert "is a symbolic link" in capsys.readouterr().err
+    assert not list((tmp_path / "other").iterdir())
+
+
+def test_copy_over_a_file_that_is_not_utf8_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dest = tmp_path / "ex"
+    (dest / "examples").mkdir(parents=True)
+    mine = dest / "examples" / examples.bundled()[0].path.name
+    mine.write_bytes(b"\xff\xfe not text")
+    assert main(["examples", "--copy", str(dest)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "exists and differs" in err, err
+    assert mine.read_bytes() == b"\xff\xfe not text"

@@ -193,6 +193,7 @@ def test_no_sensitivity_skips_those_runs_and_says_so(
     out = tmp_path / "fast"
     out.mkdir()
     (out / "sensitivity.csv").write_text("an earlier run's\n")
+    (out / ".vho-output").write_text("vho reproduce daniel-kojo\n")  # this study's output
     assert main(["reproduce", "daniel-kojo", "--quick", "--no-sensitivity", "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert "tables: 104 cells x 4 replications" in err

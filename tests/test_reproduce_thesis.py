@@ -256,6 +256,6 @@ def test_options_of_another_study_are_refused_in_one_line(
     assert main(["reproduce", "thesis", "--quick", "--workers", "2"]) == 2
     err = capsys.readouterr().err
     assert err == "vho reproduce thesis: --workers does not apply to this study\n"
-    assert main(["reproduce", "daniel-kojo", "--quick", "--force"]) == 2
+    assert main(["reproduce", "daniel-kojo", "--quick", "--trials", "3"]) == 2
     err = capsys.readouterr().err
-    assert err == "vho reproduce daniel-kojo: --force does not apply to this study\n"
+    assert err == "vho reproduce daniel-kojo: --trials does not apply to this study\n"

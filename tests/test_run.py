@@ -270,6 +270,7 @@ def test_the_output_directory_is_complete_and_json_is_valid(hard_run: vho.RunRes
     assert hard_run.out_dir is not None
     names = sorted(p.name for p in hard_run.out_dir.iterdir())
     assert names == [
+        ".vho-output",
         "ch.pcap",
         "mh.pcap",
         "scenario.resolved.toml",

@@ -91,6 +91,7 @@ def test_a_foreign_directory_is_refused_and_force_replaces_it_whole(
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "old.pcap"]
     assert main(["run", str(scen), "--out", str(out), "--force"]) == 0
     assert sorted(p.name for p in out.iterdir()) == [
+        ".vho-output",
         "scenario.resolved.toml",
         "summary.json",
         "timing.json",
@@ -106,6 +107,7 @@ def test_a_previous_run_is_replaced_whole_without_stale_files(tmp_path: Path) ->
     scen.write_text(GOOD + '\n[record]\npcap = ["ch"]\n')
     assert main(["run", str(scen), "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == [
+        ".vho-output",
         "ch.pcap",
         "scenario.resolved.toml",
         "summary.json",

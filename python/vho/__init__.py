@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import _sigint  # noqa: F401  (first: Ctrl-C while the command loads)
 from ._native import __version__
 from .errors import (
     CaptureError,

@@ -2,7 +2,8 @@
 
 Bad input (a :class:`vho.errors.VhoError`) is printed as one line on stderr with exit status
 2; argument errors too. Anything else is a fault of vho and keeps its traceback. SIGINT and
-SIGTERM remove the command's staging directories before it exits; a closed stdout (``vho run
+SIGTERM remove the command's staging directories before it exits, with one line (status 130 or
+143), also while the command is still loading (:mod:`vho._sigint`); a closed stdout (``vho run
 ... | head -1``) ends it quietly, as it does a Unix tool.
 """
 
@@ -21,6 +22,8 @@ from .errors import EmulationError, VhoError
 EXIT_BAD_INPUT = 2
 #: 128 + SIGPIPE, the status of a Unix tool whose reader went away.
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
+#: `vho emulate -- COMMAND`: the command was still running at run.stop (timeout(1)'s status).
+EXIT_COMMAND_STOPPED = 124
 
 
 class _Parser(argparse.ArgumentParser):
@@ -413,6 +416,7 @@ _replications = _workers
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
+    import math
     import time
 
     from . import compare
@@ -452,13 +456,23 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         fold=args.fold,
     )
     c = compare.stats.closest(table, plan.references)
-    if len(c):
+    if len(c) and math.isnan(c.iloc[0]["worst_distance"]):
+        print(
+            f"no candidate has a distance to {' / '.join(sorted(plan.references))} in any "
+            "scenario: no transfer completed beside its oracle's (see the report)"
+        )
+    elif len(c):
         top = c.iloc[0]
         print(
             f"closest to {' / '.join(sorted(plan.references))} in every scenario: "
             f"{top['variant']} (worst "
             f"{top['worst_distance'] * 100:+.1f} % in {top['worst_scenario']}; within 5 % in "
-            f"{top['within_goal']}/{top['scenarios']})"
+            f"{top['within_goal']}/{top['scenarios']}"
+            + (
+                f"; not measured in {top['scenarios'] - top['measured']}: no transfer completed)"
+                if top["measured"] < top["scenarios"]
+                else ")"
+            )
         )
     print(
         f"-> {out}/compare.csv, {report}, {out}/compare.png "
@@ -497,6 +511,19 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(text: str | None) -> list[str] | None:
+    """``--serve``'s command line, split as a shell would (one line if it cannot be)."""
+    if not text:
+        return None
+    try:
+        return shlex.split(text) or None
+    except ValueError as e:
+        raise VhoError(
+            f"vho emulate: --serve {text!r}: {str(e).lower()}; expected one command line, "
+            "quoted as a whole (--serve 'iperf3 -s')"
+        ) from None
+
+
 def _cmd_emulate(args: argparse.Namespace) -> int:
     from .emulate import cleanup, emulate
 
@@ -526,14 +553,30 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
         cc=args.cc,
         command=command or None,
         command_at=args.at,
-        serve=shlex.split(args.serve) if args.serve else None,
+        serve=_serve(args.serve),
         serve_at=args.serve_at,
         sysctls=sysctls,
         multipath=args.multipath,
         offload=not args.no_offload,
         force=args.force,
     )
-    s = result.summary
+    _print_emulation(result.summary, out)
+    if not command:
+        return 0
+    # The command's status is the run's, as env(1) and timeout(1) give it.
+    run = result.summary["run"]
+    if run["command_exit"] is None:
+        print(
+            "vho emulate: the command was still running at the scenario's run.stop and was "
+            f"stopped (exit status {EXIT_COMMAND_STOPPED}, as timeout(1)); give it longer with "
+            "--set 'run.stop=\"...\"'",
+            file=sys.stderr,
+        )
+        return EXIT_COMMAND_STOPPED
+    return int(run["command_exit"]) & 0xFF
+
+
+def _print_emulation(s: dict, out: Path) -> None:
     run = s["run"]
     print(
         f"{run['scenario']}: emulated with Linux {run['kernel']} ({run['congestion_control']}"
@@ -552,22 +595,22 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
         print(
             f"  flow {f['name']} {f['from']}->{f['to']}: {f['bytes']} B, "
             + ("not completed" if tt is None else f"transfer time {tt:.3f} s")
-            + f", retransmissions {f['retransmissions']} (spurious "
-            f"{f['spurious_retransmissions']}), duplicate ACKs {f['duplicate_acks']}"
+            + f", retransmissions {_fmt(f['retransmissions'])} (spurious "
+            f"{_fmt(f['spurious_retransmissions'])}), duplicate ACKs {_fmt(f['duplicate_acks'])}"
         )
     e = s["emulator"]
     late = e["accuracy"]["delivery_lateness"]
     print(
         f"  emulator: {e['packets_in']} packets in, {e['packets_out']} out, "
         f"{e['dropped_in_network']} dropped by the model; delivery lateness p50 "
-        f"{late['p50_us']:.0f} µs, p99 {late['p99_us']:.0f} µs; loop CPU {e['loop_cpu_s']:.2f} s"
+        f"{_fmt(late['p50_us'], ' µs', 0)}, p99 {_fmt(late['p99_us'], ' µs', 0)}; loop CPU "
+        f"{e['loop_cpu_s']:.2f} s"
     )
     for reason in e["reasons"]:
         print(f"warning: the emulator may have limited the traffic: {reason}", file=sys.stderr)
     if run["command_exit"] is not None:
         print(f"  command exited with status {run['command_exit']} (its output: {out}/command.log)")
     print(f"  -> {out}/summary.json")
-    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -767,7 +810,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Emulates a scenario: each host a network namespace with a TUN device, the "
         "simulator's links, queues, losses and handovers carrying their real packets in real "
         "time. The scenario's flows become real bulk transfers, or COMMAND runs in the mobile "
-        "host's namespace (VHO_<NODE>_ADDR gives each host's address).",
+        "host's namespace (VHO_<NODE>_ADDR gives each host's address); vho emulate then exits "
+        "with COMMAND's status, or 124 (as timeout(1)) if the scenario's run.stop stopped it.",
         usage="vho emulate [options] SCENARIO [-- COMMAND ...] | vho emulate --cleanup",
     )
     em.add_argument("scenario", nargs="?", help="scenario TOML file")
@@ -831,8 +875,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--force",
         action="store_true",
-        help="thesis, cottingham, chen: replace a non-empty --out that is not a previous output "
-        "of the study, whole",
+        help="replace a non-empty --out that is not a previous output of the study, whole",
     )
     rp.set_defaults(func=_cmd_reproduce)
     return p
@@ -884,13 +927,20 @@ def _with_hint(how: str, args: argparse.Namespace) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``vho`` command."""
+    if threading_main():
+        from . import _sigint
+
+        _sigint.restore()  # Ctrl-C from here on: KeyboardInterrupt, handled below
     given = list(sys.argv[1:] if argv is None else argv)
     # `vho emulate ... -- COMMAND ...`: what follows `--` is the command, never vho's options.
     command = None
     if given[:1] == ["emulate"] and "--" in given:
         cut = given.index("--")
         given, command = given[:cut], given[cut + 1 :]
-    args = build_parser().parse_args(given)
+    try:
+        args = build_parser().parse_args(given)
+    except KeyboardInterrupt:
+        return _stopped("interrupted", 130)
     args.cmd = command
     args.argv = list(sys.argv[1:] if argv is None else argv)
     previous = None

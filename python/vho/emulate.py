@@ -146,9 +146,7 @@ def emulate(
         "offload": offload,
     }
     out = Path(out_dir)
-    with files.staged_output(
-        out, command="vho emulate", marker=SUMMARY, owned=OWNED, force=force
-    ) as stage:
+    with files.staged_output(out, command="vho emulate", owned=OWNED, force=force) as stage:
         t0 = time.perf_counter()
         raw = _run_interruptible(
             _native.emulate, label, text, overrides, seed, str(stage), json.dumps(options)

@@ -6,7 +6,9 @@ a sweep names its scenario as ``../examples/NAME.toml``, which holds in both lay
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -80,26 +82,55 @@ def text(name: str) -> str:
     return find(name).path.read_text(encoding="utf-8")
 
 
+def _already_there(target: Path, body: bytes) -> bool:
+    """True if ``target`` is a regular file holding ``body``; False if nothing is there.
+    Anything else is refused: a file that differs, or a symbolic link (dangling or not) at the
+    file or its folder, which a copy would write through to wherever it points."""
+    for p in (target.parent, target):
+        try:
+            st = os.lstat(p)
+        except FileNotFoundError:
+            return False
+        except OSError as e:
+            raise files.output_error(p, e, "cannot read") from None
+        if stat.S_ISLNK(st.st_mode):
+            raise VhoError(
+                f"vho examples --copy: {p}: is a symbolic link, which vho does not write "
+                "through; expected a new or empty directory"
+            )
+    if stat.S_ISREG(st.st_mode):
+        try:
+            with open(target, "rb") as f:
+                same = f.read(len(body) + 1) == body
+        except OSError as e:
+            raise files.output_error(target, e, "cannot read") from None
+        if same:
+            return True
+    raise VhoError(
+        f"vho examples --copy: {target}: exists and differs from the shipped example; "
+        "expected a new or empty directory"
+    )
+
+
 def copy(dest: Path) -> list[Path]:
     """Writes every example into ``dest/examples`` and ``dest/sweeps`` (so that a sweep still
-    finds its scenario); refuses to overwrite a file that differs. Returns the files written."""
+    finds its scenario); refuses to overwrite a file that differs, or to write through a
+    symbolic link, before anything is written. Each file is written to a temporary name and
+    renamed, so a failed copy (a full disk) leaves no partial file. Returns the files, those
+    already there included."""
     todo = []
     for e in bundled():
         folder = next(f for f, k in FOLDERS if k == e.kind)
         target = dest / folder / e.path.name
-        body = e.path.read_text(encoding="utf-8")
-        if target.exists() and (not target.is_file() or target.read_text(encoding="utf-8") != body):
-            raise VhoError(
-                f"vho examples --copy: {target}: exists and differs from the shipped example; "
-                "expected a new or empty directory"
-            )
-        todo.append((target, body))
+        body = e.path.read_bytes()
+        todo.append((target, body, _already_there(target, body)))
     written = []
-    for target, body in todo:
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(body, encoding="utf-8")
-        except OSError as e:
-            raise files.output_error(target, e) from None
+    for target, body, there in todo:
+        if not there:
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise files.output_error(target.parent, e) from None
+            files.write_atomic(target, lambda p, body=body: p.write_bytes(body))
         written.append(target)
     return written

@@ -3,12 +3,14 @@
 - Inputs (scenarios, sweep files, captures) must be regular files: a FIFO or a device is
   refused, never opened to block or to be read without end; text inputs are read with a bound.
 - A path built from input (a node's name, a flow's) must stay inside its output directory.
-- An output directory (`vho run`, `vho analyze`) is written whole into a hidden sibling
-  ``.vho-partial-<pid>@<host>-*`` and swapped in when complete, so nothing half-written looks
-  complete and old files never sit beside new ones. A non-empty directory that is not a
-  previous output of the same command is refused unless ``force``. Staging directories left by
-  a killed process (its pid dead on this host) are removed by the next command writing beside
-  them.
+- An output directory (`vho run`, `vho analyze`, `vho emulate`, `vho reproduce STUDY`) is
+  written whole into a hidden sibling ``.vho-partial-<pid>@<host>-*`` and swapped in when
+  complete, so nothing half-written looks complete and old files never sit beside new ones.
+  It holds a mark, ``.vho-output``, naming the command that wrote it (``vho reproduce chen``):
+  a non-empty directory that is not a previous output of the same command (that mark, and only
+  names the command writes) is refused unless ``force``, so one command's output never replaces
+  another's. Staging directories left by a killed process (its pid dead on this host) are
+  removed by the next command writing beside them.
 - Single files are written to a temporary name and renamed; a full disk or a read-only
   directory is an :class:`OutputError` (one line), not a traceback.
 """
@@ -122,16 +124,25 @@ def output_error(path: Path, e: OSError, doing: str = "cannot write") -> OutputE
 
 
 def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
-    """Calls ``write(tmp)`` for a temporary file beside ``path``, then renames it onto
-    ``path``: ``path`` is either the old file or the whole new one, never a partial one."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """Calls ``write(tmp)`` for a new temporary file beside ``path`` (created exclusively, so
+    never a link planted there), then renames it onto ``path``: ``path`` is either the old file
+    or the whole new one, never a partial one, and a symbolic link at ``path`` is replaced, not
+    written through. The temporary file is removed if anything fails or stops the write."""
+    tmp = None
     try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        tmp = Path(name)
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would become the file's mode
+        os.close(fd)
         write(tmp)
         os.replace(tmp, path)
+        tmp = None
     except OSError as e:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
         raise output_error(path, e) from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -180,11 +191,32 @@ def remove_staged() -> None:
         _staged.discard(p)
 
 
-def _is_output_of(out: Path, marker: str, owned: Iterable[str]) -> bool:
-    """A previous output of a command: holds its ``marker`` and only files it writes."""
+#: The file in an output directory that names the command that wrote it (one line).
+MARK = ".vho-output"
+
+
+def _mark_of(out: Path) -> str | None:
+    """The command named by ``out``'s mark, or None (no mark, or not a small regular file)."""
+    try:
+        fd = os.open(out / MARK, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = f.read(4096)
+    try:
+        return data.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return None
+
+
+def _is_output_of(out: Path, command: str, owned: Iterable[str]) -> bool:
+    """A previous output of ``command``: its mark names ``command``, and every other name in it
+    is one the command writes."""
     pats = [re.compile(p) for p in owned]
-    names = [p.name for p in out.iterdir()]
-    return marker in names and all(any(r.fullmatch(n) for r in pats) for n in names)
+    names = [p.name for p in out.iterdir() if p.name != MARK]
+    return _mark_of(out) == command and all(any(r.fullmatch(n) for r in pats) for n in names)
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -211,25 +243,33 @@ def _umask() -> int:
 
 
 @contextlib.contextmanager
-def staged_output(
-    out: Path, *, command: str, marker: str, owned: Iterable[str], force: bool
-) -> Iterator[Path]:
-    """A staging directory for ``out``; swapped in whole when the block ends without error,
-    removed otherwise. Refuses, before anything is written, an ``out`` that is a file, or a
-    non-empty directory other than a previous output of ``command`` (``marker`` in it and
-    every name matching ``owned``) unless ``force``."""
+def staged_output(out: Path, *, command: str, owned: Iterable[str], force: bool) -> Iterator[Path]:
+    """A staging directory for ``out``; marked as ``command``'s (:data:`MARK`) and swapped in
+    whole when the block ends without error, removed otherwise. Refuses, before anything is
+    written, an ``out`` that is a file, or a non-empty directory other than a previous output
+    of ``command`` (marked as its, every other name matching ``owned``) unless ``force``."""
+    owned = list(owned)
+    with contextlib.suppress(OSError):
+        # Swapped in, it would leave the shell in a deleted directory; '.' cannot be renamed.
+        if Path.cwd().is_relative_to(out.resolve()):
+            raise OutputError(
+                f"{out}: the current directory (or one above it), which cannot be replaced "
+                "whole; choose another --out, below it"
+            )
     if out.exists() and not out.is_dir():
         raise OutputError(f"{out}: exists and is not a directory")
     if out.is_dir():
         try:
             empty = not any(out.iterdir())
-            ours = empty or _is_output_of(out, marker, owned)
+            ours = empty or _is_output_of(out, command, owned)
+            other = None if ours else _mark_of(out)
         except OSError as e:
             raise output_error(out, e, "cannot read the output directory") from None
         if not ours and not force:
+            whose = f" (an output of {other})" if other and other.startswith("vho ") else ""
             raise OutputError(
-                f"{out}: not empty and not an output of {command}; choose another --out, or "
-                "pass --force to replace it whole"
+                f"{out}: not empty and not an output of {command}{whose}; choose another "
+                "--out, or pass --force to replace it whole"
             )
     parent = out.absolute().parent
     try:
@@ -245,6 +285,7 @@ def staged_output(
     try:
         yield stage
         try:
+            (stage / MARK).write_text(f"{command}\n", encoding="utf-8")
             if out.is_dir() and not any(out.iterdir()):
                 out.rmdir()
             if out.exists():

@@ -397,9 +397,7 @@ def run(
     out = Path(out_dir)
     for name in _capture_names(text, overrides):
         files.inside(out, name, "record.pcap: node", ".pcap")
-    with files.staged_output(
-        out, command="vho run", marker=SUMMARY, owned=OWNED, force=force
-    ) as stage:
+    with files.staged_output(out, command="vho run", owned=OWNED, force=force) as stage:
         t0 = time.perf_counter()
         raw = _in_thread(_native.run_scenario, label, text, overrides, seed, str(stage))
         wall = time.perf_counter() - t0

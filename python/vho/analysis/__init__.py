@@ -279,9 +279,7 @@ def analyze(
     if out_dir is None:
         return _analyze(path, spec, handover_at, capture_point, None, series, max_listed, ta_mean)
     out = Path(out_dir)
-    with files.staged_output(
-        out, command="vho analyze", marker=METRICS, owned=OWNED, force=force
-    ) as stage:
+    with files.staged_output(out, command="vho analyze", owned=OWNED, force=force) as stage:
         a = _analyze(path, spec, handover_at, capture_point, stage, series, max_listed, ta_mean)
     a.figures = [out / p.name for p in a.figures]
     return a

@@ -41,6 +41,17 @@ def _s(v: float, ci: float | None = None) -> str:
     return f"{v:.3f}" + (f" ± {ci:.3f}" if ci is not None and not math.isnan(ci) else "")
 
 
+#: A cell whose variant completed no transfer in the scenario (every replication stopped by
+#: run.stop, or failed): nothing to average.
+NOT_COMPLETED = "not completed"
+
+
+def _t(r: pd.Series) -> str:
+    """A row's mean transfer time with its CI, or :data:`NOT_COMPLETED`."""
+    v = r["transfer_time_s_mean"]
+    return NOT_COMPLETED if pd.isna(v) else _s(v, r["transfer_time_s_ci95"])
+
+
 def _oracle_word(p: Plan, ref: str) -> str:
     if p.system == p.sender:
         return ref
@@ -104,12 +115,26 @@ def write_markdown(
             "",
         ]
     c = closest(t, refs)
-    if len(c):
+    if len(c) and math.isnan(c.iloc[0]["worst_distance"]):
+        out += [
+            "No candidate has a distance to the oracle in any scenario: in each, the candidate "
+            f"or its oracle completed no transfer (the cells '{NOT_COMPLETED}' below). "
+            "The goal is not met.",
+            "",
+        ]
+    elif len(c):
         top = c.iloc[0]
-        met = top["worst_distance"] <= GOAL
+        met = top["worst_distance"] <= GOAL and top["within_goal"] == top["scenarios"]
+        unknown = int(top["scenarios"] - top["measured"])
+        where = (
+            "in every scenario"
+            if not unknown
+            else f"in the {top['measured']} of {top['scenarios']} scenarios where it and its "
+            "oracle completed transfers"
+        )
         out.append(
             f"Closest: **{top['variant']}**, within {_pct(top['worst_distance'], signed=False)} "
-            f"of the oracle in every scenario (worst: {top['worst_scenario']}); "
+            f"of the oracle {where} (worst: {top['worst_scenario']}); "
             f"within 5 % in {top['within_goal']} of {top['scenarios']} scenarios. "
             + ("The goal is met." if met else "The goal is not met.")
         )
@@ -129,7 +154,7 @@ def write_markdown(
                 o = by.loc[(r["scenario"], r["reference"])]
                 out.append(
                     f"| {r['scenario']} | {_pct(r['distance_mean'], r['distance_ci95'])} | "
-                    f"{_s(r['transfer_time_s_mean'])} | {_s(o['transfer_time_s_mean'])} | "
+                    f"{_t(r)} | {_t(o)} | "
                     f"{_s(r['spurious_timeouts_mean'])} | {_s(o['spurious_timeouts_mean'])} | "
                     f"{_s(r['spurious_retransmissions_mean'])} | "
                     f"{_s(o['spurious_retransmissions_mean'])} | "
@@ -147,7 +172,7 @@ def write_markdown(
         for _, r in c.iterrows():
             out.append(
                 f"| {r['variant']} | {codes[r['variant']]} | {_pct(r['worst_distance'])} | "
-                f"{r['worst_scenario']} | {r['within_goal']}/{r['scenarios']} | "
+                f"{r['worst_scenario'] or '-'} | {r['within_goal']}/{r['scenarios']} | "
                 f"{_pct(r['mean_gain_vs_plain'])} |"
             )
         out.append("")
@@ -168,8 +193,8 @@ def write_markdown(
             s.name,
             s.direction,
             _oracle_word(p, ref),
-            _s(plain["transfer_time_s_mean"], plain["transfer_time_s_ci95"]),
-            _s(o["transfer_time_s_mean"], o["transfer_time_s_ci95"]),
+            _t(plain),
+            _t(o),
         ]
         if s.name in b.index:
             r = b.loc[s.name]
@@ -180,7 +205,8 @@ def write_markdown(
                 _pct(r["distance_mean"], r["distance_ci95"]),
             ]
         else:
-            cells += ["-"] * 4
+            none = NOT_COMPLETED if any(x.name not in refs for x in p.variants) else "no candidate"
+            cells += [f"none ({none})"] + ["-"] * 3
         out.append("| " + " | ".join(cells) + " |")
     out.append("")
 
@@ -193,9 +219,21 @@ def write_markdown(
         "| scenario | " + " | ".join(codes[x.name] for x in shown) + " |",
         "|---|" + "---|" * len(shown),
     ]
+    unpaired = False
     for s in p.scenarios:
-        cells = [f"{by.loc[(s.name, x.name), 'gain_vs_plain_mean'] * 100:+.1f}" for x in shown]
+        cells = []
+        for x in shown:
+            r = by.loc[(s.name, x.name)]
+            if pd.isna(r["transfer_time_s_mean"]):
+                cells.append(NOT_COMPLETED)
+            elif pd.isna(r["gain_vs_plain_mean"]):
+                cells.append("-")
+                unpaired = True
+            else:
+                cells.append(f"{r['gain_vs_plain_mean'] * 100:+.1f}")
         out.append(f"| {s.name} | " + " | ".join(cells) + " |")
+    if unpaired:
+        out += ["", "-: no replication where both the variant and plain TCP completed."]
     out += ["", "The figure: `compare.png` / `compare.svg`.", ""]
     return "\n".join(out)
 

@@ -118,15 +118,17 @@ def table(
 
 def best(t: pd.DataFrame, references: set[str]) -> pd.DataFrame:
     """Per scenario, the row of the candidate (not an oracle) with the lowest mean transfer
-    time; ties to the first in variant order."""
-    cand = t[~t["variant"].isin(references)]
+    time; ties to the first in variant order. A scenario where no candidate completed a
+    transfer has no row."""
+    cand = t[~t["variant"].isin(references) & t["transfer_time_s_mean"].notna()]
     idx = cand.groupby("scenario", sort=False)["transfer_time_s_mean"].idxmin()
-    return cand.loc[idx.dropna().astype(int)]
+    return cand.loc[idx.astype(int)]
 
 
 def closest(t: pd.DataFrame, references: set[str]) -> pd.DataFrame:
     """Per candidate variant: its worst (largest) mean distance to the scenario's oracle over
-    every scenario, the scenario where it is, and in how many scenarios it is within GOAL;
+    every scenario, the scenario where it is, in how many scenarios it is within GOAL and in
+    how many its distance is known (``measured``: it and its oracle completed transfers);
     sorted, closest first. A scenario where its distance is unknown counts as not within."""
     cand = t[~t["variant"].isin(references)]
     rows = []
@@ -139,11 +141,14 @@ def closest(t: pd.DataFrame, references: set[str]) -> pd.DataFrame:
                 "worst_distance": float(d.max()) if worst is not None else math.nan,
                 "worst_scenario": g.loc[worst, "scenario"] if worst is not None else "",
                 "within_goal": int((d <= GOAL).sum()),
+                "measured": int(d.notna().sum()),
                 "scenarios": len(g),
                 "mean_gain_vs_plain": float(g["gain_vs_plain_mean"].mean()),
             }
         )
-    out = pd.DataFrame(rows)
+    columns = ["variant", "worst_distance", "worst_scenario", "within_goal", "measured"]
+    columns += ["scenarios", "mean_gain_vs_plain"]
+    out = pd.DataFrame(rows, columns=columns)  # the columns also when every variant is a reference
     return out.sort_values(
         ["worst_distance", "mean_gain_vs_plain"], ascending=[True, False], kind="stable"
     ).reset_index(drop=True)

@@ -467,9 +467,7 @@ def reproduce(
         raise VhoError(f"--reps: expected an integer >= 1, got {reps}")
     t0 = time.perf_counter()
     command = "vho reproduce chen" + (" --quick" if quick else "") + f" --reps {reps} --seed {seed}"
-    with files.staged_output(
-        out, command="vho reproduce chen", marker="report.md", owned=OWNED, force=force
-    ) as stage:
+    with files.staged_output(out, command="vho reproduce chen", owned=OWNED, force=force) as stage:
         tasks = plan(quick, seed, reps)
         runs = run_all(stage, tasks, workers, quiet)
         t = table(runs)

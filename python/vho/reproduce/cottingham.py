@@ -370,7 +370,7 @@ def reproduce(
     t0 = time.perf_counter()
     command = "vho reproduce cottingham" + (" --quick" if quick else "") + f" --seed {seed}"
     with files.staged_output(
-        out, command="vho reproduce cottingham", marker="report.md", owned=OWNED, force=force
+        out, command="vho reproduce cottingham", owned=OWNED, force=force
     ) as stage:
         runs = run_all(stage, quick, seed, quiet)
         t = table(runs)

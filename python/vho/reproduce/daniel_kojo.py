@@ -10,8 +10,12 @@ Writes, in the output directory:
   retransmissions, duplicate ACKs, reordering, fast retransmits, drops);
 - ``sensitivity.csv``: the open values moved one at a time (not with ``sensitivity=False``,
   ``--no-sensitivity``);
-- ``report.md`` and ``figures/`` (PNG and SVG);
-- ``runs/``: the sweeps' Parquet results (replaced on every run).
+- ``report.md``, ``figures/`` (PNG and SVG) and ``cases/`` (the runs the figures draw);
+- ``runs/``: the sweeps' Parquet results.
+
+All of it is written into a staging directory and swapped in whole at the end (see
+:func:`vho.files.staged_output`): an interrupted run leaves the previous output as it was, and
+a non-empty directory that is not a previous output of this study is refused unless ``force``.
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ from __future__ import annotations
 import functools
 import math
 import os
-import shutil
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -28,7 +31,7 @@ from typing import Any
 
 import pandas as pd
 
-from .. import sweep
+from .. import files, sweep
 from ..errors import VhoError
 from ..sweep.spec import Sweep
 from ..sweep.summarize import t975
@@ -38,6 +41,9 @@ from .daniel_kojo_paper import MB, cells
 #: ``vho/data/studies/daniel-kojo.toml`` (a symbolic link in the repository, a copy in a
 #: wheel), which is what vho reads, so that an installed vho needs no source tree.
 STUDY = "scenarios/studies/daniel-kojo.toml"
+
+#: What the study writes: a directory holding only these is a previous output.
+OWNED = (r"report\.md", r"(table|cells|sensitivity)\.csv", "runs", "cases", "figures")
 
 
 def study_path() -> Path:
@@ -310,14 +316,26 @@ def reproduce(
     seed: int = 1,
     quiet: bool = False,
     sensitivity: bool = True,
+    force: bool = False,
 ) -> Path:
-    """Runs the study into ``out``; returns the path of ``report.md``."""
+    """Runs the study into ``out`` (staged; a non-empty ``out`` that is not this study's output
+    is refused unless ``force``); returns the path of ``report.md``."""
+    out = Path(out)
+    # Fresh runs every time (a new staging directory): results of an older vho must not pass
+    # for this one's.
+    with files.staged_output(
+        out, command="vho reproduce daniel-kojo", owned=OWNED, force=force
+    ) as stage:
+        _reproduce(stage, quick, workers, seed, quiet, sensitivity)
+    return out / "report.md"
+
+
+def _reproduce(
+    out: Path, quick: bool, workers: int | None, seed: int, quiet: bool, sensitivity: bool
+) -> Path:
     from .daniel_kojo_report import write_report
 
-    out = Path(out)
     runs = out / "runs"
-    # Fresh runs every time: results of an older vho must not pass for this one's.
-    shutil.rmtree(runs, ignore_errors=True)
     t0 = time.perf_counter()
     cs = study_cells(quick)
     reps = QUICK_REPLICATIONS if quick else REPLICATIONS
@@ -363,8 +381,6 @@ def reproduce(
     sens = pd.DataFrame(sens_rows)
     if len(sens):
         write_csv(sens, out / "sensitivity.csv", list(sens.columns))
-    else:  # not one of an earlier run's beside this run's tables
-        (out / "sensitivity.csv").unlink(missing_ok=True)
     wall_all = time.perf_counter() - t0
     return write_report(
         out,

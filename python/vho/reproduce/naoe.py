@@ -8,15 +8,18 @@ Writes, in the output directory:
   diff_in_paper_sd``, one row per cell of the two tables, in the paper's order;
 - ``variants.csv``: the §VII cases (two sessions, first measured delay as initial T_eDelay);
 - ``sensitivity.csv``: APC's alpha x initial T_eDelay grid (not with ``sensitivity=False``);
-- ``report.md`` and ``figures/``;
-- ``runs/``: the sweeps' Parquet results (replaced on every run).
+- ``report.md``, ``figures/`` and ``cases/`` (the runs the figures draw);
+- ``runs/``: the sweeps' Parquet results.
+
+All of it is written into a staging directory and swapped in whole at the end (see
+:func:`vho.files.staged_output`): an interrupted run leaves the previous output as it was, and
+a non-empty directory that is not a previous output of this study is refused unless ``force``.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import shutil
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -24,12 +27,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import sweep
+from .. import files, sweep
 from ..errors import VhoError
 from ..sweep.spec import Sweep
 from .naoe_paper import METRICS, SCHEMES, TABLES, TRIALS
 
 STUDY = "scenarios/studies/naoe.toml"
+
+#: What the study writes: a directory holding only these is a previous output.
+OWNED = (
+    r"report\.md",
+    r"(table|causes|variants|sensitivity)\.csv",
+    "runs",
+    "cases",
+    "figures",
+)
 
 
 def study_path() -> Path:
@@ -327,16 +339,25 @@ def reproduce(
     seed: int = 1,
     quiet: bool = False,
     sensitivity: bool = True,
+    force: bool = False,
 ) -> Path:
-    """Runs the study into ``out``; returns the path of ``report.md``."""
-    from .naoe_report import write_report
-
+    """Runs the study into ``out`` (staged; a non-empty ``out`` that is not this study's output
+    is refused unless ``force``); returns the path of ``report.md``."""
     out = Path(out)
-    runs = out / "runs"
-    shutil.rmtree(runs, ignore_errors=True)
     n = trials if trials is not None else (QUICK_TRIALS if quick else TRIALS)
     if n < 2:
         raise VhoError(f"--trials: expected at least 2 (a standard deviation), got {n}")
+    with files.staged_output(out, command="vho reproduce naoe", owned=OWNED, force=force) as stage:
+        _reproduce(stage, quick, n, workers, seed, quiet, sensitivity)
+    return out / "report.md"
+
+
+def _reproduce(
+    out: Path, quick: bool, n: int, workers: int | None, seed: int, quiet: bool, sensitivity: bool
+) -> Path:
+    from .naoe_report import write_report
+
+    runs = out / "runs"
     t0 = time.perf_counter()
     results = {
         scheme: run_sweep(make_sweep(scheme, n, seed), runs, workers, quiet,
@@ -376,8 +397,6 @@ def reproduce(
         sens = pd.DataFrame(srows)
         write_csv(sens, out / "sensitivity.csv")
         wall_sens = time.perf_counter() - t_sens
-    else:
-        (out / "sensitivity.csv").unlink(missing_ok=True)
     wall_all = time.perf_counter() - t0
     return write_report(
         out, table, cause, variants, sens, results,

@@ -684,7 +684,7 @@ def reproduce(
     seeds = list(range(seed, seed + (QUICK_SEEDS if quick else SEEDS)))
     command = "vho reproduce thesis" + (" --quick" if quick else "") + f" --seed {seed}"
     with files.staged_output(
-        out, command="vho reproduce thesis", marker="report.md", owned=OWNED, force=force
+        out, command="vho reproduce thesis", owned=OWNED, force=force
     ) as stage:
         runs = run_all(stage, quick, seed, quiet)
         wall_runs = time.perf_counter() - t0

@@ -2,6 +2,8 @@
 # The whole test suite: build the package, lint, Rust tests, Python tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/venv.sh
+. scripts/venv.sh
 python3 -m pip install -q -e '.[test]'
 cargo fmt --all --check
 cargo clippy --workspace --exclude vho-py --all-targets -- -D warnings

@@ -40,6 +40,8 @@ def _demo(tmp_path: Path, fail: bool = False) -> tuple[subprocess.CompletedProce
     log = tmp_path / "calls"
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "STUB_LOG": str(log)}
     env["TMPDIR"] = str(tmp_path)
+    # An active virtual environment: the script uses it and makes no .venv of its own.
+    env["VIRTUAL_ENV"] = str(tmp_path / "venv")
     if fail:
         env["STUB_FAIL"] = "1"
     r = subprocess.run(["bash", str(DEMO)], env=env, capture_output=True, text=True, timeout=60)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -29,10 +30,20 @@ def _env() -> dict[str, str]:
     return env
 
 
+def _dependency_paths() -> list[str]:
+    """Where this interpreter finds vho's dependencies (numpy, pandas, ...): its site-packages,
+    a virtual environment's or the system's, however vho was installed to run these tests."""
+    import numpy
+
+    return sorted({str(Path(numpy.__file__).parent.parent), *site.getsitepackages()})
+
+
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv (the system's site-packages for numpy, pandas, ...) with vho installed from
-    a wheel built from this tree."""
+    """A fresh venv with vho installed from a wheel built from this tree, and no other copy of
+    vho on its path: its dependencies come from this interpreter's site-packages, added after
+    the venv's own by a .pth file (plain directories: no other .pth, so no editable install of
+    the source tree, is read)."""
     tmp = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         ["maturin", "build", "--release", "--quiet", "-o", str(tmp / "dist")],
@@ -43,11 +54,19 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     (wheel,) = (tmp / "dist").glob("vho-*.whl")
     env_dir = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
+    py = env_dir / "bin" / "python"
+    purelib = subprocess.run(
+        [py, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (Path(purelib) / "vho-test-dependencies.pth").write_text("\n".join(_dependency_paths()) + "\n")
+    # The wheel alone (no index, no dependencies: they are on the path above).
     subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", str(env_dir)], check=True
-    )
-    subprocess.run(
-        [env_dir / "bin" / "python", "-m", "pip", "install", "-q", "--no-index", str(wheel)],
+        [py, "-m", "pip", "install", "-q", "--no-index", "--no-deps", str(wheel)],
         env=_env(),
         check=True,
     )

@@ -155,9 +155,20 @@ def test_counts_equal_tshark_on_real_linux_tcp(
     theirs = {k: _tshark(pcap, flt) for k, flt in FILTERS.items()}
     assert ours == theirs
     # The sender's own retransmissions and the receiver's duplicate ACKs, told apart.
-    assert f["retransmissions"] == _tshark(
+    assert f["wireshark_retransmissions"] == _tshark(
         pcap, f"{FILTERS['retransmissions']} && ip.src == {SENDER}"
     )
+    # The headline: at the sender, every segment sent again (a resend Wireshark calls out of
+    # order among them); elsewhere Wireshark's count.
+    if capture_in == "sender":
+        assert f["retransmissions_by"] == "segments-sent-again"
+        resent = _tshark(
+            pcap,
+            f"(tcp.analysis.retransmission || tcp.analysis.out_of_order) && ip.src == {SENDER}",
+        )
+        assert f["retransmissions"] == resent
+    else:
+        assert f["retransmissions"] == f["wireshark_retransmissions"]
     assert f["duplicate_acks"] == _tshark(
         pcap, f"{FILTERS['duplicate_acks']} && ip.src == {RECEIVER}"
     )

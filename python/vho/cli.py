@@ -214,10 +214,23 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
             spurious = "spurious not measurable here"
         else:
             spurious = f"spurious {e['spurious_retransmissions']} by {e['spurious_evidence']}"
-        print(
-            f"    retransmissions {e['retransmissions']} (fast {e['fast_retransmissions']}, "
-            f"{spurious}), duplicate ACKs {e['duplicate_acks']}, out of order {e['out_of_order']}"
-        )
+        if e["retransmissions_by"] == "segments-sent-again":
+            # At the sender every resend is seen as such; Wireshark's labels differ there.
+            how = (
+                "segments sent again at the sender; Wireshark: "
+                f"{e['wireshark_retransmissions']} retransmissions, "
+                f"{e['wireshark_out_of_order']} out of order"
+            )
+            print(
+                f"    retransmissions {e['retransmissions']} ({how}; fast "
+                f"{e['fast_retransmissions']}, {spurious}), duplicate ACKs {e['duplicate_acks']}"
+            )
+        else:
+            print(
+                f"    retransmissions {e['retransmissions']} (Wireshark's; fast "
+                f"{e['fast_retransmissions']}, {spurious}), duplicate ACKs "
+                f"{e['duplicate_acks']}, out of order {e['out_of_order']}"
+            )
     rest = m["flows_total"] - m["flows_listed"]
     if rest:
         small = m["small_flows"]

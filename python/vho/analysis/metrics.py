@@ -6,6 +6,17 @@ read where Wireshark flags them: retransmissions and out-of-order on the sender'
 duplicate ACKs, zero windows and SACK blocks on the receiver's. ``wireshark`` holds both
 directions' ``tcp.analysis`` counts added, comparable with ``tshark -Y FILTER`` over the same
 conversation.
+
+``retransmissions`` is the count the capture point makes unambiguous, and
+``retransmissions_by`` says which it is: at the sender's capture every data segment sent
+again (any byte below the highest sent before: the capture sees the sender's own order, so
+nothing else can put a segment there) and every SYN or FIN sent again,
+``segments-sent-again``; elsewhere Wireshark's ``tcp.analysis.retransmission`` count,
+``wireshark``, since at a receiver a late original and a resend look alike. Wireshark's
+labels stay beside it as ``wireshark_retransmissions`` and ``wireshark_out_of_order``, equal
+to tshark's: at a sender Wireshark calls a resend sent within 3 ms of the segment before it
+"out of order", so its retransmission count there can be lower than the resends, and lower
+than the spurious ones among them.
 """
 
 from __future__ import annotations
@@ -95,6 +106,14 @@ def flow_entry(flow: dict[str, Any], ta_mean: str | None = None) -> dict[str, An
     if not defined:
         e["goodput_bps"] = None
     e.update(_spurious(snd))
+    e["wireshark_retransmissions"] = snd["retransmissions"]
+    e["wireshark_out_of_order"] = snd["out_of_order"]
+    if e["capture_point"]["point"] == "sender":
+        resent = snd["spurious"]["retransmitted_segments"] + snd["control_segments_resent"]
+        e["retransmissions"] = resent
+        e["retransmissions_by"] = "segments-sent-again"
+    else:
+        e["retransmissions_by"] = "wireshark"
     # At a receiver-side capture a segment's arrival to the ACK that covers it is the
     # receiver's ACK delay (delayed ACKs, RFC 5681 §4.2; longer for data held behind a hole),
     # not a round trip: it is reported under that name, and the RTT as not measured.

@@ -82,6 +82,11 @@ pub struct Direction {
     pub path: PathSeries,
     /// Evidence of unneeded retransmissions.
     pub spurious: SpuriousTracker,
+    /// The sequence numbers of the SYN and the FIN without data this side sent, and how many
+    /// of them it sent again (data segments sent again are `spurious`'s count).
+    syn_seq: Option<u32>,
+    fin_seq: Option<u32>,
+    pub control_segments_resent: u64,
 }
 
 impl Direction {
@@ -102,6 +107,9 @@ impl Direction {
             throughput: ThroughputPoints::default(),
             path: PathSeries::with_given(handover_at_ns),
             spurious: SpuriousTracker::default(),
+            syn_seq: None,
+            fin_seq: None,
+            control_segments_resent: 0,
         }
     }
 
@@ -153,6 +161,16 @@ impl Direction {
             }
         }
         if s.payload_len == 0 {
+            // A SYN or FIN sent again at the same sequence number (RFC 9293 §3.8.1: they are
+            // retransmitted as data is).
+            for (flag, seen) in [(SYN, &mut self.syn_seq), (FIN, &mut self.fin_seq)] {
+                if h.flags & flag != 0 {
+                    if *seen == Some(h.seq) {
+                        self.control_segments_resent += 1;
+                    }
+                    *seen = Some(h.seq);
+                }
+            }
             return;
         }
         self.data_segments += 1;

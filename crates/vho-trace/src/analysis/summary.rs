@@ -54,6 +54,9 @@ pub struct DirectionResult {
     pub port: u16,
     pub segments: u64,
     pub data_segments: u64,
+    /// SYNs and FINs without data sent again (data segments sent again are
+    /// `spurious.retransmitted_segments`).
+    pub control_segments_resent: u64,
     /// Payload bytes, retransmissions included.
     pub bytes: u64,
     /// Sequence span of the data (each byte once, segments not captured included).
@@ -187,6 +190,7 @@ fn direction(f: &Flow, k: usize, opts: &AnalyzeOptions) -> DirectionResult {
         port: d.src.1,
         segments: d.segments,
         data_segments: d.data_segments,
+        control_segments_resent: d.control_segments_resent,
         bytes: d.bytes,
         unique_bytes: d.unique_bytes(),
         acked_bytes: acked,

@@ -161,6 +161,8 @@ def test_counts_equal_tshark_on_real_linux_tcp(
     # The headline: at the sender, every segment sent again (a resend Wireshark calls out of
     # order among them); elsewhere Wireshark's count.
     if capture_in == "sender":
+        # Told where the capture was taken, as `vho emulate` tells it of its own captures.
+        (f,) = vho.analyze(pcap, capture_point="sender").metrics["flows"]
         assert f["retransmissions_by"] == "segments-sent-again"
         resent = _tshark(
             pcap,

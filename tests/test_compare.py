@@ -116,7 +116,8 @@ def test_report_names_the_best_variant_of_each_scenario(quick: Path) -> None:
         (row,) = [line for line in section.splitlines() if line.startswith(f"| {s} |")]
         assert row.split(" | ")[5] == want
     assert "## The goal: one combination within 5 % of the oracle in every scenario" in md
-    assert re.search(r"Closest: \*\*\w", md)
+    # frto stands in for the oracle here: not an oracle, so no goal is judged against it.
+    assert re.search(r"Lowest worst distance to the reference: \*\*\w", md)
 
 
 def test_rerun_is_byte_identical_and_plain_rows_do_not_depend_on_the_other_variants(
@@ -324,3 +325,24 @@ def test_every_variant_a_reference_finishes_with_no_candidate(tmp_path: Path) ->
             "--out", str(out)]  # fmt: skip
     assert main(argv) == 0
     assert "none (no candidate)" in (out / "compare.md").read_text()
+
+
+def test_against_a_reference_that_is_not_an_oracle_nothing_is_called_the_oracle(
+    tmp_path: Path,
+) -> None:
+    # `--reference plain`: the distances are to plain TCP, so no line may read them as
+    # distances to the oracle or judge the oracle's goal by them (before: "within -1.2 % of
+    # the oracle ... The goal is met" with T oracle = T plain).
+    out = tmp_path / "o"
+    argv = ["compare", "--scenario", str(FIG1), "--variant", "frto", "--reference", "plain",
+            "--system-reference", "plain", "--replications", "2", "--quiet",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    md = (out / "compare.md").read_text()
+    # The section under its heading (which names the goal).
+    goal = md.split("## The goal", 1)[1].split("\n", 1)[1].split("## Per scenario", 1)[0]
+    assert "not the oracle" in goal and "is not judged here" in goal
+    assert "of the oracle" not in goal and "The goal is met" not in goal
+    assert "Lowest worst distance to the reference: **frto**" in goal
+    per = md.split("## Per scenario", 1)[1]
+    assert "| T reference (s) |" in per and "T oracle" not in per

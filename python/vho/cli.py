@@ -648,7 +648,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--set",
         action="append",
         metavar="KEY.PATH=VALUE",
-        help="override a scenario value (repeatable)",
+        help=(
+            "override a scenario value (repeatable): a dotted path, an array of tables by "
+            'index, e.g. --set flow.0.size="2 MB" --set link.1.delay="50 ms"'
+        ),
     )
     r.add_argument(
         "--plot",
@@ -781,7 +784,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--set",
         action="append",
         metavar="KEY.PATH=VALUE",
-        help="override a value in every scenario (repeatable)",
+        help='override a value in every scenario (repeatable), e.g. --set flow.0.size="2 MB"',
     )
     cp.add_argument(
         "--reference",
@@ -830,7 +833,12 @@ def build_parser() -> argparse.ArgumentParser:
     em.add_argument("scenario", nargs="?", help="scenario TOML file")
     em.add_argument("--out", help="output directory (default: out/emulate-<scenario name>)")
     em.add_argument("--seed", type=_seed, help="seed of the run (default: the scenario's)")
-    em.add_argument("--set", action="append", metavar="KEY.PATH=VALUE", help="override a value")
+    em.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY.PATH=VALUE",
+        help='override a value (repeatable), e.g. --set flow.0.size="2 MB"',
+    )
     em.add_argument(
         "--cc", default="cubic", help="congestion control of the bulk senders: reno, cubic, bbr"
     )

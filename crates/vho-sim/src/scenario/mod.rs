@@ -143,6 +143,11 @@ fn apply_overrides(
         if keys.iter().any(|k| k.is_empty()) {
             return Err(bad("a dotted key path such as flow.0.size"));
         }
+        if keys.iter().any(|k| k.contains('[') || k.contains(']')) {
+            return Err(bad(
+                "a dotted key path with the index as a key, such as flow.0.size (not flow[0])",
+            ));
+        }
         let mut value: toml_edit::Value = raw
             .trim()
             .parse()
@@ -186,6 +191,13 @@ fn apply_overrides(
                         .get_mut(n)
                         .ok_or_else(|| bad(&format!("an index below {len} for {name}")))?;
                     k += 2;
+                }
+                _ if item.is_array_of_tables() => {
+                    let next = parents.get(k + 1).copied().unwrap_or(last);
+                    return Err(bad(&format!(
+                        "an index after {name}, an array of tables ([[{name}]]): \
+                         {name}.0.{next} for the first"
+                    )));
                 }
                 _ => {
                     inline = item.is_inline_table();

@@ -209,6 +209,8 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
         ("bad override value", GOOD, &["access.gprs.rate=fast"], "--set access.gprs.rate=fast: access.gprs.rate: expected a rate such as \"200 kb/s\" (b/s, kb/s, Mb/s, Gb/s (or bps, kbps, Mbps, Gbps)), got \"fast\""),
         ("override of an unknown section", GOOD, &["bogus.key=1"], "--set bogus.key=1: unknown field `bogus`, expected one of `run`, `wired`, `access`, `mobile`, `node`, `link`, `handover`, `schedule`, `flow`, `node_function`, `mipv6`, `nemo`, `record`"),
         ("override path into a value", GOOD, &["run.name.x=1"], "--set run.name.x=1: run.name.x: expected name to be a table, got 1"),
+        ("override path without the index of an array of tables", GOOD, &["flow.tcp=\"ns2\""], "--set flow.tcp=\"ns2\": flow.tcp: expected an index after flow, an array of tables ([[flow]]): flow.0.tcp for the first, got \"ns2\""),
+        ("override path with a bracketed index", GOOD, &["flow[0].size=1"], "--set flow[0].size=1: flow[0].size: expected a dotted key path with the index as a key, such as flow.0.size (not flow[0]), got 1"),
         ("handover from a link not in use", &GOOD.replace("from = \"wlan\"", "from = \"gprs\"").replace("to = \"gprs\"", "to = \"wlan\""), &[],
             "s.toml:17: handover.from: expected \"wlan\" (the link in use then), got \"gprs\""),
         ("no flow", "[access.w]\npreset = \"dk-wlan\"\n", &[], "s.toml:1: flow: at least one [[flow]]"),

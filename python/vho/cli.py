@@ -312,7 +312,7 @@ def _cmd_presets(args: argparse.Namespace) -> int:
     print('\nA value "down / up" differs by direction: towards the mobile host / from it.')
     print(
         "\nTCP profiles (flow.tcp.profile): rfc (the standards as written), linux (a Linux "
-        "host's defaults; NewReno with SACK, vho has no CUBIC yet), ns2 (ns-2.35's Sack1), "
+        "host's defaults: CUBIC, SACK, Linux's RTO estimator), ns2 (ns-2.35's Sack1), "
         "linux-2.0 (the thesis testbed's Linux 2.0.36: Reno, no SACK, its own RTO). "
         "Every key: vho schema"
     )

@@ -945,11 +945,12 @@ fn tcp_keys() -> Vec<KeyDoc> {
         k(
             t,
             "profile",
-            "one of rfc, linux, ns2",
+            "one of rfc, linux, ns2, linux-2.0",
             "linux",
             "the bundle of defaults the other keys override: rfc the standards as written; \
              linux a Linux host's defaults (CUBIC, SACK, Linux's RTO estimator); ns2 \
-             ns-2.35's Agent/TCP/Sack1 and its DelAck sink",
+             ns-2.35's Agent/TCP/Sack1 and its DelAck sink; linux-2.0 the thesis testbed's \
+             Linux 2.0.36 (Reno, no SACK, its own RTO)",
         ),
         k(
             t,
@@ -1379,4 +1380,22 @@ pub fn markdown() -> String {
         o.push_str(&format!("| `{}` | {} |\n", r.name(), r.summary()));
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_profile_key_lists_every_profile_vho_has() {
+        // The reference said "one of rfc, linux, ns2" while linux-2.0 loaded too.
+        let doc = tcp_keys()
+            .into_iter()
+            .find(|d| d.key == "profile")
+            .expect("flow.tcp.profile is documented");
+        assert_eq!(doc.ty, format!("one of {}", PROFILES.join(", ")));
+        for name in PROFILES {
+            assert!(doc.meaning.contains(&format!("{name} ")), "{name} not explained");
+        }
+    }
 }

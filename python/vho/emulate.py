@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import _native, files
-from .errors import OutputError, ScenarioError, SimulationError
+from .errors import NoFlowMatched, OutputError, OutsideCapture, ScenarioError, SimulationError
 from .runner import RESOLVED, SUMMARY, TIMING, _scenario_text, identity
 
 #: What ``vho emulate`` writes: a directory holding only these is a previous emulation.
@@ -241,8 +241,24 @@ def _flow(f: dict, report: dict, stage: Path, handover_at: float | None) -> dict
     listed: list[dict] = []
     if capture.exists() and capture.stat().st_size > 24:
         # Every conversation on the flow's port: one, or a Multipath TCP connection's subflows.
-        a = analyze(capture, flow=f":{port}", handover_at=handover_at, capture_point="sender")
-        listed = a.metrics["flows"]
+        # None when the flow sent nothing (it was to start after run.stop, or never got going):
+        # its counts are unknown, as `vho run` reports a flow not complete.
+        # A handover after the flow was done (or after the host's last packet: its capture
+        # ends there) leaves t_a undefined, not the run.
+        done_at = None if f["transfer_time_s"] is None else f["start_s"] + f["transfer_time_s"]
+        at = (
+            None
+            if done_at is not None and handover_at is not None and handover_at >= done_at
+            else handover_at
+        )
+        try:
+            try:
+                a = analyze(capture, flow=f":{port}", handover_at=at, capture_point="sender")
+            except OutsideCapture:
+                a = analyze(capture, flow=f":{port}", capture_point="sender")
+            listed = a.metrics["flows"]
+        except NoFlowMatched:
+            listed = []
     entry["subflows"] = len(listed)
     for key, name in (
         ("retransmissions", "retransmissions"),

@@ -1,0 +1,95 @@
+"""`vho emulate` under hostile use (issue 40): nothing lost, nothing hung, nothing left behind.
+
+Needs root and `ip` (iproute2); skipped otherwise. Every test checks that no `vho-` namespace
+of a dead run is left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vho import _native
+
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("ip") is None,
+    reason="needs root and ip (iproute2)",
+)
+
+# A download from ch to mh over the WLAN, a hard handover to GPRS at 0.3 s.
+BASE = """
+[run]
+name = "hostile"
+seed = 1
+stop = "{stop}"
+
+[wired]
+preset = "lan-100m"
+delay = "10 ms"
+
+[access.wlan]
+preset = "dk-wlan"
+
+[access.gprs]
+preset = "dk-gprs"
+
+[mobile]
+start = "wlan"
+
+[[handover]]
+at = "0.3 s"
+from = "wlan"
+to = "gprs"
+kind = "hard"
+
+[[flow]]
+from = "ch"
+to = "mh"
+size = "20 KB"
+"""
+
+
+def _vho(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "vho.cli", *args], capture_output=True, text=True, **kw
+    )
+
+
+def _left_behind() -> set[str]:
+    return {name for name, alive in _native.emulate_namespaces() if not alive}
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind():
+    before = _left_behind()
+    yield
+    left = _left_behind() - before
+    assert not left, f"namespaces left behind: {left}"
+
+
+def test_a_flow_that_sends_nothing_gets_null_counts_not_a_discarded_run(tmp_path: Path) -> None:
+    # Issue 40 item 3: the second flow was to start after run.stop; its sender's capture holds
+    # nothing on its port, and the run was discarded whole ("--flow ':5002' matches none").
+    scenario = tmp_path / "late.toml"
+    scenario.write_text(
+        BASE.format(stop="2 s")
+        + '\n[[flow]]\nname = "late"\nfrom = "ch"\nto = "mh"\nsize = "20 KB"\nstart = "5 s"\n'
+    )
+    out = tmp_path / "o"
+    r = _vho("emulate", str(scenario), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    first, late = summary["flows"]
+    assert first["completed"] and first["retransmissions"] is not None
+    assert not late["completed"] and late["transfer_time_s"] is None
+    assert late["subflows"] == 0
+    for key in ("retransmissions", "duplicate_acks", "adaptation_time_s"):
+        assert late[key] is None, key
+    assert summary["run"]["ended_by"] == "stop_time"
+    assert "late" in r.stdout and "not completed" in r.stdout

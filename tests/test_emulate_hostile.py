@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -93,3 +95,43 @@ def test_a_flow_that_sends_nothing_gets_null_counts_not_a_discarded_run(tmp_path
         assert late[key] is None, key
     assert summary["run"]["ended_by"] == "stop_time"
     assert "late" in r.stdout and "not completed" in r.stdout
+
+
+def _ours_of(pid: int) -> list[str]:
+    return [n for n, _alive in _native.emulate_namespaces() if n.startswith(f"vho-{pid}-")]
+
+
+def _start_sleeping_run(tmp_path: Path) -> subprocess.Popen:
+    """An emulation running `sleep 300` at the mobile, once its namespaces exist."""
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(BASE.format(stop="60 s"))
+    p = subprocess.Popen(
+        [sys.executable, "-m", "vho.cli", "emulate", str(scenario), "--out", str(tmp_path / "o"),
+         "--", "sleep", "300"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(_ours_of(p.pid)) < 2:
+        time.sleep(0.05)
+    time.sleep(0.5)  # the command started
+    return p
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_two_signals_in_quick_succession_still_remove_everything(
+    tmp_path: Path, signum: int
+) -> None:
+    # Issue 40 item 7: the second KeyboardInterrupt escaped the wait for the run's cleanup and
+    # the process ended while the namespaces were being removed (8 tries of 8 left them).
+    p = _start_sleeping_run(tmp_path)
+    assert _ours_of(p.pid), "the run did not start"
+    os.kill(p.pid, signum)
+    time.sleep(0.005)
+    os.kill(p.pid, signum)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 128 + signum, err
+    assert err.strip().splitlines() == [
+        "vho: interrupted" if signum == signal.SIGINT else "vho: terminated"
+    ]
+    assert not _ours_of(p.pid)
+    assert not (tmp_path / "o").exists()

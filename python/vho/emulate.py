@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import threading
 import time
 from collections.abc import Sequence
@@ -63,10 +64,13 @@ class EmulationResult:
 
 
 def _run_interruptible(fn, *args):
-    """``fn(*args)`` on a worker thread; a signal on this one (KeyboardInterrupt, SIGTERM's
-    exception) asks the emulation to stop, waits for it to remove what it made, then goes on
-    up. (The wait is on an event of our own: a ``Thread.join`` that a signal interrupted may
-    report the thread stopped while it still runs, CPython 3.11.)"""
+    """``fn(*args)`` on a worker thread; SIGINT or SIGTERM asks the emulation to stop, waits for
+    it to remove what it made, then goes on up as the signal would have (KeyboardInterrupt,
+    SIGTERM's exception). While the emulation runs, both signals only raise its stop flag: a
+    second Ctrl-C (or SIGTERM) a few ms after the first no longer escapes the wait and ends the
+    process while the namespaces are still being removed (issue 40 item 7). (The wait is on an
+    event of our own: a ``Thread.join`` that a signal interrupted may report the thread stopped
+    while it still runs, CPython 3.11.)"""
     box: dict = {}
     done = threading.Event()
 
@@ -78,18 +82,55 @@ def _run_interruptible(fn, *args):
         finally:
             done.set()
 
-    t = threading.Thread(target=target, daemon=True)
-    t.start()
-    try:
-        while not done.wait(0.05):
-            pass
-    except BaseException:
+    got: list[int] = []
+
+    def on_signal(signum: int, frame: object) -> None:
+        if not got:
+            got.append(signum)
         _native.emulate_stop()
-        done.wait(STOP_WAIT_S)
-        raise
+
+    # Only the main thread may set handlers; elsewhere the signal's exception arrives below.
+    previous: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, on_signal)
+    try:
+        t = threading.Thread(target=target, daemon=True)
+        t.start()
+        try:
+            while not done.wait(0.05):
+                pass
+        except BaseException:
+            _native.emulate_stop()
+            _wait_through_signals(done)
+            raise
+        if got:
+            # Stopped by a signal: the emulation's own answer (interrupted) is not needed.
+            _native.emulate_stop()
+            _wait_through_signals(done)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+    if got:
+        handler = previous.get(got[0])
+        if callable(handler):
+            handler(got[0], None)  # KeyboardInterrupt, or the command's SIGTERM exception
+        raise KeyboardInterrupt
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def _wait_through_signals(done: threading.Event) -> None:
+    """Waits (at most ``STOP_WAIT_S``) for a stopped emulation to end, further signals'
+    exceptions swallowed: the run must remove what it made before the process goes."""
+    deadline = time.monotonic() + STOP_WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            if done.wait(0.05):
+                return
+        except BaseException:
+            _native.emulate_stop()
 
 
 #: How long a stopped emulation may take to remove what it made (its loop looks at the stop

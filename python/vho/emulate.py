@@ -173,6 +173,8 @@ def emulate(
         raise SimulationError(NOT_PERMITTED)
     if cc not in CONGESTION_CONTROLS:
         raise ScenarioError(f"--cc: expected one of {', '.join(CONGESTION_CONTROLS)}, got {cc!r}")
+    for key in sysctls or {}:
+        _check_sysctl(key)
     overrides = [*identity(path, text), *overrides]
     _native.check_scenario(label, text, overrides)
     resolved = _native.resolve_scenario(label, text, overrides, seed)
@@ -205,6 +207,21 @@ def emulate(
                 f"{out}: cannot write the emulation's output: {e.strerror or e}"
             ) from None
     return EmulationResult(summary, out)
+
+
+#: A sysctl key's components (ip-sysctl.rst; an interface's name may hold '.' or '-').
+_SYSCTL_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]*")
+
+
+def _check_sysctl(key: str) -> None:
+    """Only the network namespace's own keys (``net/...``): ``kernel.*``, ``vm.*``, ``fs.*``
+    are the whole machine's, and a run must not change (and never restore) them."""
+    parts = key.split("/")
+    if parts[0] != "net" or len(parts) < 2 or not all(_SYSCTL_PART.fullmatch(p) for p in parts):
+        raise ScenarioError(
+            f"--sysctl {'.'.join(parts)}: expected a per-namespace net.* key "
+            "(net.ipv4.tcp_frto); other keys (kernel.*, vm.*, fs.*) change the whole machine"
+        )
 
 
 def _profile_sysctls(resolved: str) -> dict[str, str]:

@@ -154,3 +154,54 @@ def test_a_sysctl_outside_the_network_namespace_is_refused(tmp_path: Path, key: 
     assert not (tmp_path / "o").exists()
     if before is not None:
         assert proc.read_text() == before
+
+
+@pytest.mark.parametrize(
+    ("flow_keys", "sets", "cc", "want"),
+    [
+        (
+            'tcp = { cc = "newreno" }',
+            [],
+            "cubic",
+            "flow flow0: tcp.cc = 'newreno' is not emulated (every flow runs the kernel's --cc, "
+            "here cubic); run with --cc reno",
+        ),
+        (
+            "",
+            ['flow.0.tcp.cc="ns2-sack1"'],
+            "reno",
+            "flow flow0: tcp.cc = 'ns2-sack1' is not emulated (every flow runs the kernel's "
+            "--cc, here reno); remove it",
+        ),
+        ('kind = "tfrc"', [], "cubic", 'flow flow0: kind = "tfrc": vho emulate carries TCP'),
+        ('kind = "pareto"', [], "cubic", 'flow flow0: kind = "pareto": vho emulate carries TCP'),
+        ('remedies = ["cwnd-clamp"]', [], "cubic", "flow flow0: remedies: vho emulate carries"),
+    ],
+)
+def test_what_the_emulator_would_run_as_something_else_is_refused(
+    tmp_path: Path, flow_keys: str, sets: list[str], cc: str, want: str
+) -> None:
+    # Issue 40 item 20: TFRC and Pareto flows ran as saturating TCP transfers, and
+    # flow.remedies and flow.tcp.cc were dropped without a word.
+    scenario = tmp_path / "s.toml"
+    text = BASE.format(stop="2 s") + flow_keys + "\n"
+    if "kind" in flow_keys:
+        text = text.replace('size = "20 KB"\n', "")
+    scenario.write_text(text)
+    args = ["emulate", str(scenario), "--out", str(tmp_path / "o"), "--cc", cc]
+    for s in sets:
+        args += ["--set", s]
+    r = _vho(*args)
+    assert r.returncode == 2, r.stderr
+    (line,) = r.stderr.strip().splitlines()
+    assert want in line and line.startswith(str(scenario)), line
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_flow_tcp_cc_that_is_the_runs_cc_is_accepted(tmp_path: Path) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(BASE.format(stop="2 s") + 'tcp = { cc = "newreno" }\n')
+    r = _vho("emulate", str(scenario), "--out", str(tmp_path / "o"), "--cc", "reno")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["flows"][0]["congestion_control"] == "reno"

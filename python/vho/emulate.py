@@ -178,6 +178,7 @@ def emulate(
     overrides = [*identity(path, text), *overrides]
     _native.check_scenario(label, text, overrides)
     resolved = _native.resolve_scenario(label, text, overrides, seed)
+    _check_flow_cc(label, text, overrides, resolved, cc)
     options = {
         "cc": cc,
         "command": list(command) if command else None,
@@ -222,6 +223,64 @@ def _check_sysctl(key: str) -> None:
             f"--sysctl {'.'.join(parts)}: expected a per-namespace net.* key "
             "(net.ipv4.tcp_frto); other keys (kernel.*, vm.*, fs.*) change the whole machine"
         )
+
+
+#: The kernel's congestion control that runs a scenario's ``flow.tcp.cc`` as written (Linux's
+#: reno has NewReno's recovery, RFC 6582, with or without SACK); ns-2's Sack1 has none.
+KERNEL_CC = {"cubic": "cubic", "reno": "reno", "newreno": "reno"}
+
+
+def _check_flow_cc(label: str, text: str, overrides: Sequence[str], resolved: str, cc: str) -> None:
+    """A ``flow.tcp.cc`` the scenario (or a ``--set``) gives is refused unless the run's
+    ``--cc`` is it: every flow runs the kernel's ``--cc``, and the key would otherwise be
+    dropped without a word (issue 40 item 20). A profile's congestion control is the profile's
+    default, not asked for, and is not checked."""
+    import tomllib
+
+    names = [
+        f.get("name", f"flow{i}") for i, f in enumerate(tomllib.loads(resolved).get("flow", []))
+    ]
+    for i, asked in sorted(_explicit_cc(text, overrides).items()):
+        if i >= len(names) or KERNEL_CC.get(asked) == cc:
+            continue
+        fix = f"run with --cc {KERNEL_CC[asked]}" if asked in KERNEL_CC else "remove it"
+        raise ScenarioError(
+            f"{label}: flow {names[i]}: tcp.cc = {asked!r} is not emulated (every flow runs "
+            f"the kernel's --cc, here {cc}); {fix}"
+        )
+
+
+def _explicit_cc(text: str, overrides: Sequence[str]) -> dict[int, str]:
+    """Flow index -> the ``tcp.cc`` written in the scenario or a ``--set`` (the last wins)."""
+    import tomllib
+
+    found: dict[int, str] = {}
+    try:
+        flows = tomllib.loads(text).get("flow", [])
+    except (tomllib.TOMLDecodeError, RecursionError):
+        flows = []  # the core has already reported it
+    for i, f in enumerate(flows if isinstance(flows, list) else []):
+        tcp = f.get("tcp") if isinstance(f, dict) else None
+        if isinstance(tcp, dict) and isinstance(tcp.get("cc"), str):
+            found[i] = tcp["cc"]
+    for o in overrides:
+        key, _, raw = o.partition("=")
+        m = re.fullmatch(r"flow\.(\d+)\.tcp(\.cc)?", key.strip())
+        if m is None:
+            continue
+        try:
+            value = tomllib.loads(f"v = {raw.strip()}")["v"]
+        except (tomllib.TOMLDecodeError, RecursionError):
+            value = raw.strip()
+        i = int(m[1])
+        if m[2]:
+            if isinstance(value, str):
+                found[i] = value
+        elif isinstance(value, dict) and isinstance(value.get("cc"), str):
+            found[i] = value["cc"]
+        else:
+            found.pop(i, None)  # the table replaced whole, or a profile's name
+    return found
 
 
 def _profile_sysctls(resolved: str) -> dict[str, str]:

@@ -205,3 +205,99 @@ def test_a_flow_tcp_cc_that_is_the_runs_cc_is_accepted(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert summary["flows"][0]["congestion_control"] == "reno"
+
+
+TWO_MOBILES = """[run]
+name = "two mobiles"
+seed = 1
+stop = "20 s"
+
+[[node]]
+name = "ch"
+kind = "host"
+
+[[node]]
+name = "r"
+kind = "router"
+
+[[node]]
+name = "m1"
+kind = "mobile"
+
+[[node]]
+name = "m2"
+kind = "mobile"
+
+[[link]]
+name = "wired"
+between = ["ch", "r"]
+preset = "lan-100m"
+delay = "10 ms"
+
+[[link]]
+name = "w1"
+between = ["r", "m1"]
+preset = "dk-wlan"
+
+[[link]]
+name = "g1"
+between = ["r", "m1"]
+preset = "dk-gprs"
+
+[[link]]
+name = "w2"
+between = ["r", "m2"]
+preset = "dk-wlan"
+
+[[link]]
+name = "g2"
+between = ["r", "m2"]
+preset = "dk-gprs"
+
+[[mobile]]
+node = "m1"
+interfaces = ["w1", "g1"]
+start = "w1"
+
+[[mobile]]
+node = "m2"
+interfaces = ["w2", "g2"]
+start = "w2"
+
+[[handover]]
+at = "0.1 s"
+from = "w1"
+to = "g1"
+kind = "hard"
+
+[[handover]]
+at = "0.4 s"
+from = "w2"
+to = "g2"
+kind = "hard"
+
+[[flow]]
+name = "to-m2"
+from = "ch"
+to = "m2"
+size = "200 KB"
+
+[[flow]]
+name = "to-m1"
+from = "ch"
+to = "m1"
+size = "200 KB"
+"""
+
+
+def test_each_flows_t_a_counts_from_its_own_mobiles_handover(tmp_path: Path) -> None:
+    # Issue 40 item 22: every flow's t_a was measured from the first handover of the run,
+    # whichever mobile's it was (here m1's at 0.1 s for the flow to m2 too).
+    scenario = tmp_path / "two.toml"
+    scenario.write_text(TWO_MOBILES)
+    out = tmp_path / "o"
+    r = _vho("emulate", str(scenario), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    at = {f["name"]: f["handover_at_s"] for f in summary["flows"]}
+    assert at == {"to-m2": pytest.approx(0.4), "to-m1": pytest.approx(0.1)}, at

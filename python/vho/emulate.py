@@ -45,8 +45,8 @@ OWNED = (
 )
 
 NOT_PERMITTED = (
-    "vho emulate needs root or CAP_NET_ADMIN (it creates network namespaces and TUN devices); "
-    "run it as root"
+    "vho emulate needs root or CAP_NET_ADMIN with CAP_SYS_ADMIN (it creates network namespaces "
+    "and TUN devices); run it as root"
 )
 
 #: Congestion controls this kernel has built in (the machine's: reno, cubic, bbr).
@@ -302,8 +302,12 @@ def _summary(report: dict, stage: Path, cc: str) -> dict:
     them, each flow measured at its socket ends and in the captures."""
     world = report["world"]
     handovers = world["handovers"]
-    first = next((h["at_s"] for h in handovers if h["happened"]), None)
-    flows = [_flow(f, report, stage, first) for f in report["flows"]]
+    # Each flow's t_a is from the first handover of its own mobile (issue 40 item 22: not
+    # whichever mobile handed over first).
+    flows = [
+        _flow(f, report, stage, _first_handover(handovers, f.get("mobile")))
+        for f in report["flows"]
+    ]
     em = report["emulator"]
     run = {
         "mode": "emulation",
@@ -329,6 +333,14 @@ def _summary(report: dict, stage: Path, cc: str) -> dict:
     }
 
 
+def _first_handover(handovers: list[dict], mobile: str | None) -> float | None:
+    """The instant of ``mobile``'s first handover that happened; ``None`` for a flow that
+    crosses no mobile."""
+    if mobile is None:
+        return None
+    return next((h["at_s"] for h in handovers if h["happened"] and h["mobile"] == mobile), None)
+
+
 def _ended_by(report: dict) -> str:
     if report["command_exit"] is not None:
         return "command_exited"
@@ -352,6 +364,8 @@ def _flow(f: dict, report: dict, stage: Path, handover_at: float | None) -> dict
         "transfer_time_s": f["transfer_time_s"],
         "goodput_bps": (8 * f["bytes"] / f["transfer_time_s"] if f["transfer_time_s"] else None),
         "error": f["error"],
+        # The handover its t_a counts from: its own mobile's first (null: none happened).
+        "handover_at_s": handover_at,
     }
     capture = stage / f"{src}.pcap"
     port = f["port"]

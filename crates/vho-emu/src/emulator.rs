@@ -118,6 +118,52 @@ pub fn flow_port(f: usize) -> u16 {
     5001 + f as u16
 }
 
+/// A node's or link's name as part of an environment variable's: upper case, every character
+/// but an ASCII letter or digit mapped to `_` (a shell variable's name is letters, digits and
+/// `_`: `m-1.a` gives `VHO_M_1_A_ADDR`).
+pub fn env_part(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Interface names for a multipath mobile's access links, in order: the link's name where it
+/// is a valid one (at most 15 bytes, IFNAMSIZ less its NUL; none of `/`, `:`, white space; not
+/// `.` or `..`; netdevice(7), `dev_valid_name`), else with every other character mapped to `_`
+/// and cut to 15; `vhoN` where that leaves two alike (or the loopback's or the single-path
+/// device's name).
+pub fn interface_names(links: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = links
+        .iter()
+        .map(|l| {
+            l.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || "_-.".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .take(15)
+                .collect()
+        })
+        .collect();
+    let cut = names.clone();
+    for (i, name) in names.iter_mut().enumerate() {
+        let alike = cut.iter().filter(|&c| c == name).count() > 1;
+        if alike || matches!(name.as_str(), "" | "." | ".." | "lo" | TUN_NAME) {
+            *name = format!("vho{i}");
+        }
+    }
+    names
+}
+
 /// The device name inside each host's namespace.
 pub const TUN_NAME: &str = "vho0";
 
@@ -170,6 +216,25 @@ pub fn check(spec: &Spec) -> Result<(), EmuError> {
                 .into(),
         ));
     }
+    // What a flow asks that the kernel's TCP would not do: refused, not run as something else.
+    for f in &spec.flows {
+        if f.kind != vho_sim::spec::FlowKind::Tcp {
+            return Err(EmuError::Unsupported(format!(
+                "flow {}: kind = {:?}: vho emulate carries TCP flows only (the kernel's bulk \
+                 transfers); a {} flow would run as a TCP transfer",
+                f.name,
+                f.kind.name(),
+                f.kind.name().to_uppercase()
+            )));
+        }
+        if !f.remedies.is_empty() {
+            return Err(EmuError::Unsupported(format!(
+                "flow {}: remedies: vho emulate carries no remedies (they act on the simulated \
+                 TCP and nodes, not the kernel's); remove them",
+                f.name
+            )));
+        }
+    }
     if !spec.functions.is_empty() {
         return Err(EmuError::Unsupported(
             "vho emulate carries no node functions ([[node_function]] and the remedies that add \
@@ -183,11 +248,43 @@ pub fn check(spec: &Spec) -> Result<(), EmuError> {
     Ok(())
 }
 
+/// What the emulator refuses of its options, before it makes anything: a sysctl that is not a
+/// network namespace's own (`net/...`): `kernel/`, `vm/`, `fs/` keys are the whole machine's,
+/// which a run would change and never restore.
+pub fn check_options(opts: &Options) -> Result<(), EmuError> {
+    for (key, _) in &opts.sysctls {
+        if !namespace_sysctl(key) {
+            return Err(EmuError::Unsupported(format!(
+                "--sysctl {}: expected a per-namespace net.* key (net.ipv4.tcp_frto); other keys \
+                 (kernel.*, vm.*, fs.*) change the whole machine",
+                key.replace('/', ".")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `key` (a `/proc/sys` path, slashes) is a network namespace's: under `net/`, every
+/// component a name (no `..`, no empty one).
+pub fn namespace_sysctl(key: &str) -> bool {
+    let mut parts = key.split('/');
+    parts.next() == Some("net")
+        && key.len() > 4
+        && parts.all(|p| {
+            p.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.:-".contains(c))
+        })
+}
+
 /// Runs the emulation of `spec` until its flows complete (or the command exits), its stop
 /// time passes, or `stop` is raised (then [`EmuError::Interrupted`], after removing
 /// everything). Every namespace, device and child process it made is removed on return.
 pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report, EmuError> {
     check(spec)?;
+    check_options(opts)?;
     if !crate::netns::permitted() {
         return Err(EmuError::NotPermitted);
     }
@@ -299,12 +396,12 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         .unwrap_or(0);
     let mut env: Vec<(String, String)> = Vec::new();
     for h in &hosts {
-        let name = spec.nodes[h.node].name.to_uppercase();
+        let name = env_part(&spec.nodes[h.node].name);
         env.push((format!("VHO_{name}_ADDR"), dotted(h.addr())));
-        for (tun, link, a) in &h.tuns {
-            if link.is_some() {
+        for (_, link, a) in &h.tuns {
+            if let Some(l) = link {
                 env.push((
-                    format!("VHO_{name}_{}_ADDR", tun.name.to_uppercase()),
+                    format!("VHO_{name}_{}_ADDR", env_part(&spec.links[*l].name)),
                     dotted(*a),
                 ));
             }
@@ -541,13 +638,15 @@ fn multipath_interfaces(
 ) -> Result<Vec<Device>, EmuError> {
     let mut tuns = Vec::new();
     ns.ip(MPTCP_LIMITS)?;
+    let link_names: Vec<&str> = links.iter().map(|&l| spec.links[l].name.as_str()).collect();
+    let names = interface_names(&link_names);
     for (i, &l) in links.iter().enumerate() {
         if l >= MAX_MULTIPATH_LINKS {
             return Err(EmuError::Unsupported(format!(
                 "multipath: at most {MAX_MULTIPATH_LINKS} links"
             )));
         }
-        let name: String = spec.links[l].name.chars().take(15).collect();
+        let name = names[i].clone();
         let a = iface_addr(n, l);
         let tun = Tun::create(
             ns,
@@ -611,6 +710,63 @@ mod tests {
     }
 
     #[test]
+    fn names_become_shell_variables_and_valid_interface_names() {
+        assert_eq!(env_part("m-1.a"), "M_1_A");
+        assert_eq!(env_part("ch"), "CH");
+        assert_eq!(
+            interface_names(&[
+                "wlan",
+                "a very long link name",
+                "x/y:z",
+                "lo",
+                "twelve-chars-and-more"
+            ]),
+            [
+                "wlan",
+                "a_very_long_lin",
+                "x_y_z",
+                "vho3",
+                "twelve-chars-an"
+            ]
+        );
+        // Two cut alike: both get a name of their own.
+        assert_eq!(
+            interface_names(&["access-link-number-1", "access-link-number-2"]),
+            ["vho0", "vho1"]
+        );
+    }
+
+    #[test]
+    fn only_a_network_namespaces_own_sysctls_are_accepted() {
+        for good in [
+            "net/ipv4/tcp_frto",
+            "net/ipv4/conf/all/rp_filter",
+            "net/ipv4/conf/eth0.1/forwarding",
+        ] {
+            assert!(namespace_sysctl(good), "{good}");
+        }
+        for bad in [
+            "kernel/pid_max",
+            "vm/swappiness",
+            "fs/file-max",
+            "net",
+            "net/",
+            "net/../kernel/pid_max",
+            "net/ipv4//tcp_frto",
+            "/net/ipv4/tcp_frto",
+        ] {
+            assert!(!namespace_sysctl(bad), "{bad}");
+        }
+        let mut opts = Options::new(PathBuf::from("/nonexistent"));
+        opts.sysctls = vec![("kernel/pid_max".into(), "4194304".into())];
+        let e = check_options(&opts).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--sysctl kernel.pid_max: expected a per-namespace net.*"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn scenarios_the_emulator_cannot_carry_are_refused_before_anything_is_made() {
         let presets = vho_sim::scenario::PresetSet::builtin().unwrap();
         let text = r#"
@@ -632,6 +788,16 @@ remedies = ["cwnd-clamp"]
 "#;
         let spec = vho_sim::scenario::load("x.toml", text, &[], &presets).unwrap();
         let e = check(&spec).unwrap_err().to_string();
-        assert!(e.contains("node functions"), "{e}");
+        assert!(e.starts_with("flow flow0: remedies:"), "{e}");
+        for (kind, want) in [
+            ("kind = \"tfrc\"", "kind = \"tfrc\""),
+            ("kind = \"pareto\"", "kind = \"pareto\""),
+        ] {
+            let t = text.replace("size = \"10 KB\"\nremedies = [\"cwnd-clamp\"]", kind);
+            let spec = vho_sim::scenario::load("x.toml", &t, &[], &presets)
+                .unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let e = check(&spec).unwrap_err().to_string();
+            assert!(e.contains(want) && e.contains("TCP flows only"), "{e}");
+        }
     }
 }

@@ -156,9 +156,10 @@ pub fn cleanup() -> Result<Vec<String>, EmuError> {
     Ok(removed)
 }
 
-/// Whether this process may make namespaces and devices: CAP_NET_ADMIN in its effective set
-/// (bit 12 of /proc/self/status's CapEff, capabilities(7)), which root has unless it was
-/// dropped.
+/// Whether this process may make namespaces and devices: CAP_NET_ADMIN (bit 12: devices,
+/// addresses, routes) and CAP_SYS_ADMIN (bit 21: `ip netns add`'s unshare(CLONE_NEWNET) and
+/// bind mount, setns(2)) in its effective set (/proc/self/status's CapEff, capabilities(7)),
+/// which root has unless they were dropped.
 pub fn permitted() -> bool {
     let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
         return false;
@@ -167,5 +168,8 @@ pub fn permitted() -> bool {
         .lines()
         .find_map(|l| l.strip_prefix("CapEff:"))
         .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
-        .is_some_and(|caps| caps & (1 << 12) != 0)
+        .is_some_and(|caps| caps & REQUIRED_CAPS == REQUIRED_CAPS)
 }
+
+/// CAP_NET_ADMIN and CAP_SYS_ADMIN (linux/capability.h).
+const REQUIRED_CAPS: u64 = (1 << 12) | (1 << 21);

@@ -97,7 +97,7 @@ pub fn emulate_stop() {
 }
 
 /// Removes what killed emulations left (namespaces of runs no longer alive, with their
-/// processes); returns their names. Refused without root or CAP_NET_ADMIN.
+/// processes); returns their names. Refused without root (CAP_NET_ADMIN and CAP_SYS_ADMIN).
 #[pyfunction]
 pub fn emulate_cleanup() -> PyResult<Vec<String>> {
     if !vho_emu::netns::permitted() {
@@ -109,7 +109,7 @@ pub fn emulate_cleanup() -> PyResult<Vec<String>> {
     vho_emu::netns::cleanup().map_err(|e| emu_error("vho emulate --cleanup", e))
 }
 
-/// Whether this process may emulate (root or CAP_NET_ADMIN).
+/// Whether this process may emulate (CAP_NET_ADMIN and CAP_SYS_ADMIN effective).
 #[pyfunction]
 pub fn emulate_permitted() -> bool {
     vho_emu::netns::permitted()

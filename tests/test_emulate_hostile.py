@@ -301,3 +301,16 @@ def test_each_flows_t_a_counts_from_its_own_mobiles_handover(tmp_path: Path) -> 
     summary = json.loads((out / "summary.json").read_text())
     at = {f["name"]: f["handover_at_s"] for f in summary["flows"]}
     assert at == {"to-m2": pytest.approx(0.4), "to-m1": pytest.approx(0.1)}, at
+
+
+def test_a_handover_after_the_run_ended_is_marked_as_not_happened(tmp_path: Path) -> None:
+    # Issue 40 item 25: emulate listed a handover after the run's end as if it had happened.
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(BASE.format(stop="2 s").replace('at = "0.3 s"', 'at = "5 s"'))
+    out = tmp_path / "o"
+    r = _vho("emulate", str(scenario), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    (h,) = json.loads((out / "summary.json").read_text())["handovers"]
+    assert not h["happened"] and h["interruption_s"] is None
+    (line,) = [x for x in r.stdout.splitlines() if x.strip().startswith("handover")]
+    assert line.endswith("did not happen, the run ended first"), line

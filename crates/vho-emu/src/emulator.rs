@@ -17,7 +17,7 @@ use crate::pump::{Deliver, Ledger, Take};
 use crate::report::{FlowReport, Report};
 use crate::tun::Tun;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use vho_sim::record::pcap::{PcapWriter, WriteSink};
 use vho_sim::spec::{NodeKind, Spec};
@@ -205,8 +205,6 @@ impl Drop for RaiseOnDrop {
     }
 }
 
-static RUNS: AtomicU32 = AtomicU32::new(0);
-
 /// What the emulator refuses, before it makes anything.
 pub fn check(spec: &Spec) -> Result<(), EmuError> {
     if spec.mipv6.is_some() {
@@ -288,19 +286,15 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     if !crate::netns::permitted() {
         return Err(EmuError::NotPermitted);
     }
-    let run = RUNS.fetch_add(1, Ordering::Relaxed);
     // SAFETY: getpid has no preconditions.
     let pid = unsafe { libc::getpid() };
+    let token = crate::netns::run_token();
     let mut hosts: Vec<Host> = Vec::new();
     for (n, node) in spec.nodes.iter().enumerate() {
         if node.kind == NodeKind::Router {
             continue;
         }
-        let ns = Namespace::create(&format!(
-            "{}{pid}-{run}-{}",
-            crate::netns::PREFIX,
-            node.name
-        ))?;
+        let ns = Namespace::create(&crate::netns::run_name(pid, token, &node.name))?;
         // IPv6 off: the emulated network carries IPv4; a kernel's own IPv6 chatter (router
         // solicitations, MLD) would only be counted as unroutable.
         ns.sysctl("net/ipv6/conf/all/disable_ipv6", "1")?;

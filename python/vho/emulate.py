@@ -31,7 +31,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import _native, files
-from .errors import NoFlowMatched, OutputError, OutsideCapture, ScenarioError, SimulationError
+from .errors import (
+    EmulationError,
+    NoFlowMatched,
+    OutputError,
+    OutsideCapture,
+    ScenarioError,
+    SimulationError,
+    VhoError,
+)
 from .runner import RESOLVED, SUMMARY, TIMING, _scenario_text, identity
 
 #: What ``vho emulate`` writes: a directory holding only these is a previous emulation.
@@ -188,6 +196,7 @@ def emulate(
         "sysctls": {**_profile_sysctls(resolved), **(sysctls or {})},
         "multipath": multipath,
         "offload": offload,
+        "pcap_given": _pcap_given(text, overrides),
     }
     out = Path(out_dir)
     with files.staged_output(out, command="vho emulate", owned=OWNED, force=force) as stage:
@@ -198,16 +207,76 @@ def emulate(
         wall = time.perf_counter() - t0
         report = json.loads(raw)
         summary = _summary(report, stage, cc)
+        failed = report.get("capture_error")
         try:
             _write_series(report, stage)
             (stage / RESOLVED).write_text(resolved, encoding="utf-8")
             (stage / TIMING).write_text(json.dumps({"wall_s": wall}) + "\n", encoding="utf-8")
             (stage / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         except OSError as e:
-            raise OutputError(
-                f"{out}: cannot write the emulation's output: {e.strerror or e}"
-            ) from None
+            if not failed:
+                raise OutputError(
+                    f"{out}: cannot write the emulation's output: {e.strerror or e}"
+                ) from None
+        if failed:
+            # A capture could not be written (a full disk): the run stopped at once; what was
+            # written is kept, in place of the output, and the run ends as a failure.
+            _keep_partial(stage, out)
+            raise EmulationError(
+                f"{label}: {failed}; the run stopped at {report['emulator']['wall_s']:.3f} s, "
+                f"and what was written until then is in {out}"
+            )
     return EmulationResult(summary, out)
+
+
+def _keep_partial(stage: Path, out: Path) -> None:
+    """The staging directory of a run that could not finish its output, swapped in as it is
+    (``staged_output`` has already checked that ``out`` may be replaced)."""
+    import contextlib
+    import shutil
+
+    with contextlib.suppress(OSError):
+        for p in stage.iterdir():
+            if p.suffix != ".pcap" and p.name != files.MARK and p.stat().st_size == 0:
+                p.unlink()  # begun on the full disk, nothing in it
+    with contextlib.suppress(OSError):
+        (stage / files.MARK).write_text("vho emulate\n", encoding="utf-8")
+    try:
+        if out.is_dir():
+            old = stage.with_name(stage.name + "-old")
+            os.replace(out, old)
+            os.replace(stage, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(stage, out)
+    except OSError as e:
+        raise OutputError(f"{out}: cannot keep the emulation's partial output: {e}") from None
+
+
+def _pcap_given(text: str, overrides: Sequence[str]) -> bool:
+    """Whether the scenario (or a ``--set``) says which nodes to capture (``record.pcap``, even
+    empty); else ``vho emulate`` captures every host."""
+    import tomllib
+
+    try:
+        record = tomllib.loads(text).get("record", {})
+    except (tomllib.TOMLDecodeError, RecursionError):
+        record = {}
+    if isinstance(record, dict) and "pcap" in record:
+        return True
+    for o in overrides:
+        key, _, raw = o.partition("=")
+        key = key.strip()
+        if key == "record.pcap" or key.startswith("record.pcap."):
+            return True
+        if key == "record":
+            try:
+                value = tomllib.loads(f"v = {raw.strip()}")["v"]
+            except (tomllib.TOMLDecodeError, RecursionError):
+                continue
+            if isinstance(value, dict) and "pcap" in value:
+                return True
+    return False
 
 
 #: A sysctl key's components (ip-sysctl.rst; an interface's name may hold '.' or '-').
@@ -322,6 +391,8 @@ def _summary(report: dict, stage: Path, cc: str) -> dict:
         "ended_by": _ended_by(report),
         "command_exit": report["command_exit"],
         "conservation_ok": world["run"]["conservation_ok"],
+        # A capture that could not be written (a full disk): the run stopped there.
+        "capture_error": report.get("capture_error"),
     }
     return {
         "run": run,
@@ -342,6 +413,8 @@ def _first_handover(handovers: list[dict], mobile: str | None) -> float | None:
 
 
 def _ended_by(report: dict) -> str:
+    if report.get("capture_error"):
+        return "capture_failed"
     if report["command_exit"] is not None:
         return "command_exited"
     if report["flows"] and all(f["completed"] for f in report["flows"]):
@@ -390,6 +463,10 @@ def _flow(f: dict, report: dict, stage: Path, handover_at: float | None) -> dict
             listed = a.metrics["flows"]
         except NoFlowMatched:
             listed = []
+        except VhoError:
+            if not report.get("capture_error"):
+                raise
+            listed = []  # a capture cut short by a full disk: its counts unknown
     entry["subflows"] = len(listed)
     for key, name in (
         ("retransmissions", "retransmissions"),

@@ -20,6 +20,9 @@ pub struct Report {
     pub addresses: Vec<(String, String)>,
     /// Whether the mobile had an address per interface and the flows were Multipath TCP.
     pub multipath: bool,
+    /// A capture that could not be written (a full disk): the run stopped at once, and the
+    /// captures hold what was written until then.
+    pub capture_error: Option<String>,
 }
 
 #[derive(Serialize)]

@@ -73,6 +73,7 @@ pub fn emulate(
         opts.sample = vho_sim::time::Dur::from_millis(ms);
     }
     opts.multipath = o["multipath"].as_bool().unwrap_or(false);
+    opts.pcap_given = o["pcap_given"].as_bool().unwrap_or(false);
     if let Some(off) = o["offload"].as_bool() {
         opts.offload = off;
     }

@@ -389,7 +389,7 @@ def test_a_run_killed_in_a_pid_namespace_is_cleaned_up_and_blocks_no_other(tmp_p
         made = {n for n, _ in _native.emulate_namespaces()} - {n for n, _ in before}
         time.sleep(0.05)
     assert len(made) == 2 and all(n.startswith("vho-1-") for n in made), made
-    time.sleep(2.5)  # older than the grace a new namespace gets
+    time.sleep(1.0)  # older than the grace a new namespace gets (0.5 s)
     # Alive: held by the run, whatever its pid means here.
     assert all(alive for n, alive in _native.emulate_namespaces() if n in made)
     (vho,) = _children_of(p.pid)
@@ -416,7 +416,7 @@ def test_a_containerised_cleanup_leaves_a_live_host_run_alone(tmp_path: Path) ->
     p = _start_sleeping_run(tmp_path)
     mine = _ours_of(p.pid)
     assert len(mine) == 2
-    time.sleep(2.0)  # older than the grace a new namespace gets
+    time.sleep(1.0)  # older than the grace a new namespace gets (0.5 s)
     r = subprocess.run(
         ["unshare", "--pid", "--fork", sys.executable, "-m", "vho.cli", "emulate", "--cleanup"],
         capture_output=True, text=True,

@@ -167,8 +167,12 @@ def emulate(
     ``cc``: the built-in bulk senders' congestion control. ``command``: run instead of the
     built-in flows, in ``command_at``'s namespace (default: the mobile host), the run ending
     when it exits; ``serve``: started first in ``serve_at``'s (default: the first fixed host).
-    Both see ``VHO_<NODE>_ADDR`` for every host. ``sysctls``: ``/proc/sys`` paths
-    (``net/ipv4/tcp_frto``) set in every namespace, after those from the flows' TCP settings.
+    Both see ``VHO_<NODE>_ADDR`` for every host (the name upper-cased, every character but a
+    letter or digit as ``_``). ``sysctls``: ``/proc/sys`` paths under ``net/`` only
+    (``net/ipv4/tcp_frto``; other keys are the whole machine's and refused) set in every
+    namespace, after those from the flows' TCP settings. A scenario's ``record.pcap`` says
+    which hosts are captured (every host when it does not give it); a capture that cannot be
+    written stops the run at once, keeps what was written and raises ``EmulationError``.
     ``multipath``: the mobile host gets a device and an address per access link, every link up
     until a handover takes it down, and the flows are Multipath TCP (RFC 8684) with a subflow
     per interface, the mobile as the client (``VHO_<NODE>_<LINK>_ADDR`` names each address).

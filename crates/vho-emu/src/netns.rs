@@ -188,9 +188,10 @@ fn young(name: &str) -> bool {
         .is_some_and(|age| age < GRACE)
 }
 
-/// How long a new namespace is taken as its run's before the run has locked it. Open: our
-/// choice, far above the milliseconds between `ip netns add` and the lock.
-const GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+/// How long a new namespace is taken as its run's before the run has locked it (its file's
+/// time is the namespace's creation). Open: our choice, far above the millisecond between `ip
+/// netns add`'s exit and the lock, and below the second a user takes to look.
+const GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The vho namespaces present: (name, pid in its name, whether a live run holds it).
 pub fn present() -> Result<Vec<(String, Option<i32>, bool)>, EmuError> {

@@ -356,9 +356,10 @@ pub fn run(
                         }
                     }
                 }
-                let events = if end.connecting {
-                    libc::POLLOUT
-                } else if end.stream.is_some() && end.sends && end.sent < f.bytes {
+                // A connect under way, or a sender with bytes to write: room; else data (or
+                // a connection to accept).
+                let writing = end.stream.is_some() && end.sends && end.sent < f.bytes;
+                let events = if end.connecting || writing {
                     libc::POLLOUT
                 } else {
                     libc::POLLIN

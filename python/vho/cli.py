@@ -599,6 +599,12 @@ def _print_emulation(s: dict, out: Path) -> None:
     )
     for h in s["handovers"]:
         gap = h["interruption_s"]
+        if not h["happened"]:
+            print(
+                f"  handover {h['from']} -> {h['to']} at {h['at_s']:.3f} s ({h['kind']}): "
+                "did not happen, the run ended first"
+            )
+            continue
         print(
             f"  handover {h['from']} -> {h['to']} at {h['at_s']:.3f} s ({h['kind']})"
             + ("" if gap is None else f", first packet over {h['to']} after {gap:.3f} s")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import threading
 import time
 from collections.abc import Sequence
@@ -30,7 +31,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import _native, files
-from .errors import OutputError, ScenarioError, SimulationError
+from .errors import (
+    EmulationError,
+    NoFlowMatched,
+    OutputError,
+    OutsideCapture,
+    ScenarioError,
+    SimulationError,
+    VhoError,
+)
 from .runner import RESOLVED, SUMMARY, TIMING, _scenario_text, identity
 
 #: What ``vho emulate`` writes: a directory holding only these is a previous emulation.
@@ -44,8 +53,8 @@ OWNED = (
 )
 
 NOT_PERMITTED = (
-    "vho emulate needs root or CAP_NET_ADMIN (it creates network namespaces and TUN devices); "
-    "run it as root"
+    "vho emulate needs root or CAP_NET_ADMIN with CAP_SYS_ADMIN (it creates network namespaces "
+    "and TUN devices); run it as root"
 )
 
 #: Congestion controls this kernel has built in (the machine's: reno, cubic, bbr).
@@ -63,10 +72,13 @@ class EmulationResult:
 
 
 def _run_interruptible(fn, *args):
-    """``fn(*args)`` on a worker thread; a signal on this one (KeyboardInterrupt, SIGTERM's
-    exception) asks the emulation to stop, waits for it to remove what it made, then goes on
-    up. (The wait is on an event of our own: a ``Thread.join`` that a signal interrupted may
-    report the thread stopped while it still runs, CPython 3.11.)"""
+    """``fn(*args)`` on a worker thread; SIGINT or SIGTERM asks the emulation to stop, waits for
+    it to remove what it made, then goes on up as the signal would have (KeyboardInterrupt,
+    SIGTERM's exception). While the emulation runs, both signals only raise its stop flag: a
+    second Ctrl-C (or SIGTERM) a few ms after the first no longer escapes the wait and ends the
+    process while the namespaces are still being removed (issue 40 item 7). (The wait is on an
+    event of our own: a ``Thread.join`` that a signal interrupted may report the thread stopped
+    while it still runs, CPython 3.11.)"""
     box: dict = {}
     done = threading.Event()
 
@@ -78,18 +90,55 @@ def _run_interruptible(fn, *args):
         finally:
             done.set()
 
-    t = threading.Thread(target=target, daemon=True)
-    t.start()
-    try:
-        while not done.wait(0.05):
-            pass
-    except BaseException:
+    got: list[int] = []
+
+    def on_signal(signum: int, frame: object) -> None:
+        if not got:
+            got.append(signum)
         _native.emulate_stop()
-        done.wait(STOP_WAIT_S)
-        raise
+
+    # Only the main thread may set handlers; elsewhere the signal's exception arrives below.
+    previous: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, on_signal)
+    try:
+        t = threading.Thread(target=target, daemon=True)
+        t.start()
+        try:
+            while not done.wait(0.05):
+                pass
+        except BaseException:
+            _native.emulate_stop()
+            _wait_through_signals(done)
+            raise
+        if got:
+            # Stopped by a signal: the emulation's own answer (interrupted) is not needed.
+            _native.emulate_stop()
+            _wait_through_signals(done)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+    if got:
+        handler = previous.get(got[0])
+        if callable(handler):
+            handler(got[0], None)  # KeyboardInterrupt, or the command's SIGTERM exception
+        raise KeyboardInterrupt
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def _wait_through_signals(done: threading.Event) -> None:
+    """Waits (at most ``STOP_WAIT_S``) for a stopped emulation to end, further signals'
+    exceptions swallowed: the run must remove what it made before the process goes."""
+    deadline = time.monotonic() + STOP_WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            if done.wait(0.05):
+                return
+        except BaseException:
+            _native.emulate_stop()
 
 
 #: How long a stopped emulation may take to remove what it made (its loop looks at the stop
@@ -118,8 +167,12 @@ def emulate(
     ``cc``: the built-in bulk senders' congestion control. ``command``: run instead of the
     built-in flows, in ``command_at``'s namespace (default: the mobile host), the run ending
     when it exits; ``serve``: started first in ``serve_at``'s (default: the first fixed host).
-    Both see ``VHO_<NODE>_ADDR`` for every host. ``sysctls``: ``/proc/sys`` paths
-    (``net/ipv4/tcp_frto``) set in every namespace, after those from the flows' TCP settings.
+    Both see ``VHO_<NODE>_ADDR`` for every host (the name upper-cased, every character but a
+    letter or digit as ``_``). ``sysctls``: ``/proc/sys`` paths under ``net/`` only
+    (``net/ipv4/tcp_frto``; other keys are the whole machine's and refused) set in every
+    namespace, after those from the flows' TCP settings. A scenario's ``record.pcap`` says
+    which hosts are captured (every host when it does not give it); a capture that cannot be
+    written stops the run at once, keeps what was written and raises ``EmulationError``.
     ``multipath``: the mobile host gets a device and an address per access link, every link up
     until a handover takes it down, and the flows are Multipath TCP (RFC 8684) with a subflow
     per interface, the mobile as the client (``VHO_<NODE>_<LINK>_ADDR`` names each address).
@@ -132,9 +185,12 @@ def emulate(
         raise SimulationError(NOT_PERMITTED)
     if cc not in CONGESTION_CONTROLS:
         raise ScenarioError(f"--cc: expected one of {', '.join(CONGESTION_CONTROLS)}, got {cc!r}")
+    for key in sysctls or {}:
+        _check_sysctl(key)
     overrides = [*identity(path, text), *overrides]
     _native.check_scenario(label, text, overrides)
     resolved = _native.resolve_scenario(label, text, overrides, seed)
+    _check_flow_cc(label, text, overrides, resolved, cc)
     options = {
         "cc": cc,
         "command": list(command) if command else None,
@@ -144,6 +200,7 @@ def emulate(
         "sysctls": {**_profile_sysctls(resolved), **(sysctls or {})},
         "multipath": multipath,
         "offload": offload,
+        "pcap_given": _pcap_given(text, overrides),
     }
     out = Path(out_dir)
     with files.staged_output(out, command="vho emulate", owned=OWNED, force=force) as stage:
@@ -154,16 +211,149 @@ def emulate(
         wall = time.perf_counter() - t0
         report = json.loads(raw)
         summary = _summary(report, stage, cc)
+        failed = report.get("capture_error")
         try:
             _write_series(report, stage)
             (stage / RESOLVED).write_text(resolved, encoding="utf-8")
             (stage / TIMING).write_text(json.dumps({"wall_s": wall}) + "\n", encoding="utf-8")
             (stage / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         except OSError as e:
-            raise OutputError(
-                f"{out}: cannot write the emulation's output: {e.strerror or e}"
-            ) from None
+            if not failed:
+                raise OutputError(
+                    f"{out}: cannot write the emulation's output: {e.strerror or e}"
+                ) from None
+        if failed:
+            # A capture could not be written (a full disk): the run stopped at once; what was
+            # written is kept, in place of the output, and the run ends as a failure.
+            _keep_partial(stage, out)
+            raise EmulationError(
+                f"{label}: {failed}; the run stopped at {report['emulator']['wall_s']:.3f} s, "
+                f"and what was written until then is in {out}"
+            )
     return EmulationResult(summary, out)
+
+
+def _keep_partial(stage: Path, out: Path) -> None:
+    """The staging directory of a run that could not finish its output, swapped in as it is
+    (``staged_output`` has already checked that ``out`` may be replaced)."""
+    import contextlib
+    import shutil
+
+    with contextlib.suppress(OSError):
+        for p in stage.iterdir():
+            if p.suffix != ".pcap" and p.name != files.MARK and p.stat().st_size == 0:
+                p.unlink()  # begun on the full disk, nothing in it
+    with contextlib.suppress(OSError):
+        (stage / files.MARK).write_text("vho emulate\n", encoding="utf-8")
+    try:
+        if out.is_dir():
+            old = stage.with_name(stage.name + "-old")
+            os.replace(out, old)
+            os.replace(stage, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(stage, out)
+    except OSError as e:
+        raise OutputError(f"{out}: cannot keep the emulation's partial output: {e}") from None
+
+
+def _pcap_given(text: str, overrides: Sequence[str]) -> bool:
+    """Whether the scenario (or a ``--set``) says which nodes to capture (``record.pcap``, even
+    empty); else ``vho emulate`` captures every host."""
+    import tomllib
+
+    try:
+        record = tomllib.loads(text).get("record", {})
+    except (tomllib.TOMLDecodeError, RecursionError):
+        record = {}
+    if isinstance(record, dict) and "pcap" in record:
+        return True
+    for o in overrides:
+        key, _, raw = o.partition("=")
+        key = key.strip()
+        if key == "record.pcap" or key.startswith("record.pcap."):
+            return True
+        if key == "record":
+            try:
+                value = tomllib.loads(f"v = {raw.strip()}")["v"]
+            except (tomllib.TOMLDecodeError, RecursionError):
+                continue
+            if isinstance(value, dict) and "pcap" in value:
+                return True
+    return False
+
+
+#: A sysctl key's components (ip-sysctl.rst; an interface's name may hold '.' or '-').
+_SYSCTL_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]*")
+
+
+def _check_sysctl(key: str) -> None:
+    """Only the network namespace's own keys (``net/...``): ``kernel.*``, ``vm.*``, ``fs.*``
+    are the whole machine's, and a run must not change (and never restore) them."""
+    parts = key.split("/")
+    if parts[0] != "net" or len(parts) < 2 or not all(_SYSCTL_PART.fullmatch(p) for p in parts):
+        raise ScenarioError(
+            f"--sysctl {'.'.join(parts)}: expected a per-namespace net.* key "
+            "(net.ipv4.tcp_frto); other keys (kernel.*, vm.*, fs.*) change the whole machine"
+        )
+
+
+#: The kernel's congestion control that runs a scenario's ``flow.tcp.cc`` as written (Linux's
+#: reno has NewReno's recovery, RFC 6582, with or without SACK); ns-2's Sack1 has none.
+KERNEL_CC = {"cubic": "cubic", "reno": "reno", "newreno": "reno"}
+
+
+def _check_flow_cc(label: str, text: str, overrides: Sequence[str], resolved: str, cc: str) -> None:
+    """A ``flow.tcp.cc`` the scenario (or a ``--set``) gives is refused unless the run's
+    ``--cc`` is it: every flow runs the kernel's ``--cc``, and the key would otherwise be
+    dropped without a word (issue 40 item 20). A profile's congestion control is the profile's
+    default, not asked for, and is not checked."""
+    import tomllib
+
+    names = [
+        f.get("name", f"flow{i}") for i, f in enumerate(tomllib.loads(resolved).get("flow", []))
+    ]
+    for i, asked in sorted(_explicit_cc(text, overrides).items()):
+        if i >= len(names) or KERNEL_CC.get(asked) == cc:
+            continue
+        fix = f"run with --cc {KERNEL_CC[asked]}" if asked in KERNEL_CC else "remove it"
+        raise ScenarioError(
+            f"{label}: flow {names[i]}: tcp.cc = {asked!r} is not emulated (every flow runs "
+            f"the kernel's --cc, here {cc}); {fix}"
+        )
+
+
+def _explicit_cc(text: str, overrides: Sequence[str]) -> dict[int, str]:
+    """Flow index -> the ``tcp.cc`` written in the scenario or a ``--set`` (the last wins)."""
+    import tomllib
+
+    found: dict[int, str] = {}
+    try:
+        flows = tomllib.loads(text).get("flow", [])
+    except (tomllib.TOMLDecodeError, RecursionError):
+        flows = []  # the core has already reported it
+    for i, f in enumerate(flows if isinstance(flows, list) else []):
+        tcp = f.get("tcp") if isinstance(f, dict) else None
+        if isinstance(tcp, dict) and isinstance(tcp.get("cc"), str):
+            found[i] = tcp["cc"]
+    for o in overrides:
+        key, _, raw = o.partition("=")
+        m = re.fullmatch(r"flow\.(\d+)\.tcp(\.cc)?", key.strip())
+        if m is None:
+            continue
+        try:
+            value = tomllib.loads(f"v = {raw.strip()}")["v"]
+        except (tomllib.TOMLDecodeError, RecursionError):
+            value = raw.strip()
+        i = int(m[1])
+        if m[2]:
+            if isinstance(value, str):
+                found[i] = value
+        elif isinstance(value, dict) and isinstance(value.get("cc"), str):
+            found[i] = value["cc"]
+        else:
+            found.pop(i, None)  # the table replaced whole, or a profile's name
+    return found
 
 
 def _profile_sysctls(resolved: str) -> dict[str, str]:
@@ -185,8 +375,12 @@ def _summary(report: dict, stage: Path, cc: str) -> dict:
     them, each flow measured at its socket ends and in the captures."""
     world = report["world"]
     handovers = world["handovers"]
-    first = next((h["at_s"] for h in handovers if h["happened"]), None)
-    flows = [_flow(f, report, stage, first) for f in report["flows"]]
+    # Each flow's t_a is from the first handover of its own mobile (issue 40 item 22: not
+    # whichever mobile handed over first).
+    flows = [
+        _flow(f, report, stage, _first_handover(handovers, f.get("mobile")))
+        for f in report["flows"]
+    ]
     em = report["emulator"]
     run = {
         "mode": "emulation",
@@ -201,6 +395,8 @@ def _summary(report: dict, stage: Path, cc: str) -> dict:
         "ended_by": _ended_by(report),
         "command_exit": report["command_exit"],
         "conservation_ok": world["run"]["conservation_ok"],
+        # A capture that could not be written (a full disk): the run stopped there.
+        "capture_error": report.get("capture_error"),
     }
     return {
         "run": run,
@@ -212,7 +408,17 @@ def _summary(report: dict, stage: Path, cc: str) -> dict:
     }
 
 
+def _first_handover(handovers: list[dict], mobile: str | None) -> float | None:
+    """The instant of ``mobile``'s first handover that happened; ``None`` for a flow that
+    crosses no mobile."""
+    if mobile is None:
+        return None
+    return next((h["at_s"] for h in handovers if h["happened"] and h["mobile"] == mobile), None)
+
+
 def _ended_by(report: dict) -> str:
+    if report.get("capture_error"):
+        return "capture_failed"
     if report["command_exit"] is not None:
         return "command_exited"
     if report["flows"] and all(f["completed"] for f in report["flows"]):
@@ -235,14 +441,36 @@ def _flow(f: dict, report: dict, stage: Path, handover_at: float | None) -> dict
         "transfer_time_s": f["transfer_time_s"],
         "goodput_bps": (8 * f["bytes"] / f["transfer_time_s"] if f["transfer_time_s"] else None),
         "error": f["error"],
+        # The handover its t_a counts from: its own mobile's first (null: none happened).
+        "handover_at_s": handover_at,
     }
     capture = stage / f"{src}.pcap"
     port = f["port"]
     listed: list[dict] = []
     if capture.exists() and capture.stat().st_size > 24:
         # Every conversation on the flow's port: one, or a Multipath TCP connection's subflows.
-        a = analyze(capture, flow=f":{port}", handover_at=handover_at, capture_point="sender")
-        listed = a.metrics["flows"]
+        # None when the flow sent nothing (it was to start after run.stop, or never got going):
+        # its counts are unknown, as `vho run` reports a flow not complete.
+        # A handover after the flow was done (or after the host's last packet: its capture
+        # ends there) leaves t_a undefined, not the run.
+        done_at = None if f["transfer_time_s"] is None else f["start_s"] + f["transfer_time_s"]
+        at = (
+            None
+            if done_at is not None and handover_at is not None and handover_at >= done_at
+            else handover_at
+        )
+        try:
+            try:
+                a = analyze(capture, flow=f":{port}", handover_at=at, capture_point="sender")
+            except OutsideCapture:
+                a = analyze(capture, flow=f":{port}", capture_point="sender")
+            listed = a.metrics["flows"]
+        except NoFlowMatched:
+            listed = []
+        except VhoError:
+            if not report.get("capture_error"):
+                raise
+            listed = []  # a capture cut short by a full disk: its counts unknown
     entry["subflows"] = len(listed)
     for key, name in (
         ("retransmissions", "retransmissions"),

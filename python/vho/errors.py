@@ -30,5 +30,13 @@ class CaptureError(VhoError):
     """A packet capture that cannot be read."""
 
 
+class NoFlowMatched(VhoError):
+    """``vho analyze --flow``: the capture holds no conversation the selection matches."""
+
+
+class OutsideCapture(VhoError):
+    """``vho analyze --handover-at``: an instant after the capture's last packet."""
+
+
 class SweepError(VhoError):
     """A sweep file that cannot be run."""

@@ -1,7 +1,8 @@
-//! The built-in traffic: a bulk sender and receiver over real sockets, one pair per scenario
-//! flow, each on a thread inside its host's namespace. The sender sets its congestion control
-//! per socket (`TCP_CONGESTION`, tcp(7)) and its MSS (`TCP_MAXSEG`), and samples the kernel's
-//! own state (`TCP_INFO`) as it goes.
+//! The built-in traffic: a bulk sender and receiver over real sockets per scenario flow, all of
+//! them driven by one thread (`run`) that enters each host's namespace to make its sockets and
+//! then polls every socket at once. The sender sets its congestion control per socket
+//! (`TCP_CONGESTION`, tcp(7)) and its MSS (`TCP_MAXSEG`), and samples the kernel's own state
+//! (`TCP_INFO`) as it goes.
 //!
 //! Over single-path TCP the receiver connects to the listening sender at the flow's start, as
 //! in `vho run` (the simulated sender is the passive side): the first window leaves one round
@@ -74,19 +75,9 @@ pub struct ReceiverResult {
     pub error: Option<String>,
 }
 
-/// Poll step of both ends: how often a blocked end looks at the finish flag. Open: our
-/// choice (short against any run, long against a syscall).
-const STEP_MS: i32 = 5;
-
-fn poll_one(fd: i32, events: i16, ms: i32) -> bool {
-    let mut p = libc::pollfd {
-        fd,
-        events,
-        revents: 0,
-    };
-    // SAFETY: polling one descriptor we own.
-    unsafe { libc::poll(&mut p, 1, ms) > 0 }
-}
+/// The poller's longest wait: how often it looks at the finish flag when nothing happens.
+/// Open: our choice (short against any run, long against a syscall).
+const STEP: Dur = Dur::from_millis(5);
 
 fn tcp_info(fd: i32, t: Time) -> Option<TcpInfoSample> {
     // SAFETY: tcp_info is plain data; getsockopt fills at most `len` bytes of it.
@@ -175,21 +166,377 @@ fn sockaddr(addr: [u8; 4], port: u16) -> libc::sockaddr_in {
     }
 }
 
-/// Listens at `addr:port` in the namespace at `ns` (says so on `ready`), accepts one
-/// connection; `None` if `finish` is raised first. With `cc` the listener has that congestion
-/// control, which the connection inherits from its first segment (`tcp_ca_openreq_child`).
-/// The listener comes back with it: Multipath TCP's further subflows (MP_JOIN SYNs) arrive at
-/// the listening socket, so it must live as long as the connection.
-fn serve(
-    ns: &std::path::Path,
+/// One end of a flow as the poller drives it.
+struct End {
+    /// The data sender (else the receiver).
+    sends: bool,
+    /// It connects (else it listens and accepts one connection).
+    dials: bool,
+    ns: PathBuf,
+    listener: Option<TcpListener>,
+    stream: Option<TcpStream>,
+    /// A non-blocking connect under way.
+    connecting: bool,
+    done: bool,
+    /// The sender has shut its side.
+    closed: bool,
+    next_sample: Time,
+    sent: u64,
+    received: u64,
+    completed_at_ns: Option<u64>,
+    connected_at_ns: Option<u64>,
+    samples: Vec<TcpInfoSample>,
+    error: Option<String>,
+}
+
+impl End {
+    fn new(sends: bool, dials: bool, ns: PathBuf) -> End {
+        End {
+            sends,
+            dials,
+            ns,
+            listener: None,
+            stream: None,
+            connecting: false,
+            done: false,
+            closed: false,
+            next_sample: Time::ZERO,
+            sent: 0,
+            received: 0,
+            completed_at_ns: None,
+            connected_at_ns: None,
+            samples: Vec::new(),
+            error: None,
+        }
+    }
+
+    fn fail(&mut self, e: std::io::Error) {
+        self.error = Some(e.to_string());
+        self.done = true;
+        self.stream = None;
+        self.connecting = false;
+    }
+
+    fn fd(&self) -> Option<i32> {
+        match (&self.stream, &self.listener) {
+            (Some(s), _) => Some(s.as_raw_fd()),
+            (None, Some(l)) => Some(l.as_raw_fd()),
+            _ => None,
+        }
+    }
+}
+
+/// The network namespaces the poller enters, each opened once.
+#[derive(Default)]
+struct Namespaces(std::collections::HashMap<PathBuf, std::fs::File>);
+
+impl Namespaces {
+    /// Moves the poller's thread into the namespace at `path` (sockets made next are its).
+    fn enter(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        if !self.0.contains_key(path) {
+            let f = std::fs::File::open(path)?;
+            self.0.insert(path.to_path_buf(), f);
+        }
+        let fd = self.0.get(path).map_or(-1, |f| f.as_raw_fd());
+        // SAFETY: setns on a descriptor of a namespace file; affects this thread only.
+        if unsafe { libc::setns(fd, libc::CLONE_NEWNET) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+}
+
+/// Every flow's both ends on one thread (named `vho-flows`): the listeners are made first
+/// (`ready` gets `Ok` once all listen, or the first flow that could not, with its error), then
+/// one `poll(2)` over every socket drives the connections, the transfers and the `TCP_INFO`
+/// samples until every end is done or `finish` is raised. Returns each flow's results, in
+/// order. Issue 40 item 8: 3,000 flows were 6,000 threads each polling every 5 ms, and the
+/// setup never ended.
+pub fn run(
+    flows: Vec<BulkFlow>,
+    clock: WallClock,
+    sample: Dur,
+    ready: std::sync::mpsc::Sender<Result<(), (usize, std::io::Error)>>,
+    finish: Arc<AtomicBool>,
+) -> Vec<(ReceiverResult, SenderResult)> {
+    let mut ns = Namespaces::default();
+    // Per flow: the receiver's end, the sender's.
+    let mut ends: Vec<(End, End)> = flows
+        .iter()
+        .map(|f| {
+            (
+                End::new(false, f.receiver_connects, f.dst_ns.clone()),
+                End::new(true, !f.receiver_connects, f.src_ns.clone()),
+            )
+        })
+        .collect();
+    for (i, (f, (r, s))) in flows.iter().zip(ends.iter_mut()).enumerate() {
+        if finish.load(Ordering::Relaxed) {
+            break;
+        }
+        let (end, addr, cc) = if f.receiver_connects {
+            // An MPTCP listener keeps the default (its subflows take the connection's
+            // congestion control when it is set after the accept).
+            (s, f.src_addr, (!f.mptcp).then_some(f.cc.as_str()))
+        } else {
+            (r, f.dst_addr, None)
+        };
+        match listen(&mut ns, &end.ns, addr, f.port, f.mptcp, cc) {
+            Ok(l) => end.listener = Some(l),
+            Err(e) => {
+                let _ = ready.send(Err((i, e)));
+                return collect(ends);
+            }
+        }
+    }
+    let _ = ready.send(Ok(()));
+    let mut fds: Vec<libc::pollfd> = Vec::new();
+    let mut who: Vec<(usize, bool)> = Vec::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let chunk = vec![0x5au8; 1 << 16];
+    loop {
+        if finish.load(Ordering::Relaxed) {
+            break;
+        }
+        let now = clock.now();
+        let mut wake = now + STEP;
+        fds.clear();
+        who.clear();
+        for (i, (f, pair)) in flows.iter().zip(ends.iter_mut()).enumerate() {
+            for (sends, end) in [(false, &mut pair.0), (true, &mut pair.1)] {
+                if end.done {
+                    continue;
+                }
+                if end.dials && end.stream.is_none() {
+                    if now < f.start {
+                        wake = wake.min(f.start);
+                        continue;
+                    }
+                    let addr = if sends { f.dst_addr } else { f.src_addr };
+                    match dial(&mut ns, &end.ns, f, addr) {
+                        Ok((s, pending)) => {
+                            end.stream = Some(s);
+                            end.connecting = pending;
+                            if !pending {
+                                if let Err(e) = connected(end, f, &clock) {
+                                    end.fail(e);
+                                    continue;
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            end.fail(e);
+                            continue;
+                        }
+                    }
+                }
+                if end.sends && end.connected_at_ns.is_some() {
+                    if let Some(s) = &end.stream {
+                        let fd = s.as_raw_fd();
+                        if now >= end.next_sample {
+                            if let Some(x) = tcp_info(fd, now) {
+                                end.samples.push(x);
+                            }
+                            end.next_sample = now + sample;
+                        }
+                        wake = wake.min(end.next_sample);
+                        // Multipath TCP: shut the sending side only once every byte is
+                        // acknowledged (a join is admitted only while the connection is
+                        // ESTABLISHED, `mptcp_can_accept_new_subflow`); a kernel without
+                        // MPTCP's SIOCOUTQ (before 6.7) shuts at once.
+                        if end.sent >= f.bytes
+                            && !end.closed
+                            && (!f.mptcp || queued_bytes(fd).is_none_or(|n| n == 0))
+                        {
+                            if let Err(e) = s.shutdown(std::net::Shutdown::Write) {
+                                end.fail(e);
+                                continue;
+                            }
+                            end.closed = true;
+                        }
+                    }
+                }
+                // A connect under way, or a sender with bytes to write: room; else data (or
+                // a connection to accept).
+                let writing = end.stream.is_some() && end.sends && end.sent < f.bytes;
+                let events = if end.connecting || writing {
+                    libc::POLLOUT
+                } else {
+                    libc::POLLIN
+                };
+                if let Some(fd) = end.fd() {
+                    fds.push(libc::pollfd {
+                        fd,
+                        events,
+                        revents: 0,
+                    });
+                    who.push((i, sends));
+                }
+            }
+        }
+        if ends.iter().all(|(r, s)| r.done && s.done) {
+            break;
+        }
+        let wait = wake.saturating_since(clock.now()).min(STEP);
+        let ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: wait.as_nanos() as libc::c_long,
+        };
+        // SAFETY: ppoll over our own array of pollfds, no signal mask change.
+        let n = unsafe {
+            libc::ppoll(
+                fds.as_mut_ptr(),
+                fds.len() as libc::nfds_t,
+                &ts,
+                std::ptr::null(),
+            )
+        };
+        if n <= 0 {
+            continue;
+        }
+        for (p, &(i, sends)) in fds.iter().zip(who.iter()) {
+            if p.revents == 0 {
+                continue;
+            }
+            let f = &flows[i];
+            let end = if sends {
+                &mut ends[i].1
+            } else {
+                &mut ends[i].0
+            };
+            if let Err(e) = step(end, f, &clock, &mut buf, &chunk) {
+                end.fail(e);
+            }
+        }
+    }
+    collect(ends)
+}
+
+/// What the poller found ready at `end`: an accept, a connection completed, data to read or
+/// room to write.
+fn step(
+    end: &mut End,
+    f: &BulkFlow,
+    clock: &WallClock,
+    buf: &mut [u8],
+    chunk: &[u8],
+) -> std::io::Result<()> {
+    if end.stream.is_none() {
+        let Some(l) = &end.listener else {
+            return Ok(());
+        };
+        let (s, _) = match l.accept() {
+            Ok(x) => x,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        s.set_nonblocking(true)?;
+        end.stream = Some(s);
+        return connected(end, f, clock);
+    }
+    let Some(s) = &mut end.stream else {
+        return Ok(());
+    };
+    if end.connecting {
+        if let Some(e) = s.take_error()? {
+            return Err(e);
+        }
+        end.connecting = false;
+        return connected(end, f, clock);
+    }
+    if end.sends && end.sent < f.bytes {
+        let n = (f.bytes - end.sent).min(chunk.len() as u64) as usize;
+        // SAFETY: send from our buffer; MSG_NOSIGNAL: a reset peer is an error, not SIGPIPE.
+        let w = unsafe {
+            libc::send(
+                s.as_raw_fd(),
+                chunk.as_ptr().cast(),
+                n,
+                libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT,
+            )
+        };
+        if w < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::WouldBlock {
+                return Err(e);
+            }
+        } else {
+            end.sent += w as u64;
+        }
+        return Ok(());
+    }
+    match s.read(buf) {
+        Ok(0) => {
+            if end.sends {
+                // Every byte acknowledged and read: the last sample.
+                if let Some(x) = tcp_info(s.as_raw_fd(), clock.now()) {
+                    end.samples.push(x);
+                }
+            }
+            end.done = true;
+            end.stream = None;
+            end.listener = None;
+        }
+        Ok(n) if !end.sends => {
+            end.received += n as u64;
+            if end.completed_at_ns.is_none() && end.received >= f.bytes {
+                end.completed_at_ns = Some(clock.now().as_nanos());
+            }
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        Err(e) => return Err(e),
+    }
+    Ok(())
+}
+
+/// A connection made (accepted or dialled): the sender sets its congestion control (a no-op
+/// when it has it; a Multipath TCP connection's is set here) and starts its clock.
+fn connected(end: &mut End, f: &BulkFlow, clock: &WallClock) -> std::io::Result<()> {
+    if end.sends {
+        if let Some(s) = &end.stream {
+            set_cc(s.as_raw_fd(), &f.cc)?;
+        }
+        let now = clock.now();
+        end.connected_at_ns = Some(now.as_nanos());
+        end.next_sample = now;
+    }
+    Ok(())
+}
+
+fn collect(ends: Vec<(End, End)>) -> Vec<(ReceiverResult, SenderResult)> {
+    ends.into_iter()
+        .map(|(r, s)| {
+            (
+                ReceiverResult {
+                    received_bytes: r.received,
+                    completed_at_ns: r.completed_at_ns,
+                    error: r.error,
+                },
+                SenderResult {
+                    connected_at_ns: s.connected_at_ns,
+                    sent_bytes: s.sent,
+                    samples: s.samples,
+                    error: s.error,
+                },
+            )
+        })
+        .collect()
+}
+
+/// A listening socket at `addr:port` in the namespace at `path`, non-blocking; with `cc`, that
+/// congestion control, which an accepted connection inherits from its first segment
+/// (`tcp_ca_openreq_child`). It lives as long as its connection: Multipath TCP's further
+/// subflows (MP_JOIN SYNs) arrive at it.
+fn listen(
+    ns: &mut Namespaces,
+    path: &std::path::Path,
     addr: [u8; 4],
     port: u16,
     mptcp: bool,
     cc: Option<&str>,
-    ready: &std::sync::mpsc::Sender<std::io::Result<()>>,
-    finish: &AtomicBool,
-) -> std::io::Result<Option<(TcpStream, TcpListener)>> {
-    crate::netns::enter(ns)?;
+) -> std::io::Result<TcpListener> {
+    ns.enter(path)?;
     let fd = new_socket(mptcp)?;
     // SAFETY: `fd` is ours; the listener closes it.
     let listener = unsafe { TcpListener::from_raw_fd(fd) };
@@ -215,32 +562,19 @@ fn serve(
     if r != 0 || unsafe { libc::listen(fd, 4) } != 0 {
         return Err(std::io::Error::last_os_error());
     }
-    let _ = ready.send(Ok(()));
-    while !poll_one(listener.as_raw_fd(), libc::POLLIN, STEP_MS) {
-        if finish.load(Ordering::Relaxed) {
-            return Ok(None);
-        }
-    }
-    let (stream, _) = listener.accept()?;
-    Ok(Some((stream, listener)))
+    listener.set_nonblocking(true)?;
+    Ok(listener)
 }
 
-/// Connects from the namespace at `ns` to `addr:port` once the clock reads `start`, with the
-/// congestion control and MSS set first; `None` if `finish` is raised first.
+/// A non-blocking connect from the namespace at `path` to `addr:flow.port`, with the MSS and
+/// (single-path) the congestion control set before the SYN; whether it is still under way.
 fn dial(
-    ns: &std::path::Path,
+    ns: &mut Namespaces,
+    path: &std::path::Path,
     flow: &BulkFlow,
     addr: [u8; 4],
-    clock: WallClock,
-    finish: &AtomicBool,
-) -> std::io::Result<Option<TcpStream>> {
-    crate::netns::enter(ns)?;
-    while clock.now() < flow.start {
-        if finish.load(Ordering::Relaxed) {
-            return Ok(None);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
+) -> std::io::Result<(TcpStream, bool)> {
+    ns.enter(path)?;
     let fd = new_socket(flow.mptcp)?;
     // SAFETY: `fd` is ours; the stream closes it.
     let stream = unsafe { TcpStream::from_raw_fd(fd) };
@@ -251,12 +585,10 @@ fn dial(
         &(flow.mss as i32).to_ne_bytes(),
     )?;
     if !flow.mptcp {
-        set_cc(fd, &flow.cc)?; // before the SYN, as on a listener (see `serve`)
+        set_cc(fd, &flow.cc)?; // before the SYN, as on a listener
     }
-    let sa = sockaddr(addr, flow.port);
-    // Non-blocking, so that a connection that never completes (a path down) gives way to
-    // `finish`.
     stream.set_nonblocking(true)?;
+    let sa = sockaddr(addr, flow.port);
     // SAFETY: connect with a sockaddr_in of its size.
     let r = unsafe {
         libc::connect(
@@ -270,163 +602,7 @@ fn dial(
         if e.raw_os_error() != Some(libc::EINPROGRESS) {
             return Err(e);
         }
-        while !poll_one(fd, libc::POLLOUT, STEP_MS) {
-            if finish.load(Ordering::Relaxed) {
-                return Ok(None);
-            }
-        }
-        if let Some(e) = stream.take_error()? {
-            return Err(e);
-        }
+        return Ok((stream, true));
     }
-    stream.set_nonblocking(false)?;
-    Ok(Some(stream))
-}
-
-/// The receiving end: serves (or, with `receiver_connects`, dials) and reads until the
-/// sender closes or `finish` is raised.
-pub fn receiver(
-    flow: BulkFlow,
-    clock: WallClock,
-    ready: std::sync::mpsc::Sender<std::io::Result<()>>,
-    finish: Arc<AtomicBool>,
-) -> ReceiverResult {
-    let mut res = ReceiverResult::default();
-    let mut run = || -> std::io::Result<()> {
-        let conn = if flow.receiver_connects {
-            let _ = ready.send(Ok(()));
-            dial(&flow.dst_ns, &flow, flow.src_addr, clock, &finish)?.map(|c| (c, None))
-        } else {
-            serve(
-                &flow.dst_ns,
-                flow.dst_addr,
-                flow.port,
-                flow.mptcp,
-                None,
-                &ready,
-                &finish,
-            )?
-            .map(|(c, l)| (c, Some(l)))
-        };
-        let Some((mut conn, _listener)) = conn else {
-            return Ok(());
-        };
-        let mut buf = vec![0u8; 1 << 16];
-        loop {
-            if !poll_one(conn.as_raw_fd(), libc::POLLIN, STEP_MS) {
-                if finish.load(Ordering::Relaxed) {
-                    return Ok(());
-                }
-                continue;
-            }
-            let n = conn.read(&mut buf)?;
-            if n == 0 {
-                return Ok(());
-            }
-            res.received_bytes += n as u64;
-            if res.completed_at_ns.is_none() && res.received_bytes >= flow.bytes {
-                res.completed_at_ns = Some(clock.now().as_nanos());
-            }
-        }
-    };
-    if let Err(e) = run() {
-        let _ = ready.send(Err(std::io::Error::new(e.kind(), e.to_string())));
-        res.error = Some(e.to_string());
-    }
-    res
-}
-
-/// The sending end: dials at its start time (or, with `receiver_connects`, serves) and writes
-/// `bytes`, sampling `TCP_INFO` every `sample`; then closes its side and keeps sampling until
-/// the receiver closes. `ready` says when it listens (when it serves).
-pub fn sender(
-    flow: BulkFlow,
-    clock: WallClock,
-    sample: Dur,
-    ready: std::sync::mpsc::Sender<std::io::Result<()>>,
-    finish: Arc<AtomicBool>,
-) -> SenderResult {
-    let mut res = SenderResult::default();
-    let mut run = || -> std::io::Result<()> {
-        let stream = if flow.receiver_connects {
-            serve(
-                &flow.src_ns,
-                flow.src_addr,
-                flow.port,
-                flow.mptcp,
-                // An MPTCP listener keeps the default (its subflows take the connection's
-                // congestion control when it is set after the accept, below).
-                (!flow.mptcp).then_some(flow.cc.as_str()),
-                &ready,
-                &finish,
-            )?
-            .map(|(c, l)| (c, Some(l)))
-        } else {
-            let _ = ready.send(Ok(()));
-            dial(&flow.src_ns, &flow, flow.dst_addr, clock, &finish)?.map(|c| (c, None))
-        };
-        let Some((mut stream, _listener)) = stream else {
-            return Ok(());
-        };
-        let fd = stream.as_raw_fd();
-        set_cc(fd, &flow.cc)?;
-        res.connected_at_ns = Some(clock.now().as_nanos());
-        stream.set_nonblocking(true)?;
-        let chunk = vec![0x5au8; 1 << 16];
-        let mut next_sample = clock.now();
-        let mut closed = false;
-        let mut buf = [0u8; 512];
-        loop {
-            let now = clock.now();
-            if now >= next_sample {
-                if let Some(s) = tcp_info(fd, now) {
-                    res.samples.push(s);
-                }
-                next_sample = now + sample;
-            }
-            if finish.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            if res.sent_bytes < flow.bytes {
-                if poll_one(fd, libc::POLLOUT, STEP_MS) {
-                    let n = (flow.bytes - res.sent_bytes).min(chunk.len() as u64) as usize;
-                    match std::io::Write::write(&mut stream, &chunk[..n]) {
-                        Ok(w) => res.sent_bytes += w as u64,
-                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                        Err(e) => return Err(e),
-                    }
-                }
-            } else {
-                // Multipath TCP: shut the sending side only once every byte is acknowledged.
-                // Linux admits a subflow's join only while the connection is ESTABLISHED
-                // (`mptcp_can_accept_new_subflow`), and a shut side is FIN-WAIT-1 at once: a
-                // transfer written whole into the socket before the second subflow joined
-                // could never move to it (the MPTCP test's GPRS join, refused at its third ACK).
-                // A kernel without MPTCP's SIOCOUTQ (before 6.7) shuts at once, as before.
-                if !closed && (!flow.mptcp || queued_bytes(fd).is_none_or(|n| n == 0)) {
-                    stream.shutdown(std::net::Shutdown::Write)?;
-                    closed = true;
-                }
-                // Until the receiver closes: every byte acknowledged and read.
-                if poll_one(fd, libc::POLLIN, STEP_MS) {
-                    match stream.read(&mut buf) {
-                        Ok(0) => {
-                            if let Some(s) = tcp_info(fd, clock.now()) {
-                                res.samples.push(s);
-                            }
-                            return Ok(());
-                        }
-                        Ok(_) => {}
-                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                        Err(e) => return Err(e),
-                    }
-                }
-            }
-        }
-    };
-    if let Err(e) = run() {
-        let _ = ready.send(Err(std::io::Error::new(e.kind(), e.to_string())));
-        res.error = Some(e.to_string());
-    }
-    res
+    Ok((stream, false))
 }

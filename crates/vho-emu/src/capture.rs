@@ -121,6 +121,8 @@ pub struct OffThread {
     thread: Option<JoinHandle<()>>,
     /// How long the loop waited for room in the queue.
     waited: std::time::Duration,
+    /// Raised by the writer at its first error (a full disk): the run stops at once.
+    failed: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl OffThread {
@@ -143,6 +145,8 @@ impl OffThread {
             },
             Err(e) => return Err(e),
         };
+        let failed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let raise = failed.clone();
         let (tx, rx) = sync_channel::<Msg>(QUEUED);
         let (free_tx, free): (Sender<Chunk>, _) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
@@ -157,6 +161,7 @@ impl OffThread {
                             if !broken {
                                 if let Err(e) = out.write(b.bytes()) {
                                     (error, broken) = (Some(e), true);
+                                    raise.store(true, std::sync::atomic::Ordering::Relaxed);
                                 }
                             }
                             b.len = 0;
@@ -174,7 +179,13 @@ impl OffThread {
             free,
             thread: Some(thread),
             waited: std::time::Duration::ZERO,
+            failed,
         })
+    }
+
+    /// Whether a write of the writer failed (its error comes with the next flush).
+    pub fn failed(&self) -> bool {
+        self.failed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn hand_over(&mut self) -> std::io::Result<()> {
@@ -253,6 +264,21 @@ impl Drop for OffThread {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_write_that_fails_raises_the_flag_at_once_and_the_flush_reports_it() {
+        // /dev/full: every write fails with ENOSPC, as on a full disk.
+        let mut w = OffThread::create(Path::new("/dev/full")).unwrap();
+        assert!(!w.failed());
+        w.write_all(&vec![1u8; CHUNK]).unwrap(); // one whole buffer, handed over
+        let t0 = std::time::Instant::now();
+        while !w.failed() && t0.elapsed() < std::time::Duration::from_secs(10) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert!(w.failed(), "the flag is raised before any flush");
+        let e = w.flush().unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ENOSPC), "{e}");
+    }
 
     #[test]
     fn bytes_reach_the_file_in_order_across_buffers_and_flush_waits_for_them() {

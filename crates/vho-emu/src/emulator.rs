@@ -17,9 +17,9 @@ use crate::pump::{Deliver, Ledger, Take};
 use crate::report::{FlowReport, Report};
 use crate::tun::Tun;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use vho_sim::record::pcap::{PcapWriter, WriteSink};
+use vho_sim::record::pcap::{CaptureSink, PcapWriter, WriteSink};
 use vho_sim::spec::{NodeKind, Spec};
 use vho_sim::time::{Dur, Time};
 use vho_sim::world::World;
@@ -57,6 +57,9 @@ pub struct Options {
     /// sends are read whole and cut here, and the segments a host has due at once enter its
     /// stack as one packet. Off: one read and one write per packet.
     pub offload: bool,
+    /// The scenario names the hosts to capture (`record.pcap`, even empty): only those are;
+    /// else every host is.
+    pub pcap_given: bool,
 }
 
 impl Options {
@@ -78,6 +81,7 @@ impl Options {
             // On, as a Linux host's NIC has TSO and GRO on by default (ethtool -k): the kernel
             // hands its devices whole GSO packets either way (dev->features' NETIF_F_GSO).
             offload: true,
+            pcap_given: false,
         }
     }
 }
@@ -118,10 +122,83 @@ pub fn flow_port(f: usize) -> u16 {
     5001 + f as u16
 }
 
+/// A node's or link's name as part of an environment variable's: upper case, every character
+/// but an ASCII letter or digit mapped to `_` (a shell variable's name is letters, digits and
+/// `_`: `m-1.a` gives `VHO_M_1_A_ADDR`).
+pub fn env_part(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Interface names for a multipath mobile's access links, in order: the link's name where it
+/// is a valid one (at most 15 bytes, IFNAMSIZ less its NUL; none of `/`, `:`, white space; not
+/// `.` or `..`; netdevice(7), `dev_valid_name`), else with every other character mapped to `_`
+/// and cut to 15; `vhoN` where that leaves two alike (or the loopback's or the single-path
+/// device's name).
+pub fn interface_names(links: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = links
+        .iter()
+        .map(|l| {
+            l.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || "_-.".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .take(15)
+                .collect()
+        })
+        .collect();
+    let cut = names.clone();
+    for (i, name) in names.iter_mut().enumerate() {
+        let alike = cut.iter().filter(|&c| c == name).count() > 1;
+        if alike || matches!(name.as_str(), "" | "." | ".." | "lo" | TUN_NAME) {
+            *name = format!("vho{i}");
+        }
+    }
+    names
+}
+
 /// The device name inside each host's namespace.
 pub const TUN_NAME: &str = "vho0";
 
-pub(crate) type FileSink = WriteSink<OffThread>;
+/// A host's capture: written to its file by a thread of its own, or none where the scenario's
+/// `record.pcap` leaves the host out.
+pub(crate) struct FileSink(Option<WriteSink<OffThread>>);
+
+impl CaptureSink for FileSink {
+    fn write_bytes(&mut self, bytes: &[u8]) {
+        if let Some(s) = &mut self.0 {
+            s.write_bytes(bytes);
+        }
+    }
+}
+
+impl FileSink {
+    fn waited(&self) -> std::time::Duration {
+        self.0
+            .as_ref()
+            .map_or(std::time::Duration::ZERO, |s| s.get_ref().waited())
+    }
+
+    /// Whether a write to the file failed (a full disk).
+    fn failed(&self) -> bool {
+        self.0.as_ref().is_some_and(|s| s.get_ref().failed())
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.0.as_mut().map_or(Ok(()), |s| s.finish())
+    }
+}
 
 /// A host's device: the TUN, the access link it stands for (a multipath mobile's), its
 /// address.
@@ -159,8 +236,6 @@ impl Drop for RaiseOnDrop {
     }
 }
 
-static RUNS: AtomicU32 = AtomicU32::new(0);
-
 /// What the emulator refuses, before it makes anything.
 pub fn check(spec: &Spec) -> Result<(), EmuError> {
     if spec.mipv6.is_some() {
@@ -170,6 +245,25 @@ pub fn check(spec: &Spec) -> Result<(), EmuError> {
                 .into(),
         ));
     }
+    // What a flow asks that the kernel's TCP would not do: refused, not run as something else.
+    for f in &spec.flows {
+        if f.kind != vho_sim::spec::FlowKind::Tcp {
+            return Err(EmuError::Unsupported(format!(
+                "flow {}: kind = {:?}: vho emulate carries TCP flows only (the kernel's bulk \
+                 transfers); a {} flow would run as a TCP transfer",
+                f.name,
+                f.kind.name(),
+                f.kind.name().to_uppercase()
+            )));
+        }
+        if !f.remedies.is_empty() {
+            return Err(EmuError::Unsupported(format!(
+                "flow {}: remedies: vho emulate carries no remedies (they act on the simulated \
+                 TCP and nodes, not the kernel's); remove them",
+                f.name
+            )));
+        }
+    }
     if !spec.functions.is_empty() {
         return Err(EmuError::Unsupported(
             "vho emulate carries no node functions ([[node_function]] and the remedies that add \
@@ -177,10 +271,52 @@ pub fn check(spec: &Spec) -> Result<(), EmuError> {
                 .into(),
         ));
     }
+    if let Some(&r) = spec
+        .record
+        .pcap_at
+        .iter()
+        .find(|&&n| spec.nodes[n].kind == NodeKind::Router)
+    {
+        return Err(EmuError::Unsupported(format!(
+            "record.pcap: {} is a router; vho emulate captures its hosts only",
+            spec.nodes[r].name
+        )));
+    }
     if spec.nodes.len() >= 65_000 {
         return Err(EmuError::Unsupported("too many nodes to address".into()));
     }
     Ok(())
+}
+
+/// What the emulator refuses of its options, before it makes anything: a sysctl that is not a
+/// network namespace's own (`net/...`): `kernel/`, `vm/`, `fs/` keys are the whole machine's,
+/// which a run would change and never restore.
+pub fn check_options(opts: &Options) -> Result<(), EmuError> {
+    for (key, _) in &opts.sysctls {
+        if !namespace_sysctl(key) {
+            return Err(EmuError::Unsupported(format!(
+                "--sysctl {}: expected a per-namespace net.* key (net.ipv4.tcp_frto); other keys \
+                 (kernel.*, vm.*, fs.*) change the whole machine",
+                key.replace('/', ".")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `key` (a `/proc/sys` path, slashes) is a network namespace's: under `net/`, every
+/// component a name (no `..`, no empty one).
+pub fn namespace_sysctl(key: &str) -> bool {
+    let mut parts = key.split('/');
+    parts.next() == Some("net")
+        && key.len() > 4
+        && parts.all(|p| {
+            p.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.:-".contains(c))
+        })
 }
 
 /// Runs the emulation of `spec` until its flows complete (or the command exits), its stop
@@ -188,22 +324,22 @@ pub fn check(spec: &Spec) -> Result<(), EmuError> {
 /// everything). Every namespace, device and child process it made is removed on return.
 pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report, EmuError> {
     check(spec)?;
+    check_options(opts)?;
     if !crate::netns::permitted() {
         return Err(EmuError::NotPermitted);
     }
-    let run = RUNS.fetch_add(1, Ordering::Relaxed);
     // SAFETY: getpid has no preconditions.
     let pid = unsafe { libc::getpid() };
+    let token = crate::netns::run_token();
     let mut hosts: Vec<Host> = Vec::new();
     for (n, node) in spec.nodes.iter().enumerate() {
         if node.kind == NodeKind::Router {
             continue;
         }
-        let ns = Namespace::create(&format!(
-            "{}{pid}-{run}-{}",
-            crate::netns::PREFIX,
-            node.name
-        ))?;
+        if stop.load(Ordering::Relaxed) {
+            return Err(EmuError::Interrupted); // what was made is removed on the way out
+        }
+        let ns = Namespace::create(&crate::netns::run_name(pid, token, &node.name))?;
         // IPv6 off: the emulated network carries IPv4; a kernel's own IPv6 chatter (router
         // solicitations, MLD) would only be counted as unroutable.
         ns.sysctl("net/ipv6/conf/all/disable_ipv6", "1")?;
@@ -252,10 +388,17 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
             }
             Some(links) => multipath_interfaces(spec, &ns, n, &links, opts)?,
         };
-        let path = opts.out_dir.join(format!("{}.pcap", node.name));
-        let writer = OffThread::create(&path)
-            .map_err(|e| EmuError::io(format!("{}: cannot create capture", path.display()), e))?;
-        let pcap = PcapWriter::with_snaplen(WriteSink::new(writer), spec.record.snaplen);
+        // Every host, unless the scenario names the ones to capture (`record.pcap`).
+        let sink = if opts.pcap_given && !spec.record.pcap_at.contains(&n) {
+            FileSink(None)
+        } else {
+            let path = opts.out_dir.join(format!("{}.pcap", node.name));
+            let writer = OffThread::create(&path).map_err(|e| {
+                EmuError::io(format!("{}: cannot create capture", path.display()), e)
+            })?;
+            FileSink(Some(WriteSink::new(writer)))
+        };
+        let pcap = PcapWriter::with_snaplen(sink, spec.record.snaplen);
         hosts.push(Host {
             node: n,
             ns,
@@ -278,7 +421,7 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     // However the run ends (an error returns early too), the traffic threads stop.
     let _stop_threads = RaiseOnDrop(finish.clone());
     let mut children = Vec::new();
-    let mut threads = Vec::new();
+    let mut poller: Option<std::thread::JoinHandle<Vec<(ReceiverResult, SenderResult)>>> = None;
     let by_name = |name: &Option<String>, default: usize| -> Result<usize, EmuError> {
         match name {
             None => Ok(default),
@@ -299,12 +442,12 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         .unwrap_or(0);
     let mut env: Vec<(String, String)> = Vec::new();
     for h in &hosts {
-        let name = spec.nodes[h.node].name.to_uppercase();
+        let name = env_part(&spec.nodes[h.node].name);
         env.push((format!("VHO_{name}_ADDR"), dotted(h.addr())));
-        for (tun, link, a) in &h.tuns {
-            if link.is_some() {
+        for (_, link, a) in &h.tuns {
+            if let Some(l) = link {
                 env.push((
-                    format!("VHO_{name}_{}_ADDR", tun.name.to_uppercase()),
+                    format!("VHO_{name}_{}_ADDR", env_part(&spec.links[*l].name)),
                     dotted(*a),
                 ));
             }
@@ -334,6 +477,7 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
             )?)
         }
         None => {
+            let mut bulk = Vec::with_capacity(spec.flows.len());
             for (f, fs) in spec.flows.iter().enumerate() {
                 let (Some(s), Some(d)) = (host_of(fs.src, &hosts), host_of(fs.dst, &hosts)) else {
                     return Err(EmuError::Unsupported(format!(
@@ -342,7 +486,7 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
                     )));
                 };
                 let mobile_receives = spec.mobiles.iter().any(|m| m.node == fs.dst);
-                let flow = BulkFlow {
+                bulk.push(BulkFlow {
                     src_ns: hosts[s].ns.path(),
                     dst_ns: hosts[d].ns.path(),
                     src_addr: hosts[s].addr(),
@@ -361,28 +505,35 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
                     // payload per segment, 12 bytes less with timestamps (RFC 7323 §3: the
                     // option, padded), as Linux's 1448 on a 1500-byte MTU.
                     mss: fs.tcp.mss + if fs.tcp.timestamps { 12 } else { 0 },
-                };
-                // Both ends say when they are ready (the one that serves, once it listens):
-                // the other may dial only then.
-                let (tx, rx) = std::sync::mpsc::channel();
-                let (fl, fin, tx2) = (flow.clone(), finish.clone(), tx.clone());
-                let r = std::thread::spawn(move || bulk::receiver(fl, clock, tx2, fin));
-                let (fin, sample) = (finish.clone(), opts.sample);
-                let s = std::thread::spawn(move || bulk::sender(flow, clock, sample, tx, fin));
-                for _ in 0..2 {
-                    match rx.recv() {
-                        Ok(Ok(())) => {}
-                        Ok(Err(e)) => return Err(EmuError::io(format!("flow {}", fs.name), e)),
-                        Err(_) => {
-                            return Err(EmuError::Model(format!(
-                                "flow {}: an end stopped",
-                                fs.name
-                            )))
+                });
+            }
+            // One thread for every flow's both ends (issue 40 item 8: two a flow, each polling,
+            // were 6,000 threads for 3,000 flows). Its listeners are made first; the run waits
+            // for them, and a signal stops the wait.
+            let (tx, rx) = std::sync::mpsc::channel();
+            let (fin, sample) = (finish.clone(), opts.sample);
+            let handle = std::thread::Builder::new()
+                .name("vho-flows".into())
+                .spawn(move || bulk::run(bulk, clock, sample, tx, fin))
+                .map_err(|e| EmuError::io("starting the flows' thread", e))?;
+            loop {
+                use std::sync::mpsc::RecvTimeoutError;
+                match rx.recv_timeout(std::time::Duration::from_millis(5)) {
+                    Ok(Ok(())) => break,
+                    Ok(Err((f, e))) => {
+                        return Err(EmuError::io(format!("flow {}", spec.flows[f].name), e))
+                    }
+                    Err(RecvTimeoutError::Timeout) => {
+                        if stop.load(Ordering::Relaxed) {
+                            return Err(EmuError::Interrupted);
                         }
                     }
+                    Err(RecvTimeoutError::Disconnected) => {
+                        return Err(EmuError::Model("the flows' thread stopped".into()))
+                    }
                 }
-                threads.push((r, s));
             }
+            poller = Some(handle);
             None
         }
     };
@@ -434,16 +585,17 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         // device, then the next turn (what came due is delivered between reads).
         let more = take.take(&mut hosts, &mut world, &mut led, &clock, spec.nodes.len())?;
         led.em.max_in_flight = led.em.max_in_flight.max(led.store.live() as u64);
+        // A capture that cannot be written (a full disk): stop now, keep what was written.
+        if hosts.iter_mut().any(|h| h.pcap.sink_mut().failed()) {
+            break Ok(());
+        }
         // Done?
         if let Some(child) = &mut command {
             if let Some(code) = child.try_wait() {
                 exit_code = Some(code);
                 break Ok(());
             }
-        } else if threads
-            .iter()
-            .all(|(r, s)| r.is_finished() && s.is_finished())
-        {
+        } else if poller.as_ref().is_none_or(|p| p.is_finished()) {
             break Ok(());
         }
         if more {
@@ -460,10 +612,12 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     let cpu = thread_cpu().saturating_sub(std::mem::take(&mut cpu0));
     finish.store(true, Ordering::Relaxed);
     let mut flows = Vec::new();
-    for (f, (r, s)) in threads.into_iter().enumerate() {
-        let r: ReceiverResult = r.join().unwrap_or_default();
-        let s: SenderResult = s.join().unwrap_or_default();
-        flows.push(FlowReport::new(spec, f, flow_port(f), &opts.cc, r, s));
+    if let Some(p) = poller.take() {
+        let mut results = p.join().unwrap_or_default().into_iter();
+        for f in 0..spec.flows.len() {
+            let (r, s) = results.next().unwrap_or_default();
+            flows.push(FlowReport::new(spec, f, flow_port(f), &opts.cc, r, s));
+        }
     }
     for c in children.iter_mut() {
         c.kill();
@@ -472,13 +626,12 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         c.kill();
     }
     let mut capture_wait = std::time::Duration::ZERO;
+    let mut capture_error = None;
     for h in hosts.iter_mut() {
-        capture_wait += h.pcap.sink_mut().get_ref().waited();
+        capture_wait += h.pcap.sink_mut().waited();
         if let Err(e) = h.pcap.sink_mut().finish() {
-            return Err(EmuError::io(
-                format!("capture at {}", spec.nodes[h.node].name),
-                e,
-            ));
+            // Reported with what the run measured up to then, its output kept.
+            capture_error.get_or_insert(format!("{}.pcap: {e}", spec.nodes[h.node].name));
         }
     }
     outcome?;
@@ -505,6 +658,7 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
             .map(|h| (spec.nodes[h.node].name.clone(), dotted(h.addr())))
             .collect(),
         multipath: opts.multipath,
+        capture_error,
     })
 }
 
@@ -541,13 +695,15 @@ fn multipath_interfaces(
 ) -> Result<Vec<Device>, EmuError> {
     let mut tuns = Vec::new();
     ns.ip(MPTCP_LIMITS)?;
+    let link_names: Vec<&str> = links.iter().map(|&l| spec.links[l].name.as_str()).collect();
+    let names = interface_names(&link_names);
     for (i, &l) in links.iter().enumerate() {
         if l >= MAX_MULTIPATH_LINKS {
             return Err(EmuError::Unsupported(format!(
                 "multipath: at most {MAX_MULTIPATH_LINKS} links"
             )));
         }
-        let name: String = spec.links[l].name.chars().take(15).collect();
+        let name = names[i].clone();
         let a = iface_addr(n, l);
         let tun = Tun::create(
             ns,
@@ -611,6 +767,63 @@ mod tests {
     }
 
     #[test]
+    fn names_become_shell_variables_and_valid_interface_names() {
+        assert_eq!(env_part("m-1.a"), "M_1_A");
+        assert_eq!(env_part("ch"), "CH");
+        assert_eq!(
+            interface_names(&[
+                "wlan",
+                "a very long link name",
+                "x/y:z",
+                "lo",
+                "twelve-chars-and-more"
+            ]),
+            [
+                "wlan",
+                "a_very_long_lin",
+                "x_y_z",
+                "vho3",
+                "twelve-chars-an"
+            ]
+        );
+        // Two cut alike: both get a name of their own.
+        assert_eq!(
+            interface_names(&["access-link-number-1", "access-link-number-2"]),
+            ["vho0", "vho1"]
+        );
+    }
+
+    #[test]
+    fn only_a_network_namespaces_own_sysctls_are_accepted() {
+        for good in [
+            "net/ipv4/tcp_frto",
+            "net/ipv4/conf/all/rp_filter",
+            "net/ipv4/conf/eth0.1/forwarding",
+        ] {
+            assert!(namespace_sysctl(good), "{good}");
+        }
+        for bad in [
+            "kernel/pid_max",
+            "vm/swappiness",
+            "fs/file-max",
+            "net",
+            "net/",
+            "net/../kernel/pid_max",
+            "net/ipv4//tcp_frto",
+            "/net/ipv4/tcp_frto",
+        ] {
+            assert!(!namespace_sysctl(bad), "{bad}");
+        }
+        let mut opts = Options::new(PathBuf::from("/nonexistent"));
+        opts.sysctls = vec![("kernel/pid_max".into(), "4194304".into())];
+        let e = check_options(&opts).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--sysctl kernel.pid_max: expected a per-namespace net.*"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn scenarios_the_emulator_cannot_carry_are_refused_before_anything_is_made() {
         let presets = vho_sim::scenario::PresetSet::builtin().unwrap();
         let text = r#"
@@ -632,6 +845,16 @@ remedies = ["cwnd-clamp"]
 "#;
         let spec = vho_sim::scenario::load("x.toml", text, &[], &presets).unwrap();
         let e = check(&spec).unwrap_err().to_string();
-        assert!(e.contains("node functions"), "{e}");
+        assert!(e.starts_with("flow flow0: remedies:"), "{e}");
+        for (kind, want) in [
+            ("kind = \"tfrc\"", "kind = \"tfrc\""),
+            ("kind = \"pareto\"", "kind = \"pareto\""),
+        ] {
+            let t = text.replace("size = \"10 KB\"\nremedies = [\"cwnd-clamp\"]", kind);
+            let spec = vho_sim::scenario::load("x.toml", &t, &[], &presets)
+                .unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let e = check(&spec).unwrap_err().to_string();
+            assert!(e.contains(want) && e.contains("TCP flows only"), "{e}");
+        }
     }
 }

@@ -2,10 +2,10 @@
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmuError {
-    /// Creating namespaces and TUN devices needs CAP_NET_ADMIN.
+    /// Creating namespaces and TUN devices needs CAP_NET_ADMIN and CAP_SYS_ADMIN.
     #[error(
-        "vho emulate needs root or CAP_NET_ADMIN (it creates network namespaces and TUN devices); \
-         run it as root"
+        "vho emulate needs root or CAP_NET_ADMIN with CAP_SYS_ADMIN (it creates network \
+         namespaces and TUN devices); run it as root"
     )]
     NotPermitted,
     /// A scenario the emulator cannot carry (yet).

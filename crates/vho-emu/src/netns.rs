@@ -1,7 +1,12 @@
-//! Network namespaces, one per emulated host, named `vho-<pid>-<node>` so that a run's leftovers
-//! can be told from a live run's (`cleanup`). Made and removed with iproute2's `ip netns`
-//! (ip-netns(8): a namespace is a bind mount under /run/netns); entered per thread with
-//! setns(2), which leaves the rest of the process where it was.
+//! Network namespaces, one per emulated host, named `vho-<pid>-k<token>-<node>`: the pid for
+//! the eye, the token (random) so that runs in different PID namespaces (containers, where
+//! every run may be pid 1) never share a name. A run holds an exclusive flock(2) on each of its
+//! namespaces' files (/run/netns/NAME, the namespace's own nsfs inode, shared exactly as the
+//! namespace is) for as long as it lives; the kernel drops the lock when the run dies however it
+//! dies, so `cleanup` removes exactly the namespaces nobody holds, whichever PID namespace made
+//! them or looks. Made and removed with iproute2's `ip netns` (ip-netns(8): a namespace is a
+//! bind mount under /run/netns); entered per thread with setns(2), which leaves the rest of the
+//! process where it was.
 
 use crate::error::EmuError;
 use std::os::fd::AsRawFd;
@@ -29,18 +34,25 @@ pub fn ip(args: &[&str]) -> Result<String, EmuError> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// A network namespace this process made; removed (with every process still in it) when
-/// dropped.
+/// A network namespace this process made, locked (see the module's note) until it is dropped;
+/// removed (with every process still in it) when dropped.
 pub struct Namespace {
     pub name: String,
+    /// The namespace's file, flock(2)ed: the run that made it is alive.
+    _lock: Option<std::fs::File>,
 }
 
 impl Namespace {
     pub fn create(name: &str) -> Result<Namespace, EmuError> {
         ip(&["netns", "add", name])?;
-        let ns = Namespace {
+        let mut ns = Namespace {
             name: name.to_string(),
+            _lock: None,
         };
+        ns._lock = Some(lock(&path_of(name), false).map_err(|e| EmuError::Setup {
+            cmd: format!("flock {}", path_of(name).display()),
+            msg: e.to_string(),
+        })?);
         ns.ip(&["link", "set", "lo", "up"])?;
         Ok(ns)
     }
@@ -120,8 +132,68 @@ pub fn remove(name: &str) {
     let _ = ip(&["netns", "del", name]);
 }
 
-/// The vho namespaces present: (name, pid of the run that made it, whether that process is
-/// alive).
+/// The name of a run's namespace for `node`: `vho-<pid>-k<token>-<node>`.
+pub fn run_name(pid: i32, token: u32, node: &str) -> String {
+    format!("{PREFIX}{pid}-k{token:08x}-{node}")
+}
+
+/// A token no other live run has (getrandom(2); the clock's nanoseconds where it fails).
+pub fn run_token() -> u32 {
+    let mut b = [0u8; 4];
+    // SAFETY: getrandom fills at most `b.len()` bytes of `b`.
+    let n = unsafe { libc::getrandom(b.as_mut_ptr().cast(), b.len(), 0) };
+    if n == 4 {
+        return u32::from_ne_bytes(b);
+    }
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos() ^ std::process::id())
+}
+
+/// An exclusive flock(2) of the file at `path`, waited for (`try_only`: or not, `WouldBlock`).
+fn lock(path: &std::path::Path, try_only: bool) -> std::io::Result<std::fs::File> {
+    let f = std::fs::File::open(path)?;
+    let op = libc::LOCK_EX | if try_only { libc::LOCK_NB } else { 0 };
+    // SAFETY: flock on a descriptor we own.
+    if unsafe { libc::flock(f.as_raw_fd(), op) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(f)
+}
+
+/// Whether a live run holds namespace `name`. A name of the form before the locks
+/// (`vho-<pid>-<run>-<node>`, an older vho's) is judged by its pid, as then.
+fn held(name: &str) -> bool {
+    let rest = &name[PREFIX.len()..];
+    let mut parts = rest.splitn(3, '-');
+    let pid = parts.next().and_then(|p| p.parse::<i32>().ok());
+    let locked_form = parts.next().is_some_and(|t| t.starts_with('k'));
+    if !locked_form {
+        // SAFETY: signal 0 only checks that the process exists.
+        return pid.is_some_and(|p| unsafe { libc::kill(p, 0) } == 0);
+    }
+    match lock(&path_of(name), true) {
+        Ok(_free) => young(name), // nobody holds it, unless it was made a moment ago
+        Err(e) => e.kind() == std::io::ErrorKind::WouldBlock,
+    }
+}
+
+/// Whether namespace `name` was made within the last [`GRACE`]: between `ip netns add` and its
+/// run's flock there is a moment when nobody holds it.
+fn young(name: &str) -> bool {
+    std::fs::metadata(path_of(name))
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age < GRACE)
+}
+
+/// How long a new namespace is taken as its run's before the run has locked it (its file's
+/// time is the namespace's creation). Open: our choice, far above the millisecond between `ip
+/// netns add`'s exit and the lock, and below the second a user takes to look.
+const GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The vho namespaces present: (name, pid in its name, whether a live run holds it).
 pub fn present() -> Result<Vec<(String, Option<i32>, bool)>, EmuError> {
     let list = ip(&["netns", "list"])?;
     let mut out = Vec::new();
@@ -136,15 +208,13 @@ pub fn present() -> Result<Vec<(String, Option<i32>, bool)>, EmuError> {
             .split('-')
             .next()
             .and_then(|p| p.parse::<i32>().ok());
-        // SAFETY: signal 0 only checks that the process exists.
-        let alive = pid.is_some_and(|p| unsafe { libc::kill(p, 0) } == 0);
-        out.push((name.to_string(), pid, alive));
+        out.push((name.to_string(), pid, held(name)));
     }
     Ok(out)
 }
 
-/// Removes what killed runs left: every `vho-` namespace whose run is no longer alive (and the
-/// processes in it). Returns the names removed.
+/// Removes what killed runs left: every `vho-` namespace no live run holds (and the processes
+/// in it). Returns the names removed.
 pub fn cleanup() -> Result<Vec<String>, EmuError> {
     let mut removed = Vec::new();
     for (name, _, alive) in present()? {
@@ -156,9 +226,10 @@ pub fn cleanup() -> Result<Vec<String>, EmuError> {
     Ok(removed)
 }
 
-/// Whether this process may make namespaces and devices: CAP_NET_ADMIN in its effective set
-/// (bit 12 of /proc/self/status's CapEff, capabilities(7)), which root has unless it was
-/// dropped.
+/// Whether this process may make namespaces and devices: CAP_NET_ADMIN (bit 12: devices,
+/// addresses, routes) and CAP_SYS_ADMIN (bit 21: `ip netns add`'s unshare(CLONE_NEWNET) and
+/// bind mount, setns(2)) in its effective set (/proc/self/status's CapEff, capabilities(7)),
+/// which root has unless they were dropped.
 pub fn permitted() -> bool {
     let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
         return false;
@@ -167,5 +238,8 @@ pub fn permitted() -> bool {
         .lines()
         .find_map(|l| l.strip_prefix("CapEff:"))
         .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
-        .is_some_and(|caps| caps & (1 << 12) != 0)
+        .is_some_and(|caps| caps & REQUIRED_CAPS == REQUIRED_CAPS)
 }
+
+/// CAP_NET_ADMIN and CAP_SYS_ADMIN (linux/capability.h).
+const REQUIRED_CAPS: u64 = (1 << 12) | (1 << 21);

@@ -20,6 +20,9 @@ pub struct Report {
     pub addresses: Vec<(String, String)>,
     /// Whether the mobile had an address per interface and the flows were Multipath TCP.
     pub multipath: bool,
+    /// A capture that could not be written (a full disk): the run stopped at once, and the
+    /// captures hold what was written until then.
+    pub capture_error: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -29,6 +32,9 @@ pub struct FlowReport {
     pub from: String,
     pub to: String,
     pub port: u16,
+    /// The mobile whose handovers the flow crosses (the one at either end, or the mobile router
+    /// its end sits behind): its handovers, not another mobile's, are the flow's for t_a.
+    pub mobile: Option<String>,
     pub cc: String,
     pub bytes: u64,
     pub start_s: f64,
@@ -58,6 +64,12 @@ impl FlowReport {
             from: spec.nodes[fs.src].name.clone(),
             to: spec.nodes[fs.dst].name.clone(),
             port,
+            mobile: (0..spec.mobiles.len())
+                .find(|&m| {
+                    vho_sim::spec::reached_through(spec, m, fs.dst)
+                        || vho_sim::spec::reached_through(spec, m, fs.src)
+                })
+                .map(|m| spec.nodes[spec.mobiles[m].node].name.clone()),
             cc: cc.to_string(),
             bytes: fs.bytes,
             start_s: start as f64 / 1e9,

@@ -73,6 +73,7 @@ pub fn emulate(
         opts.sample = vho_sim::time::Dur::from_millis(ms);
     }
     opts.multipath = o["multipath"].as_bool().unwrap_or(false);
+    opts.pcap_given = o["pcap_given"].as_bool().unwrap_or(false);
     if let Some(off) = o["offload"].as_bool() {
         opts.offload = off;
     }
@@ -97,7 +98,7 @@ pub fn emulate_stop() {
 }
 
 /// Removes what killed emulations left (namespaces of runs no longer alive, with their
-/// processes); returns their names. Refused without root or CAP_NET_ADMIN.
+/// processes); returns their names. Refused without root (CAP_NET_ADMIN and CAP_SYS_ADMIN).
 #[pyfunction]
 pub fn emulate_cleanup() -> PyResult<Vec<String>> {
     if !vho_emu::netns::permitted() {
@@ -109,7 +110,7 @@ pub fn emulate_cleanup() -> PyResult<Vec<String>> {
     vho_emu::netns::cleanup().map_err(|e| emu_error("vho emulate --cleanup", e))
 }
 
-/// Whether this process may emulate (root or CAP_NET_ADMIN).
+/// Whether this process may emulate (CAP_NET_ADMIN and CAP_SYS_ADMIN effective).
 #[pyfunction]
 pub fn emulate_permitted() -> bool {
     vho_emu::netns::permitted()

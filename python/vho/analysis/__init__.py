@@ -26,7 +26,7 @@ import pandas as pd
 
 from .. import _native, files
 from ..capture import read_tcp
-from ..errors import CaptureError, VhoError
+from ..errors import CaptureError, NoFlowMatched, OutsideCapture, VhoError
 from . import metrics
 from .flowspec import FlowSpec, parse
 
@@ -321,7 +321,7 @@ def _analyze(
     _check_within(path, handover_at, header)
     if spec is not None and not kept.total:
         more = f" and {every - 5} more" if every > 5 else ""
-        raise VhoError(
+        raise NoFlowMatched(
             f"vho analyze: {path}: --flow {spec.text!r} matches none of its "
             f"{every} flows ({', '.join(seen) or 'none'}{more})"
         )
@@ -387,7 +387,7 @@ def _check_within(path: Path, handover_at: float | None, header: dict[str, Any])
         if t["origin"] == "first_packet"
         else "the simulation's start (a simulator's clock)"
     )
-    raise VhoError(
+    raise OutsideCapture(
         f"vho analyze: {path}: --handover-at {handover_at:g}: outside the capture, which "
         f"spans 0 to {t['end_s']:.6f} s from {origin}; expected seconds from that origin"
     )

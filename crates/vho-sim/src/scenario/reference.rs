@@ -1395,7 +1395,10 @@ mod tests {
             .expect("flow.tcp.profile is documented");
         assert_eq!(doc.ty, format!("one of {}", PROFILES.join(", ")));
         for name in PROFILES {
-            assert!(doc.meaning.contains(&format!("{name} ")), "{name} not explained");
+            assert!(
+                doc.meaning.contains(&format!("{name} ")),
+                "{name} not explained"
+            );
         }
     }
 }

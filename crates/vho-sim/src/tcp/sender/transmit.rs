@@ -60,8 +60,8 @@ impl TcpSender {
         self.poll_window(now)
     }
 
-    /// What sending at `seq` is: new below the highest sequence sent, else a resend (after a
-    /// timeout's go-back-N).
+    /// What sending at `seq` is: a resend below the highest sequence sent (a timeout's
+    /// go-back-N), else new.
     pub(super) fn kind_at(&self, seq: SeqNum) -> TxKind {
         if seq < self.snd_max {
             TxKind::RetransmitRecovery

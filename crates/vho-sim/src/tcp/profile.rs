@@ -26,9 +26,11 @@
 //!   `tcp_send_loss_probe`, `tcp_process_tlp_ack`).
 //!   Not Linux:
 //!   - RACK's min_rtt is the least RTT RACK measured (300 s window, one value
-//!     kept, not `tcp_min_rtt`'s three-sample filter over all samples); at a timeout every
-//!     unSACKed segment is marked lost and resent go-back-N (Linux with RACK spares those
-//!     sent within RACK.rtt); `tcp_may_raise_cwnd` is not modelled;
+//!     kept, not `tcp_min_rtt`'s three-sample filter over all samples); after a timeout the
+//!     segments marked lost (`tcp_timeout_mark_lost`: the head, and those sent at least
+//!     RACK.rtt ago) are resent go-back-N from SND.UNA, with what RACK marks lost since
+//!     resent first, under cwnd counted from SND.UNA (Linux: cwnd = packets in flight + 1 at
+//!     `tcp_enter_loss`, the same allowance); `tcp_may_raise_cwnd` is not modelled;
 //!   - RTT samples are the timestamp echo's (whole ms) or, without timestamps, one timed
 //!     segment per round trip, not the µs send times of every (S)ACKed segment
 //!     (`tcp_clean_rtx_queue`), except that with RACK an ACK that moves no SND.UNA but

@@ -139,7 +139,7 @@ impl TcpSender {
             if self.recovery == Recovery::Open {
                 r.on_rto_in_open();
             }
-            r.on_rto();
+            r.on_rto(now);
         }
         let basis = self.loss_basis();
         if self.reduces_ssthresh_at_rto() {

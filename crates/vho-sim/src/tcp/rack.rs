@@ -226,6 +226,20 @@ impl Rack {
             return;
         }
         let from = self.segs.partition_point(|s| s.end <= seq);
+        if self.segs.get(from).is_some_and(|s| s.start >= end) {
+            // New data below a segment sent before it (TCP Probe's inverted pair sends the
+            // pair's second segment first): into its place in sequence.
+            self.segs.insert(
+                from,
+                SentSeg {
+                    start: seq,
+                    end,
+                    xmit: now,
+                    marks: 0,
+                },
+            );
+            return;
+        }
         for s in self.segs.range_mut(from..) {
             if s.start >= end {
                 break;
@@ -820,5 +834,21 @@ mod tests {
         let mut r = sent(3);
         r.on_rto(t(20));
         assert_eq!(r.lost_out(), 3);
+    }
+
+    #[test]
+    fn a_new_segment_sent_after_the_one_above_it_takes_its_place_in_sequence() {
+        // TCP Probe's inverted pair (Chen et al. §3.2) sends segment i+1 before i: RACK's
+        // queue (Linux's retransmission queue, in sequence order) holds both, in order, with
+        // their send times; SACKing i+1 judges i, sent at the same time lower in sequence
+        // (tcp_skb_sent_after).
+        let mut r = sent(2);
+        r.on_send(SeqNum(3 * MSS), SeqNum(4 * MSS), t(20), false);
+        r.on_send(SeqNum(2 * MSS), SeqNum(3 * MSS), t(20), false);
+        let starts: Vec<u32> = r.segs.iter().map(|s| s.start.0).collect();
+        assert_eq!(starts, [0, MSS, 2 * MSS, 3 * MSS]);
+        sack(&mut r, 120, 0, &[3]);
+        assert_eq!(r.detect_loss(t(120), Dur::ZERO).newly_lost, 3);
+        assert!(r.is_lost(SeqNum(2 * MSS)));
     }
 }

@@ -25,6 +25,11 @@ impl TcpSender {
             }
             return None;
         }
+        if self.probe.is_some() {
+            if let Some(tx) = self.probe_owed(now) {
+                return Some(tx); // an inverted pair's first segment, in the same instant
+            }
+        }
         if self.cfg.tlp {
             if let Some(tx) = self.tlp_poll(now) {
                 return Some(tx);
@@ -117,12 +122,20 @@ impl TcpSender {
                 self.note_cwnd_use(cwnd <= peer_win);
                 return None;
             }
-            let tx = self.send_at(now, seq, self.kind_at(seq));
+            let inverted = if self.probe.is_some() {
+                self.probe_inverted_pair(now, seq, win)
+            } else {
+                None
+            };
+            let tx = match inverted {
+                Some(tx) => tx,
+                None => self.send_at(now, seq, self.kind_at(seq)),
+            };
             self.note_cwnd_use(false);
             if tx.kind == TxKind::New && self.tlp_on() {
                 self.tlp_schedule(now, false); // tcp_write_xmit
             }
-            if self.probe.is_some() {
+            if self.probe.is_some() && inverted.is_none() {
                 self.probe_on_send(now, &tx.segment, tx.kind == TxKind::New);
             }
             return Some(tx);

@@ -278,6 +278,9 @@ impl TcpSender {
             if self.sb.high_rxt < end && self.recovery != Recovery::Open {
                 self.sb.high_rxt = end;
             }
+            if self.cfg.retransmission_marks && self.neg.sack && self.rack.is_none() {
+                self.sb.mark_retransmitted(seq); // tcp_retransmit_skb: TCPCB_SACKED_RETRANS
+            }
         } else if self.timed.is_none() && !self.neg.timestamps {
             self.timed = Some((seq, now));
         }

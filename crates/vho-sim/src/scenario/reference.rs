@@ -1179,6 +1179,15 @@ fn tcp_keys() -> Vec<KeyDoc> {
         ),
         k(
             t,
+            "retransmission_marks",
+            "true or false",
+            "profile",
+            "a retransmission in flight stays marked across recoveries until acknowledged, \
+             SACKed or timed out: RFC 6675 recovery does not resend it and counts it in the \
+             pipe (Linux's TCPCB_SACKED_RETRANS, tcp_xmit_retransmit_queue)",
+        ),
+        k(
+            t,
             "tlp",
             "true or false",
             "profile",

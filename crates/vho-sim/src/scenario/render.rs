@@ -507,6 +507,7 @@ pub fn tcp_lines(c: &TcpConfig) -> Vec<String> {
         format!("adaptive_dupthresh = {}", c.adaptive_dupthresh),
         format!("oracle = {}", c.oracle),
         format!("rescue_retransmission = {}", c.rescue_retransmission),
+        format!("retransmission_marks = {}", c.retransmission_marks),
         format!("prr = {}", c.prr),
         format!("tlp = {}", c.tlp),
         format!(

@@ -395,6 +395,14 @@ pub struct TcpConfig {
     /// segment per recovery when rules (1)-(3) find nothing, to keep the ACK clock going
     /// when the tail of the window is lost.
     pub rescue_retransmission: bool,
+    /// A retransmitted segment stays marked until it is acknowledged, SACKed or marked lost
+    /// again by a timeout, and RFC 6675 recovery neither resends a marked segment nor leaves
+    /// it out of the pipe, across recoveries (Linux's TCPCB_SACKED_RETRANS:
+    /// `tcp_xmit_retransmit_queue` skips it, `tcp_packets_in_flight` counts `retrans_out`,
+    /// `tcp_mark_skb_lost` clears it). Off: HighRxt alone (RFC 6675 §4), which each new
+    /// recovery resets to SND.UNA, so a retransmission still in flight may go again. RACK
+    /// keeps its own marks (`tcp::rack`).
+    pub retransmission_marks: bool,
     /// Whether cwnd grows while the sender does not use it.
     pub cwnd_validation: CwndValidation,
     /// Take an RTT sample from the handshake (RFC 6298 §2 allows it; Linux's passive side

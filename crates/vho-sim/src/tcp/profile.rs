@@ -26,9 +26,11 @@
 //!   `tcp_send_loss_probe`, `tcp_process_tlp_ack`).
 //!   Not Linux:
 //!   - RACK's min_rtt is the least RTT RACK measured (300 s window, one value
-//!     kept, not `tcp_min_rtt`'s three-sample filter over all samples); at a timeout every
-//!     unSACKed segment is marked lost and resent go-back-N (Linux with RACK spares those
-//!     sent within RACK.rtt); `tcp_may_raise_cwnd` is not modelled;
+//!     kept, not `tcp_min_rtt`'s three-sample filter over all samples); after a timeout the
+//!     segments marked lost (`tcp_timeout_mark_lost`: the head, and those sent at least
+//!     RACK.rtt ago) are resent go-back-N from SND.UNA, with what RACK marks lost since
+//!     resent first, under cwnd counted from SND.UNA (Linux: cwnd = packets in flight + 1 at
+//!     `tcp_enter_loss`, the same allowance); `tcp_may_raise_cwnd` is not modelled;
 //!   - RTT samples are the timestamp echo's (whole ms) or, without timestamps, one timed
 //!     segment per round trip, not the µs send times of every (S)ACKed segment
 //!     (`tcp_clean_rtx_queue`), except that with RACK an ACK that moves no SND.UNA but
@@ -119,6 +121,7 @@ fn rfc() -> TcpConfig {
         adaptive_dupthresh: false,
         oracle: false,
         rescue_retransmission: true, // RFC 6675 §4 NextSeg rule (4): SHOULD
+        retransmission_marks: false, // RFC 6675 §4: HighRxt, reset at each recovery
         prr: false,                  // RFC 6937 is Experimental; RFC 6675 §5 sets cwnd = ssthresh
         cwnd_counting: CwndCounting::Rfc5681,
         frto_variant: FrtoVariant::Rfc5682,
@@ -208,6 +211,8 @@ fn linux() -> TcpConfig {
         // tcp_xmit_retransmit_queue has no rescue rule; its tail-loss answer is TLP (RFC 8985
         // §7, `tlp`).
         rescue_retransmission: false,
+        // TCPCB_SACKED_RETRANS (tcp_retransmit_skb; tcp_xmit_retransmit_queue skips it)
+        retransmission_marks: true,
         prr: true, // tcp_cwnd_reduction (net/ipv4/tcp_input.c), since Linux 3.2
         cwnd_counting: CwndCounting::Linux, // tcp_reno_cong_avoid (net/ipv4/tcp_cong.c)
         frto_variant: FrtoVariant::Linux, // tcp_process_loss (net/ipv4/tcp_input.c)
@@ -300,6 +305,7 @@ fn ns2() -> TcpConfig {
         adaptive_dupthresh: false,
         oracle: false,
         rescue_retransmission: false,         // not in tcp-sack1.cc
+        retransmission_marks: false,          // tcp-sack1.cc: its own GetNextRetran
         prr: false,                           // not in tcp-sack1.cc
         cwnd_counting: CwndCounting::Rfc5681, // opencwnd: per ACK (tcp.cc)
         frto_variant: FrtoVariant::Rfc5682,   // no F-RTO in tcp-sack1.cc (off)
@@ -404,6 +410,7 @@ fn linux20() -> TcpConfig {
         adaptive_dupthresh: false,
         oracle: false,
         rescue_retransmission: false,
+        retransmission_marks: false,          // 2.0: no SACK
         prr: false,                           // Linux 2.0 predates RFC 6937
         cwnd_counting: CwndCounting::Rfc5681, // 2.0: cong_count per ACK (tcp_cong_avoid)
         frto_variant: FrtoVariant::Rfc5682,   // 2.0 has no F-RTO; as a remedy, RFC 5682's

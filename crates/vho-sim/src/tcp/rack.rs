@@ -226,6 +226,20 @@ impl Rack {
             return;
         }
         let from = self.segs.partition_point(|s| s.end <= seq);
+        if self.segs.get(from).is_some_and(|s| s.start >= end) {
+            // New data below a segment sent before it (TCP Probe's inverted pair sends the
+            // pair's second segment first): into its place in sequence.
+            self.segs.insert(
+                from,
+                SentSeg {
+                    start: seq,
+                    end,
+                    xmit: now,
+                    marks: 0,
+                },
+            );
+            return;
+        }
         for s in self.segs.range_mut(from..) {
             if s.start >= end {
                 break;
@@ -469,19 +483,45 @@ impl Rack {
         self.segs.front().map(|s| s.xmit)
     }
 
-    /// `tcp_timeout_mark_lost` at a retransmission timeout: every segment not SACKed is lost
-    /// and no retransmission is in flight (vho's timeout resends all of them, go-back-N, so
-    /// it marks them all; Linux with RACK spares those sent within rack.rtt).
-    pub fn on_rto(&mut self) {
-        for s in self.segs.iter_mut() {
-            if s.marks & SACKED == 0 {
-                s.marks = (s.marks & !RETRANS_OUT) | LOST;
+    /// `tcp_timeout_mark_lost` (net/ipv4/tcp_input.c) at a retransmission timeout `now`, RACK
+    /// on: the head and every segment not SACKed that was sent at least rack.rtt ago
+    /// (`tcp_rack_skb_timeout(tp, skb, 0) <= 0`) is marked lost, with no retransmission in
+    /// flight; one sent within the last rack.rtt is spared ("Don't mark recently sent ones
+    /// lost yet": its marks stay) until RACK judges it. Before any delivery rack.rtt is 0 and
+    /// every segment is marked. (`tcp_mark_skb_lost` keeps TCPCB_SACKED_RETRANS on a segment
+    /// not yet marked lost; vho clears it, as its tail loss probe sets the mark where Linux's
+    /// `__tcp_retransmit_skb` does not.)
+    pub fn on_rto(&mut self, now: Time) {
+        let rtt = self.rtt;
+        for (i, s) in self.segs.iter_mut().enumerate() {
+            if s.marks & SACKED != 0 || (i > 0 && now.saturating_since(s.xmit) < rtt) {
+                continue;
             }
+            s.marks = (s.marks & !RETRANS_OUT) | LOST;
         }
-        self.retrans_out = 0;
-        self.lost_out = self.segs.len() as u32 - self.sacked_out;
-        // tcp_enter_loss: a timeout in Open/Disorder with many SACKed segments means the
-        // reordering degree was overestimated.
+        let count = |m: u8| self.segs.iter().filter(|s| s.marks & m != 0).count() as u32;
+        self.retrans_out = count(RETRANS_OUT);
+        self.lost_out = count(LOST);
+    }
+
+    /// The end of the segment holding `seq` if the timeout spared it: sent, neither SACKed
+    /// nor marked lost and awaiting its retransmission (`tcp_xmit_retransmit_queue` resends
+    /// only segments marked TCPCB_LOST without TCPCB_SACKED_RETRANS).
+    pub fn spared_end(&self, seq: SeqNum) -> Option<SeqNum> {
+        let i = self.index_of(seq)?;
+        let s = &self.segs[i];
+        (s.marks & (LOST | RETRANS_OUT | SACKED) != LOST).then_some(s.end)
+    }
+
+    /// Bytes below `seq` marked lost and not resent since: out of flight (Linux's
+    /// `tcp_packets_in_flight` leaves them out).
+    pub fn lost_bytes_below(&self, seq: SeqNum) -> u32 {
+        self.segs
+            .iter()
+            .take_while(|s| s.start < seq)
+            .filter(|s| s.marks & (LOST | RETRANS_OUT | SACKED) == LOST)
+            .map(|s| s.end.min(seq) - s.start)
+            .sum()
     }
 
     /// `tcp_enter_loss`'s check before [`Rack::on_rto`]: "Timeout in disordered state after
@@ -734,19 +774,19 @@ mod tests {
         // unlink them): unmarked by an undo, RACK judges them again.
         let mut r = sent(5);
         sack(&mut r, 130, 0, &[4]);
-        r.on_rto();
+        r.on_rto(t(1000));
         r.unmark_lost();
         sack(&mut r, 131, 0, &[3, 4]);
         assert_eq!(r.mark_lost(t(131), Dur::ZERO).newly_lost, 3);
     }
 
     #[test]
-    fn a_timeout_marks_every_unsacked_segment_lost_and_an_undo_unmarks_them() {
-        // tcp_timeout_mark_lost (vho marks all: its timeout resends all, go-back-N) and
-        // tcp_undo_cwnd_reduction(sk, true).
+    fn a_timeout_marks_every_unsacked_segment_sent_a_rack_rtt_ago_lost_and_an_undo_unmarks_them() {
+        // tcp_timeout_mark_lost (all sent at least rack.rtt = 100 ms before the timeout at 1 s)
+        // and tcp_undo_cwnd_reduction(sk, true).
         let mut r = sent(5);
         sack(&mut r, 130, 0, &[3]);
-        r.on_rto();
+        r.on_rto(t(1000));
         assert_eq!((r.lost_out(), r.in_flight()), (4, 0));
         assert_eq!(r.next_lost(), Some(SeqNum(0)));
         r.unmark_lost();
@@ -758,5 +798,57 @@ mod tests {
         sack(&mut r, 130, 0, &[4, 5, 6]);
         r.on_rto_in_open();
         assert_eq!(r.reordering(), 3);
+    }
+
+    #[test]
+    fn a_timeout_spares_the_segments_sent_within_the_last_rack_rtt() {
+        // tcp_timeout_mark_lost with RACK (net/ipv4/tcp_input.c): the head is marked lost; any
+        // other segment only if tcp_rack_skb_timeout(tp, skb, 0) <= 0, i.e. it was sent at
+        // least rack.rtt ago ("Don't mark recently sent ones lost yet"). Segments 0-4 sent at
+        // 0-40 ms, segment 3 SACKed at 130 ms (rack.rtt 100 ms), 5 and 6 sent at 120 and 200
+        // ms, segment 1 resent at 150 ms. The timeout at 215 ms marks 0 (the head), 2 and 4
+        // (sent 195 and 175 ms before); 1, 5 and 6 (65, 95, 15 ms) are spared.
+        let mut r = sent(5);
+        sack(&mut r, 130, 0, &[3]);
+        for (k, at) in [(5u32, 120u64), (6, 200)] {
+            let (s, e) = seg(k);
+            r.on_send(s, e, t(at), false);
+        }
+        r.on_send(SeqNum(MSS), SeqNum(2 * MSS), t(150), true);
+        r.on_rto(t(215));
+        assert_eq!(r.lost_out(), 3);
+        assert!(r.is_lost(SeqNum(0)) && r.is_lost(SeqNum(2 * MSS)) && r.is_lost(SeqNum(4 * MSS)));
+        for k in [1u32, 5, 6] {
+            assert_eq!(
+                r.spared_end(SeqNum(k * MSS)),
+                Some(SeqNum((k + 1) * MSS)),
+                "{k}"
+            );
+        }
+        assert_eq!(r.spared_end(SeqNum(0)), None);
+        assert_eq!(r.spared_end(SeqNum(3 * MSS)), Some(SeqNum(4 * MSS))); // SACKed
+                                                                          // tcp_packets_in_flight: 7 out - 1 SACKed - 3 lost + 1 retransmission in flight.
+        assert_eq!(r.in_flight(), 4);
+        assert_eq!(r.lost_bytes_below(SeqNum(5 * MSS)), 3 * MSS);
+        // Before any delivery rack.rtt is 0: every segment is marked.
+        let mut r = sent(3);
+        r.on_rto(t(20));
+        assert_eq!(r.lost_out(), 3);
+    }
+
+    #[test]
+    fn a_new_segment_sent_after_the_one_above_it_takes_its_place_in_sequence() {
+        // TCP Probe's inverted pair (Chen et al. §3.2) sends segment i+1 before i: RACK's
+        // queue (Linux's retransmission queue, in sequence order) holds both, in order, with
+        // their send times; SACKing i+1 judges i, sent at the same time lower in sequence
+        // (tcp_skb_sent_after).
+        let mut r = sent(2);
+        r.on_send(SeqNum(3 * MSS), SeqNum(4 * MSS), t(20), false);
+        r.on_send(SeqNum(2 * MSS), SeqNum(3 * MSS), t(20), false);
+        let starts: Vec<u32> = r.segs.iter().map(|s| s.start.0).collect();
+        assert_eq!(starts, [0, MSS, 2 * MSS, 3 * MSS]);
+        sack(&mut r, 120, 0, &[3]);
+        assert_eq!(r.detect_loss(t(120), Dur::ZERO).newly_lost, 3);
+        assert!(r.is_lost(SeqNum(2 * MSS)));
     }
 }

@@ -13,6 +13,9 @@ pub struct Scoreboard {
     blocks: Vec<(SeqNum, SeqNum)>,
     /// RFC 6675 HighRxt: the highest octet retransmitted in this recovery (exclusive end).
     pub high_rxt: SeqNum,
+    /// `retransmission_marks`: the starts of the segments whose retransmission is in flight
+    /// (Linux's TCPCB_SACKED_RETRANS), sorted; empty when the rule is off.
+    retransmitted: Vec<SeqNum>,
 }
 
 /// The first SACK block of an ACK if it is a D-SACK block, reporting a duplicate (RFC 2883
@@ -59,7 +62,38 @@ impl Scoreboard {
             b.0 = b.0.max(una);
             b.1 > b.0
         });
+        if !self.retransmitted.is_empty() {
+            self.unmark_delivered(una);
+        }
         self.sacked_above(una) > before
+    }
+
+    /// `retransmission_marks`: the segment at `seq` was retransmitted (`tcp_retransmit_skb`
+    /// sets TCPCB_SACKED_RETRANS).
+    pub fn mark_retransmitted(&mut self, seq: SeqNum) {
+        if let Err(i) = self.retransmitted.binary_search(&seq) {
+            self.retransmitted.insert(i, seq);
+        }
+    }
+
+    /// Whether the segment at `seq` has a retransmission in flight (`retransmission_marks`).
+    #[inline]
+    pub fn is_retransmitted(&self, seq: SeqNum) -> bool {
+        !self.retransmitted.is_empty() && self.retransmitted.binary_search(&seq).is_ok()
+    }
+
+    /// A timeout marks every segment lost, its retransmission with it (`tcp_timeout_mark_lost`
+    /// -> `tcp_mark_skb_lost` clears TCPCB_SACKED_RETRANS).
+    pub fn clear_retransmitted(&mut self) {
+        self.retransmitted.clear();
+    }
+
+    /// A segment acknowledged or SACKed has no retransmission in flight any more.
+    #[cold]
+    fn unmark_delivered(&mut self, una: SeqNum) {
+        let blocks = &self.blocks;
+        self.retransmitted
+            .retain(|&s| s >= una && !blocks.iter().any(|&(l, r)| s >= l && s < r));
     }
 
     /// Update() for one ACK with cumulative ACK `ack` and these blocks, SND.UNA being `una`
@@ -167,7 +201,9 @@ impl Scoreboard {
         ranges >= dupthresh || bytes > (dupthresh.saturating_sub(1) as u64) * mss as u64
     }
 
-    /// RFC 6675 §4 SetPipe(): octets in flight, by segment.
+    /// RFC 6675 §4 SetPipe(): octets in flight, by segment. With `retransmission_marks` a
+    /// segment whose retransmission is in flight counts as retransmitted below HighRxt does
+    /// (Linux's `retrans_out` in `tcp_packets_in_flight`), whichever recovery sent it.
     pub fn pipe(&self, una: SeqNum, max: SeqNum, mss: u32, dupthresh: u32) -> u32 {
         let mut pipe = 0u32;
         let mut s = una;
@@ -177,7 +213,7 @@ impl Scoreboard {
                 if !self.is_lost(s, mss, dupthresh) {
                     pipe += len;
                 }
-                if s < self.high_rxt {
+                if s < self.high_rxt || self.is_retransmitted(s) {
                     pipe += len;
                 }
             }
@@ -214,9 +250,11 @@ impl Scoreboard {
         let high_sacked = self.high_sacked().unwrap_or(una);
         let start = una.max(self.high_rxt);
         // Rule 1: the first unSACKed segment above HighRxt, below HighACK... that IsLost.
+        // With `retransmission_marks`, rules 1 and 3 pass over a segment whose retransmission
+        // is in flight (`tcp_xmit_retransmit_queue`: TCPCB_SACKED_RETRANS, continue).
         let mut s = start;
         while s < high_sacked && s < max {
-            if !self.is_sacked(s) && self.is_lost(s, mss, dupthresh) {
+            if !self.is_sacked(s) && !self.is_retransmitted(s) && self.is_lost(s, mss, dupthresh) {
                 return Some(NextSeg::Retransmit(s));
             }
             s = s + mss.min(max - s);
@@ -228,7 +266,7 @@ impl Scoreboard {
         // Rule 3: the first unSACKed segment above HighRxt, below the highest SACKed octet.
         let mut s = start;
         while s < high_sacked && s < max {
-            if !self.is_sacked(s) {
+            if !self.is_sacked(s) && !self.is_retransmitted(s) {
                 return Some(NextSeg::Retransmit(s));
             }
             s = s + mss.min(max - s);
@@ -341,5 +379,29 @@ mod tests {
         s.high_rxt = SeqNum(6000);
         assert_eq!(s.next_seg(una, max, 1000, 3, true), Some(NextSeg::New));
         assert_eq!(s.next_seg(una, max, 1000, 3, false), None);
+    }
+
+    #[test]
+    fn a_retransmission_mark_holds_until_the_segment_is_sacked_or_acked() {
+        // retransmission_marks (Linux's TCPCB_SACKED_RETRANS): with HighRxt reset to SND.UNA
+        // (a new recovery), NextSeg rules 1 and 3 pass over the marked segment 0, and SetPipe
+        // counts it as in flight (retrans_out); a SACK or the cumulative ACK clears the mark.
+        let mut s = sb(&[(1000, 5000), (6000, 10000)]);
+        let (una, max) = (SeqNum(0), SeqNum(10000));
+        s.mark_retransmitted(SeqNum(0));
+        assert_eq!(
+            s.next_seg(una, max, 1000, 3, true),
+            Some(NextSeg::Retransmit(SeqNum(5000)))
+        );
+        assert_eq!(s.pipe(una, max, 1000, 3), 1000);
+        s.mark_retransmitted(SeqNum(5000));
+        assert_eq!(s.next_seg(una, max, 1000, 3, false), None);
+        s.update(SeqNum(0), &[(SeqNum(5000), SeqNum(6000))]);
+        assert!(!s.is_retransmitted(SeqNum(5000)) && s.is_retransmitted(SeqNum(0)));
+        s.update(SeqNum(1000), &[]);
+        assert!(!s.is_retransmitted(SeqNum(0)));
+        s.mark_retransmitted(SeqNum(10000));
+        s.clear_retransmitted(); // a timeout
+        assert!(!s.is_retransmitted(SeqNum(10000)));
     }
 }

@@ -172,7 +172,7 @@ fn tcp_probe_estimates_from_ack_pairs_and_ihn_detects_both_handoffs() {
     assert!(near(up.from_bps, 150e3) && near(up.to_bps, 5e6), "{up:?}");
     // The estimate IHN compares the slow link's with on the way down is the last left in
     // the window as the fast pairs age out: a pair that straddled the handoff can hold it
-    // (3.9 Mb/s in this run), still far above 5 times 150 kb/s.
+    // (3.9 Mb/s in a run with in-order pairs), still far above 5 times 150 kb/s.
     assert!(
         down.from_bps > 750_000 && near(down.to_bps, 150e3),
         "{down:?}"
@@ -183,6 +183,32 @@ fn tcp_probe_estimates_from_ack_pairs_and_ihn_detects_both_handoffs() {
     assert!(out.probe_series[0]
         .as_ref()
         .is_some_and(|s| s.t_ns.len() >= 2));
+}
+
+#[test]
+fn tcp_probe_with_a_delayed_ack_receiver_collects_inverted_pairs_and_ihn_fires() {
+    // Chen et al. §3.2: the inverted packet pair, segment i+1 sent before segment i, so that
+    // a delayed-ACK receiver acknowledges each at once: the first arrival out of order, the
+    // second filling the gap (RFC 5681 §4.2, RFC 1122 §4.2.3.2). With ns-2's DelAck sink and
+    // pairs sent in order one ACK covered both: no pair in 300 s, no IHN.
+    let out = super::run(&tcp_spec(true, &[]), Vec::new()).expect("runs");
+    let p = probe(&out.summary);
+    eprintln!("tcp delack pairs {} refused {}", p.pairs, p.pairs_refused);
+    for d in &p.detections {
+        eprintln!("tcp delack: {d:?}");
+    }
+    assert!(p.pairs > 100, "{}", p.pairs);
+    let up = p.detections.first().expect("IHN after the first handoff");
+    assert_eq!(
+        (up.by, up.direction, up.action),
+        ("ihn", "low-to-high", Some("fra"))
+    );
+    let near = |bps: u64, want: f64| ((bps as f64 - want) / want).abs() < 0.02;
+    assert!(near(up.from_bps, 150e3) && near(up.to_bps, 5e6), "{up:?}");
+    assert!(up.at_s > 100.0 && up.at_s < 130.0, "{up:?}");
+    let down = p.detections.get(1).expect("IHN after the second handoff");
+    assert_eq!((down.by, down.direction), ("ihn", "high-to-low"));
+    assert!(down.at_s > 200.0 && down.at_s < 260.0, "{down:?}");
 }
 
 #[test]

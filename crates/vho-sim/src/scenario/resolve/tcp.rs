@@ -209,6 +209,7 @@ impl Ctx<'_> {
                 }
             }
             "rescue_retransmission" => c.rescue_retransmission = flag()?,
+            "retransmission_marks" => c.retransmission_marks = flag()?,
             "prr" => c.prr = flag()?,
             "tlp" => c.tlp = flag()?,
             "frto_variant" => {
@@ -251,7 +252,7 @@ impl Ctx<'_> {
                 }
             }
             _ => {
-                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, loss_detection, tlp, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_detection, spurious_response, rto_reset, new_path, fast_rto_decrease, rtt_injection, adaptive_dupthresh, oracle, rescue_retransmission, prr, cwnd_counting, frto_variant, undo, cwnd_validation, handshake_rtt_sample, rtt_sampling, timeout_holds_new_data, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, paws, pacing, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
+                return Err("a known TCP setting: profile, mss, initial_window, dupthresh, limited_transmit, sack_is_lost_trigger, dupacks_after_timeout_new_ack, sack_forget_on_new_ack, sack_recovery, loss_detection, tlp, dsack, timer_at_fast_retransmit, timeout_ssthresh, rto_keeps_sack, spurious_detection, spurious_response, rto_reset, new_path, fast_rto_decrease, rtt_injection, adaptive_dupthresh, oracle, rescue_retransmission, retransmission_marks, prr, cwnd_counting, frto_variant, undo, cwnd_validation, handshake_rtt_sample, rtt_sampling, timeout_holds_new_data, receive_window, send_window, min_rto, initial_rto, max_rto, granularity, sack, timestamps, paws, pacing, handshake, one_way_syn, fin, delayed_ack, delayed_ack_timeout, cc".into())
             }
         }
         Ok(())

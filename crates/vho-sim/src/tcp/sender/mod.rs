@@ -587,7 +587,7 @@ impl TcpSender {
             self.prr_on_ack(una_before, sacked_before, newly_lost);
         }
         if self.probe.is_some() {
-            self.probe_on_ack(now, seg.ack);
+            self.probe_on_ack(now, seg);
         }
     }
 

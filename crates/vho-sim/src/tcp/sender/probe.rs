@@ -7,18 +7,30 @@
 //! handover manager (§4); FRA is slow start from the current window (ssthresh back to its
 //! initial value), ERR the window times C_2/C_1 with ssthresh there too.
 //!
-//! Deviation: the "inverted packet pair" (§3.2: send i+1 before i so that a delayed-ACK
-//! receiver acknowledges each) is not done; a pair counts only if one ACK acknowledges
-//! exactly up to its first segment and the next exactly up to its second, so a receiver that
-//! delays ACKs yields fewer pairs, never wrong ones.
+//! The inverted packet pair (§3.2: "the sender sends segment i+1 before segment i" so that a
+//! delayed-ACK receiver acknowledges each): when the window lets two new full segments go in
+//! one instant, in Open, the second goes first. The receiver holds it out of order and
+//! acknowledges it at once (RFC 5681 §4.2, RFC 1122 §4.2.3.2), with a SACK block for it when
+//! SACK is on; the first, filling the gap, is acknowledged at once too, and the two ACKs are
+//! spaced by the bottleneck's time for one segment. The pair's first ACK is the last one that
+//! acknowledges up to segment i's start (with SACK: and SACKs segment i+1); the second
+//! acknowledges segment i+1's end. Where two segments cannot go together, or with the
+//! `linux-2.0` profile (`RttSampling::EveryFreedSegment`, whose send queue is kept in
+//! sequence order), a pair sent in order still counts when one ACK acknowledges exactly up to
+//! its first segment and the next exactly up to its second. The connection's first data
+//! segment is never the second of a pair (the world takes its sequence number as the data's
+//! base). Costs of the inversion: with SACK the first ACK carries a block the second does not,
+//! so on a slow reverse link the dispersion is short by the block's serialisation (150 kb/s
+//! each way: estimates 0.8 % high); and the out-of-order arrival is a duplicate ACK and, to
+//! RACK (reo_wnd 0 in recovery), a reason to mark segment i lost.
 //!
 //! Off (`None` in the sender), none of this runs: one test of an `Option` per segment sent
 //! and per ACK.
 
-use super::TcpSender;
+use super::{Recovery, TcpSender};
 use crate::probe::{self, Action, CapProbe, Handoff, Ihn, PairSample, ProbeConfig};
 use crate::tcp::cc::CongestionControl;
-use crate::tcp::segment::Segment;
+use crate::tcp::segment::{Segment, Transmit, TxKind};
 use crate::tcp::seq::SeqNum;
 use crate::time::Time;
 
@@ -29,14 +41,17 @@ pub struct Detection {
     pub action: Option<Action>,
 }
 
-/// A pair in flight: when it left, where its two segments end, its data bytes on the wire,
-/// and when the ACK of the first came.
+/// A pair in flight: when it left, where its two segments start and end, its data bytes on
+/// the wire, whether it went inverted (the second segment first), and when the ACK of the
+/// first came.
 #[derive(Clone, Copy, Debug)]
 struct Pending {
     sent: Time,
+    start1: SeqNum,
     end1: SeqNum,
     end2: SeqNum,
     wire_bytes: u32,
+    inverted: bool,
     first_acked: Option<Time>,
 }
 
@@ -48,6 +63,8 @@ pub(super) struct TcpProbe {
     /// The last new full segment sent: when, and where it ends.
     last_new: Option<(Time, SeqNum)>,
     pending: Option<Pending>,
+    /// The first segment of an inverted pair, due now: its second has just gone.
+    owed: Option<SeqNum>,
     pub(super) detections: Vec<Detection>,
 }
 
@@ -59,6 +76,7 @@ impl TcpProbe {
             ihn: Ihn::new(cfg.alpha, cfg.beta),
             last_new: None,
             pending: None,
+            owed: None,
             detections: Vec::new(),
         }
     }
@@ -76,10 +94,12 @@ impl TcpProbe {
                 if t == now && prev_end == seg.seq {
                     self.pending = Some(Pending {
                         sent: now,
+                        start1: prev_end - seg.len,
                         end1: prev_end,
                         end2: end,
                         // IPv4 20 bytes under the TCP header and data.
                         wire_bytes: 20 + seg.header_len() + seg.len,
+                        inverted: false,
                         first_acked: None,
                     });
                     self.last_new = None;
@@ -90,9 +110,29 @@ impl TcpProbe {
         self.last_new = Some((now, end));
     }
 
-    /// A cumulative ACK; the estimate if it completed a pair.
-    fn on_ack(&mut self, now: Time, ack: SeqNum) -> Option<u64> {
+    /// An inverted pair: `seg`, the second segment, has just gone first; the first, `[start1,
+    /// seg.seq)`, is owed in this same instant.
+    fn on_inverted_send(&mut self, now: Time, start1: SeqNum, seg: &Segment) {
+        self.pending = Some(Pending {
+            sent: now,
+            start1,
+            end1: seg.seq,
+            end2: seg.seq + seg.len,
+            wire_bytes: 20 + seg.header_len() + seg.len,
+            inverted: true,
+            first_acked: None,
+        });
+        self.owed = Some(start1);
+        self.last_new = None;
+    }
+
+    /// An ACK of `ack`; `sacks_second`: it SACKs the pair's second segment (`None`: SACK is
+    /// off). The estimate if it completed a pair.
+    fn on_ack(&mut self, now: Time, ack: SeqNum, sacks_second: Option<bool>) -> Option<u64> {
         let p = self.pending.as_mut()?;
+        if p.inverted {
+            return self.on_inverted_ack(now, ack, sacks_second);
+        }
         if ack < p.end1 {
             return None;
         }
@@ -115,6 +155,40 @@ impl TcpProbe {
                 self.pending = None;
                 None
             }
+            _ => None,
+        }
+    }
+
+    /// The ACKs of an inverted pair: the second segment, arriving first, is acknowledged at
+    /// once up to the first's start (RFC 5681 §4.2: out of order); the first, filling the gap,
+    /// up to the second's end. The latest ACK up to the first's start (an earlier one may be
+    /// the segment before the pair's) that SACKs the second when SACK is on times the first.
+    fn on_inverted_ack(
+        &mut self,
+        now: Time,
+        ack: SeqNum,
+        sacks_second: Option<bool>,
+    ) -> Option<u64> {
+        let p = self.pending.as_mut()?;
+        if ack < p.start1 {
+            return None;
+        }
+        if ack == p.start1 {
+            if sacks_second != Some(false) {
+                p.first_acked = Some(now);
+            }
+            return None;
+        }
+        let done = *p;
+        self.pending = None;
+        match done.first_acked {
+            Some(t1) if ack == done.end2 => self.capprobe.on_pair(PairSample {
+                first: t1.saturating_since(done.sent),
+                second: now.saturating_since(done.sent),
+                wire_bytes: done.wire_bytes,
+            }),
+            // The first segment acknowledged alone (no reordering after all), both in one
+            // ACK, or past the pair: no sample.
             _ => None,
         }
     }
@@ -165,12 +239,67 @@ impl TcpSender {
         }
     }
 
+    /// The first segment of an inverted pair, owed since its second went: it goes now, new
+    /// data within the window the pair was sent under.
     #[cold]
-    pub(super) fn probe_on_ack(&mut self, now: Time, ack: SeqNum) {
+    pub(super) fn probe_owed(&mut self, now: Time) -> Option<Transmit> {
+        let seq = self.probe.as_deref_mut()?.owed.take()?;
+        if seq < self.snd_una || seq >= self.data_end {
+            return None;
+        }
+        Some(self.send_at(now, seq, TxKind::New))
+    }
+
+    /// TCP Probe's inverted pair (see the module doc) in place of the new full segment at
+    /// `seq`: in Open, with no pair pending, when the segment after it is full too and the
+    /// window `win` and the receiver's take both, the second goes now and the first is owed.
+    #[cold]
+    pub(super) fn probe_inverted_pair(
+        &mut self,
+        now: Time,
+        seq: SeqNum,
+        win: u32,
+    ) -> Option<Transmit> {
+        let mss = self.neg.mss;
+        let p = self.probe.as_deref()?;
+        let second = seq + mss;
+        let ready = p.pending.is_none()
+            && p.owed.is_none()
+            && self.recovery == Recovery::Open
+            && self.freed.is_none()
+            && self.frto_credit == 0
+            && seq >= self.snd_max
+            // Not the connection's first data: the world takes its sequence number as the
+            // data's base (`World::emit`).
+            && self.snd_max > self.iss + 1
+            && self.data_end - seq >= 2 * mss
+            && (second + mss) - self.snd_una <= win
+            && self.rwnd_allows(second);
+        if !ready {
+            return None;
+        }
+        let tx = self.send_at(now, second, TxKind::New);
+        if let Some(p) = self.probe.as_deref_mut() {
+            p.on_inverted_send(now, seq, &tx.segment);
+        }
+        Some(tx)
+    }
+
+    #[cold]
+    pub(super) fn probe_on_ack(&mut self, now: Time, seg: &Segment) {
+        let sack = self.neg.sack;
         let Some(p) = self.probe.as_deref_mut() else {
             return;
         };
-        let Some(c) = p.on_ack(now, ack) else {
+        let sacks_second = p.pending.filter(|q| q.inverted).map(|q| {
+            seg.options
+                .sack
+                .as_slice()
+                .iter()
+                .any(|&(l, r)| l <= q.end1 && q.end2 <= r)
+        });
+        let sacks_second = sacks_second.filter(|_| sack);
+        let Some(c) = p.on_ack(now, seg.ack, sacks_second) else {
             return;
         };
         let Some(h) = p.ihn.on_estimate(now, c).filter(|_| p.cfg.ihn) else {

@@ -83,10 +83,12 @@ impl TcpSender {
         let basis = self.loss_basis();
         self.cc.on_fast_retransmit(now, basis, self.style());
         self.sb.high_rxt = self.snd_una;
-        // RACK: the first segment marked lost (tcp_xmit_retransmit_queue), the head otherwise.
+        // RACK: the first segment marked lost (tcp_xmit_retransmit_queue), the head otherwise,
+        // unless its retransmission is still in flight (`retransmission_marks`: TCPCB_
+        // SACKED_RETRANS; NextSeg then chooses).
         let first = match &self.rack {
             Some(_) => self.rack_first_lost(),
-            None => Some(self.snd_una),
+            None => (!self.sb.is_retransmitted(self.snd_una)).then_some(self.snd_una),
         };
         self.pending_rtx = first.map(|seq| (seq, TxKind::RetransmitFast));
         // tcp-sack1.cc dupack_action(): pipe_ = maxseq_ - highest_ack_ - numdupacks_ (the

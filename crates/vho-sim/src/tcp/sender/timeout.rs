@@ -139,7 +139,7 @@ impl TcpSender {
             if self.recovery == Recovery::Open {
                 r.on_rto_in_open();
             }
-            r.on_rto();
+            r.on_rto(now);
         }
         let basis = self.loss_basis();
         if self.reduces_ssthresh_at_rto() {
@@ -157,6 +157,7 @@ impl TcpSender {
             self.sb.clear();
         }
         self.sb.high_rxt = self.snd_una;
+        self.sb.clear_retransmitted(); // tcp_timeout_mark_lost: every retransmission lost
         self.dupacks = 0;
         self.snd_nxt = self.snd_una;
         self.timed = None; // Karn

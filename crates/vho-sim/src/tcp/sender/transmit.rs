@@ -25,6 +25,11 @@ impl TcpSender {
             }
             return None;
         }
+        if self.probe.is_some() {
+            if let Some(tx) = self.probe_owed(now) {
+                return Some(tx); // an inverted pair's first segment, in the same instant
+            }
+        }
         if self.cfg.tlp {
             if let Some(tx) = self.tlp_poll(now) {
                 return Some(tx);
@@ -60,8 +65,8 @@ impl TcpSender {
         self.poll_window(now)
     }
 
-    /// What sending at `seq` is: new below the highest sequence sent, else a resend (after a
-    /// timeout's go-back-N).
+    /// What sending at `seq` is: a resend below the highest sequence sent (a timeout's
+    /// go-back-N), else new.
     pub(super) fn kind_at(&self, seq: SeqNum) -> TxKind {
         if seq < self.snd_max {
             TxKind::RetransmitRecovery
@@ -74,7 +79,13 @@ impl TcpSender {
     pub(super) fn poll_window(&mut self, now: Time) -> Option<Transmit> {
         let keeps_sack =
             matches!(self.recovery, Recovery::Timeout { .. }) && self.skip_sacked_after_rto();
-        let seq = self.snd_nxt;
+        // Flight is counted up to SND.NXT; with RACK a segment marked lost below it (spared
+        // by the timeout, or new, and marked lost since) goes first, and is out of flight.
+        let top = self.snd_nxt;
+        let (lost_below, seq) = match keeps_sack.then(|| self.lost_below_after_rto()) {
+            Some(Some((bytes, lost))) => (bytes, lost),
+            _ => (0, top),
+        };
         let mut cwnd = self.cc.cwnd();
         if self.cfg.limited_transmit
             && self.recovery == Recovery::Open
@@ -98,9 +109,9 @@ impl TcpSender {
         }
         if seq < self.data_end {
             let len = self.neg.mss.min(self.data_end - seq);
-            let mut used = (seq + len) - self.snd_una;
+            let mut used = (top + len) - self.snd_una;
             if keeps_sack {
-                used -= self.sacked_in_flight(seq);
+                used -= self.sacked_in_flight(top) + lost_below;
             }
             if used > win.max(len.min(self.neg.mss)) && seq > self.snd_una {
                 if self.frto_credit > 0 && seq >= self.snd_max && used <= peer_win {
@@ -111,12 +122,20 @@ impl TcpSender {
                 self.note_cwnd_use(cwnd <= peer_win);
                 return None;
             }
-            let tx = self.send_at(now, seq, self.kind_at(seq));
+            let inverted = if self.probe.is_some() {
+                self.probe_inverted_pair(now, seq, win)
+            } else {
+                None
+            };
+            let tx = match inverted {
+                Some(tx) => tx,
+                None => self.send_at(now, seq, self.kind_at(seq)),
+            };
             self.note_cwnd_use(false);
             if tx.kind == TxKind::New && self.tlp_on() {
                 self.tlp_schedule(now, false); // tcp_write_xmit
             }
-            if self.probe.is_some() {
+            if self.probe.is_some() && inverted.is_none() {
                 self.probe_on_send(now, &tx.segment, tx.kind == TxKind::New);
             }
             return Some(tx);
@@ -135,19 +154,37 @@ impl TcpSender {
     }
 
     /// After an RTO with `rto_keeps_sack`: moves SND.NXT past what the scoreboard shows
-    /// SACKed (RFC 6675 §5.1: it is not resent); whether the rule applies.
+    /// SACKed (RFC 6675 §5.1: it is not resent) and, with RACK, past what the timeout spared
+    /// (`Rack::on_rto`; Linux's `tcp_xmit_retransmit_queue` resends only segments marked lost
+    /// and not resent since); whether the rule applies.
     #[cold]
     pub(super) fn skip_sacked_after_rto(&mut self) -> bool {
         if !(self.cfg.rto_keeps_sack && self.neg.sack) {
             return false;
         }
-        while let Some(end) = self.sb.sacked_end(self.snd_nxt) {
+        while self.snd_nxt < self.snd_max {
+            let end = match self.sb.sacked_end(self.snd_nxt) {
+                Some(end) => end,
+                None => match self.rack.as_ref().and_then(|r| r.spared_end(self.snd_nxt)) {
+                    Some(end) => end,
+                    None => break,
+                },
+            };
             self.snd_nxt = end.min(self.snd_max);
-            if end >= self.snd_max {
-                break;
-            }
         }
         true
+    }
+
+    /// With RACK after an RTO (F-RTO done): the bytes below SND.NXT marked lost and not resent
+    /// since (out of flight), and the first of them, which goes before SND.NXT's segment
+    /// (`tcp_xmit_retransmit_queue` in TCP_CA_Loss resends lost segments lowest first). Such
+    /// a segment is one the timeout spared, or new data sent since, that RACK marked lost
+    /// later; go-back-N has passed it.
+    #[cold]
+    fn lost_below_after_rto(&self) -> Option<(u32, SeqNum)> {
+        let r = self.rack.as_ref().filter(|_| self.frto.is_none())?;
+        let lost = r.next_lost().filter(|&l| l < self.snd_nxt)?;
+        Some((r.lost_bytes_below(self.snd_nxt), lost))
     }
 
     /// SACKed bytes below `seq`: not in flight (Linux's packets_in_flight leaves them out).
@@ -240,6 +277,9 @@ impl TcpSender {
             }
             if self.sb.high_rxt < end && self.recovery != Recovery::Open {
                 self.sb.high_rxt = end;
+            }
+            if self.cfg.retransmission_marks && self.neg.sack && self.rack.is_none() {
+                self.sb.mark_retransmitted(seq); // tcp_retransmit_skb: TCPCB_SACKED_RETRANS
             }
         } else if self.timed.is_none() && !self.neg.timestamps {
             self.timed = Some((seq, now));

@@ -17,7 +17,9 @@
 //!
 //! The checks (each cited where the sender calls it):
 //! - `tcp_packet_delayed`: the ACK echoes a timestamp before `retrans_stamp`, so what it
-//!   acknowledges was the original transmission (RFC 3522's rule, at any ACK);
+//!   acknowledges was the original transmission (RFC 3522's rule, at any ACK); or nothing was
+//!   retransmitted since Open (`retrans_stamp` 0), so the original filled the hole (current
+//!   Linux, see [`LinuxUndo::packet_delayed`]);
 //! - `tcp_may_undo`: `undo_marker` and (`undo_retrans` == 0 or `tcp_packet_delayed`);
 //! - in Loss (after a timeout), `tcp_process_loss` → `tcp_try_undo_loss` at every ACK that
 //!   advances SND.UNA, not only the first as Eifel (RFC 3522 §3.2 (3)) does;
@@ -111,19 +113,27 @@ impl LinuxUndo {
         self.retrans_stamp = None;
     }
 
-    /// `tcp_packet_delayed`: the ACK's echo (`tsecr`, 0 or absent: none) is before the first
-    /// retransmission (`tcp_tsopt_ecr_before`).
-    pub fn packet_delayed(&self, tsecr: Option<u32>) -> bool {
-        match (self.retrans_stamp, tsecr) {
-            (Some(stamp), Some(e)) => e != 0 && ts_before(e, stamp),
-            _ => false,
+    /// `tcp_packet_delayed` as current Linux has it (net/ipv4/tcp_input.c since e37ab7373696
+    /// "tcp: fix to allow timestamp undo if no retransmits were sent", 2024, with 2025's "tcp:
+    /// fix tcp_packet_delayed() for tcp_is_non_sack_preventing_reopen() behavior"): with a
+    /// retransmission stamped, whether the ACK's echo (`tsecr`, 0 or absent: none) is before
+    /// it (`tcp_tsopt_ecr_before`); with none (`retrans_stamp` 0) the hole was filled by the
+    /// original, "apparently a packet was merely delayed, not lost": true, unless
+    /// `stamp_maybe_cleared` — a connection without SACK at or past its recovery point, where
+    /// Linux's `tcp_is_non_sack_preventing_reopen` clears the stamp though data was resent.
+    /// (Linux's other exception, TCP_SYN_SENT, never applies: vho's sender opens passively.)
+    pub fn packet_delayed(&self, tsecr: Option<u32>, stamp_maybe_cleared: bool) -> bool {
+        match self.retrans_stamp {
+            Some(stamp) => tsecr.is_some_and(|e| e != 0 && ts_before(e, stamp)),
+            None => !stamp_maybe_cleared,
         }
     }
 
     /// `tcp_may_undo`: an episode to undo, and either every retransmission was D-SACKed
     /// (`undo_retrans` == 0) or the ACK proves the original arrived.
-    pub fn may_undo(&self, tsecr: Option<u32>) -> bool {
-        self.marker.is_some() && (self.retrans == Some(0) || self.packet_delayed(tsecr))
+    pub fn may_undo(&self, tsecr: Option<u32>, stamp_maybe_cleared: bool) -> bool {
+        self.marker.is_some()
+            && (self.retrans == Some(0) || self.packet_delayed(tsecr, stamp_maybe_cleared))
     }
 
     /// `tcp_try_undo_dsack`'s test: `undo_marker && !undo_retrans`.
@@ -133,8 +143,8 @@ impl LinuxUndo {
     }
 
     /// `tcp_try_undo_partial`'s test: `undo_marker && tcp_packet_delayed`.
-    pub fn partial_undo_due(&self, tsecr: Option<u32>) -> bool {
-        self.marker.is_some() && self.packet_delayed(tsecr)
+    pub fn partial_undo_due(&self, tsecr: Option<u32>, stamp_maybe_cleared: bool) -> bool {
+        self.marker.is_some() && self.packet_delayed(tsecr, stamp_maybe_cleared)
     }
 
     /// What started the episode under way.
@@ -224,10 +234,12 @@ impl TcpSender {
         let acked = self.snd_una - a.una_before;
         let ts = self.cfg.spurious_detection.eifel;
         let tsecr = if ts { a.tsecr } else { None };
+        // tcp_packet_delayed's exception (1): !tcp_is_sack(tp) && !before(snd_una, high_seq).
+        let cleared = !self.neg.sack && self.snd_una >= self.recover;
         match a.recovery_before {
             // tcp_process_loss: tcp_try_undo_loss at an ACK that advances SND.UNA (and
             // tcp_try_undo_recovery, the same test, once the recovery point is reached).
-            Recovery::Timeout { .. } if advanced && self.undo.may_undo(tsecr) => {
+            Recovery::Timeout { .. } if advanced && self.undo.may_undo(tsecr, cleared) => {
                 self.undo.undone();
                 self.respond_to_spurious_rto(acked);
                 return;
@@ -237,14 +249,14 @@ impl TcpSender {
                 if ended {
                     // tcp_fastretrans_alert step D: tcp_try_undo_recovery at the recovery
                     // point.
-                    if self.undo.may_undo(tsecr) {
-                        if self.undo.packet_delayed(tsecr) {
+                    if self.undo.may_undo(tsecr, cleared) {
+                        if self.undo.packet_delayed(tsecr, cleared) {
                             self.reordering_from_undo(a.una_before, a.fack_before);
                         }
                         self.undo_fast_recovery(acked);
                         return;
                     }
-                } else if self.undo.partial_undo_due(tsecr) {
+                } else if self.undo.partial_undo_due(tsecr, cleared) {
                     // tcp_try_undo_partial: "Plain luck! Hole if filled with delayed packet,
                     // rather than with a retransmit. Check reordering."
                     self.reordering_from_undo(a.una_before, a.fack_before);
@@ -336,15 +348,18 @@ mod tests {
         let mut u = LinuxUndo::default();
         u.init(SeqNum(1), EpisodeKind::Timeout);
         u.on_retransmit(500, 1);
-        assert!(!u.may_undo(Some(500)));
-        assert!(!u.may_undo(Some(501)));
-        assert!(u.may_undo(Some(105)));
+        assert!(!u.may_undo(Some(500), false));
+        assert!(!u.may_undo(Some(501), false));
+        assert!(u.may_undo(Some(105), false));
         // A later retransmission does not move retrans_stamp ("successive retransmissions of
         // a segment must not advance retrans_stamp", tcp_any_retrans_done's comment).
         u.on_retransmit(900, 1);
-        assert!(u.may_undo(Some(499)));
+        assert!(u.may_undo(Some(499), false));
         assert_eq!(u.undone(), Some(EpisodeKind::Timeout));
-        assert!(!u.may_undo(Some(105)), "undo_marker = 0: undone once");
+        assert!(
+            !u.may_undo(Some(105), false),
+            "undo_marker = 0: undone once"
+        );
     }
 
     #[test]
@@ -353,12 +368,28 @@ mod tests {
         let mut u = LinuxUndo::default();
         u.init(SeqNum(1), EpisodeKind::FastRetransmit);
         u.on_retransmit(500, 1);
-        assert!(!u.packet_delayed(None));
-        assert!(!u.packet_delayed(Some(0)));
-        // Nothing retransmitted yet (retrans_stamp 0): not delayed in this kernel's rule.
+        assert!(!u.packet_delayed(None, false));
+        assert!(!u.packet_delayed(Some(0), false));
+    }
+
+    #[test]
+    fn nothing_retransmitted_yet_means_the_original_was_merely_delayed() {
+        // tcp_packet_delayed (net/ipv4/tcp_input.c, Linux since e37ab7373696 "tcp: fix to
+        // allow timestamp undo if no retransmits were sent" and the 2025 fix for
+        // tcp_is_non_sack_preventing_reopen): retrans_stamp 0 -> true, whatever the echo; not
+        // for a connection without SACK at its recovery point, where Linux clears the stamp.
         let mut u = LinuxUndo::default();
         u.init(SeqNum(1), EpisodeKind::FastRetransmit);
-        assert!(!u.packet_delayed(Some(5)));
+        assert!(u.packet_delayed(Some(5), false));
+        assert!(u.packet_delayed(None, false));
+        assert!(u.partial_undo_due(None, false));
+        assert!(u.may_undo(None, false));
+        assert!(!u.packet_delayed(Some(5), true));
+        assert!(!u.may_undo(Some(5), true));
+        // Once a retransmission is stamped, only an echo before it proves the delay.
+        u.on_retransmit(500, 1);
+        assert!(!u.packet_delayed(None, false));
+        assert!(u.packet_delayed(Some(499), true));
     }
 
     #[test]
@@ -382,7 +413,7 @@ mod tests {
         assert!(!u.dsack_undo_due());
         u.on_dsack(SeqNum(3000), SeqNum(5000), MSS);
         assert!(u.dsack_undo_due());
-        assert!(u.may_undo(None));
+        assert!(u.may_undo(None, false));
     }
 
     #[test]
@@ -395,13 +426,13 @@ mod tests {
         u.on_retransmit(300, 1);
         u.on_joining_timeout();
         u.on_retransmit(800, 1);
-        assert!(!u.may_undo(Some(400)));
-        assert!(u.may_undo(Some(299)));
+        assert!(!u.may_undo(Some(400), false));
+        assert!(u.may_undo(Some(299), false));
         // Back in Open: the next episode's first retransmission sets a new stamp.
         u.on_nothing_retransmitted_outstanding();
         u.init(SeqNum(9000), EpisodeKind::FastRetransmit);
         u.on_retransmit(2000, 1);
-        assert!(u.may_undo(Some(1999)));
+        assert!(u.may_undo(Some(1999), false));
         assert_eq!(u.undone(), Some(EpisodeKind::FastRetransmit));
     }
 

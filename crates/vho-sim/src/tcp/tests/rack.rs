@@ -169,3 +169,60 @@ fn a_sack_of_a_never_retransmitted_segment_is_an_rtt_sample() {
         (Dur::ZERO, Dur::from_secs(1), 0)
     );
 }
+
+// ---- RACK at a retransmission timeout ----
+
+#[test]
+fn a_timeout_resends_only_what_rack_marks_lost_not_what_was_sent_within_rack_rtt() {
+    // tcp_timeout_mark_lost (net/ipv4/tcp_input.c) with RACK: the head is marked lost, another
+    // segment only if sent at least rack.rtt ago (tcp_rack_skb_timeout(tp, skb, 0) <= 0); in
+    // TCP_CA_Loss tcp_xmit_retransmit_queue resends only segments marked lost. Ten segments
+    // leave at 0 ms; segment 1 is lost and the path slows down: SACKs of segments 2-10 come at
+    // 100 ms and then ever later (rack.rtt grows to 390 ms), each letting new data out in the
+    // fast recovery they start (PRR), while the retransmission of segment 1 is delayed too.
+    // The timer fires: the new data, sent within the last rack.rtt, is not marked lost, and
+    // not resent when the ACK of segment 1 opens the window; go-back-N resent all of it.
+    let mut s = linux_sender(LossDetection::Rack);
+    assert_eq!(step(&mut s, Time::ZERO).len(), 10);
+    let mut new_data = vec![];
+    for (k, at) in [100u64, 101, 102, 150, 200, 250, 300, 350, 390]
+        .into_iter()
+        .enumerate()
+    {
+        let now = Time::from_millis(at);
+        s.handle_segment(now, &ack(1, &[(1001, 2001 + k as u32 * 1000)]));
+        new_data.extend(step(&mut s, now).into_iter().filter(|&q| q >= 10_001));
+    }
+    assert!(new_data.len() >= 3, "{new_data:?}");
+    let rto = s.poll_timeout().expect("armed");
+    assert!(rto > Time::from_millis(390), "{rto:?}");
+    assert_eq!(step(&mut s, rto), vec![1]);
+    assert_eq!(s.stats().timeouts, 1);
+    // The first retransmission of segment 1 arrives, delayed like the rest: the cumulative
+    // ACK covers 1-10 10 ms after the timer's resend, sooner than min_rtt (100 ms), so RACK
+    // cannot tell which copy arrived and judges nothing (tcp_rack_advance). What follows is
+    // new data only: the data sent since 102 ms is still in flight, not lost.
+    let later = rto + Dur::from_millis(10);
+    s.handle_segment(later, &ack(10_001, &[]));
+    let next = drain_sender(&mut s, later);
+    assert!(!next.is_empty());
+    assert!(
+        next.iter().all(|t| t.kind == TxKind::New),
+        "{:?}",
+        next.iter()
+            .map(|t| (t.segment.seq.0, t.kind))
+            .collect::<Vec<_>>()
+    );
+    assert!(next[0].segment.seq.0 > *new_data.last().unwrap_or(&0));
+    // Had that data been lost, RACK judges it once a segment sent after it is SACKed a
+    // rack.rtt later; still in TCP_CA_Loss (below the recovery point), the lowest lost segment
+    // goes first (tcp_xmit_retransmit_queue), though SND.NXT has passed it.
+    let first_new = next[0].segment.seq.0;
+    let sacked_at = later + Dur::from_millis(150);
+    s.handle_segment(sacked_at, &ack(10_001, &[(first_new, first_new + 1000)]));
+    let resent = drain_sender(&mut s, sacked_at);
+    assert_eq!(
+        resent.first().map(|t| (t.segment.seq.0, t.kind)),
+        Some((10_001, TxKind::RetransmitRecovery))
+    );
+}

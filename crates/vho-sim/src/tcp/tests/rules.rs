@@ -348,6 +348,63 @@ fn a_rescue_retransmission_repairs_a_lost_tail_once_per_recovery() {
     }
 }
 
+#[test]
+fn a_new_recovery_does_not_resend_a_segment_whose_retransmission_is_in_flight() {
+    // Linux's tcp_xmit_retransmit_queue skips a segment marked TCPCB_SACKED_RETRANS (set by
+    // tcp_retransmit_skb, cleared when it is (S)ACKed or tcp_mark_skb_lost marks it lost
+    // again); RFC 6675's HighRxt, reset to SND.UNA at each recovery (§5 step 4), does not
+    // remember it. Segment 1 is lost, and so is the first new segment sent in its recovery,
+    // N = 10001: NextSeg rule 1 resends N once three segments above it are SACKed. The
+    // ACK of segment 1's retransmission reaches the recovery point (10001) and ends the
+    // recovery; the next SACK starts a new one at SND.UNA = N, whose retransmission is in
+    // flight: with the marks it is not sent a third time.
+    let run = |marks: bool| {
+        let mut s = sack_sender(10, 1_000_000, |c| {
+            c.rescue_retransmission = false;
+            c.retransmission_marks = marks;
+        });
+        let mut all: Vec<Transmit> = Vec::new();
+        let n = |all: &[Transmit]| {
+            all.iter()
+                .filter(|t| t.segment.seq == SeqNum(10_001))
+                .count()
+        };
+        assert_eq!(drain_sender(&mut s, Time::ZERO).len(), 10);
+        let t = Time::from_millis(100);
+        let out = three_dupacks(&mut s, 1, t);
+        assert_eq!(out[0].segment.seq, SeqNum(1));
+        all.extend(out);
+        for k in 4..=9u32 {
+            let t = Time::from_millis(100 + k as u64);
+            s.handle_segment(t, &ack(1, &[(1001, 1001 + k * 1000)]));
+            all.extend(drain_sender(&mut s, t));
+        }
+        assert_eq!(n(&all), 1, "N went out new in the first recovery");
+        // N lost: 11001.. SACKed one by one; the third makes N lost (IsLost).
+        for k in 1..=3u32 {
+            let t = Time::from_millis(200 + k as u64);
+            s.handle_segment(t, &ack(1, &[(11_001, 11_001 + k * 1000), (1001, 10_001)]));
+            all.extend(drain_sender(&mut s, t));
+        }
+        assert_eq!(n(&all), 2, "N resent once in the first recovery");
+        // Segment 1's retransmission acknowledged: the recovery point, the end of recovery.
+        let t = Time::from_millis(210);
+        s.handle_segment(t, &ack(10_001, &[(11_001, 14_001)]));
+        all.extend(drain_sender(&mut s, t));
+        assert!(!s.probe().in_recovery);
+        let high = all.iter().map(|t| t.segment.seq.0 + t.segment.len).max();
+        assert!(high >= Some(15_001), "{high:?}");
+        // One more segment above N SACKed: IsLost(SND.UNA), a new recovery.
+        let t = Time::from_millis(220);
+        s.handle_segment(t, &ack(10_001, &[(11_001, 15_001)]));
+        all.extend(drain_sender(&mut s, t));
+        assert!(s.probe().in_recovery);
+        n(&all)
+    };
+    assert_eq!(run(true), 2);
+    assert_eq!(run(false), 3, "RFC 6675 alone resends it");
+}
+
 // ---- Tests for timestamps ----
 
 #[test]

@@ -78,14 +78,14 @@ WLAN_BPS, ONEX_BPS = 5e6, 150e3
 EHN_B_OFFSET = "44 ms"
 
 #: The TCP variant of the application flow (§5.1.2): chen.toml's header keys, with ns-2's TCP
-#: (the paper's simulator) as the probe's own tests run it: no delayed ACKs (the paper's TCP
-#: Probe defeats them with its "inverted packet pair", §3.2, which vho's TCP Probe does not
-#: send) and ns-2's window_ of 20 lifted (a sender held by a fixed window makes no pairs;
-#: the paper gives no window_).
+#: (the paper's simulator) and its delayed-ACK sink: the probe's "inverted packet pair"
+#: (§3.2: segment i+1 sent before i, so that the receiver acknowledges each at once) defeats
+#: the delayed ACKs as in the paper; ns-2's window_ of 20 lifted (a sender held by a fixed
+#: window makes no pairs; the paper gives no window_).
 TCP = (
     'flow.0.kind="tcp"',
     'flow.0.size="10 GB"',
-    'flow.0.tcp={profile="ns2", delayed_ack=false, send_window="1000 packets"}',
+    'flow.0.tcp={profile="ns2", send_window="1000 packets"}',
 )
 HIGH_LOW = ('mobile.start="wlan"', 'handover.0.from="wlan"', 'handover.0.to="1xrtt"')
 #: Every run records the senders' state, the drops and the probe's estimates, not the queues

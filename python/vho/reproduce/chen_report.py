@@ -346,9 +346,9 @@ def write_report(
         "(ERR). The paper's 'EHN(a) ... without ERR' is read as without the *early* cut: it "
         "says EHN(a) 'reduced the sending rate more drastically than the original' (l.182); "
         "EHN with no response at all loses what the original loses;",
-        "- TCP Probe: " + ", ".join(f"`{o}`" for o in d.tcp) + " (ns-2's TCP, as the paper; "
-        "no delayed ACKs, since vho's TCP Probe does not send the paper's inverted pairs; "
-        "ns-2's window_ lifted).",
+        "- TCP Probe: " + ", ".join(f"`{o}`" for o in d.tcp) + " (ns-2's TCP and its "
+        "delayed-ACK sink, as the paper; the probe's inverted packet pairs, §3.2, have each "
+        "acknowledged at once; ns-2's window_ lifted).",
         "",
         "## IHN's detection lag against EHN (LOW-to-HIGH)",
         "",

@@ -59,8 +59,9 @@ const LINK_LAYER_MEANING: &str = "what sits between the queue and the far node: 
      link_layer_discard";
 const BLER_MEANING: &str = "rlc-am: each transport block lost independently with this \
      probability (Naoe et al. §V-B; a [[schedule]] bler changes it)";
-const MAX_DAT_MEANING: &str = "rlc-am: transmissions of a block before its SDU is discarded \
-     (TS 25.322's MaxDAT; Table I: 5)";
+const MAX_DAT_MEANING: &str = "rlc-am: TS 25.322's MaxDAT (Table I: 5): a block is sent at \
+     most MaxDAT - 1 times; the status that would schedule it a MaxDAT-th time discards its SDU \
+     and the SDUs before it back to the first unacknowledged block (§9.7.3.3)";
 const BER_MEANING: &str = "dcf: bit error rate of data and ACK frames, a frame of L bits \
      corrupted with probability 1 - (1 - BER)^L (Naoe et al. §V-B; a [[schedule]] ber \
      changes it)";
@@ -138,7 +139,7 @@ macro_rules! link_keys {
             ),
             k($t, "link_layer", LINK_LAYER, "the preset's, else plain", LINK_LAYER_MEANING),
             k($t, "bler", "probability 0-1", "the preset's, else 0", BLER_MEANING),
-            k($t, "max_dat", "integer 1-255", "the preset's, else 5", MAX_DAT_MEANING),
+            k($t, "max_dat", "integer 2-255", "the preset's, else 5", MAX_DAT_MEANING),
             k($t, "ber", "number in [0, 1)", "the preset's, else 0", BER_MEANING),
             k($t, "retry_limit", "integer 1-255", "the preset's, else 7", RETRY_LIMIT_MEANING),
         ]
@@ -910,7 +911,7 @@ fn preset_keys() -> Vec<KeyDoc> {
         ),
         k(t, "link_layer", LINK_LAYER, "plain", LINK_LAYER_MEANING),
         k(t, "bler", "probability 0-1", "0", BLER_MEANING),
-        k(t, "max_dat", "integer 1-255", "5", MAX_DAT_MEANING),
+        k(t, "max_dat", "integer 2-255", "5", MAX_DAT_MEANING),
         k(t, "ber", "number in [0, 1)", "0", BER_MEANING),
         k(t, "retry_limit", "integer 1-255", "7", RETRY_LIMIT_MEANING),
     ];

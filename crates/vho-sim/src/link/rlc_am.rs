@@ -380,6 +380,22 @@ impl RlcAm {
         }
     }
 
+    /// The interface went down at `now`: every SDU not yet released is forgotten (the caller
+    /// books it), with the statuses and retransmissions pending; the sequence numbers go on.
+    pub fn abandon(&mut self, now: Time) {
+        self.handle_timeout(now);
+        self.sdu_base += self.sdus.len() as u64;
+        self.sdus.clear();
+        self.tx_counts.clear();
+        self.pdu_base = self.next_pdu;
+        self.unsent = self.sdu_base;
+        self.untransmitted = 0;
+        self.retx.clear();
+        self.nacks.clear();
+        self.delivered.clear();
+        self.discarded.clear();
+    }
+
     /// PDUs of the SDUs waiting that were never sent (the transmission buffer's backlog).
     pub fn untransmitted_pdus(&self) -> u64 {
         self.untransmitted

@@ -366,7 +366,8 @@ pub fn keys() -> Vec<KeyDoc> {
              vhoideal soft handover, one link whose rate, delay and queue limit change in place, \
              what is queued stays and leaves at the new rate; soft-shrink: the same, but what \
              is queued beyond the new limit is dropped (ns-2's shrink-queue); hard: break before \
-             make, everything queued on the old link is lost (Daniel & Kojo §5.1)",
+             make, everything queued on the old link is lost (Daniel & Kojo §5.1), and what is \
+             on its air or propagating too (see in_flight)",
         ),
         k(
             "handover",
@@ -416,6 +417,18 @@ pub fn keys() -> Vec<KeyDoc> {
             "soft only: the mobile keeps sending over the old link this long after the instant \
              (MosquitoNet's mobile uses the new interface once its registration is complete, \
              thesis §6 l.1307-1313)",
+        ),
+        k(
+            "handover",
+            "in_flight",
+            "one of lost, delivered",
+            "lost",
+            "hard: the packet being serialised on the old link and those propagating on it are \
+             lost with the interface (Cottingham & Vidales §6.1-6.2; drop cause in_flight), or \
+             still delivered when due (ns-2's vhoideal hard handover, one link reconfigured: \
+             its LinkDelay scheduled each arrival when the packet left the queue; Daniel & \
+             Kojo's study sets it); a soft handover always delivers them, and takes only \
+             delivered",
         ),
         k(
             "schedule",
@@ -490,8 +503,8 @@ pub fn keys() -> Vec<KeyDoc> {
             "outage: nothing starts serialising, the queue keeps accepting and drains in order \
              once up; blackhole: the interface stays up but every packet whose serialisation \
              ends then is lost (drop cause link_state); down: the interface is down, its queue \
-             is discarded as at a hard handover (handover_flush) and packets offered are \
-             dropped (link_state); routes do not change (a handover moves traffic)",
+             is discarded as at a hard handover (handover_flush), what is on its air or \
+             propagating is lost (in_flight) and packets offered are dropped (link_state); routes do not change (a handover moves traffic)",
         ),
         k(
             "schedule",

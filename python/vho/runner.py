@@ -49,7 +49,9 @@ SUMMARY = "summary.json"
 #: ``dropped_early_drop``, RED's early drops, only on a link direction that runs RED;
 #: ``dropped_link_state``, a scheduled blackhole's or interface down's, only on a direction a
 #: ``[[schedule]]`` gives a state; ``dropped_link_layer_discard``, an RLC-AM bearer's MaxDAT or an
-#: 802.11 station's retry limit, only on a direction with a link layer).
+#: 802.11 station's retry limit, only on a direction with a link layer; ``dropped_in_flight``,
+#: on the air or propagating when the interface went down (a hard handover with
+#: ``in_flight = "lost"``, a scheduled state down), only on a direction that can).
 DROP_CAUSES = (
     "queue_overflow",
     "handover_flush",
@@ -57,6 +59,7 @@ DROP_CAUSES = (
     "early_drop",
     "link_state",
     "link_layer_discard",
+    "in_flight",
 )
 TIMING = "timing.json"
 RESOLVED = "scenario.resolved.toml"
@@ -100,7 +103,7 @@ class RunResult:
         (``transfer_time_s``, ``goodput_bps``, ``retransmissions``, ...; a time that did not
         happen is NaN), ``drops`` (the flow's packets dropped, every link and cause) and
         ``drops_<cause>`` per cause (``queue_overflow``, ``handover_flush``, ``random_loss``,
-        ``early_drop``, ``link_state``, ``link_layer_discard``)."""
+        ``early_drop``, ``link_state``, ``link_layer_discard``, ``in_flight``)."""
         import pandas as pd
 
         rows = []

@@ -253,6 +253,22 @@ pub enum HandoverKind {
     Hard { loss_fraction: f64 },
 }
 
+/// What a hard handover does with the packets on the old link's air and in its pipe (issue 33
+/// point 4).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum InFlight {
+    /// Lost: the old interface is down, so the packet being serialised and those propagating
+    /// never arrive (Cottingham & Vidales §6.1-6.2: the WLAN is lost; any interface going
+    /// down), booked as [`crate::link::DropCause::InFlight`]. The default.
+    #[default]
+    Lost,
+    /// Delivered at the instants they were due, as if the interface stayed up for them:
+    /// ns-2's vhoideal hard handover changes one link's parameters, and ns-2's LinkDelay
+    /// scheduled each packet's arrival when it left the queue (Daniel & Kojo's study, which
+    /// reproduces ns-2.35, sets it). What a soft handover always does.
+    Delivered,
+}
+
 /// What a soft handover does with the packets waiting in the old link's queue (the remedy
 /// `flush-on-handover`, thesis §7.2.3 and §8.1).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -283,6 +299,9 @@ pub struct HandoverSpec {
     pub delay: Dur,
     /// With a soft handover: what becomes of the old link's waiting packets.
     pub flush: Flush,
+    /// With a hard handover: what becomes of the packets on the old link's air and in its
+    /// pipe (soft handovers deliver them whatever this says).
+    pub in_flight: InFlight,
     /// When the mobile's handover manager announces the handover to its TCP endpoints, from
     /// the instant (negative: before it); `None`: it does not (issue 19).
     pub notify: Option<i64>,

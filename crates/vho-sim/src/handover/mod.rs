@@ -256,6 +256,7 @@ mod tests {
             kind: HandoverKind::SoftDrainOld,
             delay: Dur::ZERO,
             flush: Flush::Off,
+            in_flight: Default::default(),
             notify: None,
             uplink_delay: Dur::ZERO,
         };

@@ -36,8 +36,9 @@ pub enum LinkState {
     /// [`DropCause::LinkState`].
     Blackhole,
     /// The interface is down: what waits in the queue is discarded as at a hard handover
-    /// ([`DropCause::HandoverFlush`]; the packet on the air finishes, as there), and every
-    /// packet offered meanwhile is dropped ([`DropCause::LinkState`]).
+    /// ([`DropCause::HandoverFlush`]), what is on the air or propagating is lost as there
+    /// ([`DropCause::InFlight`], `world::schedule` calls [`LinkDir::discard_in_flight`]), and
+    /// every packet offered meanwhile is dropped ([`DropCause::LinkState`]).
     Down,
 }
 

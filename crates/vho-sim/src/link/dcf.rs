@@ -413,6 +413,18 @@ impl Dcf {
         Ok(())
     }
 
+    /// The interface went down at `now`: every MSDU not yet released is forgotten (the caller
+    /// books it), the exchange on the air included; the medium's timing and the random
+    /// stream go on.
+    pub fn abandon(&mut self, now: Time) {
+        self.run(now, true);
+        self.queue.clear();
+        self.head = Head::Pending;
+        self.cw = self.cfg.cw_min;
+        self.delivered.clear();
+        self.discarded.clear();
+    }
+
     /// Brings the link up to `now`: every exchange that starts at or before `now` is decided.
     pub fn handle_timeout(&mut self, now: Time) {
         self.run(now, true);

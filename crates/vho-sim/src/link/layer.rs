@@ -129,6 +129,17 @@ impl LinkLayer {
         }
     }
 
+    /// The interface went down at `now`: the layer forgets every packet it holds (the caller
+    /// books them) and starts afresh, keeping its configuration, its random stream and its
+    /// counts.
+    pub fn abandon(&mut self, now: Time) {
+        match self {
+            LinkLayer::Plain => {}
+            LinkLayer::RlcAm(r) => r.abandon(now),
+            LinkLayer::Dcf(d) => d.abandon(now),
+        }
+    }
+
     /// When the layer must be looked at again (its next TTI, frame, delivery or room).
     pub fn poll_timeout(&self) -> Option<Time> {
         match self {

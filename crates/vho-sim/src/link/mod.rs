@@ -84,16 +84,22 @@ pub enum DropCause {
     EarlyDrop,
     /// Lost to a scheduled link state (`[[schedule]]`, `link::change`): serialised onto a
     /// blackholed path, or offered to a direction whose interface is down. (What waits in
-    /// the queue of an interface going down is `HandoverFlush`, as at a hard handover.)
+    /// the queue of an interface going down is `HandoverFlush`, as at a hard handover, and
+    /// what is on its air or propagating `InFlight`.)
     LinkState,
     /// Discarded by the direction's link layer (`layer`): an RLC-AM SDU one of whose PDUs
     /// reached MaxDAT transmissions (TS 25.322), an 802.11 MSDU whose every attempt up to
     /// the retry limit was corrupted (IEEE 802.11-2007 9.2.5.3).
     LinkLayerDiscard,
+    /// Being serialised or propagating on a direction whose interface went down (a hard
+    /// handover with `in_flight = "lost"`, a scheduled state down): it never arrives
+    /// (Cottingham & Vidales §6.1-6.2; issue 33 point 4). Inside a link layer: every packet
+    /// it holds.
+    InFlight,
 }
 
 /// How many [`DropCause`]s there are (the length of every per-cause array).
-pub const DROP_CAUSES: usize = 6;
+pub const DROP_CAUSES: usize = 7;
 
 impl DropCause {
     pub const ALL: [DropCause; DROP_CAUSES] = [
@@ -103,6 +109,7 @@ impl DropCause {
         DropCause::EarlyDrop,
         DropCause::LinkState,
         DropCause::LinkLayerDiscard,
+        DropCause::InFlight,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -112,6 +119,7 @@ impl DropCause {
             DropCause::EarlyDrop => "early_drop",
             DropCause::LinkState => "link_state",
             DropCause::LinkLayerDiscard => "link_layer_discard",
+            DropCause::InFlight => "in_flight",
         }
     }
     /// Its index in [`DropCause::ALL`] and every per-cause array.
@@ -562,6 +570,38 @@ impl LinkDir {
         self.in_tx.map(|(_, t)| t)
     }
 
+    /// The interface goes down at `now` (a hard handover with `in_flight = "lost"`, a state
+    /// down): the packet being serialised and every packet still propagating (due after
+    /// `now`) are lost, and so is whatever a link layer holds (it starts afresh). Each is
+    /// booked here as [`DropCause::InFlight`] and put in `dropped` for the caller to free.
+    /// The queue is the caller's (`handover::discard_queue`, `transfer_queue`).
+    pub fn discard_in_flight(&mut self, now: Time, dropped: &mut Vec<PktIdx>) {
+        self.advance(now);
+        let slot = DropCause::InFlight.slot();
+        if let Some((p, _)) = self.in_tx.take() {
+            self.counters.dropped[slot] += 1;
+            dropped.push(p.idx);
+            // The serialiser is idle from now: nothing finishes on the air.
+            self.idle_since = self.idle_since.max(now);
+        }
+        // A packet due at `now` has arrived (the world takes it at this instant).
+        let keep = self.pipe.ring.partition_point(|&(at, _)| at <= now);
+        for (_, p) in self.pipe.ring.drain(keep..) {
+            self.counters.dropped[slot] += 1;
+            dropped.push(p.idx);
+        }
+        self.pipe.head_at = self.pipe.ring.front().map(|&(at, _)| at);
+        // Only a dropped packet was due after now: no later one need wait for it.
+        self.last_arrival = self.last_arrival.min(now);
+        if self.layered {
+            self.layer.abandon(now);
+            for p in self.in_layer.drain(..) {
+                self.counters.dropped[slot] += 1;
+                dropped.push(p.idx);
+            }
+        }
+    }
+
     /// Pops the pipe's head if it has arrived by `now` (call [`LinkDir::advance`] first).
     pub fn pop_arrived(&mut self, now: Time) -> Option<Held> {
         let p = self.pipe.pop_arrived(now)?;
@@ -633,6 +673,39 @@ mod tests {
             link_layer: Default::default(),
         };
         LinkDir::new(0, 1, &spec, Limit::Packets(limit), LossModel::None)
+    }
+
+    #[test]
+    fn an_interface_going_down_loses_what_is_on_its_air_and_in_its_pipe() {
+        // Issue 33 point 4 (Cottingham & Vidales §6.1-6.2: an interface going down loses
+        // what it carries). 20 packets of 1000 B at 1 Mb/s (8 ms each), 100 ms: at 50 ms
+        // packets 0-5 propagate (due at 108-148 ms), 6 is on the air, 7-19 wait.
+        let mut l = dir(1_000_000, 100, 100);
+        for i in 0..20 {
+            l.offer(Time::ZERO, Held::test(i, 1000)).unwrap();
+        }
+        let mut dropped = Vec::new();
+        l.discard_in_flight(Time::from_millis(50), &mut dropped);
+        assert_eq!(dropped, vec![6, 0, 1, 2, 3, 4, 5]);
+        assert_eq!(l.counters.dropped[DropCause::InFlight.slot()], 7);
+        assert_eq!((l.queue.len(), l.next_arrival()), (13, None));
+        assert!(l.conserves_packets());
+        // The queue is the caller's: it starts at once on an idle serialiser.
+        l.wake_idle(Time::from_millis(50));
+        assert_eq!(l.next_arrival(), Some(Time::from_millis(158)));
+        // A packet due at the instant itself has arrived: it is kept.
+        let mut l = dir(1_000_000, 100, 100);
+        for i in 0..3 {
+            l.offer(Time::ZERO, Held::test(i, 1000)).unwrap();
+        }
+        dropped.clear();
+        l.discard_in_flight(Time::from_millis(116), &mut dropped);
+        assert_eq!(dropped, vec![2]);
+        let got: Vec<_> = std::iter::from_fn(|| l.pop_arrived(Time::from_millis(116)))
+            .map(|p| p.idx)
+            .collect();
+        assert_eq!(got, vec![0, 1]);
+        assert!(l.conserves_packets());
     }
 
     #[test]

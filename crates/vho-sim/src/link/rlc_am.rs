@@ -1,6 +1,6 @@
 //! One direction of a 3G (UMTS) bearer in RLC Acknowledged Mode: SDUs (IP packets) are cut
 //! into fixed-size PDUs, sent as transport blocks once per TTI, lost block by block at the
-//! block error rate, retransmitted selectively on the receiver's status reports up to MaxDAT
+//! block error rate, retransmitted selectively on the receiver's status reports up to MaxDAT - 1
 //! transmissions (then the SDU is discarded), and delivered to the far side whole and in order.
 //!
 //! Sources: Naoe et al. (`../shared/seeds/002_5cc86ff6918d98af.txt`) Table I gives the bearer
@@ -28,10 +28,21 @@
 //!   transmission window never stalls (Deviation: TS 25.322's window is configured per bearer;
 //!   it binds only if it is below the PDUs unacknowledged over one status loop, 120 at the
 //!   defaults).
-//! - SDU discard: when the status for a PDU's `max_dat`-th transmission says lost, its SDU is
-//!   discarded: its other PDUs are not sent again, and the receiver hears of it one TTI plus the
-//!   Iub later (the Move Receiving Window SUFI, never lost). It is then reported by
-//!   [`RlcAm::poll_discarded`] at that instant, and SDUs behind it may be delivered.
+//! - SDU discard (TS 25.322 §9.7.3.3 "SDU discard after MaxDAT number of transmissions", with
+//!   VT(DAT) of §9.4): VT(DAT) counts the times a PDU is *scheduled* for transmission, and when
+//!   it reaches MaxDAT the sender discards instead of sending, so a PDU goes out at most
+//!   `max_dat - 1` times (also §11.3.4.4). When the status for a PDU's
+//!   `(max_dat - 1)`-th transmission says lost, the sender discards every SDU with segments in
+//!   the PDUs from VT(A) (the first not yet acknowledged) up to that one, X: their PDUs are
+//!   not sent again, and the receiver hears of it one TTI plus the Iub later (the Move
+//!   Receiving Window SUFI, never lost), when each is reported by [`RlcAm::poll_discarded`]
+//!   and SDUs behind them may be delivered. Of those SDUs, the ones ahead of the first that
+//!   still misses a PDU are whole at the receiver and in sequence: their last PDUs were sent
+//!   in an earlier TTI and arrive before the MRW, so the receiver delivers them (they are not
+//!   lost); from that first incomplete SDU to X's, all are lost, whole ones behind the gap
+//!   included. (With this model's status loop, the same delay for every PDU, a PDU lost
+//!   before X has always reached MaxDAT earlier: the range holds X's SDU alone. It binds
+//!   where feedback is not uniform, see `rlc_am_tests.rs`.)
 //! - In-order delivery: an SDU is delivered when its last PDU has arrived and every SDU before it
 //!   has been delivered or discarded.
 //!
@@ -83,8 +94,10 @@ pub struct RlcAmConfig {
     /// Block error rate: each block lost independently with this probability. 002 ramps it
     /// over the scenario (Fig. 5); 0 by default (a scenario value).
     pub bler: f64,
-    /// MaxDAT: a PDU is transmitted at most this many times, then its SDU is discarded
-    /// (TS 25.322's MaxDAT). Table I of 002: 5.
+    /// MaxDAT (TS 25.322 §9.7.3.3, §9.4 VT(DAT)): a PDU is transmitted at most `max_dat - 1`
+    /// times; the status that would schedule it a `max_dat`-th time discards its SDU (and the
+    /// SDUs before it back to VT(A), see the module doc). Table I of 002: 5 (4 transmissions).
+    /// At least 2: at 1 no PDU would ever be sent.
     pub max_dat: u8,
     /// Open: how long the receiver waits after a gap before the status PDU goes out
     /// (Timer_Status_Prohibit or the sender's poll timer; neither is given by 002, and \[13\]'s
@@ -120,8 +133,11 @@ pub enum RlcAmError {
     NoPayload { block: u32, header: u32 },
     #[error("rlc_am.bler: expected a probability in [0, 1], got {0}")]
     Bler(f64),
-    #[error("rlc_am.max_dat: expected at least 1")]
-    ZeroMaxDat,
+    #[error(
+        "rlc_am.max_dat: expected at least 2 (TS 25.322 §9.7.3.3: a PDU is sent at most \
+         MaxDAT - 1 times), got {0}"
+    )]
+    MaxDat(u8),
 }
 
 impl RlcAmConfig {
@@ -141,8 +157,8 @@ impl RlcAmConfig {
         if !(0.0..=1.0).contains(&self.bler) {
             return Err(RlcAmError::Bler(self.bler));
         }
-        if self.max_dat == 0 {
-            return Err(RlcAmError::ZeroMaxDat);
+        if self.max_dat < 2 {
+            return Err(RlcAmError::MaxDat(self.max_dat));
         }
         Ok(())
     }
@@ -338,8 +354,8 @@ impl RlcAm {
         self.delivered.pop_front()
     }
 
-    /// The next SDU discarded (MaxDAT reached) that the receiver knows of by `now`, with that
-    /// instant.
+    /// The next SDU discarded (a VT(DAT) reached MaxDAT) that the receiver knows of by `now`,
+    /// with that instant.
     pub fn poll_discarded(&mut self, now: Time) -> Option<(u32, Time)> {
         self.handle_timeout(now);
         self.discarded.pop_front()
@@ -362,6 +378,22 @@ impl RlcAm {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// The interface went down at `now`: every SDU not yet released is forgotten (the caller
+    /// books it), with the statuses and retransmissions pending; the sequence numbers go on.
+    pub fn abandon(&mut self, now: Time) {
+        self.handle_timeout(now);
+        self.sdu_base += self.sdus.len() as u64;
+        self.sdus.clear();
+        self.tx_counts.clear();
+        self.pdu_base = self.next_pdu;
+        self.unsent = self.sdu_base;
+        self.untransmitted = 0;
+        self.retx.clear();
+        self.nacks.clear();
+        self.delivered.clear();
+        self.discarded.clear();
     }
 
     /// PDUs of the SDUs waiting that were never sent (the transmission buffer's backlog).
@@ -435,8 +467,9 @@ impl RlcAm {
         }
     }
 
-    /// Acts on every status that reached the sender by `t`: a lost PDU is queued again, or its
-    /// SDU discarded if that was its `max_dat`-th transmission.
+    /// Acts on every status that reached the sender by `t`: a lost PDU is queued again, or,
+    /// if scheduling it again would make its VT(DAT) MaxDAT (it has gone out `max_dat - 1`
+    /// times), the SDUs back to VT(A) are discarded (TS 25.322 §9.7.3.3).
     fn take_statuses(&mut self, t: Time) {
         while let Some(&nack) = self.nacks.front() {
             if nack.at > t {
@@ -447,14 +480,32 @@ impl RlcAm {
                 continue;
             }
             let txs = self.tx_counts[(nack.pdu - self.pdu_base) as usize];
-            if txs >= self.cfg.max_dat {
+            // VT(DAT) after this scheduling would be txs + 1 (§9.4): at MaxDAT, discard.
+            if u16::from(txs) + 1 >= u16::from(self.cfg.max_dat) {
                 // The Move Receiving Window goes out in this TTI.
-                let known_at = t + self.cfg.one_way();
-                let s = &mut self.sdus[(nack.sdu - self.sdu_base) as usize];
-                s.fate = Fate::Discarded { known_at };
-                self.untransmitted -= (s.n_pdus - s.sent) as u64;
+                self.discard_through(nack.sdu, t + self.cfg.one_way());
             } else {
                 self.retx.push_back((nack.pdu, nack.sdu));
+            }
+        }
+    }
+
+    /// TS 25.322 §9.7.3.3: discards every SDU with segments in the PDUs VT(A) <= SN <= X, X a
+    /// PDU of SDU `q_x` whose VT(DAT) reached MaxDAT, the receiver learning of it
+    /// at `known_at`. Called at a TTI's start, before its blocks: every PDU of an SDU before
+    /// `q_x` went out in an earlier TTI and arrives before `known_at`. So those before the
+    /// first open SDU that misses a PDU are delivered in sequence before the MRW arrives (the
+    /// receiver already has them); that one, `q_x` and every open SDU between (whole ones too:
+    /// they wait behind the gap, and the MRW moves the window past them) are lost.
+    fn discard_through(&mut self, q_x: u64, known_at: Time) {
+        let from = (self.sdu_base..q_x)
+            .find(|&q| self.open_sdu(q).is_some_and(|s| s.received < s.n_pdus))
+            .unwrap_or(q_x);
+        for q in from..=q_x {
+            let s = &mut self.sdus[(q - self.sdu_base) as usize];
+            if s.fate == Fate::Open {
+                s.fate = Fate::Discarded { known_at };
+                self.untransmitted -= (s.n_pdus - s.sent) as u64;
             }
         }
     }

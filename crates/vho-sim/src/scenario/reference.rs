@@ -59,8 +59,9 @@ const LINK_LAYER_MEANING: &str = "what sits between the queue and the far node: 
      link_layer_discard";
 const BLER_MEANING: &str = "rlc-am: each transport block lost independently with this \
      probability (Naoe et al. §V-B; a [[schedule]] bler changes it)";
-const MAX_DAT_MEANING: &str = "rlc-am: transmissions of a block before its SDU is discarded \
-     (TS 25.322's MaxDAT; Table I: 5)";
+const MAX_DAT_MEANING: &str = "rlc-am: TS 25.322's MaxDAT (Table I: 5): a block is sent at \
+     most MaxDAT - 1 times; the status that would schedule it a MaxDAT-th time discards its SDU \
+     and the SDUs before it back to the first unacknowledged block (§9.7.3.3)";
 const BER_MEANING: &str = "dcf: bit error rate of data and ACK frames, a frame of L bits \
      corrupted with probability 1 - (1 - BER)^L (Naoe et al. §V-B; a [[schedule]] ber \
      changes it)";
@@ -138,7 +139,7 @@ macro_rules! link_keys {
             ),
             k($t, "link_layer", LINK_LAYER, "the preset's, else plain", LINK_LAYER_MEANING),
             k($t, "bler", "probability 0-1", "the preset's, else 0", BLER_MEANING),
-            k($t, "max_dat", "integer 1-255", "the preset's, else 5", MAX_DAT_MEANING),
+            k($t, "max_dat", "integer 2-255", "the preset's, else 5", MAX_DAT_MEANING),
             k($t, "ber", "number in [0, 1)", "the preset's, else 0", BER_MEANING),
             k($t, "retry_limit", "integer 1-255", "the preset's, else 7", RETRY_LIMIT_MEANING),
         ]
@@ -365,7 +366,8 @@ pub fn keys() -> Vec<KeyDoc> {
              vhoideal soft handover, one link whose rate, delay and queue limit change in place, \
              what is queued stays and leaves at the new rate; soft-shrink: the same, but what \
              is queued beyond the new limit is dropped (ns-2's shrink-queue); hard: break before \
-             make, everything queued on the old link is lost (Daniel & Kojo §5.1)",
+             make, everything queued on the old link is lost (Daniel & Kojo §5.1), and what is \
+             on its air or propagating too (see in_flight)",
         ),
         k(
             "handover",
@@ -415,6 +417,18 @@ pub fn keys() -> Vec<KeyDoc> {
             "soft only: the mobile keeps sending over the old link this long after the instant \
              (MosquitoNet's mobile uses the new interface once its registration is complete, \
              thesis §6 l.1307-1313)",
+        ),
+        k(
+            "handover",
+            "in_flight",
+            "one of lost, delivered",
+            "lost",
+            "hard: the packet being serialised on the old link and those propagating on it are \
+             lost with the interface (Cottingham & Vidales §6.1-6.2; drop cause in_flight), or \
+             still delivered when due (ns-2's vhoideal hard handover, one link reconfigured: \
+             its LinkDelay scheduled each arrival when the packet left the queue; Daniel & \
+             Kojo's study sets it); a soft handover always delivers them, and takes only \
+             delivered",
         ),
         k(
             "schedule",
@@ -489,8 +503,8 @@ pub fn keys() -> Vec<KeyDoc> {
             "outage: nothing starts serialising, the queue keeps accepting and drains in order \
              once up; blackhole: the interface stays up but every packet whose serialisation \
              ends then is lost (drop cause link_state); down: the interface is down, its queue \
-             is discarded as at a hard handover (handover_flush) and packets offered are \
-             dropped (link_state); routes do not change (a handover moves traffic)",
+             is discarded as at a hard handover (handover_flush), what is on its air or \
+             propagating is lost (in_flight) and packets offered are dropped (link_state); routes do not change (a handover moves traffic)",
         ),
         k(
             "schedule",
@@ -911,7 +925,7 @@ fn preset_keys() -> Vec<KeyDoc> {
         ),
         k(t, "link_layer", LINK_LAYER, "plain", LINK_LAYER_MEANING),
         k(t, "bler", "probability 0-1", "0", BLER_MEANING),
-        k(t, "max_dat", "integer 1-255", "5", MAX_DAT_MEANING),
+        k(t, "max_dat", "integer 2-255", "5", MAX_DAT_MEANING),
         k(t, "ber", "number in [0, 1)", "0", BER_MEANING),
         k(t, "retry_limit", "integer 1-255", "7", RETRY_LIMIT_MEANING),
     ];

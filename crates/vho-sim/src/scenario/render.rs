@@ -93,6 +93,9 @@ pub fn to_toml(spec: &Spec) -> String {
         if h.uplink_delay > Dur::ZERO {
             let _ = writeln!(o, "uplink_delay = {}", dur(h.uplink_delay));
         }
+        if h.in_flight == InFlight::Delivered {
+            o.push_str("in_flight = \"delivered\"\n");
+        }
         match h.flush {
             Flush::Off => {}
             Flush::Move => o.push_str("flush = \"move\"\n"),

@@ -284,6 +284,7 @@ pub struct HandoverT {
     pub notify: Option<S>,
     pub notify_offset: Option<S>,
     pub uplink_delay: Option<S>,
+    pub in_flight: Option<S>,
 }
 
 /// A link's parameters or state changing at `at` (or ramping until `until`): each value a

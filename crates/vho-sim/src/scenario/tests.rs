@@ -441,11 +441,11 @@ fn every_value_the_reference_lists_for_a_tcp_or_link_key_loads() {
             "handover" => format!("handover.0.{}", d.key),
             _ => continue, // node.kind: the general form (its values are checked by its tests)
         };
-        // `flush` is for soft handovers only.
-        let soft = if d.key == "flush" {
-            "handover.0.kind=\"soft\""
-        } else {
-            "run.seed=1"
+        // `flush` is for soft handovers only, `in_flight = "lost"` for hard ones.
+        let soft = match d.key {
+            "flush" => "handover.0.kind=\"soft\"",
+            "in_flight" => "handover.0.kind=\"hard\"",
+            _ => "run.seed=1",
         };
         // A link layer's timing replaces the link's delay (link::layer).
         let zero_delay = "access.gprs.delay=\"0 ms\"";
@@ -529,6 +529,26 @@ fn remedies_set_what_they_need_and_refuse_unknown_names() {
             .contains("no `flush` except with kind = \"soft\""),
         "{e}"
     );
+}
+
+#[test]
+fn a_hard_handover_loses_what_is_in_flight_unless_told_otherwise() {
+    // Issue 33 point 4: the old interface goes down (Cottingham & Vidales §6.1-6.2), so
+    // `in_flight` is "lost" by default; "delivered" keeps ns-2's reconfigured link (Daniel &
+    // Kojo's study); a soft handover takes only "delivered" (its old interface stays up).
+    let hard = "handover.0.kind=\"hard\"";
+    let s = load_str(GOOD, &[hard]).expect("loads");
+    assert_eq!(s.handovers[0].in_flight, crate::spec::InFlight::Lost);
+    let s = load_str(GOOD, &[hard, "handover.0.in_flight=\"delivered\""]).expect("loads");
+    assert_eq!(s.handovers[0].in_flight, crate::spec::InFlight::Delivered);
+    let e = load_str(GOOD, &["handover.0.in_flight=\"lost\""]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("no `in_flight = \"lost\"` except with kind = \"hard\""),
+        "{e}"
+    );
+    let e = load_str(GOOD, &[hard, "handover.0.in_flight=\"gone\""]).unwrap_err();
+    assert!(e.to_string().contains("one of lost, delivered"), "{e}");
 }
 
 #[test]

@@ -6,7 +6,7 @@ use crate::handover::transfer_queue;
 use crate::link::DropCause;
 use crate::net::routes::{dir_index, dir_link, DirIdx, Routes};
 use crate::rng::Rng;
-use crate::spec::HandoverKind;
+use crate::spec::{HandoverKind, InFlight};
 use crate::spec::{LinkIdx, NodeIdx};
 use crate::tcp::segment::{HandoverNotice, RateChange};
 
@@ -77,6 +77,12 @@ impl World {
         let spec = self.spec.handovers[h].clone();
         let mut rng = Rng::stream(self.spec.seed, &format!("handover:{h}:loss"));
         let mut dropped = Vec::new();
+        let mut in_flight = Vec::new();
+        // A hard handover takes the old interface down: what is on its air or propagating
+        // is lost too, unless the scenario keeps ns-2's single reconfigured link (issue 33
+        // point 4). A soft one leaves it up.
+        let lose_in_flight =
+            matches!(spec.kind, HandoverKind::Hard { .. }) && spec.in_flight == InFlight::Lost;
         let mobile_node = self.spec.mobiles[spec.mobile].node;
         for towards_mobile in [true, false] {
             let old = self.dir_of(spec.from, mobile_node, towards_mobile);
@@ -91,6 +97,11 @@ impl World {
                 let (lo, hi) = self.dirs.split_at_mut(o);
                 (&mut hi[0], &mut lo[n])
             };
+            if lose_in_flight {
+                // Before the queue moves: the new link need not wait for a packet the old
+                // one no longer finishes.
+                a.discard_in_flight(now, &mut in_flight);
+            }
             transfer_queue(spec.kind, spec.flush, a, b, now, &mut rng, &mut dropped);
             if spec.delay.as_nanos() > 0 {
                 b.block_until(now + spec.delay);
@@ -107,6 +118,9 @@ impl World {
             };
             for idx in dropped.drain(..) {
                 self.free_dropped(idx, Some(at), DropCause::HandoverFlush);
+            }
+            for idx in in_flight.drain(..) {
+                self.free_dropped(idx, Some(old), DropCause::InFlight);
             }
             self.kick(new);
             self.took_effect(old);

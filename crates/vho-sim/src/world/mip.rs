@@ -18,7 +18,7 @@ use crate::net::function::AnyFunction;
 use crate::net::routes::{dir_index, DirIdx, Routes, NO_ROUTE};
 use crate::packet::{net, PktIdx};
 use crate::rng::Rng;
-use crate::spec::{HandoverKind, LinkIdx, NodeIdx, Spec};
+use crate::spec::{HandoverKind, InFlight, LinkIdx, NodeIdx, Spec};
 
 /// What a Mobile IPv6 run keeps beside the world.
 pub(super) struct MipWorld {
@@ -351,7 +351,7 @@ impl World {
         if hard && self.up[hs.from] {
             self.up[hs.from] = false;
             events.push((hs.from, false));
-            self.flush_link(hs.from);
+            self.flush_link(hs.from, hs.in_flight == InFlight::Lost);
         }
         if let Some(w) = &self.mip {
             self.routes = w.routes(&self.up);
@@ -373,14 +373,22 @@ impl World {
         self.routes_changed();
     }
 
-    /// A link went down: what waits in its two queues is lost.
-    fn flush_link(&mut self, link: LinkIdx) {
+    /// A link went down: what waits in its two queues is lost, and with `in_flight` what is
+    /// on its air or propagating (issue 33 point 4).
+    fn flush_link(&mut self, link: LinkIdx, in_flight: bool) {
         let mut dropped = Vec::new();
         for d in [dir_index(link, true), dir_index(link, false)] {
             self.advance(d);
             crate::handover::discard_queue(&mut self.dirs[d as usize], &mut dropped);
             for idx in dropped.drain(..) {
                 self.free_dropped(idx, Some(d), DropCause::HandoverFlush);
+            }
+            if in_flight {
+                let now = self.now;
+                self.dirs[d as usize].discard_in_flight(now, &mut dropped);
+                for idx in dropped.drain(..) {
+                    self.free_dropped(idx, Some(d), DropCause::InFlight);
+                }
             }
             self.took_effect(d);
             self.sample_queue(d);

@@ -199,8 +199,17 @@ impl World {
             Action::State(state) => {
                 let mut dropped = Vec::new();
                 dir.set_state(now, state, &mut dropped);
+                let mut in_flight = Vec::new();
+                if state == LinkState::Down {
+                    // The interface is down: what is on its air or propagating never
+                    // arrives (issue 33 point 4).
+                    dir.discard_in_flight(now, &mut in_flight);
+                }
                 for idx in dropped {
                     self.free_dropped(idx, Some(d), DropCause::HandoverFlush);
+                }
+                for idx in in_flight {
+                    self.free_dropped(idx, Some(d), DropCause::InFlight);
                 }
             }
         }

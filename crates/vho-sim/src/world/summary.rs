@@ -4,7 +4,7 @@
 
 use super::{RunOutput, World};
 use crate::link::DropCause;
-use crate::spec::HandoverKind;
+use crate::spec::{HandoverKind, InFlight};
 use crate::time::Time;
 use serde::Serialize;
 
@@ -304,6 +304,12 @@ pub struct LinkDirSummary {
     /// direction with a link layer (absent otherwise, as `dropped_early_drop`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dropped_link_layer_discard: Option<u64>,
+    /// On the air or propagating when the interface went down (a hard handover losing what
+    /// is in flight, a scheduled state down; issue 33 point 4); only on a direction of a link
+    /// a hard handover leaves with `in_flight = "lost"` or a `[[schedule]]` gives a state
+    /// (absent otherwise, as `dropped_early_drop`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped_in_flight: Option<u64>,
     /// What the direction's link layer did, on a direction with one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_layer: Option<LinkLayerSummary>,
@@ -515,6 +521,15 @@ impl World {
                         .link_layer()
                         .stats()
                         .map(|_| c.dropped[DropCause::LinkLayerDiscard.slot()]),
+                    dropped_in_flight: (spec.handovers.iter().any(|h| {
+                        matches!(h.kind, HandoverKind::Hard { .. })
+                            && h.in_flight == InFlight::Lost
+                            && h.from == d / 2
+                    }) || spec.schedules.iter().any(|s| {
+                        let on = if d % 2 == 0 { s.ab } else { s.ba };
+                        s.state.is_some() && on && s.link == d / 2
+                    }))
+                    .then_some(c.dropped[DropCause::InFlight.slot()]),
                     link_layer: dir.link_layer().stats().map(|st| LinkLayerSummary {
                         kind: super::build::dir_spec(spec, d as crate::net::routes::DirIdx)
                             .link_layer

@@ -94,6 +94,7 @@ pub(super) fn chain(
                 kind,
                 delay: Dur::ZERO,
                 flush: Flush::Off,
+                in_flight: Default::default(),
                 notify: None,
                 uplink_delay: Dur::ZERO,
             })
@@ -200,6 +201,74 @@ fn hard_handover_flushes_the_old_queue() {
         assert!(out.summary.run.conservation_ok, "{at}");
     }
     assert!(flushed > 0);
+}
+
+/// GPRS -> WLAN at 5 s in a 2 MB download (the GPRS pipe full: 300 ms hold 5 packets of 1500
+/// B at 200 kb/s, 60 ms each, and a sixth is on the air), with what is in flight `in_flight`.
+fn gprs_break(in_flight: InFlight) -> crate::world::summary::Summary {
+    let mut spec = chain(
+        2_000_000,
+        Some((5.0, HandoverKind::Hard { loss_fraction: 1.0 }, 0)),
+        false,
+    );
+    spec.handovers[0].in_flight = in_flight;
+    run(&spec, Vec::new()).expect("runs").summary
+}
+
+#[test]
+fn a_hard_handover_loses_what_is_in_flight_on_the_old_link() {
+    // Issue 33 point 4: the old interface is down, so the packet being serialised and those
+    // propagating are lost, not only the queue (Cottingham & Vidales §6.1-6.2), booked on the
+    // old link as in_flight; the flow's drops say so too.
+    let s = gprs_break(InFlight::Lost);
+    let down = s
+        .links
+        .iter()
+        .find(|l| l.link == "gprs" && l.to == "mh")
+        .expect("gprs down");
+    let lost = down
+        .dropped_in_flight
+        .expect("a hard handover's old link reports it");
+    assert!((5..=6).contains(&lost), "{lost} in flight on GPRS");
+    let booked: u64 = s.flows[0]
+        .drops
+        .iter()
+        .filter(|d| d.cause == "in_flight")
+        .map(|d| d.packets)
+        .sum();
+    let on_links: u64 = s.links.iter().filter_map(|l| l.dropped_in_flight).sum();
+    assert_eq!(booked, on_links);
+    assert!(s.flows[0].completed && s.run.conservation_ok);
+    // Nothing arrives over GPRS after the instant: every packet it delivered left the air
+    // by then. With ns-2's rule (in_flight = "delivered") they still arrive.
+    let kept = gprs_break(InFlight::Delivered);
+    let kept_down = kept
+        .links
+        .iter()
+        .find(|l| l.link == "gprs" && l.to == "mh")
+        .expect("gprs down");
+    assert_eq!(kept_down.dropped_in_flight, None);
+    assert_eq!(kept_down.delivered, down.delivered + lost);
+}
+
+#[test]
+fn a_soft_handover_delivers_what_is_in_flight() {
+    // Issue 33 point 4: soft handovers do not change: no in_flight column, nothing lost.
+    for kind in [
+        HandoverKind::SoftDrainOld,
+        HandoverKind::SoftReconfigure { shrink: false },
+    ] {
+        let out = run(&chain(2_000_000, Some((5.0, kind, 0)), false), Vec::new()).expect("runs");
+        assert!(out
+            .summary
+            .links
+            .iter()
+            .all(|l| l.dropped_in_flight.is_none()));
+        assert!(out.summary.flows[0]
+            .drops
+            .iter()
+            .all(|d| d.cause != "in_flight"));
+    }
 }
 
 #[test]

@@ -157,6 +157,34 @@ impl Ctx<'_> {
                     d
                 }
             };
+            let in_flight = match &ht.in_flight {
+                None => InFlight::default(),
+                Some(v) => {
+                    let f = match v.get_ref().as_str() {
+                        "lost" => InFlight::Lost,
+                        "delivered" => InFlight::Delivered,
+                        other => {
+                            return Err(self.err(
+                                v.span(),
+                                "handover.in_flight",
+                                "one of lost, delivered",
+                                Some(format!("{other:?}")),
+                            ))
+                        }
+                    };
+                    // A soft handover keeps the old interface up: what it carries arrives.
+                    if f == InFlight::Lost && !matches!(kind, HandoverKind::Hard { .. }) {
+                        return Err(self.err(
+                            v.span(),
+                            "handover.in_flight",
+                            "no `in_flight = \"lost\"` except with kind = \"hard\" (a soft \
+                             handover's old interface stays up)",
+                            Some(format!("{:?}", v.get_ref())),
+                        ));
+                    }
+                    f
+                }
+            };
             out.push(HandoverSpec {
                 mobile,
                 from,
@@ -166,6 +194,7 @@ impl Ctx<'_> {
                 kind,
                 delay,
                 flush,
+                in_flight,
                 notify,
                 uplink_delay,
             });

@@ -102,17 +102,18 @@ impl Ctx<'_> {
             }
             out.ber = Some((b, span.clone()));
         }
-        let count = |v: i64, key: &str| {
+        let count = |v: i64, key: &str, min: u8| {
             u8::try_from(v)
                 .ok()
-                .filter(|&n| n >= 1)
-                .ok_or_else(|| at(key, "a whole number from 1 to 255".into()))
+                .filter(|&n| n >= min)
+                .ok_or_else(|| at(key, format!("a whole number from {min} to 255")))
         };
         if let Some(m) = p.max_dat {
-            out.max_dat = Some((count(m, "max_dat")?, span.clone()));
+            // TS 25.322 §9.7.3.3: a block goes out at most MaxDAT - 1 times (none at 1).
+            out.max_dat = Some((count(m, "max_dat", 2)?, span.clone()));
         }
         if let Some(r) = p.retry_limit {
-            out.retry_limit = Some((count(r, "retry_limit")?, span.clone()));
+            out.retry_limit = Some((count(r, "retry_limit", 1)?, span.clone()));
         }
         Ok(())
     }

@@ -994,6 +994,62 @@ fn trace_files_are_read_beside_the_scenario_and_checked_by_line() {
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
+/// A trace file scenario: GOOD with SCHED's outage replaced by `trace_file = "{trace}"`,
+/// written into a fresh folder `vho-<tag>-<pid>`; (folder, scenario label, text).
+fn trace_scenario(tag: &str, trace: &str) -> (std::path::PathBuf, String, String) {
+    let dir = std::env::temp_dir().join(format!("vho-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let scenario = dir.join("s.toml");
+    let text = format!(
+        "{GOOD}{}",
+        SCHED
+            .replace("state = \"outage\"", &format!("trace_file = {trace:?}"))
+            .replace("until = \"2.5 s\"\n", "")
+    );
+    std::fs::write(&scenario, &text).expect("write scenario");
+    (dir, scenario.to_string_lossy().to_string(), text)
+}
+
+/// Issue 40 item 5: a trace_file that is a FIFO (or /dev/stdin, a device, a folder) is
+/// refused at once, as a scenario file is, instead of blocking in open() for a writer.
+#[cfg(unix)]
+#[test]
+fn a_trace_file_that_is_not_a_regular_file_is_refused_without_blocking() {
+    let dir = std::env::temp_dir().join(format!("vho-trace-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let fifo = dir.join("t.fifo");
+    let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("path");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    for (given, kind) in [
+        (fifo.to_string_lossy().to_string(), "a FIFO"),
+        ("/dev/zero".to_string(), "a device"),
+        (dir.to_string_lossy().to_string(), "a directory"),
+    ] {
+        let (_, label, text) = trace_scenario("trace-fifo-s", &given);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let presets = PresetSet::builtin().expect("presets");
+            let _ = tx.send(load(&label, &text, &[], &presets).map(|_| ()));
+        });
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("loading a trace_file that is {kind} blocked"));
+        let e = got.expect_err("refused").to_string();
+        assert!(
+            e.contains(":41: schedule.trace_file: expected a trace file (a regular file; ")
+                && e.contains(&format!(" is {kind}), got ")),
+            "{e}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(
+        std::env::temp_dir().join(format!("vho-trace-fifo-s-{}", std::process::id())),
+    );
+}
+
 #[test]
 fn a_snap_length_below_the_longest_header_or_above_tcpdumps_largest_is_refused() {
     // record.snaplen: 256 keeps every header vho writes (record::pcap::MIN_SNAPLEN); 262144

@@ -237,14 +237,22 @@ impl Ctx<'_> {
     /// the trace names the trace file and its line.
     fn delivery_trace_file(&self, f: &S) -> R<Arc<[u64]>> {
         let path = trace_path(self.file, f.get_ref());
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let unreadable = |what: String| {
             self.err(
                 f.span(),
                 "schedule.trace_file",
-                format!("a readable trace file ({}: {e})", path.display()),
+                what,
                 Some(format!("{:?}", f.get_ref())),
             )
-        })?;
+        };
+        let text = open_regular(&path)
+            .and_then(|file| {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut &file, &mut text)
+                    .map_err(|e| format!("a readable trace file ({}: {e})", path.display()))?;
+                Ok(text)
+            })
+            .map_err(unreadable)?;
         let ms = parse_mahimahi(&text).map_err(|(line, expected, found)| ScenarioError {
             file: path.display().to_string(),
             line,
@@ -396,6 +404,52 @@ fn trace_path(label: &str, given: &str) -> PathBuf {
         Some(dir) if Path::new(label).is_file() => dir.join(given),
         _ => given.to_path_buf(),
     }
+}
+
+/// Opens `path` for reading if it is a regular file; anything else (a FIFO, `/dev/stdin`, a
+/// device, a directory) is refused without blocking, as `vho.files.read_text` refuses a
+/// scenario: opened with O_NONBLOCK (so that a FIFO without a writer does not wait for one),
+/// then its type checked on the open file. The error is what was expected, for the message.
+fn open_regular(path: &Path) -> Result<std::fs::File, String> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NONBLOCK);
+    let file = opts
+        .open(path)
+        .map_err(|e| format!("a readable trace file ({}: {e})", path.display()))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("a readable trace file ({}: {e})", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "a trace file (a regular file; {} is {})",
+            path.display(),
+            file_kind(&meta.file_type())
+        ));
+    }
+    Ok(file)
+}
+
+/// What a path that is not a regular file is, in words (as `vho.files._kind`).
+fn file_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        return "a directory";
+    }
+    "not a regular file"
 }
 
 /// mm-link's trace format, checked as `LinkQueue`'s constructor checks it (link_queue.cc):

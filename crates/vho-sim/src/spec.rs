@@ -311,9 +311,9 @@ pub struct ScheduleSpec {
     /// A loss probability per packet (Bernoulli), where the direction's `loss_at` puts it.
     pub loss: Option<Level<f64>>,
     pub state: Option<crate::link::change::LinkState>,
-    /// A Mahimahi packet-delivery trace (its lines' millisecond offsets) serialising the
-    /// direction from `at` on, instead of a rate (`link::trace`).
-    pub trace: Option<std::sync::Arc<[u64]>>,
+    /// A Mahimahi packet-delivery trace (its lines' millisecond offsets, compacted)
+    /// serialising the direction from `at` on, instead of a rate (`link::trace`).
+    pub trace: Option<crate::link::trace::Opportunities>,
     /// The block error rate of the direction's RLC-AM bearer (`link::rlc_am`), in steps of
     /// `step` along a ramp.
     pub bler: Option<Level<f64>>,

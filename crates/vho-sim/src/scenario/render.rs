@@ -337,7 +337,7 @@ fn schedule(o: &mut String, s: &ScheduleSpec, link: &str) {
         let _ = writeln!(o, "state = {}", q(st.name()));
     }
     if let Some(t) = &s.trace {
-        let ms: Vec<String> = t.iter().map(|m| m.to_string()).collect();
+        let ms: Vec<String> = t.iter_ms().map(|m| m.to_string()).collect();
         let _ = writeln!(o, "trace = [{}]", ms.join(", "));
     }
     o.push('\n');

@@ -11,7 +11,7 @@
 
 use super::{Event, World};
 use crate::link::change::{LinkState, LossLevel};
-use crate::link::trace::DeliveryTrace;
+use crate::link::trace::{DeliveryTrace, Opportunities};
 use crate::link::DropCause;
 use crate::net::routes::{dir_index, DirIdx};
 use crate::rng::Rng;
@@ -21,7 +21,7 @@ use crate::time::{Dur, Time};
 #[derive(Clone, Debug)]
 enum Action {
     Rate(u64),
-    Trace(std::sync::Arc<[u64]>),
+    Trace(Opportunities),
     Delay(Dur),
     Loss(LossLevel),
     State(LinkState),
@@ -176,10 +176,7 @@ impl World {
         let dir = &mut self.dirs[d as usize];
         match step.action {
             Action::Rate(r) => dir.set_rate(now, r),
-            Action::Trace(ms) => {
-                let trace = DeliveryTrace::new(&ms).expect("invariant: checked at load");
-                dir.set_trace(now, trace);
-            }
+            Action::Trace(ops) => dir.set_trace(now, DeliveryTrace::from_opportunities(ops)),
             Action::Delay(x) => dir.set_delay(now, x),
             Action::Loss(level) => {
                 // The stream the link's own loss model would draw from (`world::build`).
@@ -362,7 +359,8 @@ mod tests {
         let spec = wlan_with(|s| {
             s.at = Time::ZERO;
             s.ba = false;
-            s.trace = Some((1..=250).map(|k| 4 * k).collect::<Vec<u64>>().into());
+            let ms: Vec<u64> = (1..=250).map(|k| 4 * k).collect();
+            s.trace = Some(crate::link::trace::Opportunities::new(&ms).expect("valid"));
         });
         let out = run(&spec, Vec::new()).expect("runs");
         let f = &out.summary.flows[0];

@@ -508,7 +508,20 @@ pub fn keys() -> Vec<KeyDoc> {
             "trace_file",
             "path",
             "none",
-            "the same trace read from a Mahimahi trace file (one millisecond offset per line,              as mm-link's --downlink/--uplink files), relative to the scenario file's folder;              an error in it names the trace file and line",
+            "the same trace read from a Mahimahi trace file (one millisecond offset per line, \
+             as mm-link's --downlink/--uplink files), relative to the scenario file's folder; \
+             a regular file of at most 64 MiB (MAX_TRACE_FILE_BYTES); an error in it names the \
+             trace file and line. scenario.resolved.toml names the file by its absolute path \
+             with its trace_sha256 rather than inlining the trace",
+        ),
+        k(
+            "schedule",
+            "trace_sha256",
+            "64 hex digits",
+            "none",
+            "the SHA-256 of the trace_file's bytes (as sha256sum prints it): a scenario that \
+             gives it runs only with that very trace, and is refused if the file changed; \
+             scenario.resolved.toml writes it beside every trace_file",
         ),
         k(
             "schedule",

@@ -1093,6 +1093,82 @@ fn a_trace_file_is_bounded_and_kept_compacted() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Issue 40 item 24: the resolved scenario of a run with a trace_file names the file (its
+/// absolute path) and its SHA-256 instead of inlining the trace, so it stays small and
+/// re-runs from anywhere; a re-run checks the digest and refuses a changed file.
+#[test]
+fn a_resolved_scenario_names_its_trace_file_by_path_and_digest_and_reruns() {
+    let (dir, label, text) = trace_scenario("trace-resolved", "t.down");
+    let presets = PresetSet::builtin().expect("presets");
+    let trace = dir.join("t.down");
+    // 200,000 lines (1.2 MB: inlined, the resolved scenario passed the 1 MiB limit).
+    let lines: String = (0..200_000u64)
+        .map(|i| format!("{}\n", 1 + i / 10))
+        .collect();
+    std::fs::write(&trace, &lines).expect("write trace");
+    let s = load(&label, &text, &[], &presets).expect("valid");
+    let resolved = super::render::to_toml(&s);
+    assert!(resolved.len() < 64 << 10, "{} bytes", resolved.len());
+    let abs = std::path::absolute(&trace).expect("absolute");
+    // `printf '1\n...' | sha256sum` of the file's bytes.
+    let mut sha = super::sha256::Sha256::default();
+    sha.update(lines.as_bytes());
+    let digest = sha.hex();
+    assert!(
+        resolved.contains(&format!(
+            "trace_file = {}\ntrace_sha256 = \"{digest}\"\n",
+            toml::Value::String(abs.to_string_lossy().into_owned())
+        )),
+        "{resolved}"
+    );
+    // Re-run from another folder: the same scenario (hash) and trace.
+    let again = load("elsewhere/scenario.resolved.toml", &resolved, &[], &presets)
+        .expect("the resolved scenario loads");
+    let norm = |mut s: Spec| {
+        for l in &mut s.links {
+            l.preset = None; // the preset's values are written out, its name not
+        }
+        hash(&s)
+    };
+    assert_eq!(norm(again.clone()), norm(s.clone()));
+    assert_eq!(again.schedules[1].trace, s.schedules[1].trace);
+    let again_text = super::render::to_toml(&again);
+    assert_eq!(
+        again_text
+            .lines()
+            .filter(|l| l.starts_with("trace"))
+            .count(),
+        2
+    );
+    assert!(resolved
+        .lines()
+        .all(|l| !l.starts_with("trace") || again_text.contains(l)));
+    // The trace file changed since: refused on the trace_sha256 line, naming both digests.
+    std::fs::write(&trace, "1\n2\n").expect("rewrite trace");
+    let e = load("r.toml", &resolved, &[], &presets)
+        .expect_err("changed")
+        .to_string();
+    assert!(
+        e.starts_with("r.toml:")
+            && e.contains(": schedule.trace_sha256: expected the SHA-256 of ")
+            && e.contains(&format!("got \"{digest}\", the file's is \"")),
+        "{e}"
+    );
+    // A digest with no trace_file to check it against.
+    let lone = text.replace(
+        "trace_file = \"t.down\"",
+        &format!("state = \"outage\"\ntrace_sha256 = \"{digest}\""),
+    );
+    let e = load(&label, &lone, &[], &presets)
+        .expect_err("lone digest")
+        .to_string();
+    assert!(
+        e.contains(":42: schedule.trace_sha256: expected a trace_file beside it"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_snap_length_below_the_longest_header_or_above_tcpdumps_largest_is_refused() {
     // record.snaplen: 256 keeps every header vho writes (record::pcap::MIN_SNAPLEN); 262144

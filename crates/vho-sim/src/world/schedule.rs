@@ -230,6 +230,7 @@ mod tests {
             loss: None,
             state: None,
             trace: None,
+            trace_source: None,
             bler: None,
             ber: None,
         };

@@ -103,10 +103,21 @@ impl Ctx<'_> {
                     ));
                 }
             }
-            let trace = match (&st.trace, &st.trace_file) {
-                (None, None) => None,
-                (Some(t), None) => Some(self.delivery_trace(t)?),
-                (None, Some(f)) => Some(self.delivery_trace_file(f)?),
+            if let (Some(h), None) = (&st.trace_sha256, &st.trace_file) {
+                return Err(self.err(
+                    h.span(),
+                    "schedule.trace_sha256",
+                    "a trace_file beside it (the digest it is checked against)",
+                    Some(format!("{:?}", h.get_ref())),
+                ));
+            }
+            let (trace, trace_source) = match (&st.trace, &st.trace_file) {
+                (None, None) => (None, None),
+                (Some(t), None) => (Some(self.delivery_trace(t)?), None),
+                (None, Some(f)) => {
+                    let (ops, src) = self.delivery_trace_file(f, st.trace_sha256.as_ref())?;
+                    (Some(ops), Some(src))
+                }
                 (Some(_), Some(f)) => {
                     return Err(self.err(
                         f.span(),
@@ -176,6 +187,7 @@ impl Ctx<'_> {
                 loss,
                 state,
                 trace,
+                trace_source,
                 bler,
                 ber,
             });
@@ -242,8 +254,13 @@ impl Ctx<'_> {
     /// offset per line; `link_queue.cc`'s constructor): the path relative to the scenario
     /// file's folder (or to the working folder for a scenario given as text). An error in
     /// the trace names the trace file and its line. At most [`MAX_TRACE_FILE_BYTES`], read
-    /// a line at a time.
-    fn delivery_trace_file(&self, f: &S) -> R<Opportunities> {
+    /// a line at a time. With its absolute path and SHA-256 (`spec::TraceSource`), checked
+    /// against `trace_sha256` if given (a resolved scenario's: the same trace, or an error).
+    fn delivery_trace_file(
+        &self,
+        f: &S,
+        sha256: Option<&S>,
+    ) -> R<(Opportunities, crate::spec::TraceSource)> {
         let path = trace_path(self.file, f.get_ref());
         let unreadable = |what: String| {
             self.err(
@@ -274,7 +291,7 @@ impl Ctx<'_> {
             1 << 16,
             std::io::Read::take(file, MAX_TRACE_FILE_BYTES + 1),
         );
-        parse_mahimahi(reader).map_err(|e| match e {
+        let (ops, digest) = parse_mahimahi(reader).map_err(|e| match e {
             TraceError::Read(e) => {
                 unreadable(format!("a readable trace file ({}: {e})", path.display()))
             }
@@ -286,7 +303,27 @@ impl Ctx<'_> {
                 expected,
                 found,
             },
-        })
+        })?;
+        if let Some(h) = sha256 {
+            if !h.get_ref().eq_ignore_ascii_case(&digest) {
+                return Err(self.err(
+                    h.span(),
+                    "schedule.trace_sha256",
+                    format!(
+                        "the SHA-256 of {} (the trace as the scenario was resolved; the file \
+                         changed since)",
+                        path.display()
+                    ),
+                    Some(format!("{:?}, the file's is {digest:?}", h.get_ref())),
+                ));
+            }
+        }
+        let absolute = std::path::absolute(&path).unwrap_or(path);
+        let source = crate::spec::TraceSource {
+            path: absolute.to_string_lossy().into_owned(),
+            sha256: digest,
+        };
+        Ok((ops, source))
     }
 
     /// A scheduled value: one, or with `until` a pair `[from, to]`.
@@ -491,8 +528,10 @@ enum TraceError {
 /// empty line; nondecreasing; the last above zero. Lines end in `\n` or `\r\n`. The rest
 /// is refused with its line. Read a line at a time (the text is never held whole), at most
 /// [`MAX_TRACE_FILE_BYTES`].
-fn parse_mahimahi(mut r: impl BufRead) -> Result<Opportunities, TraceError> {
+/// With the SHA-256 of the bytes read.
+fn parse_mahimahi(mut r: impl BufRead) -> Result<(Opportunities, String), TraceError> {
     let mut ops = OpportunitiesBuilder::default();
+    let mut sha = super::super::sha256::Sha256::default();
     let mut last_line = None;
     let (mut buf, mut read, mut i) = (Vec::new(), 0u64, 0usize);
     loop {
@@ -505,6 +544,7 @@ fn parse_mahimahi(mut r: impl BufRead) -> Result<Opportunities, TraceError> {
         if read > MAX_TRACE_FILE_BYTES {
             return Err(TraceError::TooLarge);
         }
+        sha.update(&buf);
         i += 1;
         let mut l = &buf[..];
         if let Some(rest) = l.strip_suffix(b"\n") {
@@ -531,12 +571,13 @@ fn parse_mahimahi(mut r: impl BufRead) -> Result<Opportunities, TraceError> {
             .map_err(|(expected, found)| TraceError::At(Some(i), expected, Some(found)))?;
         last_line = Some(i);
     }
-    ops.finish().map_err(|expected| {
+    let ops = ops.finish().map_err(|expected| {
         let found = if last_line.is_none() {
             "an empty file"
         } else {
             "a last offset of 0"
         };
         TraceError::At(last_line, expected, Some(found.into()))
-    })
+    })?;
+    Ok((ops, sha.hex()))
 }

@@ -455,7 +455,8 @@ pub fn keys() -> Vec<KeyDoc> {
             "100 ms",
             "a rate, delay, bler or ber ramp changes in steps this far apart, each to the line's value at \
              its instant (vho's choice: a packet's time on the air is fixed from one rate when \
-             it starts); a loss ramp is exact per packet",
+             it starts); at least 1 ms (finer only multiplies events); steps are made as they \
+             fall due, so a long ramp costs no memory; a loss ramp is exact per packet",
         ),
         k(
             "schedule",

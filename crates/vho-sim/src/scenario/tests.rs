@@ -275,6 +275,11 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:41: schedule.trace: expected millisecond offsets in nondecreasing order, got [3, 1]"),
         ("a delivery trace with until", &format!("{GOOD}{}", SCHED.replace("state = \"outage\"", "trace = [1, 2]")), &[],
             "s.toml:42: schedule.trace: expected no `until` or `rate` beside a trace (it replaces the rate from `at` on), got [1, 2]"),
+        // Issue 40 item 12: a step of 1 ns ended in SIGABRT (a billion steps a second).
+        ("a ramp step below the floor", &format!("{GOOD}{}", SCHED.replace("until = \"3 s\"\n", "until = \"3 s\"\nstep = \"1 ns\"\n")), &[],
+            "s.toml:35: schedule.step: expected at least 1 ms (MIN_RAMP_STEP_MS: each step is an event per direction; finer than a millisecond a ramp only multiplies events), got \"1 ns\""),
+        ("a ramp step of 999 us set on the command line", &format!("{GOOD}{SCHED}"), &["schedule.0.step=\"999 us\""],
+            "--set schedule.0.step=\"999 us\": schedule.step: expected at least 1 ms (MIN_RAMP_STEP_MS: each step is an event per direction; finer than a millisecond a ramp only multiplies events), got \"999 us\""),
         ("an unknown link state", &format!("{GOOD}{}", SCHED.replace("\"outage\"", "\"flaky\"")), &[],
             "s.toml:42: schedule.state: expected one of up, outage, blackhole, down, got \"flaky\""),
         // link::layer: the link layer's keys, each where it was given.

@@ -12,6 +12,12 @@ use std::path::{Path, PathBuf};
 /// second per direction. A loss ramp is exact per packet and has no steps.
 pub const DEFAULT_RAMP_STEP_MS: u64 = 100;
 
+/// The shortest `step`: 1 ms. A step is an event per direction that re-times the link; below
+/// a millisecond (the resolution of a Mahimahi trace, far under any RTT or link-layer timer)
+/// a ramp is no smoother for TCP, it only multiplies events (`step = "1 ns"` was a billion a
+/// simulated second).
+pub const MIN_RAMP_STEP_MS: u64 = 1;
+
 /// The largest `trace_file` read: 64 MiB. mm-link's traces are a line per 1504-byte
 /// opportunity, a few bytes each: 64 MiB holds over 10 million opportunities, 15 GB
 /// delivered (a minute at 2 Gb/s). The bound keeps a file that never ends, or a huge one,
@@ -158,11 +164,15 @@ impl Ctx<'_> {
                 }
                 Some(s) => {
                     let d = self.with(s, "schedule.step", units::duration)?;
-                    if d == Dur::ZERO {
+                    if d < Dur::from_millis(MIN_RAMP_STEP_MS) {
                         return Err(self.err(
                             s.span(),
                             "schedule.step",
-                            "a positive time",
+                            format!(
+                                "at least {MIN_RAMP_STEP_MS} ms (MIN_RAMP_STEP_MS: each step is \
+                                 an event per direction; finer than a millisecond a ramp only \
+                                 multiplies events)"
+                            ),
                             Some(format!("{:?}", s.get_ref())),
                         ));
                     }

@@ -554,8 +554,10 @@ pub fn keys() -> Vec<KeyDoc> {
             "size",
             SIZE,
             "required for TCP; TFRC: unbounded",
-            "bytes to transfer (up to 2^63); a TFRC flow without it sends until run.stop; a \
-             Pareto flow takes none (it sends until run.stop)",
+            "bytes to transfer (up to 2^63); a TFRC flow without it sends until run.stop; with \
+             it, the packets that carry it and no more, and completes when the last has been \
+             delivered or dropped (TFRC does not retransmit: bytes_received tells what \
+             arrived); a Pareto flow takes none (it sends until run.stop)",
         ),
         k(
             "flow",

@@ -257,6 +257,11 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:34: mipv6.router.ra_max: expected at least 70 ms (RFC 6275 §7.5's MaxRtrAdvInterval floor), got 0.05 s"),
         ("a MinDelayBetweenRAs below RFC 6275's floor", &format!("{GOOD}\n[mipv6]\n[[mipv6.router]]\nlink = \"wlan\"\nmin_delay_between_ras = \"1 ms\"\n"), &[],
             "s.toml:33: mipv6.router.min_delay_between_ras: expected at least 30 ms (RFC 6275 §7.5, §13), got \"1 ms\""),
+        // Issue 40 item 21: a home agent that cannot forward, a correspondent that ends no flow.
+        ("a host as home agent", &format!("{GOOD}\n[mipv6]\nhome_agent = \"ch\"\n"), &[],
+            "s.toml:31: mipv6.home_agent: expected a router (a home agent forwards the home network's packets through its tunnel; a host or a mobile forwards none, so the mobile never registers), got \"ch\", a host"),
+        ("a router as correspondent", &format!("{GOOD}\n[mipv6]\ncorrespondents = [\"ch\", \"ha\"]\n"), &[],
+            "s.toml:31: mipv6.correspondents: expected hosts (a correspondent is the fixed end of a flow, which answers return routability; a router or a mobile never does), got \"ha\", a router"),
         ("a schedule on an unknown link", &format!("{GOOD}{}", SCHED.replace("link = \"gprs\"", "link = \"lte\"")), &[],
             "s.toml:31: schedule.link: expected a link: one of wired, gprs, wlan, got \"lte\""),
         ("a negative scheduled rate", &format!("{GOOD}\n[[schedule]]\nlink = \"gprs\"\nat = \"1 s\"\nrate = \"-5 Mb/s\"\n"), &[],

@@ -227,6 +227,40 @@ def _in_thread(fn, *args):
     return box["value"]
 
 
+#: Rows per Parquet row group, the bound on what is converted to Arrow at once when a series
+#: is written (pyarrow's own default row group, so a file is as ``DataFrame.to_parquet`` wrote
+#: it).
+ROW_GROUP_ROWS = 1 << 20
+
+
+def _columns(cols: dict) -> dict:
+    """A series' columns from the core (each the bytes of its values as little-endian f64, 8
+    bytes a row: ``vho-py``'s ``run::column``) as numpy arrays, without copying them."""
+    import numpy as np
+
+    return {k: np.frombuffer(v, dtype="<f8") for k, v in cols.items()}
+
+
+def _to_parquet(df: pd.DataFrame, path: Path) -> None:
+    """``df.to_parquet(path, index=False)``, converted to Arrow one row group at a time: the
+    same rows and schema (and for up to ``ROW_GROUP_ROWS`` rows the same file) without a
+    whole copy of a long series in Arrow's memory beside the frame."""
+    if len(df) <= ROW_GROUP_ROWS:
+        df.to_parquet(path, index=False)
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    first = pa.Table.from_pandas(df.iloc[:ROW_GROUP_ROWS], preserve_index=False)
+    with pq.ParquetWriter(path, first.schema, compression="snappy") as w:
+        w.write_table(first, row_group_size=ROW_GROUP_ROWS)
+        del first
+        for start in range(ROW_GROUP_ROWS, len(df), ROW_GROUP_ROWS):
+            chunk = df.iloc[start : start + ROW_GROUP_ROWS]
+            t = pa.Table.from_pandas(chunk, schema=w.schema, preserve_index=False)
+            w.write_table(t, row_group_size=ROW_GROUP_ROWS)
+
+
 def _frames(
     raw: dict, summary: dict
 ) -> tuple[dict, pd.DataFrame | None, dict, pd.DataFrame | None]:
@@ -244,7 +278,7 @@ def _frames(
     for name, cols in zip(names, raw["tcp_series"], strict=True):
         if cols is None:
             continue
-        df = pd.DataFrame(cols)
+        df = pd.DataFrame(_columns(cols))
         df.insert(0, "t_s", df.pop("t_ns") / 1e9)
         for c in ("srtt", "rttvar", "rto"):
             df[f"{c}_s"] = df.pop(f"{c}_ns") / 1e9
@@ -253,13 +287,19 @@ def _frames(
         tcp[name] = df
     queues = None
     if raw["queue_series"] is not None:
-        q = pd.DataFrame(raw["queue_series"])
+        import numpy as np
+
+        # The core's bytes are let go once in the frame (a long run's queue series is most of
+        # its memory).
+        q = pd.DataFrame(_columns(raw.pop("queue_series")))
+        raw["queue_series"] = None
         links = summary["links"]
-        d = q.pop("dir").astype("int64")
+        d = q.pop("dir").astype("int64").to_numpy()
+        # One str object per link direction, picked per row (as the lists did, without them).
+        for pos, k in enumerate(("link", "from", "to"), start=1):
+            by_dir = np.array([link[k] for link in links], dtype=object)
+            q.insert(pos, k, by_dir[d])
         q.insert(0, "t_s", q.pop("t_ns") / 1e9)
-        q.insert(1, "link", [links[i]["link"] for i in d])
-        q.insert(2, "from", [links[i]["from"] for i in d])
-        q.insert(3, "to", [links[i]["to"] for i in d])
         q["packets"] = q["packets"].astype("int64")
         q["bytes"] = q["bytes"].astype("int64")
         queues = q
@@ -289,7 +329,7 @@ def _per_flow_frame(
     for name, cols in zip(names, series, strict=True):
         if cols is None:
             continue
-        df = pd.DataFrame(cols)
+        df = pd.DataFrame(_columns(cols))
         df.insert(0, "t_s", df.pop("t_ns") / 1e9)
         for c in ns_cols:
             df[c.removesuffix("_ns") + "_s"] = df.pop(c) / 1e9
@@ -413,22 +453,20 @@ def run(
                 import pandas as pd
 
                 frames = [df.assign(flow=name) for name, df in tcp.items()]
-                pd.concat(frames, ignore_index=True).to_parquet(
-                    stage / "series_tcp.parquet", index=False
-                )
+                _to_parquet(pd.concat(frames, ignore_index=True), stage / "series_tcp.parquet")
             tfrc = _tfrc_frame(raw, summary)
             if tfrc is not None:
-                tfrc.to_parquet(stage / "series_tfrc.parquet", index=False)
+                _to_parquet(tfrc, stage / "series_tfrc.parquet")
             cross = _cross_frame(raw, summary)
             if cross is not None:
-                cross.to_parquet(stage / "series_cross.parquet", index=False)
+                _to_parquet(cross, stage / "series_cross.parquet")
             probe = _probe_frame(raw, summary)
             if probe is not None:
-                probe.to_parquet(stage / "series_probe.parquet", index=False)
+                _to_parquet(probe, stage / "series_probe.parquet")
             if queues is not None:
-                queues.to_parquet(stage / "series_queues.parquet", index=False)
+                _to_parquet(queues, stage / "series_queues.parquet")
             if drops is not None:
-                drops.to_parquet(stage / "series_drops.parquet", index=False)
+                _to_parquet(drops, stage / "series_drops.parquet")
             if plot:
                 _plot_sequences(stage, raw["capture_nodes"], summary, tcp, drops)
             resolved = _native.resolve_scenario(label, text, overrides, seed)

@@ -330,14 +330,34 @@ pub struct ScheduleSpec {
     /// A loss probability per packet (Bernoulli), where the direction's `loss_at` puts it.
     pub loss: Option<Level<f64>>,
     pub state: Option<crate::link::change::LinkState>,
-    /// A Mahimahi packet-delivery trace (its lines' millisecond offsets) serialising the
-    /// direction from `at` on, instead of a rate (`link::trace`).
-    pub trace: Option<std::sync::Arc<[u64]>>,
+    /// A Mahimahi packet-delivery trace (its lines' millisecond offsets, compacted)
+    /// serialising the direction from `at` on, instead of a rate (`link::trace`).
+    pub trace: Option<crate::link::trace::Opportunities>,
+    /// The file the trace was read from (`trace_file`), written into the resolved scenario
+    /// with its SHA-256 instead of the trace itself.
+    pub trace_source: Option<TraceSource>,
     /// The block error rate of the direction's RLC-AM bearer (`link::rlc_am`), in steps of
     /// `step` along a ramp.
     pub bler: Option<Level<f64>>,
     /// The bit error rate of the direction's DCF station (`link::dcf`), in steps likewise.
     pub ber: Option<Level<f64>>,
+}
+
+/// Where a schedule's trace was read: the trace file's absolute path and the SHA-256 of its
+/// bytes (`scenario.resolved.toml` names the file and its digest, which a re-run checks,
+/// instead of inlining millions of lines past the scenario size limit). Not part of the
+/// scenario's hash (its `Debug` form shows neither): the trace's content is, through
+/// `Opportunities`, so the hash does not depend on where the file is.
+#[derive(Clone, PartialEq)]
+pub struct TraceSource {
+    pub path: String,
+    pub sha256: String,
+}
+
+impl std::fmt::Debug for TraceSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TraceSource")
+    }
 }
 
 /// A scheduled value: set at `at`, or ramped linearly from the first to the second between

@@ -24,17 +24,131 @@ use std::sync::Arc;
 /// `src/frontend/link_queue.hh`).
 pub const MAHIMAHI_PACKET_SIZE: u32 = 1504;
 
+/// A trace's delivery opportunities, compacted: each distinct millisecond offset once, with
+/// how many opportunities it holds (a fast link's trace repeats each offset many times: a line
+/// per 1504 bytes). 12 bytes per distinct offset, however many lines the file had; shared
+/// (`Arc`) between the scenario and every direction the trace drives.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Opportunities {
+    /// The distinct offsets (ms), increasing (a repeat past `u32::MAX` opportunities starts a
+    /// second entry with the same offset).
+    ms: Arc<[u64]>,
+    /// How many opportunities each offset holds (at least 1).
+    count: Arc<[u32]>,
+}
+
+/// [`Opportunities`] built line by line, checked as mm-link checks a trace (`new`).
+#[derive(Default)]
+pub struct OpportunitiesBuilder {
+    ms: Vec<u64>,
+    count: Vec<u32>,
+}
+
+impl OpportunitiesBuilder {
+    /// One more opportunity at `ms`; an offset below the last one is refused (what was
+    /// expected, and what was found).
+    pub fn push(&mut self, ms: u64) -> Result<(), (String, String)> {
+        match (self.ms.last(), self.count.last_mut()) {
+            (Some(&last), _) if ms < last => Err((
+                "millisecond offsets in nondecreasing order".into(),
+                format!("{ms} after {last}"),
+            )),
+            (Some(&last), Some(n)) if ms == last && *n < u32::MAX => {
+                *n += 1;
+                Ok(())
+            }
+            _ => {
+                self.ms.push(ms);
+                self.count.push(1);
+                Ok(())
+            }
+        }
+    }
+
+    /// The opportunities, unless there are none or the last is at 0 ms.
+    pub fn finish(self) -> Result<Opportunities, String> {
+        match self.ms.last() {
+            None => Err("at least one delivery opportunity".into()),
+            Some(0) => Err("a trace lasting more than 0 ms".into()),
+            Some(_) => Ok(Opportunities {
+                ms: self.ms.into(),
+                count: self.count.into(),
+            }),
+        }
+    }
+}
+
+impl Opportunities {
+    /// From the lines' offsets, as mm-link checks them: not empty, nondecreasing, lasting
+    /// more than zero.
+    pub fn new(ms: &[u64]) -> Result<Opportunities, String> {
+        let mut b = OpportunitiesBuilder::default();
+        for &m in ms {
+            b.push(m).map_err(|(expected, _)| expected)?;
+        }
+        b.finish()
+    }
+
+    /// Every opportunity's offset (ms), in order: the trace's lines.
+    pub fn iter_ms(&self) -> impl Iterator<Item = u64> + '_ {
+        self.ms
+            .iter()
+            .zip(self.count.iter())
+            .flat_map(|(&m, &n)| std::iter::repeat_n(m, n as usize))
+    }
+
+    /// How many opportunities (lines) in one period.
+    pub fn len(&self) -> u64 {
+        self.count.iter().map(|&n| n as u64).sum()
+    }
+
+    /// How many distinct offsets are kept (the memory held: 12 bytes each).
+    pub fn distinct(&self) -> usize {
+        self.ms.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ms.is_empty()
+    }
+
+    /// The offset (ns) of distinct entry `i`.
+    fn ns(&self, i: usize) -> u64 {
+        self.ms[i].saturating_mul(1_000_000)
+    }
+}
+
+/// Short: the number of opportunities, the period and a digest of them (FNV-1a), never the
+/// offsets themselves (a scenario's hash is of its `Debug` form, and a trace may have
+/// millions of lines).
+impl std::fmt::Debug for Opportunities {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for (m, n) in self.ms.iter().zip(self.count.iter()) {
+            for b in m.to_le_bytes().into_iter().chain(n.to_le_bytes()) {
+                h ^= b as u64;
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+        f.debug_struct("Opportunities")
+            .field("lines", &self.len())
+            .field("last_ms", &self.ms.last())
+            .field("fnv1a64", &format_args!("{h:016x}"))
+            .finish()
+    }
+}
+
 /// A delivery trace and how far the direction has used it.
 #[derive(Clone, Debug)]
 pub struct DeliveryTrace {
-    /// The opportunities' offsets from the start of a period, in ns.
-    offsets: Arc<[u64]>,
+    ops: Opportunities,
     /// The trace's length: its last offset (ns).
     period: u64,
     /// Start of the current period (ns).
     base: u64,
-    /// The next opportunity not yet used or burnt.
+    /// The distinct offset of the next opportunity not yet used or burnt, and how many of
+    /// that offset's opportunities are.
     next: usize,
+    used: u32,
     /// Bytes the last opportunity used has left, and its instant.
     left: u32,
     last_at: Time,
@@ -44,30 +158,25 @@ impl DeliveryTrace {
     /// A trace from its millisecond offsets, as mm-link checks them: not empty,
     /// nondecreasing, lasting more than zero.
     pub fn new(ms: &[u64]) -> Result<DeliveryTrace, String> {
-        if ms.is_empty() {
-            return Err("at least one delivery opportunity".into());
-        }
-        if ms.windows(2).any(|w| w[1] < w[0]) {
-            return Err("millisecond offsets in nondecreasing order".into());
-        }
-        let last = *ms.last().expect("invariant: not empty");
-        if last == 0 {
-            return Err("a trace lasting more than 0 ms".into());
-        }
-        let offsets: Arc<[u64]> = ms.iter().map(|&m| m.saturating_mul(1_000_000)).collect();
-        Ok(DeliveryTrace {
-            period: offsets[offsets.len() - 1],
-            offsets,
+        Opportunities::new(ms).map(DeliveryTrace::from_opportunities)
+    }
+
+    /// A trace of checked opportunities (`Opportunities` cannot be empty or last 0 ms).
+    pub fn from_opportunities(ops: Opportunities) -> DeliveryTrace {
+        DeliveryTrace {
+            period: ops.ns(ops.ms.len() - 1),
+            ops,
             base: 0,
             next: 0,
+            used: 0,
             left: 0,
             last_at: Time::ZERO,
-        })
+        }
     }
 
     /// The mean rate the trace delivers (bit/s), for what asks a direction its rate.
     pub fn mean_rate_bps(&self) -> u64 {
-        let bits = self.offsets.len() as u128 * MAHIMAHI_PACKET_SIZE as u128 * 8;
+        let bits = self.ops.len() as u128 * MAHIMAHI_PACKET_SIZE as u128 * 8;
         ((bits * 1_000_000_000) / self.period as u128).max(1) as u64
     }
 
@@ -79,14 +188,18 @@ impl DeliveryTrace {
     }
 
     fn at(&self, i: usize) -> u64 {
-        self.base + self.offsets[i]
+        self.base + self.ops.ns(i)
     }
 
     fn step(&mut self) {
-        self.next += 1;
-        if self.next == self.offsets.len() {
-            self.next = 0;
-            self.base += self.period;
+        self.used += 1;
+        if self.used == self.ops.count[self.next] {
+            self.used = 0;
+            self.next += 1;
+            if self.next == self.ops.ms.len() {
+                self.next = 0;
+                self.base += self.period;
+            }
         }
     }
 
@@ -128,15 +241,21 @@ impl DeliveryTrace {
             let periods = (t - self.base) / self.period - 1;
             self.base += periods * self.period;
             self.next = 0;
+            self.used = 0;
         }
         loop {
             let (base, from) = (self.base, self.next);
-            let skip = self.offsets[from..].partition_point(|&x| !usable(base + x));
-            self.next = from + skip;
-            if self.next < self.offsets.len() {
+            let skip = self.ops.ms[from..]
+                .partition_point(|&m| !usable(base + m.saturating_mul(1_000_000)));
+            if skip > 0 {
+                self.next = from + skip;
+                self.used = 0;
+            }
+            if self.next < self.ops.ms.len() {
                 return;
             }
             self.next = 0;
+            self.used = 0;
             self.base += self.period;
         }
     }

@@ -11,6 +11,7 @@ pub mod reference;
 pub mod render;
 pub mod resolve;
 pub mod schema;
+pub mod sha256;
 pub mod units;
 
 pub use error::ScenarioError;

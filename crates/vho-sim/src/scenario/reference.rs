@@ -469,7 +469,8 @@ pub fn keys() -> Vec<KeyDoc> {
             "100 ms",
             "a rate, delay, bler or ber ramp changes in steps this far apart, each to the line's value at \
              its instant (vho's choice: a packet's time on the air is fixed from one rate when \
-             it starts); a loss ramp is exact per packet",
+             it starts); at least 1 ms (finer only multiplies events); steps are made as they \
+             fall due, so a long ramp costs no memory; a loss ramp is exact per packet",
         ),
         k(
             "schedule",
@@ -522,7 +523,20 @@ pub fn keys() -> Vec<KeyDoc> {
             "trace_file",
             "path",
             "none",
-            "the same trace read from a Mahimahi trace file (one millisecond offset per line,              as mm-link's --downlink/--uplink files), relative to the scenario file's folder;              an error in it names the trace file and line",
+            "the same trace read from a Mahimahi trace file (one millisecond offset per line, \
+             as mm-link's --downlink/--uplink files), relative to the scenario file's folder; \
+             a regular file of at most 64 MiB (MAX_TRACE_FILE_BYTES); an error in it names the \
+             trace file and line. scenario.resolved.toml names the file by its absolute path \
+             with its trace_sha256 rather than inlining the trace",
+        ),
+        k(
+            "schedule",
+            "trace_sha256",
+            "64 hex digits",
+            "none",
+            "the SHA-256 of the trace_file's bytes (as sha256sum prints it): a scenario that \
+             gives it runs only with that very trace, and is refused if the file changed; \
+             scenario.resolved.toml writes it beside every trace_file",
         ),
         k(
             "schedule",
@@ -554,8 +568,10 @@ pub fn keys() -> Vec<KeyDoc> {
             "size",
             SIZE,
             "required for TCP; TFRC: unbounded",
-            "bytes to transfer (up to 2^63); a TFRC flow without it sends until run.stop; a \
-             Pareto flow takes none (it sends until run.stop)",
+            "bytes to transfer (up to 2^63); a TFRC flow without it sends until run.stop; with \
+             it, the packets that carry it and no more, and completes when the last has been \
+             delivered or dropped (TFRC does not retransmit: bytes_received tells what \
+             arrived); a Pareto flow takes none (it sends until run.stop)",
         ),
         k(
             "flow",
@@ -819,15 +835,15 @@ fn mipv6_keys() -> Vec<KeyDoc> {
     let t = "mipv6";
     let r = "mipv6.router";
     vec![
-        k(t, "home_agent", "a node name", "ha", "the home agent: binding cache, tunnels to the care-of addresses (RFC 6275 §10). With [mipv6] a handover is a link event and Mobile IPv6 signalling as packets; summary.json gives each handover's T_n = t_d + t_c + t_r (Cottingham & Vidales eq. 1-4)"),
+        k(t, "home_agent", "a router's name", "ha", "the home agent, a router: binding cache, tunnels to the care-of addresses (RFC 6275 §10). With [mipv6] a handover is a link event and Mobile IPv6 signalling as packets; summary.json gives each handover's T_n = t_d + t_c + t_r (Cottingham & Vidales eq. 1-4)"),
         k(t, "correspondents", "list of node names", "every fixed host with a flow to or from a mobile", "hosts that answer return routability and keep a binding cache (RFC 6275 §9)"),
         k(t, "detection", "ra-miss | l2-trigger", "ra-miss", "ra-miss: the router is lost after ra_missed advertisement intervals without an advertisement, a new link found by its first advertisement (eq. 2); l2-trigger: the link layer reports links going down or up after l2_delay, and the mobile solicits an advertisement"),
         k(t, "ra_missed", "integer 1-100", "2 (MIPL, 000 l.108-110)", "advertisement intervals without one before the router counts as lost"),
         k(t, "l2_delay", TIME, "0 s", "how late the link layer reports (l2-trigger)"),
         k(t, "dad", "full | optimistic | none", "full", "duplicate address detection on a new link (RFC 4862 §5.4): full sends one Neighbor Solicitation per address, U[0, 1 s) after its start (Linux's addrconf_dad_kick), and takes the address RetransTimer (1 s) after it: the link-local address as the interface comes up (§5.3), then the care-of address once a router is heard; optimistic (RFC 4429) sends one per address at once and uses the addresses meanwhile; none sends nothing"),
         k(t, "preconfigured", "true or false", "true", "interfaces up at time zero have their router and addresses already (000 l.59: GPRS attached \"simultaneously\"); otherwise only the first link has"),
-        k(t, "route_optimisation", "true or false", "true", "after registering with the home agent the mobile runs return routability and sends a Binding Update to each correspondent, which then sends to the care-of address (RFC 6275 §5.2, §9.3.2); T_n ends at the first packet route-optimised to the new care-of address. false: everything goes through the home agent's tunnel and T_n ends at the first packet tunnelled there"),
-        k(t, "ro_start", "after-ba | after-ba-delay | on-traffic | parallel", "after-ba", "when return routability starts: at the home agent's Binding Acknowledgement; ro_delay after it; when a packet from the correspondent then arrives tunnelled; or with the home Binding Update (000 l.106)"),
+        k(t, "route_optimisation", "true or false", "true", "after registering with the home agent the mobile runs return routability and sends a Binding Update to each correspondent, which then sends to the care-of address (RFC 6275 §5.2, §9.3.2); T_n ends at the first packet route-optimised to the new care-of address. false: everything goes through the home agent's tunnel and T_n ends at the first packet tunnelled there; so too with no correspondent to optimise (correspondents empty, as with NEMO's network nodes), and the handover's mipv6.note says why"),
+        k(t, "ro_start", "after-ba | after-ba-delay | on-traffic | parallel", "after-ba", "when return routability starts: at the home agent's Binding Acknowledgement; ro_delay after it; when a packet from the correspondent then arrives tunnelled (at the BA for a correspondent bound to the care-of address left, whose packets never come through the tunnel); or with the home Binding Update (000 l.106)"),
         k(t, "ro_delay", TIME, "0 s", "the wait of after-ba-delay"),
         k(t, "attached", "list of access link names", "every access link", "the mobile's interfaces up at time zero (with the first link); a handover to a link not up brings it up"),
         k(t, "rs_delay", "true or false", "false", "a first Router Solicitation on a new link waits U[0, 1 s] (RFC 4861 §6.3.7)"),

@@ -339,8 +339,11 @@ fn schedule(o: &mut String, s: &ScheduleSpec, link: &str) {
     if let Some(st) = s.state {
         let _ = writeln!(o, "state = {}", q(st.name()));
     }
-    if let Some(t) = &s.trace {
-        let ms: Vec<String> = t.iter().map(|m| m.to_string()).collect();
+    if let Some(src) = &s.trace_source {
+        let _ = writeln!(o, "trace_file = {}", q(&src.path));
+        let _ = writeln!(o, "trace_sha256 = {}", q(&src.sha256));
+    } else if let Some(t) = &s.trace {
+        let ms: Vec<String> = t.iter_ms().map(|m| m.to_string()).collect();
         let _ = writeln!(o, "trace = [{}]", ms.join(", "));
     }
     o.push('\n');

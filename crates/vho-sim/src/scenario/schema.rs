@@ -303,6 +303,7 @@ pub struct ScheduleT {
     pub state: Option<S>,
     pub trace: Option<Spanned<Vec<i64>>>,
     pub trace_file: Option<S>,
+    pub trace_sha256: Option<S>,
     pub bler: Option<Spanned<toml::Value>>,
     pub ber: Option<Spanned<toml::Value>>,
 }

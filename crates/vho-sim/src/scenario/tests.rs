@@ -259,6 +259,11 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:34: mipv6.router.ra_max: expected at least 70 ms (RFC 6275 §7.5's MaxRtrAdvInterval floor), got 0.05 s"),
         ("a MinDelayBetweenRAs below RFC 6275's floor", &format!("{GOOD}\n[mipv6]\n[[mipv6.router]]\nlink = \"wlan\"\nmin_delay_between_ras = \"1 ms\"\n"), &[],
             "s.toml:33: mipv6.router.min_delay_between_ras: expected at least 30 ms (RFC 6275 §7.5, §13), got \"1 ms\""),
+        // Issue 40 item 21: a home agent that cannot forward, a correspondent that ends no flow.
+        ("a host as home agent", &format!("{GOOD}\n[mipv6]\nhome_agent = \"ch\"\n"), &[],
+            "s.toml:31: mipv6.home_agent: expected a router (a home agent forwards the home network's packets through its tunnel; a host or a mobile forwards none, so the mobile never registers), got \"ch\", a host"),
+        ("a router as correspondent", &format!("{GOOD}\n[mipv6]\ncorrespondents = [\"ch\", \"ha\"]\n"), &[],
+            "s.toml:31: mipv6.correspondents: expected hosts (a correspondent is the fixed end of a flow, which answers return routability; a router or a mobile never does), got \"ha\", a router"),
         ("a schedule on an unknown link", &format!("{GOOD}{}", SCHED.replace("link = \"gprs\"", "link = \"lte\"")), &[],
             "s.toml:31: schedule.link: expected a link: one of wired, gprs, wlan, got \"lte\""),
         ("a negative scheduled rate", &format!("{GOOD}\n[[schedule]]\nlink = \"gprs\"\nat = \"1 s\"\nrate = \"-5 Mb/s\"\n"), &[],
@@ -277,6 +282,11 @@ fn bad_inputs_get_one_line_naming_file_line_field_and_expectation() {
             "s.toml:41: schedule.trace: expected millisecond offsets in nondecreasing order, got [3, 1]"),
         ("a delivery trace with until", &format!("{GOOD}{}", SCHED.replace("state = \"outage\"", "trace = [1, 2]")), &[],
             "s.toml:42: schedule.trace: expected no `until` or `rate` beside a trace (it replaces the rate from `at` on), got [1, 2]"),
+        // Issue 40 item 12: a step of 1 ns ended in SIGABRT (a billion steps a second).
+        ("a ramp step below the floor", &format!("{GOOD}{}", SCHED.replace("until = \"3 s\"\n", "until = \"3 s\"\nstep = \"1 ns\"\n")), &[],
+            "s.toml:35: schedule.step: expected at least 1 ms (MIN_RAMP_STEP_MS: each step is an event per direction; finer than a millisecond a ramp only multiplies events), got \"1 ns\""),
+        ("a ramp step of 999 us set on the command line", &format!("{GOOD}{SCHED}"), &["schedule.0.step=\"999 us\""],
+            "--set schedule.0.step=\"999 us\": schedule.step: expected at least 1 ms (MIN_RAMP_STEP_MS: each step is an event per direction; finer than a millisecond a ramp only multiplies events), got \"999 us\""),
         ("an unknown link state", &format!("{GOOD}{}", SCHED.replace("\"outage\"", "\"flaky\"")), &[],
             "s.toml:42: schedule.state: expected one of up, outage, blackhole, down, got \"flaky\""),
         // link::layer: the link layer's keys, each where it was given.
@@ -941,7 +951,8 @@ fn schedules_resolve_their_link_directions_instants_and_values() {
             .replace("until = \"2.5 s\"\n", "")
     );
     let s = load_str(&t, &[]).expect("valid");
-    assert_eq!(s.schedules[1].trace.as_deref(), Some(&[0u64, 5, 5, 20][..]));
+    let ms: Option<Vec<u64>> = s.schedules[1].trace.as_ref().map(|t| t.iter_ms().collect());
+    assert_eq!(ms.as_deref(), Some(&[0u64, 5, 5, 20][..]));
     for st in LinkState::ALL {
         let t = format!(
             "{GOOD}{}",
@@ -975,7 +986,8 @@ fn trace_files_are_read_beside_the_scenario_and_checked_by_line() {
     };
     // Repeated offsets are several opportunities at one instant; \r\n line ends are fine.
     let s = load_at("0\n5\n5\r\n20\n").expect("valid");
-    assert_eq!(s.schedules[1].trace.as_deref(), Some(&[0u64, 5, 5, 20][..]));
+    let ms: Option<Vec<u64>> = s.schedules[1].trace.as_ref().map(|t| t.iter_ms().collect());
+    assert_eq!(ms.as_deref(), Some(&[0u64, 5, 5, 20][..]));
     let trace_label = dir.join("traces/t.down").to_string_lossy().to_string();
     let e = load_at("0\n5\n3\n").expect_err("out of order").to_string();
     assert_eq!(
@@ -1014,6 +1026,179 @@ fn trace_files_are_read_beside_the_scenario_and_checked_by_line() {
         .to_string();
     assert!(e.contains("either trace or trace_file, not both"), "{e}");
     std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+/// A trace file scenario: GOOD with SCHED's outage replaced by `trace_file = "{trace}"`,
+/// written into a fresh folder `vho-<tag>-<pid>`; (folder, scenario label, text).
+fn trace_scenario(tag: &str, trace: &str) -> (std::path::PathBuf, String, String) {
+    let dir = std::env::temp_dir().join(format!("vho-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let scenario = dir.join("s.toml");
+    let text = format!(
+        "{GOOD}{}",
+        SCHED
+            .replace("state = \"outage\"", &format!("trace_file = {trace:?}"))
+            .replace("until = \"2.5 s\"\n", "")
+    );
+    std::fs::write(&scenario, &text).expect("write scenario");
+    (dir, scenario.to_string_lossy().to_string(), text)
+}
+
+/// Issue 40 item 5: a trace_file that is a FIFO (or /dev/stdin, a device, a folder) is
+/// refused at once, as a scenario file is, instead of blocking in open() for a writer.
+#[cfg(unix)]
+#[test]
+fn a_trace_file_that_is_not_a_regular_file_is_refused_without_blocking() {
+    let dir = std::env::temp_dir().join(format!("vho-trace-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let fifo = dir.join("t.fifo");
+    let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("path");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    for (given, kind) in [
+        (fifo.to_string_lossy().to_string(), "a FIFO"),
+        ("/dev/zero".to_string(), "a device"),
+        (dir.to_string_lossy().to_string(), "a directory"),
+    ] {
+        let (_, label, text) = trace_scenario("trace-fifo-s", &given);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let presets = PresetSet::builtin().expect("presets");
+            let _ = tx.send(load(&label, &text, &[], &presets).map(|_| ()));
+        });
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("loading a trace_file that is {kind} blocked"));
+        let e = got.expect_err("refused").to_string();
+        assert!(
+            e.contains(":41: schedule.trace_file: expected a trace file (a regular file; ")
+                && e.contains(&format!(" is {kind}), got ")),
+            "{e}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(
+        std::env::temp_dir().join(format!("vho-trace-fifo-s-{}", std::process::id())),
+    );
+}
+
+/// Issue 40 item 13: a trace file is read with a bound (MAX_TRACE_FILE_BYTES, named in the
+/// error) and kept compacted, a distinct offset once however many lines repeat it (a
+/// 189 MB trace took 2 GB as text, a Vec and a copy of it in ns).
+#[test]
+fn a_trace_file_is_bounded_and_kept_compacted() {
+    use super::resolve::MAX_TRACE_FILE_BYTES;
+    let (dir, label, text) = trace_scenario("trace-bound", "t.down");
+    let presets = PresetSet::builtin().expect("presets");
+    let trace = dir.join("t.down");
+    // 2 s of a 120 Mb/s trace: 10 opportunities every ms, 20,000 lines, 2,000 offsets.
+    let mut lines = String::new();
+    for ms in 1..=2000u64 {
+        for _ in 0..10 {
+            lines.push_str(&format!("{ms}\n"));
+        }
+    }
+    std::fs::write(&trace, &lines).expect("write trace");
+    let s = load(&label, &text, &[], &presets).expect("valid");
+    let ops = s.schedules[1].trace.as_ref().expect("a trace");
+    assert_eq!((ops.len(), ops.distinct()), (20_000, 2_000));
+    assert_eq!(ops.iter_ms().filter(|&m| m == 7).count(), 10);
+    // One byte over the bound (a sparse file: nothing is written) is refused before it is
+    // read, naming the bound.
+    let f = std::fs::File::create(&trace).expect("create");
+    f.set_len(MAX_TRACE_FILE_BYTES + 1).expect("set_len");
+    drop(f);
+    let e = load(&label, &text, &[], &presets)
+        .expect_err("too large")
+        .to_string();
+    assert_eq!(
+        e,
+        format!(
+            "{label}:41: schedule.trace_file: expected a trace file of at most 67108864 bytes \
+             (MAX_TRACE_FILE_BYTES, 64 MiB: over 10 million opportunities), got {} of 67108865 \
+             bytes",
+            trace.display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 40 item 24: the resolved scenario of a run with a trace_file names the file (its
+/// absolute path) and its SHA-256 instead of inlining the trace, so it stays small and
+/// re-runs from anywhere; a re-run checks the digest and refuses a changed file.
+#[test]
+fn a_resolved_scenario_names_its_trace_file_by_path_and_digest_and_reruns() {
+    let (dir, label, text) = trace_scenario("trace-resolved", "t.down");
+    let presets = PresetSet::builtin().expect("presets");
+    let trace = dir.join("t.down");
+    // 200,000 lines (1.2 MB: inlined, the resolved scenario passed the 1 MiB limit).
+    let lines: String = (0..200_000u64)
+        .map(|i| format!("{}\n", 1 + i / 10))
+        .collect();
+    std::fs::write(&trace, &lines).expect("write trace");
+    let s = load(&label, &text, &[], &presets).expect("valid");
+    let resolved = super::render::to_toml(&s);
+    assert!(resolved.len() < 64 << 10, "{} bytes", resolved.len());
+    let abs = std::path::absolute(&trace).expect("absolute");
+    // `printf '1\n...' | sha256sum` of the file's bytes.
+    let mut sha = super::sha256::Sha256::default();
+    sha.update(lines.as_bytes());
+    let digest = sha.hex();
+    assert!(
+        resolved.contains(&format!(
+            "trace_file = {}\ntrace_sha256 = \"{digest}\"\n",
+            toml::Value::String(abs.to_string_lossy().into_owned())
+        )),
+        "{resolved}"
+    );
+    // Re-run from another folder: the same scenario (hash) and trace.
+    let again = load("elsewhere/scenario.resolved.toml", &resolved, &[], &presets)
+        .expect("the resolved scenario loads");
+    let norm = |mut s: Spec| {
+        for l in &mut s.links {
+            l.preset = None; // the preset's values are written out, its name not
+        }
+        hash(&s)
+    };
+    assert_eq!(norm(again.clone()), norm(s.clone()));
+    assert_eq!(again.schedules[1].trace, s.schedules[1].trace);
+    let again_text = super::render::to_toml(&again);
+    assert_eq!(
+        again_text
+            .lines()
+            .filter(|l| l.starts_with("trace"))
+            .count(),
+        2
+    );
+    assert!(resolved
+        .lines()
+        .all(|l| !l.starts_with("trace") || again_text.contains(l)));
+    // The trace file changed since: refused on the trace_sha256 line, naming both digests.
+    std::fs::write(&trace, "1\n2\n").expect("rewrite trace");
+    let e = load("r.toml", &resolved, &[], &presets)
+        .expect_err("changed")
+        .to_string();
+    assert!(
+        e.starts_with("r.toml:")
+            && e.contains(": schedule.trace_sha256: expected the SHA-256 of ")
+            && e.contains(&format!("got \"{digest}\", the file's is \"")),
+        "{e}"
+    );
+    // A digest with no trace_file to check it against.
+    let lone = text.replace(
+        "trace_file = \"t.down\"",
+        &format!("state = \"outage\"\ntrace_sha256 = \"{digest}\""),
+    );
+    let e = load(&label, &lone, &[], &presets)
+        .expect_err("lone digest")
+        .to_string();
+    assert!(
+        e.contains(":42: schedule.trace_sha256: expected a trace_file beside it"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -561,3 +561,38 @@ fn a_lost_binding_update_to_the_correspondent_is_sent_again_only_when_acknowledg
     assert_eq!(mn_counter(&out, "binding_updates_to_correspondents"), 1);
     assert!(h.first_route_optimised_s.is_none());
 }
+
+// ---- Route optimisation that cannot happen (issue 40 item 21) ----
+
+#[test]
+fn with_ro_start_on_traffic_a_correspondent_bound_to_the_old_address_is_updated_after_the_ba() {
+    // The correspondent's binding points at the WLAN care-of address the mobile left: its
+    // packets go there, none through the tunnel, so waiting for a tunnelled one waited for
+    // ever (nothing delivered after the handover, T_n null). Now return routability starts
+    // at the BA for it, as with after-ba.
+    let spec = load(
+        &format!("{TOPOLOGY}{HARD_UP}"),
+        &["mipv6.ro_start=\"on-traffic\""],
+    );
+    let h = handover(&spec);
+    assert!(h.first_route_optimised_s.is_some(), "{h:?}");
+    assert!(h.bu_cn_sent_s.expect("a BU to the correspondent") >= h.ba_s.expect("a BA"));
+    assert!(h.t_n_s.is_some() && h.note.is_none(), "{h:?}");
+}
+
+#[test]
+fn with_no_correspondent_to_optimise_t_n_ends_at_the_first_tunnelled_packet_and_says_why() {
+    let spec = load(
+        &format!("{TOPOLOGY}{HARD_UP}"),
+        &["mipv6.correspondents=[]"],
+    );
+    let h = handover(&spec);
+    assert_eq!(h.first_route_optimised_s, None);
+    let first = h.first_tunnelled_s.expect("packets arrive tunnelled");
+    let t_n = h.t_n_s.expect("T_n ends");
+    assert!((t_n - (first - 10.0)).abs() < 1e-9, "{h:?}");
+    assert_eq!(h.note, Some(super::summary::NO_CORRESPONDENT_NOTE));
+    // With a correspondent, no note.
+    let h = handover(&load(&format!("{TOPOLOGY}{HARD_UP}"), &[]));
+    assert_eq!(h.note, None);
+}

@@ -443,7 +443,7 @@ impl World {
     fn all_done(&self) -> bool {
         self.flows
             .iter()
-            .all(|f| f.completed_at.is_some() && f.sender.is_complete())
+            .all(|f| f.completed_at.is_some() && (f.tfrc.is_some() || f.sender.is_complete()))
     }
 
     fn on_wake(&mut self, f: usize, side: usize) {

@@ -11,7 +11,7 @@
 
 use super::{Event, World};
 use crate::link::change::{LinkState, LossLevel};
-use crate::link::trace::DeliveryTrace;
+use crate::link::trace::{DeliveryTrace, Opportunities};
 use crate::link::DropCause;
 use crate::net::routes::{dir_index, DirIdx};
 use crate::rng::Rng;
@@ -21,7 +21,7 @@ use crate::time::{Dur, Time};
 #[derive(Clone, Debug)]
 enum Action {
     Rate(u64),
-    Trace(std::sync::Arc<[u64]>),
+    Trace(Opportunities),
     Delay(Dur),
     Loss(LossLevel),
     State(LinkState),
@@ -36,103 +36,218 @@ struct Step {
     action: Action,
 }
 
-/// Every step of the run's schedules, in order, and the next one due.
+/// What a ramp in steps sets.
+#[derive(Clone, Copy, Debug)]
+enum RampOf {
+    Rate,
+    Delay,
+    Bler,
+    Ber,
+}
+
+impl RampOf {
+    fn action(self, v: f64) -> Action {
+        match self {
+            RampOf::Rate => Action::Rate((v.round() as u64).max(1)),
+            RampOf::Delay => Action::Delay(Dur(v.round() as u64)),
+            RampOf::Bler => Action::Bler(v),
+            RampOf::Ber => Action::Ber(v),
+        }
+    }
+}
+
+/// The steps of one value of one entry on one direction, made as they fall due: a ramp's
+/// next instant only (issue 40 item 12: a ramp to `until = "2000000 s"` was 20 million steps
+/// made up front, 1.1 GB, for a run of 20 s).
+#[derive(Debug)]
+enum Source {
+    /// A few steps (a value set at `at`, a state and its end, a loss ramp and its end).
+    Fixed(std::vec::IntoIter<(Time, Action)>),
+    /// The line's value at `next`, `next + step`, ... before `until`, then its last value
+    /// at `until` (`None` once that is made).
+    Ramp {
+        of: RampOf,
+        from: f64,
+        to: f64,
+        start: Time,
+        until: Time,
+        step: Dur,
+        next: Option<Time>,
+    },
+}
+
+impl Source {
+    fn next(&mut self) -> Option<(Time, Action)> {
+        match self {
+            Source::Fixed(steps) => steps.next(),
+            Source::Ramp {
+                of,
+                from,
+                to,
+                start,
+                until,
+                step,
+                next,
+            } => {
+                let t = (*next)?;
+                if t < *until {
+                    let v = crate::link::loss::ramp_at(*from, *to, *start, *until, t);
+                    // Past `until` (or the clock's end): the last value, at `until`.
+                    *next = Some(
+                        t.as_nanos()
+                            .checked_add(step.as_nanos().max(1))
+                            .map_or(*until, Time),
+                    );
+                    Some((t, of.action(v)))
+                } else {
+                    *next = None;
+                    Some((*until, of.action(*to)))
+                }
+            }
+        }
+    }
+}
+
+/// Every source of the run's schedules, and the next step of each, applied in (time, file)
+/// order: the order of the file breaks ties, as a stable sort of every step would.
 #[derive(Default)]
 pub(super) struct Schedule {
-    steps: Vec<Step>,
-    next: usize,
+    sources: Vec<(DirIdx, Source)>,
+    /// The next step of each source, by (instant, source in file order).
+    heads: std::collections::BinaryHeap<std::cmp::Reverse<(Time, usize)>>,
+    actions: Vec<Option<Action>>,
 }
 
 impl Schedule {
     pub(super) fn build(spec: &Spec) -> Schedule {
-        let mut steps = Vec::new();
+        let mut sources = Vec::new();
         for s in &spec.schedules {
             for (on, a_to_b) in [(s.ab, true), (s.ba, false)] {
                 if on {
-                    expand(s, dir_index(s.link, a_to_b), &mut steps);
+                    let dir = dir_index(s.link, a_to_b);
+                    sources.extend(sources_of(s).into_iter().map(|src| (dir, src)));
                 }
             }
         }
-        // Stable: steps of one instant keep the order of the file.
-        steps.sort_by_key(|s| s.at);
-        Schedule { steps, next: 0 }
+        let mut sched = Schedule {
+            actions: vec![None; sources.len()],
+            sources,
+            heads: Default::default(),
+        };
+        for i in 0..sched.sources.len() {
+            sched.pull(i);
+        }
+        sched
+    }
+
+    /// Makes source `i`'s next step its head.
+    fn pull(&mut self, i: usize) {
+        if let Some((at, action)) = self.sources[i].1.next() {
+            self.actions[i] = Some(action);
+            self.heads.push(std::cmp::Reverse((at, i)));
+        }
+    }
+
+    /// The instant of the next step.
+    fn next_at(&self) -> Option<Time> {
+        self.heads.peek().map(|h| h.0 .0)
+    }
+
+    /// The next step if it is due by `now` (the source's following one made in its place).
+    fn pop_due(&mut self, now: Time) -> Option<Step> {
+        let std::cmp::Reverse((at, i)) = *self.heads.peek().filter(|h| h.0 .0 <= now)?;
+        self.heads.pop();
+        let action = self.actions[i]
+            .take()
+            .expect("invariant: a head has its action");
+        self.pull(i);
+        Some(Step {
+            at,
+            dir: self.sources[i].0,
+            action,
+        })
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.steps.is_empty()
+        self.heads.is_empty()
+    }
+
+    /// Steps made and not yet applied: one per source at most.
+    #[cfg(test)]
+    fn pending(&self) -> usize {
+        self.heads.len()
     }
 }
 
-/// The steps of one entry on one direction.
-fn expand(s: &ScheduleSpec, dir: DirIdx, out: &mut Vec<Step>) {
-    let mut push = |at: Time, action: Action| out.push(Step { at, dir, action });
+/// The sources of one entry on one direction, in the order its steps of one instant apply.
+fn sources_of(s: &ScheduleSpec) -> Vec<Source> {
+    let mut out = Vec::new();
+    let fixed = |steps: Vec<(Time, Action)>| Source::Fixed(steps.into_iter());
     let until = s.until.unwrap_or(s.at);
     // A rate or delay ramp: the line's value at at, at + step, ... (before until), then
     // the last value at until.
-    let stepped = |from: f64, to: f64, push: &mut dyn FnMut(Time, f64)| {
-        let mut t = s.at;
-        while t < until {
-            push(t, crate::link::loss::ramp_at(from, to, s.at, until, t));
-            t += s.step.max(Dur(1));
-        }
-        push(until, to);
+    let ramp = |of: RampOf, from: f64, to: f64| Source::Ramp {
+        of,
+        from,
+        to,
+        start: s.at,
+        until,
+        step: s.step,
+        next: Some(s.at),
     };
     if let Some(r) = s.rate_bps {
-        match r {
-            Level::To(v) => push(s.at, Action::Rate(v)),
-            Level::Ramp(a, b) => stepped(a as f64, b as f64, &mut |t, v| {
-                push(t, Action::Rate((v.round() as u64).max(1)))
-            }),
-        }
+        out.push(match r {
+            Level::To(v) => fixed(vec![(s.at, Action::Rate(v))]),
+            Level::Ramp(a, b) => ramp(RampOf::Rate, a as f64, b as f64),
+        });
     }
     if let Some(d) = s.delay {
-        match d {
-            Level::To(v) => push(s.at, Action::Delay(v)),
-            Level::Ramp(a, b) => stepped(a.as_nanos() as f64, b.as_nanos() as f64, &mut |t, v| {
-                push(t, Action::Delay(Dur(v.round() as u64)))
-            }),
-        }
+        out.push(match d {
+            Level::To(v) => fixed(vec![(s.at, Action::Delay(v))]),
+            Level::Ramp(a, b) => ramp(RampOf::Delay, a.as_nanos() as f64, b.as_nanos() as f64),
+        });
     }
     if let Some(l) = s.loss {
-        match l {
-            Level::To(p) => push(s.at, Action::Loss(LossLevel::Fixed(p))),
+        out.push(match l {
+            Level::To(p) => fixed(vec![(s.at, Action::Loss(LossLevel::Fixed(p)))]),
             Level::Ramp(from, to) => {
                 let (start, end) = (s.at, until);
-                push(
-                    start,
-                    Action::Loss(LossLevel::Ramp {
-                        from,
-                        to,
+                fixed(vec![
+                    (
                         start,
-                        end,
-                    }),
-                );
-                // After the ramp a plain probability (0: the lossless path again).
-                push(end, Action::Loss(LossLevel::Fixed(to)));
+                        Action::Loss(LossLevel::Ramp {
+                            from,
+                            to,
+                            start,
+                            end,
+                        }),
+                    ),
+                    // After the ramp a plain probability (0: the lossless path again).
+                    (end, Action::Loss(LossLevel::Fixed(to))),
+                ])
             }
-        }
+        });
     }
     // An error rate ramp: in steps, as rate and delay (the bearer and the station draw with
     // the value set when a block's TTI or a frame exchange starts, `set_bler` / `set_ber`).
-    for (level, make) in [
-        (s.bler, Action::Bler as fn(f64) -> Action),
-        (s.ber, Action::Ber as fn(f64) -> Action),
-    ] {
+    for (level, of) in [(s.bler, RampOf::Bler), (s.ber, RampOf::Ber)] {
         match level {
             None => {}
-            Some(Level::To(v)) => push(s.at, make(v)),
-            Some(Level::Ramp(a, b)) => stepped(a, b, &mut |t, v| push(t, make(v))),
+            Some(Level::To(v)) => out.push(fixed(vec![(s.at, of.action(v))])),
+            Some(Level::Ramp(a, b)) => out.push(ramp(of, a, b)),
         }
     }
     if let Some(t) = &s.trace {
-        push(s.at, Action::Trace(t.clone()));
+        out.push(fixed(vec![(s.at, Action::Trace(t.clone()))]));
     }
     if let Some(state) = s.state {
-        push(s.at, Action::State(state));
+        let mut steps = vec![(s.at, Action::State(state))];
         if let Some(until) = s.until {
-            push(until, Action::State(LinkState::Up));
+            steps.push((until, Action::State(LinkState::Up)));
         }
+        out.push(fixed(steps));
     }
+    out
 }
 
 impl World {
@@ -141,8 +256,8 @@ impl World {
     #[cold]
     #[inline(never)]
     pub(super) fn arm_schedule(&mut self) {
-        if let Some(s) = self.schedule.steps.get(self.schedule.next) {
-            self.queue.schedule(s.at, Event::Schedule);
+        if let Some(at) = self.schedule.next_at() {
+            self.queue.schedule(at, Event::Schedule);
         }
     }
 
@@ -151,14 +266,7 @@ impl World {
     #[inline(never)]
     pub(super) fn on_schedule(&mut self) {
         let now = self.now;
-        while let Some(step) = self
-            .schedule
-            .steps
-            .get(self.schedule.next)
-            .filter(|s| s.at <= now)
-            .cloned()
-        {
-            self.schedule.next += 1;
+        while let Some(step) = self.schedule.pop_due(now) {
             self.apply_step(step);
         }
         if self.any_functions {
@@ -171,15 +279,13 @@ impl World {
 
     fn apply_step(&mut self, step: Step) {
         let (d, now) = (step.dir, self.now);
+        debug_assert!(step.at <= now, "a step applied before it is due");
         // What finished before the change finished under the old values, and is booked.
         self.advance(d);
         let dir = &mut self.dirs[d as usize];
         match step.action {
             Action::Rate(r) => dir.set_rate(now, r),
-            Action::Trace(ms) => {
-                let trace = DeliveryTrace::new(&ms).expect("invariant: checked at load");
-                dir.set_trace(now, trace);
-            }
+            Action::Trace(ops) => dir.set_trace(now, DeliveryTrace::from_opportunities(ops)),
             Action::Delay(x) => dir.set_delay(now, x),
             Action::Loss(level) => {
                 // The stream the link's own loss model would draw from (`world::build`).
@@ -242,6 +348,7 @@ mod tests {
             loss: None,
             state: None,
             trace: None,
+            trace_source: None,
             bler: None,
             ber: None,
         };
@@ -341,9 +448,10 @@ mod tests {
             s.rate_bps = Some(Level::Ramp(5_000_000, 1_000_000));
             s.loss = Some(Level::Ramp(0.0, 0.1));
         });
-        let sched = super::Schedule::build(&spec);
-        let rates: Vec<(u64, u64)> = sched
-            .steps
+        let mut sched = super::Schedule::build(&spec);
+        let steps: Vec<super::Step> =
+            std::iter::from_fn(|| sched.pop_due(Time(u64::MAX))).collect();
+        let rates: Vec<(u64, u64)> = steps
             .iter()
             .filter_map(|s| match s.action {
                 super::Action::Rate(r) => Some((s.at.as_nanos() / 1_000_000, r)),
@@ -354,13 +462,63 @@ mod tests {
             .map(|k| (500 + 100 * k, 5_000_000 - 400_000 * k))
             .collect();
         assert_eq!(rates, expect);
-        let losses = sched
-            .steps
+        let losses = steps
             .iter()
             .filter(|s| matches!(s.action, super::Action::Loss(_)))
             .count();
         assert_eq!(losses, 2);
-        assert!(sched.steps.iter().all(|s| s.dir == 2), "a -> b of link 1");
+        assert!(steps.iter().all(|s| s.dir == 2), "a -> b of link 1");
+    }
+
+    #[test]
+    fn ramp_steps_are_made_as_they_fall_due_and_keep_the_files_order() {
+        // Issue 40 item 12: a ramp to 2,000,000 s in 100 ms steps was 20 million steps made
+        // up front (1.1 GB); now one pending step per source, whatever the ramp's length.
+        let spec = wlan_with(|s| {
+            s.until = Some(Time::from_secs(2_000_000));
+            s.rate_bps = Some(Level::Ramp(5_000_000, 1_000_000));
+            s.delay = Some(Level::Ramp(Dur::from_millis(2), Dur::from_millis(202)));
+            s.state = Some(LinkState::Outage);
+        });
+        let mut sched = super::Schedule::build(&spec);
+        // Two directions, each a rate ramp, a delay ramp and a state.
+        assert_eq!(sched.pending(), 6);
+        // In (time, file) order: at 500 ms the forward direction's rate, delay, state, then
+        // the reverse direction's; at 600 ms the ramps' next values.
+        let first: Vec<(u64, u32, &str)> = std::iter::from_fn(|| {
+            sched.pop_due(Time::from_millis(600)).map(|s| {
+                let what = match s.action {
+                    super::Action::Rate(_) => "rate",
+                    super::Action::Delay(_) => "delay",
+                    super::Action::State(_) => "state",
+                    _ => "other",
+                };
+                (s.at.as_nanos() / 1_000_000, s.dir, what)
+            })
+        })
+        .collect();
+        assert_eq!(
+            first,
+            [
+                (500, 2, "rate"),
+                (500, 2, "delay"),
+                (500, 2, "state"),
+                (500, 3, "rate"),
+                (500, 3, "delay"),
+                (500, 3, "state"),
+                (600, 2, "rate"),
+                (600, 2, "delay"),
+                (600, 3, "rate"),
+                (600, 3, "delay"),
+            ]
+        );
+        assert_eq!(sched.pending(), 6);
+        assert_eq!(sched.next_at(), Some(Time::from_millis(700)));
+        // A run stopping at 3 s applies the steps due by then and no more.
+        let mut spec = spec;
+        spec.stop_at = Time::from_secs(3);
+        let out = run(&spec, Vec::new()).expect("runs");
+        assert!(out.summary.run.conservation_ok);
     }
 
     #[test]
@@ -371,7 +529,8 @@ mod tests {
         let spec = wlan_with(|s| {
             s.at = Time::ZERO;
             s.ba = false;
-            s.trace = Some((1..=250).map(|k| 4 * k).collect::<Vec<u64>>().into());
+            let ms: Vec<u64> = (1..=250).map(|k| 4 * k).collect();
+            s.trace = Some(crate::link::trace::Opportunities::new(&ms).expect("valid"));
         });
         let out = run(&spec, Vec::new()).expect("runs");
         let f = &out.summary.flows[0];

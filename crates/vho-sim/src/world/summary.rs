@@ -248,10 +248,25 @@ pub struct MipHandoverSummary {
     pub first_route_optimised_s: Option<f64>,
     /// Binding Updates sent to the home agent for this handover (1 without a loss).
     pub bu_transmissions: u32,
+    /// Why T_n ends where it does, when that is not what `mipv6.route_optimisation` says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'static str>,
 }
 
+/// The note of a handover whose T_n ends at the first tunnelled packet though route
+/// optimisation is on: nothing can be optimised (issue 40 item 21: T_n never ended).
+pub const NO_CORRESPONDENT_NOTE: &str = "route optimisation is on but there is no \
+    correspondent to optimise (mipv6.correspondents is empty, as with NEMO's network nodes): \
+    T_n ends at the first packet tunnelled to the new care-of address";
+
 impl MipHandoverSummary {
-    pub fn new(t: &crate::mip::mobile::HandoverTimes, route_optimisation: bool) -> Self {
+    /// `route_optimisation`: whether T_n ends at the first route-optimised packet; `note`,
+    /// why it does not though the scenario asks for route optimisation.
+    pub fn new(
+        t: &crate::mip::mobile::HandoverTimes,
+        route_optimisation: bool,
+        note: Option<&'static str>,
+    ) -> Self {
         let s = |x: Option<crate::time::Time>| x.map(|x| x.as_secs_f64());
         let since = |a: Option<crate::time::Time>, b: Option<crate::time::Time>| match (a, b) {
             (Some(a), Some(b)) => Some(b.saturating_since(a).as_secs_f64()),
@@ -275,6 +290,7 @@ impl MipHandoverSummary {
             first_tunnelled_s: s(t.first_tunnelled),
             first_route_optimised_s: s(t.first_route_optimised),
             bu_transmissions: t.bu_transmissions,
+            note,
         }
     }
 }
@@ -463,7 +479,13 @@ impl World {
             });
         }
         let mip_times = self.mip_records_by_handover();
-        let ro = spec.mipv6.as_ref().is_some_and(|m| m.route_optimisation);
+        let ro_asked = spec.mipv6.as_ref().is_some_and(|m| m.route_optimisation);
+        let ro = ro_asked
+            && spec
+                .mipv6
+                .as_ref()
+                .is_some_and(|m| !m.correspondents.is_empty());
+        let note = (ro_asked && !ro).then_some(NO_CORRESPONDENT_NOTE);
         let handovers = spec
             .handovers
             .iter()
@@ -486,7 +508,7 @@ impl World {
                     Some(first.saturating_since(t.at).as_secs_f64())
                 }),
                 happened: st.happened,
-                mipv6: mt.as_ref().map(|t| MipHandoverSummary::new(t, ro)),
+                mipv6: mt.as_ref().map(|t| MipHandoverSummary::new(t, ro, note)),
             })
             .collect();
         let links: Vec<LinkDirSummary> = self

@@ -41,6 +41,12 @@ pub(super) struct TfrcFlow {
     p_since: Time,
     p_last: f64,
     segment_size: u32,
+    /// Data packets sent and not yet delivered or dropped: a sized flow (`flow.size`) that
+    /// has sent its bytes completes when this is 0 (TFRC does not retransmit: what was lost
+    /// stays lost, `bytes_received` tells what arrived).
+    data_in_network: u64,
+    /// The sender has sent the flow's `size` (it sends no more and arms no timer).
+    sent_all: bool,
 }
 
 impl TfrcFlow {
@@ -56,6 +62,8 @@ impl TfrcFlow {
             p_since: start,
             p_last: 0.0,
             segment_size: cfg.segment_size,
+            data_in_network: 0,
+            sent_all: false,
         }
     }
 
@@ -191,9 +199,11 @@ impl World {
         loop {
             let flow = self.tfrc_flow(f);
             let hdr = if side == SENDER {
-                // The application's bytes (`flow.size`; unbounded by default) are all sent.
+                // The application's bytes (`flow.size`; unbounded by default) are all sent:
+                // the sender stops (issue 40 item 19: its next send time stayed due, a wake-up
+                // at the same instant without end).
                 if flow.sender.stats().bytes_sent >= offered {
-                    flow.sender.handle_timeout(now);
+                    flow.sent_all = true;
                     None
                 } else {
                     flow.sender.poll_transmit(now).map(TfrcHeader::Data)
@@ -208,8 +218,12 @@ impl World {
             .tfrc
             .as_deref_mut()
             .expect("invariant: a TFRC event names a TFRC flow");
-        let next = if side == SENDER {
+        let next = if side == SENDER && flow.sent_all {
+            None
+        } else if side == SENDER {
             flow.sender.poll_timeout()
+        } else if flow.sent_all && flow.data_in_network == 0 {
+            None // nothing more will arrive: no more feedback
         } else {
             flow.receiver.poll_timeout()
         };
@@ -241,6 +255,9 @@ impl World {
             TfrcHeader::Data(d) => DATA_HEADER_BYTES + d.size,
             TfrcHeader::Feedback(_) => FEEDBACK_BYTES,
         };
+        if let TfrcHeader::Data(_) = hdr {
+            self.tfrc_flow(f).data_in_network += 1;
+        }
         let flow = &mut self.flows[f];
         let ip_id = flow.ip_id[side];
         flow.ip_id[side] = ip_id.wrapping_add(1);
@@ -296,6 +313,7 @@ impl World {
         let flow = self.tfrc_flow(f);
         match (hdr, to_receiver) {
             (TfrcHeader::Data(d), true) => {
+                flow.data_in_network = flow.data_in_network.saturating_sub(1);
                 let before = flow.receiver.stats().bytes_received;
                 flow.receiver.handle_data(now, &d);
                 flow.note_p(now);
@@ -324,6 +342,7 @@ impl World {
                     f_.completed_at = Some(now);
                 }
                 self.pump_tfrc(f, 1);
+                self.tfrc_maybe_complete(f);
             }
             (TfrcHeader::Feedback(fb), false) => {
                 flow.x_recv = fb.x_recv;
@@ -331,6 +350,22 @@ impl World {
                 self.pump_tfrc(f, SENDER);
             }
             _ => {}
+        }
+    }
+
+    /// A sized flow that has sent its bytes completes once none of its data is left in the
+    /// network (each packet delivered or dropped), if it did not by receiving them all.
+    fn tfrc_maybe_complete(&mut self, f: usize) {
+        let now = self.now;
+        let Some(fl) = self.flows.get_mut(f) else {
+            return;
+        };
+        let Some(t) = fl.tfrc.as_deref() else { return };
+        if fl.completed_at.is_none() && t.sent_all && t.data_in_network == 0 {
+            fl.completed_at = Some(now);
+        }
+        if fl.completed_at.is_some() {
+            self.maybe_done = true;
         }
     }
 
@@ -347,6 +382,13 @@ impl World {
         let slot = DropCause::ALL.iter().position(|&c| c == cause).unwrap_or(0);
         if let (Some(d), Some(flow)) = (d, self.flows.get_mut(pkt.flow as usize)) {
             flow.drops[d as usize][slot] += 1;
+        }
+        let f = pkt.flow as usize;
+        if pkt.to_receiver {
+            if let Some(t) = self.flows.get_mut(f).and_then(|x| x.tfrc.as_deref_mut()) {
+                t.data_in_network = t.data_in_network.saturating_sub(1);
+            }
+            self.tfrc_maybe_complete(f);
         }
         // The header stays in its slot until the slot is reused (after this drop).
         if let (Some(ds), Some(TfrcHeader::Data(h))) = (

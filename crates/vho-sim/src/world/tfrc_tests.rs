@@ -229,3 +229,48 @@ fn every_dropped_data_packet_is_in_the_drop_series_without_the_queues() {
     );
     assert!(ds.t_ns.windows(2).all(|w| w[0] <= w[1]));
 }
+
+// ---- A sized flow (issue 40 item 19) ----
+
+#[test]
+fn a_sized_flow_stops_after_its_size_and_completes() {
+    // `flow.size` on a TFRC flow: the sender sends the packets that carry it (500 kB in
+    // 1000-byte packets: 500) and no more, and the flow completes when the last one has
+    // left the network; the run then ends, completed. It stalled ("the simulation stopped
+    // advancing"): the sender's next send time stayed due once it had sent the size.
+    for (loss, lossy) in [(0.0, false), (0.02, true)] {
+        let mut spec = dumbbell("2 Mb/s", loss, 600, "");
+        spec.flows[0].bytes = 500_000;
+        let out = super::run(&spec, Vec::new()).expect("runs");
+        let s = &out.summary;
+        let f = &s.flows[0];
+        let t = tfrc(s);
+        assert_eq!(
+            (t.packets_sent, t.bytes_sent),
+            (500, 500_000),
+            "loss {loss}"
+        );
+        assert!(f.completed, "loss {loss}: {f:?}");
+        let tt = f.transfer_time_s.expect("a completion time");
+        // 500 kB at 2 Mb/s is 2 s at the least; slow start and the losses add to it.
+        assert!(tt > 2.0 && tt < 60.0, "loss {loss}: {tt} s");
+        assert_eq!(s.run.ended_by, "completed", "loss {loss}");
+        assert!(
+            s.run.simulated_s < tt + 1.0,
+            "loss {loss}: {}",
+            s.run.simulated_s
+        );
+        // Every packet sent arrived or was dropped (the queue's overflow in slow start,
+        // the random losses): none is left in flight.
+        let dropped: u64 = f.drops.iter().map(|d| d.packets).sum();
+        assert_eq!(t.bytes_received / 1000 + dropped, 500, "loss {loss}: {f:?}");
+        assert!(!lossy || t.bytes_received < 500_000, "{t:?}");
+        assert!(s.run.conservation_ok);
+        // Deterministic.
+        let again = super::run(&spec, Vec::new()).expect("runs");
+        assert_eq!(
+            serde_json::to_string(&out.summary).expect("json"),
+            serde_json::to_string(&again.summary).expect("json")
+        );
+    }
+}

@@ -27,6 +27,9 @@ pub(super) struct Peer {
     rr: Option<Rr>,
     rr_at: Option<Time>,
     on_traffic: bool,
+    /// The correspondent had a binding to a care-of address the mobile has left: its packets
+    /// go there, never through the tunnel, so `RoStart::OnTraffic` cannot wait for one.
+    stale: bool,
     seq: u16,
     /// With `cn_ack`: the Binding Update to the correspondent awaiting its acknowledgement,
     /// and the interface it was for (RFC 6275 §11.8's back-off, as for the home agent's).
@@ -42,6 +45,7 @@ impl Peer {
             rr: None,
             rr_at: None,
             on_traffic: false,
+            stale: false,
             seq: 0,
             bu: Backoff::IDLE,
             bu_iface: 0,
@@ -57,6 +61,7 @@ impl MobileNode {
             return;
         }
         for p in 0..self.peers.len() {
+            self.peers[p].stale |= self.peers[p].bound.is_some();
             self.peers[p].bound = None;
             if self.ro_start == RoStart::Parallel {
                 self.start_rr(now, p);
@@ -74,6 +79,10 @@ impl MobileNode {
             match self.ro_start {
                 RoStart::AfterBa => self.start_rr(now, p),
                 RoStart::AfterBaDelay(d) => self.peers[p].rr_at = Some(now + d),
+                // A correspondent bound to the old care-of address sends there, not through
+                // the tunnel: its update is due now, as RFC 6275 §11.7.2 has for every entry
+                // of the Binding Update List (issue 40 item 21: it waited for ever).
+                RoStart::OnTraffic if self.peers[p].stale => self.start_rr(now, p),
                 RoStart::OnTraffic => self.peers[p].on_traffic = true,
                 RoStart::Parallel => {}
             }
@@ -105,6 +114,7 @@ impl MobileNode {
         self.peers[p].rr = Some(rr);
         self.peers[p].rr_at = None;
         self.peers[p].on_traffic = false;
+        self.peers[p].stale = false;
         self.emit_test_init(now, p, true);
         self.emit_test_init(now, p, false);
     }

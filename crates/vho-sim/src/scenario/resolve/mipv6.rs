@@ -47,35 +47,55 @@ impl Ctx<'_> {
                 )
             })?,
         };
-        if b.nodes[home_agent].kind == NodeKind::Mobile {
+        if b.nodes[home_agent].kind != NodeKind::Router {
+            let at = m.home_agent.as_ref().map_or(span.clone(), |s| s.span());
             return Err(self.err(
-                span.clone(),
+                at,
                 "mipv6.home_agent",
-                "a node that is not a mobile host",
-                Some(b.nodes[home_agent].name.clone()),
+                "a router (a home agent forwards the home network's packets through its \
+                 tunnel; a host or a mobile forwards none, so the mobile never registers)",
+                Some(format!(
+                    "{:?}, a {}",
+                    b.nodes[home_agent].name,
+                    kind_word(b.nodes[home_agent].kind)
+                )),
             ));
         }
         let mobile_nodes: Vec<usize> = b.mobiles.iter().map(|x| x.node).collect();
-        let correspondents = match &m.correspondents {
-            Some(list) => list
-                .iter()
-                .map(|s| b.node(self, s, "mipv6.correspondents"))
-                .collect::<R<Vec<_>>>()?,
-            None => {
-                let mut v: Vec<usize> = Vec::new();
-                for f in flows {
-                    for (a, z) in [(f.src, f.dst), (f.dst, f.src)] {
-                        if mobile_nodes.contains(&a)
-                            && !mobile_nodes.contains(&z)
-                            && !v.contains(&z)
-                        {
-                            v.push(z);
+        let correspondents =
+            match &m.correspondents {
+                Some(list) => {
+                    list.iter()
+                        .map(|s| {
+                            let n = b.node(self, s, "mipv6.correspondents")?;
+                            if b.nodes[n].kind != NodeKind::Host {
+                                return Err(self.err(
+                            s.span(),
+                            "mipv6.correspondents",
+                            "hosts (a correspondent is the fixed end of a flow, which answers \
+                             return routability; a router or a mobile never does)",
+                            Some(format!("{:?}, a {}", s.get_ref(), kind_word(b.nodes[n].kind))),
+                        ));
+                            }
+                            Ok(n)
+                        })
+                        .collect::<R<Vec<_>>>()?
+                }
+                None => {
+                    let mut v: Vec<usize> = Vec::new();
+                    for f in flows {
+                        for (a, z) in [(f.src, f.dst), (f.dst, f.src)] {
+                            if mobile_nodes.contains(&a)
+                                && !mobile_nodes.contains(&z)
+                                && !v.contains(&z)
+                            {
+                                v.push(z);
+                            }
                         }
                     }
+                    v
                 }
-                v
-            }
-        };
+            };
         let detection = match m.detection.as_ref().map(|s| s.get_ref().as_str()) {
             None | Some("ra-miss") => {
                 let k = match &m.ra_missed {
@@ -345,5 +365,14 @@ impl Ctx<'_> {
             expected,
             s.map(|s| format!("{:?}", s.get_ref())),
         )
+    }
+}
+
+/// A node's kind in words, for messages.
+fn kind_word(k: NodeKind) -> &'static str {
+    match k {
+        NodeKind::Host => "host",
+        NodeKind::Router => "router",
+        NodeKind::Mobile => "mobile",
     }
 }

@@ -28,6 +28,7 @@ mod mipv6;
 mod nemo;
 mod pareto;
 mod schedules;
+pub use schedules::MAX_TRACE_FILE_BYTES;
 mod tcp;
 mod tfrc;
 mod topology;

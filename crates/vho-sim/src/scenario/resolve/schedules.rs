@@ -3,13 +3,27 @@
 
 use super::*;
 use crate::link::change::LinkState;
+use crate::link::trace::{Opportunities, OpportunitiesBuilder};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// The interval of a rate or delay ramp's steps when `step` is not given. vho's choice (no
 /// source gives one): 200 steps over Naoe et al.'s 20 s scenario (Fig. 5), 10 events a
 /// second per direction. A loss ramp is exact per packet and has no steps.
 pub const DEFAULT_RAMP_STEP_MS: u64 = 100;
+
+/// The shortest `step`: 1 ms. A step is an event per direction that re-times the link; below
+/// a millisecond (the resolution of a Mahimahi trace, far under any RTT or link-layer timer)
+/// a ramp is no smoother for TCP, it only multiplies events (`step = "1 ns"` was a billion a
+/// simulated second).
+pub const MIN_RAMP_STEP_MS: u64 = 1;
+
+/// The largest `trace_file` read: 64 MiB. mm-link's traces are a line per 1504-byte
+/// opportunity, a few bytes each: 64 MiB holds over 10 million opportunities, 15 GB
+/// delivered (a minute at 2 Gb/s). The bound keeps a file that never ends, or a huge one,
+/// from filling memory; the trace is parsed as it is read and kept compacted
+/// (`link::trace::Opportunities`), never as text.
+pub const MAX_TRACE_FILE_BYTES: u64 = 64 << 20;
 
 impl Ctx<'_> {
     pub(super) fn schedules(&self, file: &File, b: &Builder) -> R<Vec<ScheduleSpec>> {
@@ -95,10 +109,21 @@ impl Ctx<'_> {
                     ));
                 }
             }
-            let trace = match (&st.trace, &st.trace_file) {
-                (None, None) => None,
-                (Some(t), None) => Some(self.delivery_trace(t)?),
-                (None, Some(f)) => Some(self.delivery_trace_file(f)?),
+            if let (Some(h), None) = (&st.trace_sha256, &st.trace_file) {
+                return Err(self.err(
+                    h.span(),
+                    "schedule.trace_sha256",
+                    "a trace_file beside it (the digest it is checked against)",
+                    Some(format!("{:?}", h.get_ref())),
+                ));
+            }
+            let (trace, trace_source) = match (&st.trace, &st.trace_file) {
+                (None, None) => (None, None),
+                (Some(t), None) => (Some(self.delivery_trace(t)?), None),
+                (None, Some(f)) => {
+                    let (ops, src) = self.delivery_trace_file(f, st.trace_sha256.as_ref())?;
+                    (Some(ops), Some(src))
+                }
                 (Some(_), Some(f)) => {
                     return Err(self.err(
                         f.span(),
@@ -139,11 +164,15 @@ impl Ctx<'_> {
                 }
                 Some(s) => {
                     let d = self.with(s, "schedule.step", units::duration)?;
-                    if d == Dur::ZERO {
+                    if d < Dur::from_millis(MIN_RAMP_STEP_MS) {
                         return Err(self.err(
                             s.span(),
                             "schedule.step",
-                            "a positive time",
+                            format!(
+                                "at least {MIN_RAMP_STEP_MS} ms (MIN_RAMP_STEP_MS: each step is \
+                                 an event per direction; finer than a millisecond a ramp only \
+                                 multiplies events)"
+                            ),
                             Some(format!("{:?}", s.get_ref())),
                         ));
                     }
@@ -168,6 +197,7 @@ impl Ctx<'_> {
                 loss,
                 state,
                 trace,
+                trace_source,
                 bler,
                 ber,
             });
@@ -214,7 +244,7 @@ impl Ctx<'_> {
 
     /// A Mahimahi delivery trace: offsets in ms as mm-link takes them (`link::trace`),
     /// instead of a rate, from `at` on.
-    fn delivery_trace(&self, t: &toml::Spanned<Vec<i64>>) -> R<Arc<[u64]>> {
+    fn delivery_trace(&self, t: &toml::Spanned<Vec<i64>>) -> R<Opportunities> {
         let bad = |expected: &str| {
             self.err(
                 t.span(),
@@ -227,32 +257,83 @@ impl Ctx<'_> {
             return Err(bad("millisecond offsets from 0 up"));
         }
         let ms: Vec<u64> = t.get_ref().iter().map(|&m| m as u64).collect();
-        crate::link::trace::DeliveryTrace::new(&ms).map_err(|e| bad(&e))?;
-        Ok(ms.into())
+        Opportunities::new(&ms).map_err(|e| bad(&e))
     }
 
     /// A Mahimahi delivery trace read from a file, as mm-link reads one (one millisecond
     /// offset per line; `link_queue.cc`'s constructor): the path relative to the scenario
     /// file's folder (or to the working folder for a scenario given as text). An error in
-    /// the trace names the trace file and its line.
-    fn delivery_trace_file(&self, f: &S) -> R<Arc<[u64]>> {
+    /// the trace names the trace file and its line. At most [`MAX_TRACE_FILE_BYTES`], read
+    /// a line at a time. With its absolute path and SHA-256 (`spec::TraceSource`), checked
+    /// against `trace_sha256` if given (a resolved scenario's: the same trace, or an error).
+    fn delivery_trace_file(
+        &self,
+        f: &S,
+        sha256: Option<&S>,
+    ) -> R<(Opportunities, crate::spec::TraceSource)> {
         let path = trace_path(self.file, f.get_ref());
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let unreadable = |what: String| {
             self.err(
                 f.span(),
                 "schedule.trace_file",
-                format!("a readable trace file ({}: {e})", path.display()),
+                what,
                 Some(format!("{:?}", f.get_ref())),
             )
+        };
+        let file = open_regular(&path).map_err(unreadable)?;
+        let too_large = |size: String| {
+            self.err(
+                f.span(),
+                "schedule.trace_file",
+                format!(
+                    "a trace file of at most {MAX_TRACE_FILE_BYTES} bytes (MAX_TRACE_FILE_BYTES, \
+                     64 MiB: over 10 million opportunities)"
+                ),
+                Some(format!("{} of {size}", path.display())),
+            )
+        };
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if size > MAX_TRACE_FILE_BYTES {
+            return Err(too_large(format!("{size} bytes")));
+        }
+        // Bounded even if the file grows while it is read.
+        let reader = std::io::BufReader::with_capacity(
+            1 << 16,
+            std::io::Read::take(file, MAX_TRACE_FILE_BYTES + 1),
+        );
+        let (ops, digest) = parse_mahimahi(reader).map_err(|e| match e {
+            TraceError::Read(e) => {
+                unreadable(format!("a readable trace file ({}: {e})", path.display()))
+            }
+            TraceError::TooLarge => too_large(format!("more than {MAX_TRACE_FILE_BYTES} bytes")),
+            TraceError::At(line, expected, found) => ScenarioError {
+                file: path.display().to_string(),
+                line,
+                field: "schedule.trace_file".into(),
+                expected,
+                found,
+            },
         })?;
-        let ms = parse_mahimahi(&text).map_err(|(line, expected, found)| ScenarioError {
-            file: path.display().to_string(),
-            line,
-            field: "schedule.trace_file".into(),
-            expected,
-            found,
-        })?;
-        Ok(ms.into())
+        if let Some(h) = sha256 {
+            if !h.get_ref().eq_ignore_ascii_case(&digest) {
+                return Err(self.err(
+                    h.span(),
+                    "schedule.trace_sha256",
+                    format!(
+                        "the SHA-256 of {} (the trace as the scenario was resolved; the file \
+                         changed since)",
+                        path.display()
+                    ),
+                    Some(format!("{:?}, the file's is {digest:?}", h.get_ref())),
+                ));
+            }
+        }
+        let absolute = std::path::absolute(&path).unwrap_or(path);
+        let source = crate::spec::TraceSource {
+            path: absolute.to_string_lossy().into_owned(),
+            sha256: digest,
+        };
+        Ok((ops, source))
     }
 
     /// A scheduled value: one, or with `until` a pair `[from, to]`.
@@ -313,7 +394,7 @@ fn bit_error_rate(v: &toml::Value) -> Result<f64, String> {
 type Scheduled<'a> = (
     &'a Option<Level<u64>>,
     &'a Option<Level<Dur>>,
-    &'a Option<std::sync::Arc<[u64]>>,
+    &'a Option<Opportunities>,
     &'a Option<Level<f64>>,
     &'a Option<Level<f64>>,
 );
@@ -398,50 +479,115 @@ fn trace_path(label: &str, given: &str) -> PathBuf {
     }
 }
 
+/// Opens `path` for reading if it is a regular file; anything else (a FIFO, `/dev/stdin`, a
+/// device, a directory) is refused without blocking, as `vho.files.read_text` refuses a
+/// scenario: opened with O_NONBLOCK (so that a FIFO without a writer does not wait for one),
+/// then its type checked on the open file. The error is what was expected, for the message.
+fn open_regular(path: &Path) -> Result<std::fs::File, String> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NONBLOCK);
+    let file = opts
+        .open(path)
+        .map_err(|e| format!("a readable trace file ({}: {e})", path.display()))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("a readable trace file ({}: {e})", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "a trace file (a regular file; {} is {})",
+            path.display(),
+            file_kind(&meta.file_type())
+        ));
+    }
+    Ok(file)
+}
+
+/// What a path that is not a regular file is, in words (as `vho.files._kind`).
+fn file_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        return "a directory";
+    }
+    "not a regular file"
+}
+
+/// Why a trace file was refused: it could not be read, it is larger than
+/// [`MAX_TRACE_FILE_BYTES`], or a line of it is wrong (`(line, expected, found)`).
+enum TraceError {
+    Read(std::io::Error),
+    TooLarge,
+    At(Option<usize>, String, Option<String>),
+}
+
 /// mm-link's trace format, checked as `LinkQueue`'s constructor checks it (link_queue.cc):
 /// one nonnegative integer per line, the millisecond offset of a delivery opportunity; no
 /// empty line; nondecreasing; the last above zero. Lines end in `\n` or `\r\n`. The rest
-/// is refused with its line: `(line, expected, found)`.
-fn parse_mahimahi(text: &str) -> Result<Vec<u64>, (Option<usize>, String, Option<String>)> {
-    let mut ms = Vec::new();
+/// is refused with its line. Read a line at a time (the text is never held whole), at most
+/// [`MAX_TRACE_FILE_BYTES`].
+/// With the SHA-256 of the bytes read.
+fn parse_mahimahi(mut r: impl BufRead) -> Result<(Opportunities, String), TraceError> {
+    let mut ops = OpportunitiesBuilder::default();
+    let mut sha = super::super::sha256::Sha256::default();
     let mut last_line = None;
-    for (i, line) in text.lines().enumerate() {
-        let l = line;
+    let (mut buf, mut read, mut i) = (Vec::new(), 0u64, 0usize);
+    loop {
+        buf.clear();
+        let n = r.read_until(b'\n', &mut buf).map_err(TraceError::Read)?;
+        if n == 0 {
+            break;
+        }
+        read += n as u64;
+        if read > MAX_TRACE_FILE_BYTES {
+            return Err(TraceError::TooLarge);
+        }
+        sha.update(&buf);
+        i += 1;
+        let mut l = &buf[..];
+        if let Some(rest) = l.strip_suffix(b"\n") {
+            l = rest.strip_suffix(b"\r").unwrap_or(rest);
+        }
         if l.is_empty() {
-            return Err((
-                Some(i + 1),
+            return Err(TraceError::At(
+                Some(i),
                 "a millisecond offset on every line (mm-link refuses empty lines)".into(),
                 Some("an empty line".into()),
             ));
         }
-        let v: u64 = l.parse().map_err(|_| {
-            (
-                Some(i + 1),
-                "a millisecond offset (a nonnegative integer) per line".to_string(),
-                Some(format!("{l:?}")),
-            )
-        })?;
-        if ms.last().is_some_and(|&prev| v < prev) {
-            return Err((
-                Some(i + 1),
-                "millisecond offsets in nondecreasing order".into(),
-                Some(format!("{v} after {}", ms[ms.len() - 1])),
-            ));
-        }
-        ms.push(v);
-        last_line = Some(i + 1);
+        let v: u64 = std::str::from_utf8(l)
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .ok_or_else(|| {
+                TraceError::At(
+                    Some(i),
+                    "a millisecond offset (a nonnegative integer) per line".to_string(),
+                    Some(format!("{:?}", String::from_utf8_lossy(l))),
+                )
+            })?;
+        ops.push(v)
+            .map_err(|(expected, found)| TraceError::At(Some(i), expected, Some(found)))?;
+        last_line = Some(i);
     }
-    match ms.last() {
-        None => Err((
-            None,
-            "at least one delivery opportunity".into(),
-            Some("an empty file".into()),
-        )),
-        Some(0) => Err((
-            last_line,
-            "a trace lasting more than 0 ms".into(),
-            Some("a last offset of 0".into()),
-        )),
-        Some(_) => Ok(ms),
-    }
+    let ops = ops.finish().map_err(|expected| {
+        let found = if last_line.is_none() {
+            "an empty file"
+        } else {
+            "a last offset of 0"
+        };
+        TraceError::At(last_line, expected, Some(found.into()))
+    })?;
+    Ok((ops, sha.hex()))
 }

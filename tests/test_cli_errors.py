@@ -310,3 +310,29 @@ def test_an_emulations_unknown_counts_print_as_a_dash_not_none(
     out = capsys.readouterr().out
     assert "None" not in out
     assert "not completed, retransmissions - (spurious -), duplicate ACKs -" in out
+
+
+@pytest.mark.parametrize("command", [["run", "--dry-run"], ["run", "--out", "o"]])
+def test_a_trace_file_that_is_a_fifo_is_refused_at_once(tmp_path: Path, command: list) -> None:
+    """Issue 40 item 5: a schedule.trace_file naming a FIFO blocked the command in open() for
+    a writer (SIGINT and SIGTERM could not stop it); it is refused as a scenario file is."""
+    import os
+
+    os.mkfifo(tmp_path / "t.fifo")
+    path = tmp_path / "s.toml"
+    path.write_text(f'{GOOD}\n[[schedule]]\nlink = "wlan"\nat = "1 s"\ntrace_file = "t.fifo"\n')
+    verb, *rest = command
+    p = subprocess.run(
+        [sys.executable, "-m", "vho.cli", verb, str(path), *rest],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    line = path.read_text().splitlines().index('trace_file = "t.fifo"') + 1
+    assert p.returncode == 2
+    assert p.stderr == (
+        f"{path}:{line}: schedule.trace_file: expected a trace file (a regular file; "
+        f'{tmp_path / "t.fifo"} is a FIFO), got "t.fifo"\n'
+    )

@@ -332,10 +332,7 @@ pub struct ScheduleSpec {
     pub state: Option<crate::link::change::LinkState>,
     /// A Mahimahi packet-delivery trace (its lines' millisecond offsets, compacted)
     /// serialising the direction from `at` on, instead of a rate (`link::trace`).
-    pub trace: Option<crate::link::trace::Opportunities>,
-    /// The file the trace was read from (`trace_file`), written into the resolved scenario
-    /// with its SHA-256 instead of the trace itself.
-    pub trace_source: Option<TraceSource>,
+    pub trace: Option<TraceSpec>,
     /// The block error rate of the direction's RLC-AM bearer (`link::rlc_am`), in steps of
     /// `step` along a ramp.
     pub bler: Option<Level<f64>>,
@@ -343,11 +340,26 @@ pub struct ScheduleSpec {
     pub ber: Option<Level<f64>>,
 }
 
+/// A schedule's delivery trace and, for a `trace_file`, the file it was read from (written
+/// into the resolved scenario with its SHA-256 instead of the trace itself). Its `Debug` form,
+/// which the scenario's hash is of, is the trace's lines only (`[1, 2, 2]`, as when the spec
+/// held them as a list): the hash does not depend on where the file is, and is what it was.
+#[derive(Clone, PartialEq)]
+pub struct TraceSpec {
+    pub opportunities: crate::link::trace::Opportunities,
+    pub source: Option<TraceSource>,
+}
+
+impl std::fmt::Debug for TraceSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.opportunities.fmt(f)
+    }
+}
+
 /// Where a schedule's trace was read: the trace file's absolute path and the SHA-256 of its
 /// bytes (`scenario.resolved.toml` names the file and its digest, which a re-run checks,
 /// instead of inlining millions of lines past the scenario size limit). Not part of the
-/// scenario's hash (its `Debug` form shows neither): the trace's content is, through
-/// `Opportunities`, so the hash does not depend on where the file is.
+/// scenario's hash (`TraceSpec`'s `Debug` form).
 #[derive(Clone, PartialEq)]
 pub struct TraceSource {
     pub path: String,

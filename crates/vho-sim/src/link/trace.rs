@@ -117,23 +117,11 @@ impl Opportunities {
     }
 }
 
-/// Short: the number of opportunities, the period and a digest of them (FNV-1a), never the
-/// offsets themselves (a scenario's hash is of its `Debug` form, and a trace may have
-/// millions of lines).
+/// The lines, `[1, 2, 2]`, as the list the spec held before: a scenario's hash is of its
+/// `Debug` form (streamed, never a string: `scenario::hash`), and stays what it was.
 impl std::fmt::Debug for Opportunities {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for (m, n) in self.ms.iter().zip(self.count.iter()) {
-            for b in m.to_le_bytes().into_iter().chain(n.to_le_bytes()) {
-                h ^= b as u64;
-                h = h.wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
-        f.debug_struct("Opportunities")
-            .field("lines", &self.len())
-            .field("last_ms", &self.ms.last())
-            .field("fnv1a64", &format_args!("{h:016x}"))
-            .finish()
+        f.debug_list().entries(self.iter_ms()).finish()
     }
 }
 

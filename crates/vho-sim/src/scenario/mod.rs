@@ -65,7 +65,20 @@ pub fn load(
 pub fn hash(spec: &Spec) -> String {
     let mut s = spec.clone();
     s.seed = 0;
-    format!("{:016x}", fnv1a64(format!("{s:?}").as_bytes()))
+    // Streamed into the hash, never a string (a trace file's millions of lines).
+    struct Fnv(u64);
+    impl std::fmt::Write for Fnv {
+        fn write_str(&mut self, t: &str) -> std::fmt::Result {
+            for &b in t.as_bytes() {
+                self.0 ^= b as u64;
+                self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+            Ok(())
+        }
+    }
+    let mut h = Fnv(fnv1a64(b""));
+    let _ = std::fmt::Write::write_fmt(&mut h, format_args!("{s:?}"));
+    format!("{:016x}", h.0)
 }
 
 /// Maps a line of the rewritten text back to the file, or to the override that wrote it.

@@ -339,11 +339,11 @@ fn schedule(o: &mut String, s: &ScheduleSpec, link: &str) {
     if let Some(st) = s.state {
         let _ = writeln!(o, "state = {}", q(st.name()));
     }
-    if let Some(src) = &s.trace_source {
+    if let Some(src) = s.trace.as_ref().and_then(|t| t.source.as_ref()) {
         let _ = writeln!(o, "trace_file = {}", q(&src.path));
         let _ = writeln!(o, "trace_sha256 = {}", q(&src.sha256));
     } else if let Some(t) = &s.trace {
-        let ms: Vec<String> = t.iter_ms().map(|m| m.to_string()).collect();
+        let ms: Vec<String> = t.opportunities.iter_ms().map(|m| m.to_string()).collect();
         let _ = writeln!(o, "trace = [{}]", ms.join(", "));
     }
     o.push('\n');

@@ -951,7 +951,10 @@ fn schedules_resolve_their_link_directions_instants_and_values() {
             .replace("until = \"2.5 s\"\n", "")
     );
     let s = load_str(&t, &[]).expect("valid");
-    let ms: Option<Vec<u64>> = s.schedules[1].trace.as_ref().map(|t| t.iter_ms().collect());
+    let ms: Option<Vec<u64>> = s.schedules[1]
+        .trace
+        .as_ref()
+        .map(|t| t.opportunities.iter_ms().collect());
     assert_eq!(ms.as_deref(), Some(&[0u64, 5, 5, 20][..]));
     for st in LinkState::ALL {
         let t = format!(
@@ -986,7 +989,10 @@ fn trace_files_are_read_beside_the_scenario_and_checked_by_line() {
     };
     // Repeated offsets are several opportunities at one instant; \r\n line ends are fine.
     let s = load_at("0\n5\n5\r\n20\n").expect("valid");
-    let ms: Option<Vec<u64>> = s.schedules[1].trace.as_ref().map(|t| t.iter_ms().collect());
+    let ms: Option<Vec<u64>> = s.schedules[1]
+        .trace
+        .as_ref()
+        .map(|t| t.opportunities.iter_ms().collect());
     assert_eq!(ms.as_deref(), Some(&[0u64, 5, 5, 20][..]));
     let trace_label = dir.join("traces/t.down").to_string_lossy().to_string();
     let e = load_at("0\n5\n3\n").expect_err("out of order").to_string();
@@ -1102,7 +1108,11 @@ fn a_trace_file_is_bounded_and_kept_compacted() {
     }
     std::fs::write(&trace, &lines).expect("write trace");
     let s = load(&label, &text, &[], &presets).expect("valid");
-    let ops = s.schedules[1].trace.as_ref().expect("a trace");
+    let ops = &s.schedules[1]
+        .trace
+        .as_ref()
+        .expect("a trace")
+        .opportunities;
     assert_eq!((ops.len(), ops.distinct()), (20_000, 2_000));
     assert_eq!(ops.iter_ms().filter(|&m| m == 7).count(), 10);
     // One byte over the bound (a sparse file: nothing is written) is refused before it is
@@ -1199,6 +1209,22 @@ fn a_resolved_scenario_names_its_trace_file_by_path_and_digest_and_reruns() {
         "{e}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The hash of a scenario with schedules and an inline trace is what it was before traces
+/// were kept compacted and schedules gained a trace file's source (the values `scenario::hash`
+/// gives at ca89281), and is computed without the Debug text as a string.
+#[test]
+fn the_hash_of_a_scenario_with_schedules_and_a_trace_is_unchanged() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join("scenarios/examples/naoe-links.toml"))
+        .expect("the example");
+    let presets = PresetSet::builtin().expect("presets");
+    let s = load("naoe-links.toml", &text, &[], &presets).expect("valid");
+    assert_eq!(hash(&s), "c75eb26c967d1007");
+    let extra = "\n[[schedule]]\nlink = \"wired\"\nat = \"4 s\"\ntrace = [1, 1, 3]\n";
+    let s = load("naoe-links.toml", &format!("{text}{extra}"), &[], &presets).expect("valid");
+    assert_eq!(hash(&s), "45371c3cd4d2f37f");
 }
 
 #[test]

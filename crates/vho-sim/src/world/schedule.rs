@@ -238,7 +238,7 @@ fn sources_of(s: &ScheduleSpec) -> Vec<Source> {
         }
     }
     if let Some(t) = &s.trace {
-        out.push(fixed(vec![(s.at, Action::Trace(t.clone()))]));
+        out.push(fixed(vec![(s.at, Action::Trace(t.opportunities.clone()))]));
     }
     if let Some(state) = s.state {
         let mut steps = vec![(s.at, Action::State(state))];
@@ -348,7 +348,6 @@ mod tests {
             loss: None,
             state: None,
             trace: None,
-            trace_source: None,
             bler: None,
             ber: None,
         };
@@ -530,7 +529,10 @@ mod tests {
             s.at = Time::ZERO;
             s.ba = false;
             let ms: Vec<u64> = (1..=250).map(|k| 4 * k).collect();
-            s.trace = Some(crate::link::trace::Opportunities::new(&ms).expect("valid"));
+            s.trace = Some(crate::spec::TraceSpec {
+                opportunities: crate::link::trace::Opportunities::new(&ms).expect("valid"),
+                source: None,
+            });
         });
         let out = run(&spec, Vec::new()).expect("runs");
         let f = &out.summary.flows[0];

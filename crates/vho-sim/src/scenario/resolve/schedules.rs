@@ -117,12 +117,18 @@ impl Ctx<'_> {
                     Some(format!("{:?}", h.get_ref())),
                 ));
             }
-            let (trace, trace_source) = match (&st.trace, &st.trace_file) {
-                (None, None) => (None, None),
-                (Some(t), None) => (Some(self.delivery_trace(t)?), None),
+            let trace = match (&st.trace, &st.trace_file) {
+                (None, None) => None,
+                (Some(t), None) => Some(crate::spec::TraceSpec {
+                    opportunities: self.delivery_trace(t)?,
+                    source: None,
+                }),
                 (None, Some(f)) => {
                     let (ops, src) = self.delivery_trace_file(f, st.trace_sha256.as_ref())?;
-                    (Some(ops), Some(src))
+                    Some(crate::spec::TraceSpec {
+                        opportunities: ops,
+                        source: Some(src),
+                    })
                 }
                 (Some(_), Some(f)) => {
                     return Err(self.err(
@@ -197,7 +203,6 @@ impl Ctx<'_> {
                 loss,
                 state,
                 trace,
-                trace_source,
                 bler,
                 ber,
             });
@@ -394,7 +399,7 @@ fn bit_error_rate(v: &toml::Value) -> Result<f64, String> {
 type Scheduled<'a> = (
     &'a Option<Level<u64>>,
     &'a Option<Level<Dur>>,
-    &'a Option<Opportunities>,
+    &'a Option<crate::spec::TraceSpec>,
     &'a Option<Level<f64>>,
     &'a Option<Level<f64>>,
 );

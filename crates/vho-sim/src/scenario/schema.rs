@@ -335,6 +335,7 @@ pub struct ProbeT {
     pub ihn: Option<bool>,
     pub ehn: Option<bool>,
     pub fra: Option<bool>,
+    pub fra_cap: Option<bool>,
     pub err: Option<bool>,
 }
 

@@ -48,6 +48,11 @@ pub struct ProbeConfig {
     pub ehn: bool,
     /// FRA on a LOW-to-HIGH handoff (remedy `fra`).
     pub fra: bool,
+    /// TFRC's FRA stops doubling at the capacity the handoff announced (`flow.probe.fra_cap`).
+    /// Off by default: Chen et al.'s footnote to FRA (seed 004 l.110) has the sender double
+    /// "every RTT ... until the first packet loss occurs", with no cap; the cap is vho's
+    /// variant (issue 33 point 10).
+    pub fra_cap: bool,
     /// ERR on a HIGH-to-LOW handoff (remedy `err`).
     pub err: bool,
 }
@@ -64,6 +69,7 @@ impl Default for ProbeConfig {
             ihn: false,
             ehn: false,
             fra: false,
+            fra_cap: false,
             err: false,
         }
     }

@@ -22,7 +22,8 @@ pub const EHN: &str = "explicit handoff notification: the mobile's handover mana
                        al. §4: EHN(a) at the handoff, EHN(b) one one-way delay before)";
 pub const FRA: &str = "fast rate adaptation on a LOW-to-HIGH handoff: slow start (TCP: \
                        ssthresh back to its initial value; TFRC: the rate doubling once per RTT \
-                       up to the new capacity, until p rises) (Chen et al. §3.3)";
+                       until the first loss, then halved; flow.probe.fra_cap stops it at the \
+                       new capacity) (Chen et al. §3.3)";
 pub const ERR: &str = "early rate reduction on a HIGH-to-LOW handoff: the rate R to R*C2/C1 \
                        (TCP: cwnd and ssthresh; TFRC: X, held until reports describe packets \
                        sent after the cut) (Chen et al. §4)";

@@ -707,6 +707,15 @@ pub fn keys() -> Vec<KeyDoc> {
         ),
         k(
             "flow.probe",
+            "fra_cap",
+            "true or false",
+            "false (Chen et al.: doubling \"until the first packet loss occurs\", l.110)",
+            "TFRC's FRA stops doubling the rate at the capacity the handoff announced (vho's \
+             variant); without it the rate doubles every RTT until the first loss of a packet \
+             sent under FRA",
+        ),
+        k(
+            "flow.probe",
             "err",
             "true or false",
             "false; the remedy err sets true",

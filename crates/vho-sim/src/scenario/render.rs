@@ -151,11 +151,13 @@ pub fn to_toml(spec: &Spec) -> String {
             let p = &f.probe;
             let _ = writeln!(
                 o,
-                "[flow.probe]\nenabled = true\nihn = {}\nehn = {}\nfra = {}\nerr = {}\n\
-                 pair_every = {}\nfilter = \"{}\"\nwindow = {}\nalpha = {:?}\nbeta = {:?}\n",
+                "[flow.probe]\nenabled = true\nihn = {}\nehn = {}\nfra = {}\nfra_cap = {}\n\
+                 err = {}\npair_every = {}\nfilter = \"{}\"\nwindow = {}\nalpha = {:?}\n\
+                 beta = {:?}\n",
                 p.ihn,
                 p.ehn,
                 p.fra,
+                p.fra_cap,
                 p.err,
                 p.pair_every,
                 p.filter.name(),

@@ -337,6 +337,7 @@ pub struct ProbeT {
     pub ihn: Option<bool>,
     pub ehn: Option<bool>,
     pub fra: Option<bool>,
+    pub fra_cap: Option<bool>,
     pub err: Option<bool>,
 }
 

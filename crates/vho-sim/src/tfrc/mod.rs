@@ -29,7 +29,9 @@
 //! - §4.5 oscillation prevention is implemented and off by default (`oscillation_prevention`).
 //! - §4.6: the packet times are exact (no timer granularity, so no sending early by t_delta);
 //!   a new X takes effect at once (the next packet goes one new t_ipi after the last one).
-//! - §5.5 history discounting (optional) is not implemented.
+//! - §5.5 history discounting (optional) is implemented (`loss_history.rs`,
+//!   `LossHistory::with_discounting`) and off by default (`history_discounting`); the `ns2`
+//!   profile turns it on (Agent/TFRCSink `discount_ 1`).
 //! - §6: before the sender has an RTT (its packets carry R = 0) the receiver answers every
 //!   packet; §6.3.1: the first interval is 1/p for the p that gives X_recv exactly (bisection,
 //!   not "within 5 %"); a loss before any rate was measured takes the packets before it.

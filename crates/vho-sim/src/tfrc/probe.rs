@@ -10,8 +10,10 @@
 //! - FRA's "slow start" for TFRC is the seed's footnote to it (l.110): the "sender doubles the
 //!   sending rate every RTT ... until the first packet loss occurs. After the first packet
 //!   loss, TFRC sets its sending rate to half of the current rate and thereafter adjusts its
-//!   rate based on the TCP response function". X doubles once per R (capped by recv_limit and
-//!   the capacity announced, never below the equation's rate), the loss history kept; it ends
+//!   rate based on the TCP response function". X doubles once per R (capped by recv_limit, as
+//!   TFRC's own slow start, never below the equation's rate; not by the capacity the handoff
+//!   announced, which the footnote does not name: `flow.probe.fra_cap` adds that cap), the
+//!   loss history kept; it ends
 //!   at the first report of a loss event that begins at a packet sent under FRA
 //!   (`Feedback::loss_start`): a loss on the old link reported after the handoff is not
 //!   FRA's first loss. Then X is halved, and the equation governs from the next report.
@@ -30,12 +32,12 @@ pub struct Detection {
     pub action: Option<Action>,
 }
 
-/// FRA in force: the first packet sent under it (a loss from there on ends it) and the
-/// capacity the handoff announced, bytes per second (the doubling stops there).
+/// FRA in force: the first packet sent under it (a loss from there on ends it) and, with
+/// `fra_cap`, the capacity the handoff announced, bytes per second (the doubling stops there).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Fra {
     pub(super) since_seq: u64,
-    pub(super) cap: f64,
+    pub(super) cap: Option<f64>,
 }
 
 /// The sender's side of TFRC Probe.
@@ -55,6 +57,11 @@ pub(super) struct SenderSide {
 }
 
 impl SenderSide {
+    /// Whether FRA stops doubling at the announced capacity (`ProbeConfig::fra_cap`).
+    pub(super) fn fra_cap(&self) -> bool {
+        self.cfg.fra_cap
+    }
+
     pub(super) fn new(cfg: &ProbeConfig) -> Self {
         SenderSide {
             cfg: *cfg,
@@ -328,14 +335,48 @@ mod tests {
     // ---- Tests for IHN and FRA (Chen et al. §3.3) ----
 
     #[test]
+    fn fra_doubles_past_the_announced_capacity_until_the_first_loss() {
+        // Chen et al.'s footnote to FRA (seed 004 l.110): the "sender doubles the sending rate
+        // every RTT ... until the first packet loss occurs" -- no cap at the new capacity
+        // (issue 33 point 10; `fra_cap` is vho's option). X_Bps 36 858.9 B/s as below; after
+        // IHN on 150 kb/s -> 5 Mb/s, 6 reports double X 6 times, to 64 X_Bps = 2 358 970 B/s,
+        // past the 625 000 B/s announced; a loss under FRA halves it.
+        let mut s = started(&probe(true, false, true, false));
+        let mut t = 200;
+        for c in [150_000, 150_000, 5_000_000] {
+            s.handle_feedback(ms(t), &feedback(ms(t - 100), 1e9, 0.05, Some(c)));
+            t += 100;
+        }
+        let x_eq = 1000.0
+            / (0.1 * (0.1f64 / 3.0).sqrt() + 0.4 * 3.0 * (0.15f64 / 8.0).sqrt() * 0.05 * 1.08);
+        assert!(s.in_fra());
+        for k in 1..=6 {
+            s.handle_feedback(ms(t), &feedback(ms(t - 100), 1e9, 0.05, Some(5_000_000)));
+            t += 100;
+            let want = f64::powi(2.0, k) * x_eq;
+            assert!((s.rate() - want).abs() < 1e-3 * want, "{k}: {}", s.rate());
+        }
+        assert!(s.rate() > 625_000.0 * 3.0);
+        let mut fb = feedback(ms(t - 100), 1e9, 0.06, Some(5_000_000));
+        fb.loss_start = Some(1);
+        let before = s.rate();
+        s.handle_feedback(ms(t), &fb);
+        assert!(!s.in_fra());
+        assert_eq!(s.rate(), before / 2.0);
+    }
+
+    #[test]
     fn ihn_on_a_fivefold_estimate_starts_fra_which_doubles_to_the_new_capacity() {
         // Chen et al. §3.3: C' > 5C is a LOW-to-HIGH handoff; FRA "forces TCP/TFRC Probe to
         // enter the slow start phase". R = 100 ms, p = 0.05 from the slow link: the
         // equation's X_Bps is 1000 / (0.1*sqrt(0.1/3) + 0.4*3*sqrt(0.15/8)*0.05*1.08) =
         // 36 858.9 B/s (RFC 5348 §3.1). Estimates 150 kb/s then 5 Mb/s: IHN fires; X
-        // doubles once per R (recv_limit high), never past the 5 Mb/s announced (625 000
-        // B/s), and FRA holds while p does not rise.
-        let mut s = started(&probe(true, false, true, false));
+        // doubles once per R (recv_limit high), with `fra_cap` (vho's option) never past the
+        // 5 Mb/s announced (625 000 B/s), and FRA holds while p does not rise.
+        let mut s = started(&ProbeConfig {
+            fra_cap: true,
+            ..probe(true, false, true, false)
+        });
         let mut t = 200;
         let mut report = |s: &mut TfrcSender, p: f64, c: u64| {
             s.handle_feedback(ms(t), &feedback(ms(t - 100), 1e9, p, Some(c)));

@@ -305,7 +305,7 @@ impl TfrcSender {
                 probe.err_hold = None;
                 probe.fra = Some(super::probe::Fra {
                     since_seq: self.next_seq,
-                    cap: h.to_bps as f64 / 8.0,
+                    cap: probe.fra_cap().then_some(h.to_bps as f64 / 8.0),
                 });
                 self.tld = Some(now);
             }
@@ -321,8 +321,8 @@ impl TfrcSender {
 
     /// One report under FRA; `false` once FRA is over and the report goes the usual way.
     /// The seed's footnote to FRA (l.110): X doubles once per R "until the first packet loss
-    /// occurs", capped by recv_limit and by the capacity the handoff announced, never below
-    /// the equation's rate; the first loss is the first loss event beginning at a packet sent
+    /// occurs", capped by recv_limit (and, with `flow.probe.fra_cap`, by the capacity the
+    /// handoff announced), never below the equation's rate; the first loss is the first loss event beginning at a packet sent
     /// under FRA (`Feedback::loss_start`). At that report "TFRC sets its sending rate to half
     /// of the current rate and thereafter adjusts its rate based on the TCP response
     /// function": X halves, and the next report takes the equation. (An earlier reading ended
@@ -343,7 +343,9 @@ impl TfrcSender {
         }
         let x_eq = (self.p > 0.0).then(|| self.equation_rate(r));
         if self.tld.is_none_or(|tld| now.saturating_since(tld) >= r) {
-            let doubled = (2.0 * self.x).min(recv_limit).min(fra.cap);
+            let doubled = (2.0 * self.x)
+                .min(recv_limit)
+                .min(fra.cap.unwrap_or(f64::INFINITY));
             self.x = doubled.max(self.x).max(x_eq.unwrap_or(0.0));
             self.tld = Some(now);
         }

@@ -143,6 +143,7 @@ impl Ctx<'_> {
             (t.ihn, &mut cfg.ihn),
             (t.ehn, &mut cfg.ehn),
             (t.fra, &mut cfg.fra),
+            (t.fra_cap, &mut cfg.fra_cap),
             (t.err, &mut cfg.err),
             (t.enabled, &mut cfg.enabled),
         ] {
@@ -150,6 +151,7 @@ impl Ctx<'_> {
                 *slot = on;
             }
         }
+        // fra_cap only shapes FRA: it turns nothing on.
         cfg.enabled |= cfg.ihn || cfg.ehn || cfg.fra || cfg.err;
         Ok(cfg)
     }

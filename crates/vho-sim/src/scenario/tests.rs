@@ -1211,23 +1211,32 @@ fn a_resolved_scenario_names_its_trace_file_by_path_and_digest_and_reruns() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The hash of a scenario with schedules and an inline trace does not depend on how traces
-/// are held (compacted, or read from a file at some path), and is computed without the Debug
-/// text as a string. Pinned at the merge of that change: the value moves whenever the
-/// resolved spec gains a field (this merge's `handover.in_flight`, the router's
-/// `min_delay_between_ras`, TCP's `retransmission_marks` moved it from c75eb26c967d1007 and
-/// 45371c3cd4d2f37f, ca89281's).
+/// The hash of a scenario names what it simulates, not where a trace came from: the same trace
+/// file's bytes at two paths give one hash, other bytes another; an inline trace is hashed by
+/// its values. (It was once pinned to values, which moved whenever the resolved spec gained a
+/// field; what must hold is this.)
 #[test]
-fn the_hash_of_a_scenario_with_schedules_and_a_trace_is_unchanged() {
+fn the_hash_of_a_scenario_with_a_trace_depends_on_the_trace_not_on_its_path() {
+    let presets = PresetSet::builtin().expect("presets");
+    let (d1, l1, t1) = trace_scenario("hash-a", "t.down");
+    let (d2, l2, t2) = trace_scenario("hash-b", "t.down");
+    std::fs::write(d1.join("t.down"), "1\n1\n3\n").expect("write");
+    std::fs::write(d2.join("t.down"), "1\n1\n3\n").expect("write");
+    let h1 = hash(&load(&l1, &t1, &[], &presets).expect("valid"));
+    assert_eq!(h1, hash(&load(&l2, &t2, &[], &presets).expect("valid")));
+    std::fs::write(d2.join("t.down"), "1\n2\n3\n").expect("write");
+    assert_ne!(h1, hash(&load(&l2, &t2, &[], &presets).expect("valid")));
+    let _ = std::fs::remove_dir_all(&d1);
+    let _ = std::fs::remove_dir_all(&d2);
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let text = std::fs::read_to_string(root.join("scenarios/examples/naoe-links.toml"))
         .expect("the example");
-    let presets = PresetSet::builtin().expect("presets");
-    let s = load("naoe-links.toml", &text, &[], &presets).expect("valid");
-    assert_eq!(hash(&s), "790ffd44948dc139");
-    let extra = "\n[[schedule]]\nlink = \"wired\"\nat = \"4 s\"\ntrace = [1, 1, 3]\n";
-    let s = load("naoe-links.toml", &format!("{text}{extra}"), &[], &presets).expect("valid");
-    assert_eq!(hash(&s), "8c22dec7ac6f98a1");
+    let inline = |t: &str| {
+        let extra = format!("\n[[schedule]]\nlink = \"wired\"\nat = \"4 s\"\ntrace = {t}\n");
+        hash(&load("naoe-links.toml", &format!("{text}{extra}"), &[], &presets).expect("valid"))
+    };
+    assert_eq!(inline("[1, 1, 3]"), inline("[1, 1, 3]"));
+    assert_ne!(inline("[1, 1, 3]"), inline("[1, 2, 3]"));
 }
 
 #[test]

@@ -190,6 +190,32 @@ fn index_offered_by(spec: &Spec, link: &str, from: &str, at_s: f64) -> u64 {
     d.offered - d.dropped_queue_overflow - 1
 }
 
+/// The run of `text` with the packet `from` offered to `dir` ("forward" or "reverse") of the
+/// GPRS link (link 4) by `at(baseline handover)` lost: the baseline's handover and the run.
+fn losing(
+    text: &str,
+    from: &str,
+    dir: &str,
+    at: impl Fn(&MipHandoverSummary) -> f64,
+) -> (MipHandoverSummary, super::RunOutput) {
+    let base = load(text, &[]);
+    let h0 = handover(&base);
+    let i = index_offered_by(&base, "gprs", from, at(&h0));
+    let spec = load(text, &[&format!("link.4.{dir}.drop_packets=[{i}]")]);
+    (h0, run(&spec, Vec::new()).expect("runs"))
+}
+
+/// The download or upload of `text` goes on over GPRS: a few seconds (25 kB/s) behind the
+/// unharmed run.
+fn delivers_about_as_much(text: &str, out: &super::RunOutput) {
+    let base = run(&load(text, &[]), Vec::new()).expect("runs");
+    let (got, want) = (
+        out.summary.flows[0].bytes_delivered,
+        base.summary.flows[0].bytes_delivered,
+    );
+    assert!(got + 200_000 > want, "{got} B against {want}");
+}
+
 #[test]
 fn a_lost_binding_acknowledgement_is_repaired_by_a_binding_update_with_a_new_sequence_number() {
     // RFC 6275 §11.7.1: every Binding Update, a retransmission too, carries a greater
@@ -197,13 +223,10 @@ fn a_lost_binding_acknowledgement_is_repaired_by_a_binding_update_with_a_new_seq
     // acknowledges it; before, the copy reused its number and was refused with status 135
     // at +1, 3, 7, 15 s, and registration never completed.
     let text = format!("{TOPOLOGY}{HARD_UP}");
-    let base = load(&text, &[]);
-    let h0 = handover(&base);
     // The BA leaves the GPRS router 300 ms + 3.2 ms (80 B at 200 kb/s) before it arrives.
-    let ba_at = h0.ba_s.expect("registers") - 0.3030;
-    let i = index_offered_by(&base, "gprs", "ar-gprs", ba_at);
-    let spec = load(&text, &[&format!("link.4.forward.drop_packets=[{i}]")]);
-    let out = run(&spec, Vec::new()).expect("runs");
+    let (h0, out) = losing(&text, "ar-gprs", "forward", |h| {
+        h.ba_s.expect("registers") - 0.3030
+    });
     let h = out.summary.handovers[0].mipv6.clone().expect("mipv6");
     assert_eq!(h.bu_transmissions, 2);
     let rtt_ha = 2.0 * 310.0 + 2.0 * ser(80, 200e3);
@@ -228,13 +251,7 @@ fn a_lost_binding_acknowledgement_is_repaired_by_a_binding_update_with_a_new_seq
         t_n > t_n0 + 1.0 && t_n < t_n0 + 8.0,
         "T_n {t_n}, baseline {t_n0}"
     );
-    // The download goes on over GPRS, a few seconds (25 kB/s) behind the unharmed run.
-    let base_bytes = run(&base, Vec::new()).expect("runs").summary.flows[0].bytes_delivered;
-    let bytes = out.summary.flows[0].bytes_delivered;
-    assert!(
-        bytes + 200_000 > base_bytes,
-        "{bytes} B against {base_bytes}"
-    );
+    delivers_about_as_much(&text, &out);
 }
 
 #[test]
@@ -242,15 +259,13 @@ fn a_lost_home_test_is_repaired_by_the_home_test_init_sent_again() {
     // RFC 6275 §11.8: the Home Test Init is retransmitted after INITIAL_BINDACK_TIMEOUT; the
     // second Home Test completes return routability one second later.
     let text = format!("{TOPOLOGY}{HARD_UP}");
-    let base = load(&text, &[]);
-    let h0 = handover(&base);
     // The HoT (104 B tunnelled) reaches the mobile before the CoT, which comes right behind it
     // (a_hard_upward_handover_...): it left the GPRS router 300 ms + 4.16 ms before the BU
     // to the correspondent, less the CoT's 2.56 ms.
-    let hot_at = h0.bu_cn_sent_s.expect("RR completes") - 0.3042 + 0.00256 - 0.0001;
-    let i = index_offered_by(&base, "gprs", "ar-gprs", hot_at);
-    let spec = load(&text, &[&format!("link.4.forward.drop_packets=[{i}]")]);
-    let h = handover(&spec);
+    let (h0, out) = losing(&text, "ar-gprs", "forward", |h| {
+        h.bu_cn_sent_s.expect("RR completes") - 0.3042 + 0.00256 - 0.0001
+    });
+    let h = out.summary.handovers[0].mipv6.clone().expect("mipv6");
     let late = h.bu_cn_sent_s.expect("RR completes") - h0.bu_cn_sent_s.expect("baseline");
     assert!(late > 0.9 && late < 1.1, "RR {late} s later");
     assert!(h.t_n_s.is_some());
@@ -279,12 +294,9 @@ fn a_lost_binding_update_to_the_correspondent_is_repaired_through_a_binding_erro
     // took the option whatever its binding said and sent its ACKs to the old address until
     // the binding's lifetime ran out.
     let text = format!("{TOPOLOGY}{HARD_UP_UPLOAD}");
-    let base = load(&text, &[]);
-    let h0 = handover(&base);
-    let bu_at = h0.bu_cn_sent_s.expect("RR completes") + 1e-9;
-    let i = index_offered_by(&base, "gprs", "mn", bu_at);
-    let spec = load(&text, &[&format!("link.4.reverse.drop_packets=[{i}]")]);
-    let out = run(&spec, Vec::new()).expect("runs");
+    let (h0, out) = losing(&text, "mn", "reverse", |h| {
+        h.bu_cn_sent_s.expect("RR completes") + 1e-9
+    });
     let h = out.summary.handovers[0].mipv6.clone().expect("mipv6");
     let cn = out
         .summary
@@ -300,12 +312,7 @@ fn a_lost_binding_update_to_the_correspondent_is_repaired_through_a_binding_erro
     // plus return routability again: a few seconds, not the binding's 420 s.
     let t_n = h.t_n_s.expect("T_n is finite");
     assert!(t_n < h0.t_n_s.expect("baseline") + 5.0, "T_n {t_n}");
-    let base_bytes = run(&base, Vec::new()).expect("runs").summary.flows[0].bytes_delivered;
-    let bytes = out.summary.flows[0].bytes_delivered;
-    assert!(
-        bytes + 200_000 > base_bytes,
-        "{bytes} B against {base_bytes}"
-    );
+    delivers_about_as_much(&text, &out);
 }
 
 #[test]

@@ -314,6 +314,11 @@ def test_a_handover_after_the_run_ended_is_marked_as_not_happened(tmp_path: Path
     assert not h["happened"] and h["interruption_s"] is None
     (line,) = [x for x in r.stdout.splitlines() if x.strip().startswith("handover")]
     assert line.endswith("did not happen, the run ended first"), line
+    # And said as `vho run` says it (issue 37 item 6: the README's example ended silently at
+    # 0.457 s, before its 0.6 s handover).
+    assert "warning: handover wlan -> gprs at 5.000 s not reached: the emulation ended at" in (
+        r.stderr
+    ), r.stderr
 
 
 def _children_of(pid: int) -> list[int]:

@@ -604,6 +604,13 @@ def _print_emulation(s: dict, out: Path) -> None:
                 f"  handover {h['from']} -> {h['to']} at {h['at_s']:.3f} s ({h['kind']}): "
                 "did not happen, the run ended first"
             )
+            # As `vho run` warns: a run that ends before its handover measured no handover.
+            print(
+                f"warning: handover {h['from']} -> {h['to']} at {h['at_s']:.3f} s not reached: "
+                f"the emulation ended at {run['wall_s']:.3f} s (a larger flow.0.size or a later "
+                "run.stop crosses it)",
+                file=sys.stderr,
+            )
             continue
         print(
             f"  handover {h['from']} -> {h['to']} at {h['at_s']:.3f} s ({h['kind']})"

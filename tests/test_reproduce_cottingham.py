@@ -35,10 +35,13 @@ def test_table_1_is_the_papers_statistics_of_our_runs(out: Path) -> None:
         rows = t[(t["case"] == case) & (t["variant"] == "paper-count")].set_index(["key", "stat"])
         for key, col in (("t_n", "t_n_s"), ("t_a", "t_a_s"), ("total", "total_s")):
             v = g[col] * 1e3
-            assert rows.loc[(key, "mean"), "ours"] == pytest.approx(v.mean(), rel=1e-6)
-            assert rows.loc[(key, "sigma"), "ours"] == pytest.approx(v.std(ddof=1), rel=1e-6)
-            assert rows.loc[(key, "min"), "ours"] == pytest.approx(v.min(), rel=1e-6)
-            assert rows.loc[(key, "max"), "ours"] == pytest.approx(v.max(), rel=1e-6)
+            # runs.csv keeps microseconds (%.6f s): each ms value here is within 0.5e-3 of
+            # the one the table was computed from, and so are their mean, sigma and extremes.
+            close = {"abs": 1e-3}
+            assert rows.loc[(key, "mean"), "ours"] == pytest.approx(v.mean(), **close)
+            assert rows.loc[(key, "sigma"), "ours"] == pytest.approx(v.std(ddof=1), **close)
+            assert rows.loc[(key, "min"), "ours"] == pytest.approx(v.min(), **close)
+            assert rows.loc[(key, "max"), "ours"] == pytest.approx(v.max(), **close)
             assert rows.loc[(key, "mean"), "paper"] == TABLE1[case][key][0]
         # The % column: the mean of per-handover shares (l.183), not the ratio of means.
         share = (g["t_a_s"] / (g["t_n_s"] + g["t_a_s"])).mean() * 100

@@ -70,7 +70,7 @@ def test_random_loss_makes_no_false_verdict() -> None:
     # recovery, RFC 5682 §3.1 step 1, and the ACK Eifel reads acknowledges everything, RFC 3522
     # §3.3's ambiguity).
     timeouts = 0
-    for seed in range(1, 7):
+    for seed in range(1, 11):
         f = _flow(
             LOSSY,
             'flow.0.tcp.profile="linux"',
@@ -82,7 +82,10 @@ def test_random_loss_makes_no_false_verdict() -> None:
         assert f["completed"]
         assert f["spurious_timeouts_detected"] == f["spurious_timeouts"], seed
         timeouts += f["timeouts"]
-    assert timeouts >= 5  # 7 over these seeds: the verdicts are not vacuous
+    # 11 over these seeds, so the verdicts are not vacuous (seeds 1-6 gave 7 before the linux
+    # profile kept a segment whose resend is in flight out of a new recovery, issue 33 defect
+    # 9, and 4 after: fewer resends, fewer timeouts).
+    assert timeouts >= 8
     for seed in range(1, 7):
         f = _flow(LOSSY, 'flow.0.tcp.profile="linux"', "access.link.down.loss=0.03", ALL, seed=seed)
         assert f["completed"]

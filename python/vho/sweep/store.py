@@ -59,10 +59,18 @@ def _lock(root: Path) -> int:
         os.close(fd)
         if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
             raise SweepError(f"{path}: cannot lock the sweep directory: {e.strerror}") from None
-        try:
-            holder = path.read_text(encoding="utf-8").strip() or "a sweep starting up"
-        except OSError:
-            holder = "another process"
+        # The holder writes who it is right after it takes the lock: give it a moment, so
+        # that the refusal names it (two sweeps started together met in that gap).
+        holder = ""
+        for _ in range(50):
+            try:
+                holder = path.read_text(encoding="utf-8").strip()
+            except OSError:
+                holder = "another process"
+            if holder:
+                break
+            time.sleep(0.01)
+        holder = holder or "a sweep starting up"
         raise SweepError(
             f"{root}: in use by another sweep ({holder}); wait for it, or choose another --out"
         ) from None

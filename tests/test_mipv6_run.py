@@ -182,6 +182,33 @@ def test_a_lost_binding_acknowledgement_is_repaired_on_the_wire(tmp_path):
     assert h["t_n_s"] is not None and h["bu_transmissions"] == 2
 
 
+@needs_tshark
+def test_a_lost_home_test_is_repaired_on_the_wire(tmp_path):
+    # RFC 6275 §11.8: the Home Test Init is sent again after INITIAL_BINDACK_TIMEOUT (1 s); its
+    # Home Test completes return routability and route optimisation follows.
+    pcaps = [*SHORT[:1], 'record.pcap=["mn", "cn"]']
+    base = vho.run(SCENARIO, overrides=pcaps, out_dir=tmp_path / "base")
+    cn = base.out_dir / "cn.pcap"
+    hot_at = float(_fields(cn, "mip6.mhtype == 3", "frame.time_epoch")[0][0])
+    # The HoT crosses the core and ha-gprs (10 ms each, 100 Mb/s) to the GPRS router.
+    i = _admitted_by(pcaps, "gprs", "ar-gprs", round(hot_at + 0.0205, 6), tmp_path / "cut")
+    lost = [*pcaps, f"link.4.forward.drop_packets=[{i}]"]
+    r = vho.run(SCENARIO, overrides=lost, out_dir=tmp_path / "lost")
+    mn = r.out_dir / "mn.pcap"
+    hotis = _fields(mn, "mip6.mhtype == 1", "frame.time_relative")
+    hots = _fields(mn, "mip6.mhtype == 3", "frame.time_relative")
+    assert len(hotis) == 2 and float(hotis[1][0]) - float(hotis[0][0]) == pytest.approx(
+        1.0, abs=1e-6
+    )
+    assert len(hots) == 1 and float(hots[0][0]) > float(hotis[1][0]), (hotis, hots)
+    for node in ("mn", "cn"):
+        pcap = r.out_dir / f"{node}.pcap"
+        assert _fields(pcap, "_ws.malformed", "frame.number") == [], node
+        assert _fields(pcap, "(icmpv6 || mipv6) && _ws.expert", "frame.number") == [], node
+    h = r.summary["handovers"][0]["mipv6"]
+    assert h["t_n_s"] is not None
+
+
 UPLOAD = [
     'flow.0.from="mn"',
     'flow.0.to="cn"',

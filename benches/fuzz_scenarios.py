@@ -5,6 +5,12 @@ a file written outside --out.
 
     python3 benches/fuzz_scenarios.py --cases 1000            # report counts, list failures
     python3 benches/fuzz_scenarios.py --cases 200 --seed 7 --timeout 30
+    python3 benches/fuzz_scenarios.py --surface new --cases 1000 --jobs 2
+
+`--surface classic` mutates the Daniel & Kojo, thesis and lossy-link scenarios; `--surface new`
+the ones of the later sections: `[mipv6]` (Cottingham), `[nemo]` and `[[schedule]]` ramps
+(Naoe), TFRC, Pareto cross traffic and probes (Chen), and schedules with a Mahimahi trace
+file beside the scenario; `all` both.
 
 The mutations (one to three per case, drawn from the seed): delete, duplicate or swap lines;
 replace a number by 0, a negative, a huge or a fractional value; replace a quoted value by an
@@ -26,12 +32,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "scenarios" / "examples"
 SEEDS = [
-    ROOT / "scenarios" / "examples" / "dk-fig1-wlan-gprs.toml",
-    ROOT / "scenarios" / "examples" / "dk-fig2-gprs-wlan.toml",
-    ROOT / "scenarios" / "examples" / "thesis-wavelan-gsm.toml",
+    EXAMPLES / "dk-fig1-wlan-gprs.toml",
+    EXAMPLES / "dk-fig2-gprs-wlan.toml",
+    EXAMPLES / "thesis-wavelan-gsm.toml",
     ROOT / "benches" / "scenarios" / "lossy-link.toml",
 ]
+#: The later sections' scenarios, and the text of a small Mahimahi trace written beside each
+#: case as `t.down` (a trace-file schedule is appended to the Fig. 1 case).
+NEW_SEEDS = [
+    EXAMPLES / "cottingham-wlan-gprs.toml",
+    EXAMPLES / "naoe-apc.toml",
+    EXAMPLES / "naoe-links.toml",
+    EXAMPLES / "tfrc-lossy.toml",
+    EXAMPLES / "chen-probe.toml",
+]
+TRACE = "".join(f"{ms}\n" for ms in range(1, 200) for _ in range(2))
+TRACE_SCHEDULE = '\n[[schedule]]\nlink = "gprs"\nat = "0.2 s"\ntrace_file = "t.down"\n'
 
 ODD_NUMBERS = ["0", "-1", "-0.5", "1e30", "18446744073709551616", "0.0000001", "nan", "inf"]
 ODD_STRINGS = ['""', '"../../x"', '"/etc/passwd"', '"5"', '"0 s"', '"1 ns"', '"-3 ms"',
@@ -39,9 +57,18 @@ ODD_STRINGS = ['""', '"../../x"', '"/etc/passwd"', '"5"', '"0 s"', '"1 ns"', '"-
 ODD_KEYS = ["loss = 1.0", "loss = 2", 'queue = "1 packets"', 'delay = "1000 s"',
             'rate = "1 b/s"', "seed = -4", 'stop = "0 s"', "drop_packets = [3, 1]",
             'tcp = { profile = "linux", max_rto = "0 s" }', "mtu = 0"]  # fmt: skip
+#: Keys of the later sections with odd values (issue 40's hostile cases among them).
+NEW_ODD_KEYS = ['ra_min = "1 ns"', 'ra_max = "0 s"', 'min_delay_between_ras = "1 us"',
+                'dad = "psychic"', 'in_flight = "maybe"', 'in_flight = "lost"',
+                "bler = [0.1, 2]", "bler = -1", 'step = "1 ns"', 'until = "2000000 s"',
+                'trace_file = "/dev/zero"', 'trace_file = "/dev/stdin"', "trace = [0]",
+                'trace_file = "missing.trace"', 'trace_sha256 = "00"', "max_dat = 1",
+                "fra_cap = 3", 'size = "1 KB"', "count = 0", 'ro_start = "never"',
+                'home_agent = "cn"', "correspondents = []", "retry_limit = 0",
+                'kind = "tfrc"', 'kind = "pareto"', "preconfigured = 7"]  # fmt: skip
 
 
-def mutate(text: str, rng: random.Random) -> str:
+def mutate(text: str, rng: random.Random, odd_keys: list[str] = ODD_KEYS) -> str:
     lines = text.splitlines()
     for _ in range(rng.randint(1, 3)):
         if not lines:
@@ -62,7 +89,7 @@ def mutate(text: str, rng: random.Random) -> str:
             odd = rng.choice(ODD_STRINGS)
             lines[i] = re.sub(r'"[^"]*"', lambda _m, odd=odd: odd, lines[i], count=1)
         elif kind == 5:
-            lines.insert(i, rng.choice(ODD_KEYS))
+            lines.insert(i, rng.choice(odd_keys))
         elif kind == 6:
             cut = rng.randrange(len(text) + 1)
             return text[:cut]
@@ -84,6 +111,7 @@ def run_case(case: int, text: str, work: Path, timeout: float) -> Outcome:
     (d / "sandbox").mkdir(parents=True)
     scen = d / "sandbox" / "s.toml"
     scen.write_text(text, encoding="utf-8")
+    (d / "sandbox" / "t.down").write_text(TRACE, encoding="utf-8")
     out = d / "sandbox" / "out"
     before = {p for p in work.rglob("*")}
     try:
@@ -117,15 +145,39 @@ def run_case(case: int, text: str, work: Path, timeout: float) -> Outcome:
     return Outcome(case, "run", s["run"]["ended_by"])
 
 
-def fuzz(cases: int, seed: int, timeout: float) -> list[Outcome]:
+def texts(cases: int, seed: int, surface: str) -> list[str]:
+    """The cases' scenario texts, drawn from `seed` alone (whatever `--jobs`)."""
     rng = random.Random(seed)
+    seeds = {"classic": SEEDS, "new": [*NEW_SEEDS, EXAMPLES / "dk-fig1-wlan-gprs.toml"]}
+    seeds["all"] = seeds["classic"] + seeds["new"]
     out = []
+    for _ in range(cases):
+        path = rng.choice(seeds[surface])
+        base = path.read_text(encoding="utf-8")
+        if surface != "classic" and path.name == "dk-fig1-wlan-gprs.toml":
+            base += TRACE_SCHEDULE
+        keys = ODD_KEYS if surface == "classic" else ODD_KEYS + NEW_ODD_KEYS
+        out.append(mutate(base, rng, keys))
+    return out
+
+
+def fuzz(
+    cases: int, seed: int, timeout: float, surface: str = "classic", jobs: int = 1
+) -> list[Outcome]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    todo = texts(cases, seed, surface)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for case in range(cases):
-            base = rng.choice(SEEDS).read_text(encoding="utf-8")
-            out.append(run_case(case, mutate(base, rng), work, timeout))
-    return out
+        # Each case in a folder of its own: what one writes outside its --out is still seen
+        # (the check compares the whole work tree before and after, so cases running side by
+        # side must not count each other's files: each checks its own folder).
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+            futures = [
+                ex.submit(run_case, case, text, work / f"w{case}", timeout)
+                for case, text in enumerate(todo)
+            ]
+            return [f.result() for f in futures]
 
 
 def main() -> None:
@@ -133,9 +185,11 @@ def main() -> None:
     ap.add_argument("--cases", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per run")
+    ap.add_argument("--surface", choices=["classic", "new", "all"], default="classic")
+    ap.add_argument("--jobs", type=int, default=1, help="cases run at a time")
     a = ap.parse_args()
     os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
-    results = fuzz(a.cases, a.seed, a.timeout)
+    results = fuzz(a.cases, a.seed, a.timeout, a.surface, a.jobs)
     counts: dict[str, int] = {}
     for r in results:
         counts[r.verdict] = counts.get(r.verdict, 0) + 1

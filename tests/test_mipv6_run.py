@@ -154,6 +154,23 @@ def _admitted_by(overrides: list[str], link: str, sender: str, at_s: float, out:
     return d["offered"] - d["dropped_queue_overflow"] - 1
 
 
+def _losing(pcaps: list[str], sender: str, at_s: float, tmp: Path) -> vho.RunResult:
+    """The run with the packet `sender` offered to the GPRS link (link 4) by `at_s` lost."""
+    i = _admitted_by(pcaps, "gprs", sender, at_s, tmp / "cut")
+    way = "forward" if sender == "ar-gprs" else "reverse"
+    return vho.run(
+        SCENARIO, overrides=[*pcaps, f"link.4.{way}.drop_packets=[{i}]"], out_dir=tmp / "lost"
+    )
+
+
+def _clean(r: vho.RunResult, nodes: tuple[str, ...]) -> None:
+    """No frame of these nodes' captures is malformed, no signalling frame has an expert mark."""
+    for node in nodes:
+        pcap = r.out_dir / f"{node}.pcap"
+        assert _fields(pcap, "_ws.malformed", "frame.number") == [], node
+        assert _fields(pcap, "(icmpv6 || mipv6) && _ws.expert", "frame.number") == [], node
+
+
 @needs_tshark
 def test_a_lost_binding_acknowledgement_is_repaired_on_the_wire(tmp_path):
     # RFC 6275 §11.7.1: the Binding Update sent again carries a greater sequence number, the
@@ -166,18 +183,13 @@ def test_a_lost_binding_acknowledgement_is_repaired_on_the_wire(tmp_path):
     ha = base.out_dir / "ha.pcap"
     ba_at = float(_fields(ha, "mip6.mhtype == 6", "frame.time_epoch")[0][0])
     # The BA crosses ha-gprs (10 ms, 100 Mb/s) and is offered to the GPRS link.
-    i = _admitted_by(pcaps, "gprs", "ar-gprs", round(ba_at + 0.0105, 6), tmp_path / "cut")
-    lost = [*pcaps, f"link.4.forward.drop_packets=[{i}]"]
-    r = vho.run(SCENARIO, overrides=lost, out_dir=tmp_path / "lost")
+    r = _losing(pcaps, "ar-gprs", round(ba_at + 0.0105, 6), tmp_path)
     mn = r.out_dir / "mn.pcap"
     bus = _fields(mn, "mip6.mhtype == 5 && mip6.bu.h_flag == 1", "mip6.bu.seqnr")
     bas = _fields(mn, "mip6.mhtype == 6", "mip6.ba.status", "mip6.ba.seqnr")
     assert len(bus) == 2 and int(bus[1][0]) == int(bus[0][0]) + 1, bus
     assert bas == [["0", bus[1][0]]], "only the second BA arrives, accepting the new number"
-    for node in ("mn", "ha"):
-        pcap = r.out_dir / f"{node}.pcap"
-        assert _fields(pcap, "_ws.malformed", "frame.number") == [], node
-        assert _fields(pcap, "(icmpv6 || mipv6) && _ws.expert", "frame.number") == [], node
+    _clean(r, ("mn", "ha"))
     h = r.summary["handovers"][0]["mipv6"]
     assert h["t_n_s"] is not None and h["bu_transmissions"] == 2
 
@@ -191,9 +203,7 @@ def test_a_lost_home_test_is_repaired_on_the_wire(tmp_path):
     cn = base.out_dir / "cn.pcap"
     hot_at = float(_fields(cn, "mip6.mhtype == 3", "frame.time_epoch")[0][0])
     # The HoT crosses the core and ha-gprs (10 ms each, 100 Mb/s) to the GPRS router.
-    i = _admitted_by(pcaps, "gprs", "ar-gprs", round(hot_at + 0.0205, 6), tmp_path / "cut")
-    lost = [*pcaps, f"link.4.forward.drop_packets=[{i}]"]
-    r = vho.run(SCENARIO, overrides=lost, out_dir=tmp_path / "lost")
+    r = _losing(pcaps, "ar-gprs", round(hot_at + 0.0205, 6), tmp_path)
     mn = r.out_dir / "mn.pcap"
     hotis = _fields(mn, "mip6.mhtype == 1", "frame.time_relative")
     hots = _fields(mn, "mip6.mhtype == 3", "frame.time_relative")
@@ -201,10 +211,7 @@ def test_a_lost_home_test_is_repaired_on_the_wire(tmp_path):
         1.0, abs=1e-6
     )
     assert len(hots) == 1 and float(hots[0][0]) > float(hotis[1][0]), (hotis, hots)
-    for node in ("mn", "cn"):
-        pcap = r.out_dir / f"{node}.pcap"
-        assert _fields(pcap, "_ws.malformed", "frame.number") == [], node
-        assert _fields(pcap, "(icmpv6 || mipv6) && _ws.expert", "frame.number") == [], node
+    _clean(r, ("mn", "cn"))
     h = r.summary["handovers"][0]["mipv6"]
     assert h["t_n_s"] is not None
 
@@ -226,18 +233,13 @@ def test_a_lost_binding_update_to_the_correspondent_is_repaired_by_a_binding_err
     pcaps = ['run.stop="60 s"', *UPLOAD, 'record.pcap=["mn", "cn"]']
     base = vho.run(SCENARIO, overrides=pcaps, out_dir=tmp_path / "base")
     bu_at = base.summary["handovers"][0]["mipv6"]["bu_cn_sent_s"]
-    i = _admitted_by(pcaps, "gprs", "mn", round(bu_at + 1e-6, 7), tmp_path / "cut")
-    lost = [*pcaps, f"link.4.reverse.drop_packets=[{i}]"]
-    r = vho.run(SCENARIO, overrides=lost, out_dir=tmp_path / "lost")
+    r = _losing(pcaps, "mn", round(bu_at + 1e-6, 7), tmp_path)
     cn = r.out_dir / "cn.pcap"
     be = _fields(cn, "mip6.mhtype == 7", "mip6.be.status", "frame.time_epoch")
     assert be and be[0][0] == "1", be
     bus = _fields(cn, "mip6.mhtype == 5 && mip6.bu.h_flag == 0", "frame.time_epoch")
     # The first was lost on the way: the one that arrives followed the error.
     assert len(bus) == 1 and float(bus[0][0]) > float(be[0][1]), (bus, be)
-    for node in ("mn", "cn"):
-        pcap = r.out_dir / f"{node}.pcap"
-        assert _fields(pcap, "_ws.malformed", "frame.number") == [], node
-        assert _fields(pcap, "(icmpv6 || mipv6) && _ws.expert", "frame.number") == [], node
+    _clean(r, ("mn", "cn"))
     h = r.summary["handovers"][0]["mipv6"]
     assert h["t_n_s"] is not None

@@ -71,8 +71,10 @@ pub enum Detection {
 /// Duplicate address detection on a new link (RFC 4862 §5.4; eq. 3's t_DAD_LL and t_DAD_NL).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Dad {
-    /// DupAddrDetectTransmits = 1: one Neighbor Solicitation per address, the address taken
-    /// RetransTimer after it; link-local first, then the care-of address.
+    /// DupAddrDetectTransmits = 1: one Neighbor Solicitation per address, U[0,
+    /// MAX_RTR_SOLICITATION_DELAY) after its start (Linux's `addrconf_dad_kick`), the address
+    /// taken RetransTimer after it; link-local first (as the interface comes up), then the
+    /// care-of address (`mobile::MobileNode::start_dad`).
     Full,
     /// RFC 4429: the Neighbor Solicitations are sent, the addresses used at once.
     Optimistic,

@@ -35,7 +35,7 @@ def test_an_unknown_example_is_one_line_and_exit_2(capsys: pytest.CaptureFixture
     err = capsys.readouterr().err
     assert (
         err.count("\n") == 1
-        and "no example 'nope'; expected one of chen-probe, cottingham-wlan-gprs" in err
+        and "no example 'nope'; expected one of cbr-voice-wlan-gprs, chen-probe, cottingham" in err
     )
 
 

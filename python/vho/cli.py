@@ -82,6 +82,55 @@ def _mipv6_line(m: dict) -> str:
     )
 
 
+def _flow_lines(f: dict) -> list[str]:
+    """A flow's lines in `vho run`'s report, by its kind (`summary.json`'s `flows[].kind`)."""
+    kind = f.get("kind", "tcp")
+    state = "done" if f["completed"] else "NOT COMPLETE"
+    size = "unbounded" if f["bytes"] is None else f"{f['bytes']} B"
+    tag = "" if kind == "tcp" else f" ({kind})"
+    head = f"flow {f['name']} {f['from']} -> {f['to']}{tag}: {size}"
+    if kind == "tcp":
+        return [
+            f"{head} {state} in {_fmt(f['transfer_time_s'], ' s')}, "
+            f"goodput {_fmt(f['goodput_bps'], ' b/s', 0)}",
+            f"  data packets {f['data_packets_sent']}, retransmissions {f['retransmissions']} "
+            f"(spurious {f['spurious_retransmissions']}), timeouts {f['timeouts']} "
+            f"(spurious {f['spurious_timeouts']}), fast retransmits {f['fast_retransmits']}",
+        ]
+    ended = f" {state} in {_fmt(f['transfer_time_s'], ' s')}" if f["bytes"] is not None else ""
+    if kind == "tfrc":
+        t = f["tfrc"]
+        return [
+            f"{head}{ended}, received {t['bytes_received']} B of {t['bytes_sent']} B sent",
+            f"  throughput {_fmt(t['mean_throughput_bps'], ' b/s', 0)}, final rate "
+            f"{_fmt(t['final_rate_bps'], ' b/s', 0)}, mean p {t['mean_p']:.4g}, "
+            f"packets lost {t['packets_lost']} in {t['loss_events']} loss events",
+        ]
+    if kind == "pareto":
+        c = f["cross"]
+        return [
+            f"{head}, sent {c['packets_sent']} datagrams ({c['bytes_sent']} B), delivered "
+            f"{c['packets_delivered']}, dropped {c['packets_dropped']}",
+            f"  mean sent {_fmt(c['mean_sent_bps'], ' b/s', 0)}, delivered "
+            f"{_fmt(c['mean_delivered_bps'], ' b/s', 0)} (configured mean "
+            f"{_fmt(c['configured_mean_bps'], ' b/s', 0)})",
+        ]
+    if kind == "cbr":
+        c = f["cbr"]
+        gap = f"longest gap {_fmt(c['max_gap_s'], ' s')}"
+        if c["max_gap_from_s"] is not None:
+            gap += f" from {c['max_gap_from_s']:.3f} s"
+        return [
+            f"{head}{ended}, received {c['packets_received']} of {c['packets_sent']} "
+            f"datagrams, lost {c['packets_lost']} ({100 * c['loss_ratio']:.2f} %), "
+            f"{c['packets_after_last']} after the last received",
+            f"  one-way delay min {_fmt(c['delay_min_s'], ' s')}, median "
+            f"{_fmt(c['delay_p50_s'], ' s')}, p95 {_fmt(c['delay_p95_s'], ' s')}, max "
+            f"{_fmt(c['delay_max_s'], ' s')}; jitter {_fmt(c['jitter_s'] * 1e3, ' ms')}; {gap}",
+        ]
+    return [f"{head} {state}"]
+
+
 def _print_run(summary: dict, out: Path | None) -> None:
     run = summary["run"]
     print(
@@ -94,16 +143,8 @@ def _print_run(summary: dict, out: Path | None) -> None:
         if h.get("mipv6"):
             print(f"    {_mipv6_line(h['mipv6'])}")
     for f in summary["flows"]:
-        state = "done" if f["completed"] else "NOT COMPLETE"
-        print(
-            f"  flow {f['name']} {f['from']} -> {f['to']}: {f['bytes']} B {state} in "
-            f"{_fmt(f['transfer_time_s'], ' s')}, goodput {_fmt(f['goodput_bps'], ' b/s', 0)}"
-        )
-        print(
-            f"    data packets {f['data_packets_sent']}, retransmissions {f['retransmissions']} "
-            f"(spurious {f['spurious_retransmissions']}), timeouts {f['timeouts']} "
-            f"(spurious {f['spurious_timeouts']}), fast retransmits {f['fast_retransmits']}"
-        )
+        for line in _flow_lines(f):
+            print(f"  {line}")
         for d in f["drops"]:
             print(f"    drops {d['link']} {d['from']}->{d['to']} {d['cause']}: {d['packets']}")
     if not run["conservation_ok"]:

@@ -15,8 +15,11 @@ A run writes, in its output directory:
   X_recv, p and RTT at every change, in bit/s and seconds) when it also has TFRC flows;
   ``series_probe.parquet`` (TFRC Probe's capacity estimate at every change) with TFRC Probe.
 - ``series_cross.parquet`` when the scenario has cross traffic (``kind = "pareto"``), whether
-  or not it records series: one row per Pareto flow per second (``vho_sim::world::CROSS_INTERVAL``)
-  with the bytes sent and delivered in it and their rates. Cross traffic is never captured.
+  or not it records series: one row per Pareto flow per second (``vho_sim::agent::CROSS_INTERVAL``)
+  with the bytes sent and delivered in it and their rates. Cross traffic is captured only with
+  ``record.pcap_cross``.
+- ``series_cbr.parquet`` with series and a CBR flow (``kind = "cbr"``): every datagram its
+  receiver got, in arrival order (``t_s`` arrival, ``seq``, ``sent_s``, ``delay_s``).
 
 Everything is first written to a hidden staging directory beside it and swapped in whole only
 when the run has succeeded (:func:`vho.files.staged_output`): a failed run leaves no file
@@ -70,7 +73,7 @@ OWNED = (
     re.escape(TIMING),
     re.escape(RESOLVED),
     r".+\.pcap",
-    r"series_(tcp|tfrc|queues|drops|cross|probe)\.parquet",
+    r"series_(tcp|tfrc|queues|drops|cross|probe|cbr)\.parquet",
     r"sequence_.+\.(png|svg)",
 )
 
@@ -374,6 +377,15 @@ def _cross_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
     return pd.concat(frames, ignore_index=True)
 
 
+def _cbr_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
+    """Every CBR datagram as its receiver got it, in arrival order: its sequence number, when
+    it was sent and its one-way delay; ``None`` without a CBR flow recording series."""
+    frame = _per_flow_frame(raw.get("cbr_series") or [], summary, ("sent_ns", "delay_ns"))
+    if frame is not None:
+        frame["seq"] = frame["seq"].astype("int64")
+    return frame
+
+
 def _probe_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
     """TFRC Probe's capacity estimate over time (Chen et al. §3.1: CapProbe at the receiver),
     one row per change, every probing flow in one frame with its name; ``None`` without one."""
@@ -463,6 +475,9 @@ def run(
             probe = _probe_frame(raw, summary)
             if probe is not None:
                 _to_parquet(probe, stage / "series_probe.parquet")
+            cbr = _cbr_frame(raw, summary)
+            if cbr is not None:
+                _to_parquet(cbr, stage / "series_cbr.parquet")
             if queues is not None:
                 _to_parquet(queues, stage / "series_queues.parquet")
             if drops is not None:

@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::fs::File;
 use std::io::BufWriter;
+use vho_sim::agent::Payload;
 use vho_sim::packet::Packet;
 use vho_sim::record::pcap::{PcapWriter, WriteSink};
 use vho_sim::record::pcap6::{self, Ipv6Plan};
@@ -40,36 +41,46 @@ impl PacketTap for PcapTap {
         self.writer
             .write_segment(now, src, dst, pkt.ip_id, &pkt.seg);
     }
-    fn tfrc_packet(&mut self, now: Time, pkt: &Packet, hdr: &vho_sim::tfrc::TfrcHeader) {
-        // IPv4 captures only (a Mobile IPv6 run carries no TFRC).
-        let f = pkt.flow as u16;
-        let (sp, rp) = (5001u16.wrapping_add(f), 40001u16.wrapping_add(f));
-        let ports = if pkt.to_receiver { (sp, rp) } else { (rp, sp) };
-        self.buf.clear();
-        let src = node_ip(pkt.src as usize);
-        let dst = node_ip(pkt.dst as usize);
-        let zeros =
-            vho_sim::record::pcap_tfrc::encode_tfrc(&mut self.buf, src, dst, pkt.ip_id, ports, hdr);
-        self.writer.write_record(now, &self.buf, zeros);
-    }
-    fn cross_packet(&mut self, now: Time, pkt: &Packet) {
-        // IPv4 captures only (cross traffic in a Mobile IPv6 run is not written).
+    fn datagram(&mut self, now: Time, pkt: &Packet, payload: &Payload) {
+        // IPv4 captures only (a Mobile IPv6 run carries no TFRC; cross traffic and CBR in one
+        // are not written).
         if self.ipv6.is_some() {
             return;
         }
         let f = pkt.flow as u16;
-        let ports = (6001u16.wrapping_add(f), 50001u16.wrapping_add(f));
+        let (sp, rp) = (5001u16.wrapping_add(f), 40001u16.wrapping_add(f));
+        let flow_ports = if pkt.to_receiver { (sp, rp) } else { (rp, sp) };
         self.buf.clear();
         let src = node_ip(pkt.src as usize);
         let dst = node_ip(pkt.dst as usize);
-        let zeros = vho_sim::record::pcap_cross::encode_cross(
-            &mut self.buf,
-            src,
-            dst,
-            pkt.ip_id,
-            ports,
-            pkt.wire_bytes,
-        );
+        let zeros = match payload {
+            Payload::Tfrc(hdr) => vho_sim::record::pcap_tfrc::encode_tfrc(
+                &mut self.buf,
+                src,
+                dst,
+                pkt.ip_id,
+                flow_ports,
+                hdr,
+            ),
+            // Cross traffic: ports of their own, as before there were agents.
+            Payload::None => vho_sim::record::pcap_cross::encode_cross(
+                &mut self.buf,
+                src,
+                dst,
+                pkt.ip_id,
+                (6001u16.wrapping_add(f), 50001u16.wrapping_add(f)),
+                pkt.wire_bytes,
+            ),
+            // A CBR datagram on the flow's ports, its payload zeros.
+            Payload::Cbr(_) => vho_sim::record::pcap_cross::encode_cross(
+                &mut self.buf,
+                src,
+                dst,
+                pkt.ip_id,
+                flow_ports,
+                pkt.wire_bytes,
+            ),
+        };
         self.writer.write_record(now, &self.buf, zeros);
     }
     fn finish(&mut self) -> Result<(), String> {
@@ -112,7 +123,8 @@ fn u64s<T: Copy + Into<u64>>(v: &[T]) -> Vec<f64> {
 /// `drop_series` (every data segment dropped in the network: dict or None),
 /// `rx_bins` (per flow: interval_s and list of bytes per interval, or None when the scenario
 /// records no series), `cross_bins` (per flow: a Pareto flow's interval_s and bytes sent and
-/// delivered per interval, or None for the others).
+/// delivered per interval, or None for the others), `cbr_series` (per flow: a CBR receiver's
+/// datagrams as they arrived, or None).
 #[pyfunction]
 #[pyo3(signature = (label, text, overrides, seed=None, pcap_dir=None))]
 pub fn run_scenario<'py>(
@@ -168,7 +180,7 @@ pub fn run_scenario<'py>(
     d.set_item("scenario_hash", hash)?;
     d.set_item("capture_nodes", capture_files)?;
     let tcp = PyList::empty(py);
-    for s in &out.tcp_series {
+    for s in out.series.iter().map(|s| &s.tcp) {
         match s {
             Some(s) => {
                 let c = PyDict::new(py);
@@ -186,7 +198,7 @@ pub fn run_scenario<'py>(
     }
     d.set_item("tcp_series", tcp)?;
     let tfrc = PyList::empty(py);
-    for s in &out.tfrc_series {
+    for s in out.series.iter().map(|s| &s.tfrc) {
         match s {
             Some(s) => {
                 let c = PyDict::new(py);
@@ -202,7 +214,7 @@ pub fn run_scenario<'py>(
     }
     d.set_item("tfrc_series", tfrc)?;
     let probe = PyList::empty(py);
-    for s in &out.probe_series {
+    for s in out.series.iter().map(|s| &s.probe) {
         match s {
             Some(s) => {
                 let c = PyDict::new(py);
@@ -214,6 +226,26 @@ pub fn run_scenario<'py>(
         }
     }
     d.set_item("probe_series", probe)?;
+    let cbr = PyList::empty(py);
+    for s in out.series.iter().map(|s| &s.cbr) {
+        match s {
+            Some(s) => {
+                let c = PyDict::new(py);
+                c.set_item("t_ns", column(py, s, |a| a.arrived.as_nanos() as f64)?)?;
+                c.set_item("seq", column(py, s, |a| a.seq as f64)?)?;
+                c.set_item("sent_ns", column(py, s, |a| a.sent.as_nanos() as f64)?)?;
+                c.set_item(
+                    "delay_ns",
+                    column(py, s, |a| {
+                        a.arrived.saturating_since(a.sent).as_nanos() as f64
+                    })?,
+                )?;
+                cbr.append(c)?
+            }
+            None => cbr.append(py.None())?,
+        }
+    }
+    d.set_item("cbr_series", cbr)?;
     match out.queue_series.take() {
         Some(q) => {
             let c = PyDict::new(py);
@@ -266,7 +298,7 @@ pub fn run_scenario<'py>(
     }
     d.set_item("rx_bins", bins)?;
     let cross = PyList::empty(py);
-    for b in &out.cross_bins {
+    for b in out.series.iter().map(|s| &s.cross) {
         let Some(b) = b else {
             cross.append(py.None())?;
             continue;

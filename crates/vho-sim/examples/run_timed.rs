@@ -39,7 +39,12 @@ fn run() -> Result<(), String> {
         let t0 = Instant::now();
         let out = world::run(&spec, Vec::new()).map_err(|e| e.to_string())?;
         let wall = t0.elapsed().as_secs_f64();
-        let packets: u64 = out.summary.flows.iter().map(|f| f.data_packets_sent).sum();
+        let packets: u64 = out
+            .summary
+            .flows
+            .iter()
+            .filter_map(|f| f.tcp.as_ref().map(|t| t.data_packets_sent))
+            .sum();
         println!(
             "vho data_packets={packets} events={} sender_done_s={:.6} done_s={:.6} loop_wall_s={wall:.6}",
             out.summary.run.events,

@@ -16,6 +16,7 @@
 //! - `record`: pcap, time series, counters and the ground truth of what really happened;
 //! - `scenario`: the TOML schema, validated with the location of every error.
 
+pub mod agent;
 pub mod handover;
 pub mod link;
 pub mod mip;

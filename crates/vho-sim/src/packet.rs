@@ -1,5 +1,6 @@
-//! A packet in the simulated network: a TCP segment, a TFRC datagram (`world::tfrc`), or a
-//! signalling message of Mobile IPv6 (`crate::mip`), with the fields routing and recording need. Packets live in a slab and move
+//! A packet in the simulated network: a TCP segment, an agent's datagram (`crate::agent`), or
+//! a signalling message of Mobile IPv6 (`crate::mip`), with the fields routing and recording
+//! need. Packets live in a slab and move
 //! between components by index; nothing is allocated per packet once the slab has grown to the
 //! largest number in the network at once.
 //!
@@ -18,34 +19,44 @@ pub type PktIdx = u32;
 /// `Packet::flow` of a packet that belongs to no TCP flow (a signalling message).
 pub const NO_FLOW: u32 = u32::MAX;
 
-/// `Packet::net` bits: what the packet carries beyond a plain TCP segment in one IP header.
-pub mod net {
-    /// IPv6 in IPv6 (RFC 2473): `src`/`dst` are the tunnel's, `inner_*` the packet's.
-    pub const TUNNEL: u8 = 1;
-    /// A signalling message (`Packet::sig`), not a TCP segment.
-    pub const SIGNAL: u8 = 2;
-    /// A Home Address destination option (RFC 6275 §6.3): sent from a care-of address on
-    /// behalf of the home address, the source's owner.
-    pub const HAO: u8 = 4;
-    /// A type 2 routing header (RFC 6275 §6.4): sent to a care-of address for the home
-    /// address, the destination's owner.
-    pub const RH2: u8 = 8;
+/// What a packet is: exactly one of these (its extension headers are [`ext`] bits apart).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Proto {
+    /// A TCP segment of a flow (`Packet::seg`).
+    #[default]
+    Tcp,
+    /// A Mobile IPv6 signalling message (`Packet::sig`), not a TCP segment.
+    Signal,
     /// A packet from outside the simulator (the emulator's real packets, `world::external`):
     /// `Packet::flow` is the driver's token for its bytes; nothing in the world reads more
     /// than its addresses and size, and `inner_dst`: when not zero, one more than the access
     /// link it must cross at the mobile's end (a multipath host's per-interface address).
-    pub const EXTERNAL: u8 = 16;
+    External,
+    /// An agent's UDP datagram (`crate::agent`: TFRC, CBR): `seg` is unused, what it carries
+    /// rides beside the slab (`agent::Payload`).
+    Datagram,
+    /// An agent's datagram that carries nothing but its size and addresses (cross traffic): no
+    /// payload is written or read for it.
+    BareDatagram,
+}
+
+/// `Packet::ext` bits: the headers a packet carries beyond its own, any combination.
+pub mod ext {
+    /// IPv6 in IPv6 (RFC 2473): `src`/`dst` are the tunnel's, `inner_*` the packet's.
+    pub const TUNNEL: u8 = 1;
+    /// A Home Address destination option (RFC 6275 §6.3): sent from a care-of address on
+    /// behalf of the home address, the source's owner.
+    pub const HAO: u8 = 2;
+    /// A type 2 routing header (RFC 6275 §6.4): sent to a care-of address for the home
+    /// address, the destination's owner.
+    pub const RH2: u8 = 4;
     /// A Packet Identifier Option in a Destination Options header right after the tunnel
-    /// header (Naoe et al., seed 002, §IV-B, Fig. 3): a copy the home agent bicast
-    /// (`Packet::pio`). Kept after the tunnel exit strips the option's bytes, so that the
-    /// mobile router's combiner (`net::nemo_combiner`) can read it; the combiner clears it.
-    pub const PIO: u8 = 32;
-    /// A TFRC data or feedback packet (`world::tfrc`), a UDP datagram: `seg` is unused, the
-    /// header rides beside the slab.
-    pub const TFRC: u8 = 64;
-    /// A cross-traffic datagram (`world::cross`, a Pareto on/off source's): `seg` is unused,
-    /// nothing but its size and addresses is read; counted, never captured unless asked.
-    pub const CROSS: u8 = 128;
+    /// header (Naoe et al., "Mobility transparent ... bicasting", §IV-B, Fig. 3): a copy the
+    /// home agent bicast (`Packet::pio`). Kept after the tunnel exit strips the option's
+    /// bytes, so that the mobile router's combiner (`net::nemo_combiner`) can read it; the
+    /// combiner clears it.
+    pub const PIO: u8 = 8;
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -67,24 +78,40 @@ pub struct Packet {
     pub copy: u16,
     /// When it left its sender.
     pub sent_at: Time,
-    /// `net::*` bits; zero for a plain TCP segment (every packet of an IPv4 run).
-    pub net: u8,
-    /// The inner header's addresses of a tunnelled packet (`net::TUNNEL`).
+    /// What the packet is.
+    pub proto: Proto,
+    /// `ext::*` bits: the extension headers it carries; zero for a plain packet (every
+    /// packet of an IPv4 run).
+    pub ext: u8,
+    /// The inner header's addresses of a tunnelled packet (`ext::TUNNEL`).
     pub inner_src: u32,
     pub inner_dst: u32,
-    /// The signalling message (`net::SIGNAL`); `Signal::None` otherwise.
+    /// The signalling message (`Proto::Signal`); `Signal::None` otherwise.
     pub sig: Signal,
-    /// The Packet Identifier Option of a bicast copy (`net::PIO`); zero otherwise. Two u16
+    /// The Packet Identifier Option of a bicast copy (`ext::PIO`); zero otherwise. Two u16
     /// that fit in the struct's padding: `Packet` stays 136 bytes (tested).
     pub pio: Pio,
 }
 
+impl Proto {
+    /// Whether a packet of this kind belongs to a flow's agents (`crate::agent`).
+    #[inline(always)]
+    pub fn is_agent(self) -> bool {
+        matches!(self, Proto::Tcp | Proto::Datagram | Proto::BareDatagram)
+    }
+    /// Whether it is an agent's datagram (UDP).
+    #[inline(always)]
+    pub fn is_datagram(self) -> bool {
+        matches!(self, Proto::Datagram | Proto::BareDatagram)
+    }
+}
+
 impl Packet {
     /// Whether it carries a TCP segment of a flow (not a signalling message, not an outside
-    /// packet, not TFRC, not cross traffic).
+    /// packet, not an agent's datagram).
     #[inline(always)]
     pub fn is_tcp(&self) -> bool {
-        self.net & (net::SIGNAL | net::EXTERNAL | net::TFRC | net::CROSS) == 0
+        self.proto == Proto::Tcp
     }
 }
 
@@ -149,7 +176,7 @@ mod tests {
     fn a_packet_stays_136_bytes() {
         // The slab's hot copies (`World::emit`) are sized by it: the PIO's two u16 (seed
         // 002 Fig. 3) had to fit in padding, and a TFRC flow's header rides beside the slab
-        // (`world::tfrc`) rather than growing every packet.
+        // (`agent::Payload`) rather than growing every packet.
         assert_eq!(std::mem::size_of::<super::Packet>(), 136);
     }
 }

@@ -422,8 +422,11 @@ pub enum FlowKind {
     Tfrc(crate::tfrc::TfrcConfig),
     /// Cross traffic: a Pareto on/off source (ns-2's `Application/Traffic/Pareto` over
     /// `Agent/UDP`, `crate::traffic::pareto`) sending datagrams until the run stops, recorded
-    /// as aggregates (`world::cross`).
+    /// as aggregates (`agent::pareto`).
     Pareto(crate::traffic::pareto::ParetoConfig),
+    /// A constant-bit-rate UDP stream whose receiver measures each datagram's one-way delay
+    /// and loss (`agent::cbr`).
+    Cbr(crate::traffic::cbr::CbrConfig),
 }
 
 impl FlowKind {
@@ -432,6 +435,7 @@ impl FlowKind {
             FlowKind::Tcp => "tcp",
             FlowKind::Tfrc(_) => "tfrc",
             FlowKind::Pareto(_) => "pareto",
+            FlowKind::Cbr(_) => "cbr",
         }
     }
 }
@@ -462,7 +466,7 @@ pub struct RecordSpec {
     /// the senders' state, the drops and the probe's estimate.
     pub queues: bool,
     /// Write cross traffic (`[[flow]] kind = "pareto"`) to the captures at `pcap_at` too; off,
-    /// it is recorded as aggregates only (`world::cross`).
+    /// it is recorded as aggregates only (`agent::pareto`).
     pub pcap_cross: bool,
     /// Bytes kept of each captured packet, headers first (tcpdump's `-s`; the pcap header's
     /// snap length): `record::pcap::SNAPLEN`, whole packets, unless the scenario cuts them.

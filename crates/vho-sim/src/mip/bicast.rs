@@ -126,7 +126,7 @@ mod tests {
         // window one tunnel (the binding) and no option.
         use crate::mip::home_agent::HomeAgent;
         use crate::mip::Addresses;
-        use crate::packet::{net, Packet};
+        use crate::packet::{ext, Packet};
         use crate::spec::MobileSpec;
         // cn 0, ha 1, mr 2, lfn 3; the MR's care-of addresses 4 (link 0) and 5 (link 1).
         let addresses = Addresses::new(
@@ -150,7 +150,7 @@ mod tests {
         let mut before = data;
         ha.on_packet(Time::from_secs(4), &mut before);
         assert_eq!((before.dst, before.inner_dst), (4, 3));
-        assert_eq!(before.net & net::PIO, 0);
+        assert_eq!(before.ext & ext::PIO, 0);
         assert!(ha.poll_transmit().is_none(), "one copy outside the window");
         for (k, at_ms) in [(0u16, 5_000u64), (1, 7_250)] {
             let mut a = data;
@@ -164,7 +164,7 @@ mod tests {
                 sent_ms: (at_ms - 5_000) as u16,
             };
             assert_eq!((a.pio, b.pio), (pio, pio));
-            assert!(a.net & b.net & net::PIO != 0 && a.net & b.net & net::TUNNEL != 0);
+            assert!(a.ext & b.ext & ext::PIO != 0 && a.ext & b.ext & ext::TUNNEL != 0);
             // Tunnel (40) and option (8) on each.
             assert_eq!(a.wire_bytes, 1452 + 48);
             assert_eq!(b.wire_bytes, 1452 + 48);

@@ -10,7 +10,7 @@
 use super::message::{Addr, RH2_BYTES};
 use super::{signal_packet, Addresses, Signal, BINDING_LIFETIME_4S};
 use crate::net::function::{Counters, Verdict};
-use crate::packet::{net, Packet};
+use crate::packet::{ext, Packet};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
@@ -84,7 +84,7 @@ impl Correspondent {
     /// equal to the source address of the packet"). A packet refused is answered with a
     /// Binding Error, status 1, to its source address (§9.3.3), rate-limited.
     pub fn admit_home_option(&mut self, now: Time, pkt: &Packet) -> bool {
-        if pkt.net & net::HAO == 0 || !pkt.is_tcp() {
+        if pkt.ext & ext::HAO == 0 || !pkt.is_tcp() {
             return true;
         }
         let coa = pkt.src;
@@ -115,7 +115,7 @@ impl Correspondent {
         if originated && pkt.is_tcp() {
             if let Some(coa) = self.binding(pkt.dst) {
                 pkt.dst = coa;
-                pkt.net |= net::RH2;
+                pkt.ext |= ext::RH2;
                 pkt.wire_bytes += RH2_BYTES;
                 self.route_optimised += 1;
             }
@@ -234,7 +234,8 @@ mod tests {
 
     fn tcp_with_hao(from: Addr) -> Packet {
         let mut p = signal_packet(Time::ZERO, from, 0, Signal::None);
-        p.net = net::HAO;
+        p.proto = crate::packet::Proto::Tcp;
+        p.ext = ext::HAO;
         p
     }
 

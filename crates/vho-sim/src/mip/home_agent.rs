@@ -11,7 +11,7 @@ use super::bicast::Bicast;
 use super::message::{Addr, PIO_BYTES};
 use super::{encapsulate, signal_packet, Addresses, Signal};
 use crate::net::function::{Counters, Verdict};
-use crate::packet::{net, Packet};
+use crate::packet::{ext, Packet};
 use crate::time::Time;
 use std::collections::VecDeque;
 
@@ -70,7 +70,7 @@ impl HomeAgent {
     /// A packet forwarded through the home agent: one for a registered home address is
     /// tunnelled to its care-of address; one for an unregistered home address is dropped.
     pub fn on_packet(&mut self, now: Time, pkt: &mut Packet) -> Verdict {
-        if pkt.net & net::TUNNEL != 0 {
+        if pkt.ext & ext::TUNNEL != 0 {
             return Verdict::Pass;
         }
         let home = self
@@ -85,7 +85,7 @@ impl HomeAgent {
             let pio = bc.stamp(now);
             let coas = bc.coas;
             pkt.pio = pio;
-            pkt.net |= net::PIO;
+            pkt.ext |= ext::PIO;
             pkt.wire_bytes += PIO_BYTES;
             let mut copy = *pkt;
             encapsulate(pkt, self.addr, coas[0]);

@@ -208,10 +208,10 @@ pub fn signal_packet(
     dst: Addr,
     sig: Signal,
 ) -> crate::packet::Packet {
-    use crate::packet::net;
+    use crate::packet::ext;
     let ext = match sig {
-        Signal::BindingUpdate { .. } => net::HAO,
-        Signal::BindingAck { .. } => net::RH2,
+        Signal::BindingUpdate { .. } => ext::HAO,
+        Signal::BindingAck { .. } => ext::RH2,
         _ => 0,
     };
     crate::packet::Packet {
@@ -225,7 +225,8 @@ pub fn signal_packet(
         kind: Default::default(),
         copy: 0,
         sent_at: now,
-        net: net::SIGNAL | ext,
+        proto: crate::packet::Proto::Signal,
+        ext,
         inner_src: 0,
         inner_dst: 0,
         sig,
@@ -240,20 +241,20 @@ pub fn encapsulate(pkt: &mut crate::packet::Packet, src: Addr, dst: Addr) {
     pkt.src = src;
     pkt.dst = dst;
     pkt.wire_bytes += message::TUNNEL_BYTES;
-    pkt.net |= crate::packet::net::TUNNEL;
+    pkt.ext |= crate::packet::ext::TUNNEL;
 }
 
 /// Takes the tunnel off `pkt` (RFC 2473 §3.2, at the tunnel's exit point), with the
 /// Destination Options header that carries a Packet Identifier Option after it (its bytes;
-/// the option's value and `net::PIO` stay for a combiner). `inner_src` keeps the tunnel's
+/// the option's value and `ext::PIO` stay for a combiner). `inner_src` keeps the tunnel's
 /// source, the care-of address a reverse-tunnelled copy came from (what the home agent's
 /// combiner tells the links apart by).
 pub fn decapsulate(pkt: &mut crate::packet::Packet) {
     std::mem::swap(&mut pkt.src, &mut pkt.inner_src);
     pkt.dst = pkt.inner_dst;
     pkt.wire_bytes -= message::TUNNEL_BYTES;
-    if pkt.net & crate::packet::net::PIO != 0 {
+    if pkt.ext & crate::packet::ext::PIO != 0 {
         pkt.wire_bytes -= message::PIO_BYTES;
     }
-    pkt.net &= !crate::packet::net::TUNNEL;
+    pkt.ext &= !crate::packet::ext::TUNNEL;
 }

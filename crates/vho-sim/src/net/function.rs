@@ -115,7 +115,7 @@ impl AnyFunction {
             AnyFunction::LinkFlowControl(f) => f.on_packet(idx, pkt, hop, fabric),
             AnyFunction::IpInIp(f) => f.on_packet(pkt, hop),
             AnyFunction::MobileNode(f) => {
-                if pkt.is_tcp() && pkt.net & crate::packet::net::TUNNEL == 0 {
+                if pkt.is_tcp() && pkt.ext & crate::packet::ext::TUNNEL == 0 {
                     if hop.ingress.is_none() && !f.serves(pkt.dst) {
                         f.on_output(pkt);
                     } else if hop.ingress.is_some() && f.serves(pkt.src) && !f.serves(pkt.dst) {

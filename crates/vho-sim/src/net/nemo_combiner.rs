@@ -2,7 +2,7 @@
 //! §IV-B, Fig. 2), a node function wrapping one of `net::combine`'s combiners.
 //!
 //! It sees every packet the mobile router forwards. A copy that carries a Packet Identifier
-//! Option (`packet::net::PIO`, the home agent's bicasting, `mip::bicast`) and came over one of
+//! Option (`packet::ext::PIO`, the home agent's bicasting, `mip::bicast`) and came over one of
 //! the router's access links is handed to the combiner with the link's class: "the MR has
 //! information about the link rate per interface beforehand" (§IV): the faster nominal rate
 //! is [`LinkClass::Fast`]. Anything else passes untouched.
@@ -25,7 +25,7 @@
 use super::combine::{AnyCombiner, Combiner, LinkClass, Verdict as CopyVerdict};
 use super::function::{Counters, Hop, Verdict};
 use super::routes::DirIdx;
-use crate::packet::{net, Packet, PktIdx};
+use crate::packet::{ext, Packet, PktIdx};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
@@ -112,7 +112,7 @@ impl NemoCombiner {
 
     pub fn on_packet(&mut self, now: Time, idx: PktIdx, pkt: &mut Packet, hop: Hop) -> Verdict {
         self.complete_if_due(now);
-        if pkt.net & net::PIO == 0 || pkt.net & net::TUNNEL != 0 {
+        if pkt.ext & ext::PIO == 0 || pkt.ext & ext::TUNNEL != 0 {
             if self.ready.is_empty() {
                 return Verdict::Pass;
             }
@@ -133,7 +133,7 @@ impl NemoCombiner {
             return Verdict::Pass;
         };
         // The option ends with the tunnel at the router (`mip::decapsulate` took its bytes).
-        pkt.net &= !net::PIO;
+        pkt.ext &= !ext::PIO;
         self.copies += 1;
         let Some(c) = self.combiner.as_mut() else {
             self.forwarded_without_combining += 1;
@@ -259,7 +259,7 @@ mod tests {
 
     fn copy(seq: u16) -> Packet {
         Packet {
-            net: net::PIO,
+            ext: ext::PIO,
             pio: Pio { seq, sent_ms: 0 },
             ..Default::default()
         }
@@ -282,7 +282,7 @@ mod tests {
         let t = Time::from_millis(10);
         let mut p0 = copy(0);
         assert_eq!(f.on_packet(t, 100, &mut p0, hop(0)), Verdict::Hold);
-        assert_eq!(p0.net & net::PIO, 0, "the option ends at the router");
+        assert_eq!(p0.ext & ext::PIO, 0, "the option ends at the router");
         let mut p1 = copy(1);
         assert_eq!(f.on_packet(t, 101, &mut p1, hop(1)), Verdict::Hold);
         assert_eq!(f.poll_timeout(), Some(Time::ZERO), "due at once");

@@ -17,6 +17,7 @@
 
 pub mod capprobe;
 pub mod ihn;
+pub mod summary;
 
 pub use capprobe::{CapProbe, Filter, PairSample, RoundTripRule};
 pub use ihn::Ihn;

@@ -10,7 +10,7 @@
 
 use super::pcap::{encode_tcp, fold, sum16};
 use crate::mip::{Addr, Addresses, Signal};
-use crate::packet::{net, Packet};
+use crate::packet::{ext, Packet};
 use crate::spec::{NodeIdx, Spec};
 
 const NH_TCP: u8 = 6;
@@ -100,16 +100,16 @@ fn mac(a: &[u8; 16]) -> [u8; 6] {
 
 /// Writes `pkt`'s headers as IPv6 into `out`; returns the payload bytes that follow as zeros.
 pub fn encode(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan) -> u32 {
-    if pkt.net & net::TUNNEL != 0 {
+    if pkt.ext & ext::TUNNEL != 0 {
         let mut inner = *pkt;
         inner.src = pkt.inner_src;
         inner.dst = pkt.inner_dst;
-        inner.net &= !net::TUNNEL;
+        inner.ext &= !ext::TUNNEL;
         inner.wire_bytes -= crate::mip::message::TUNNEL_BYTES;
         let mut body = Vec::with_capacity(128);
         let mut nh = NH_IPV6;
-        if pkt.net & net::PIO != 0 {
-            inner.net &= !net::PIO;
+        if pkt.ext & ext::PIO != 0 {
+            inner.ext &= !ext::PIO;
             inner.wire_bytes -= crate::mip::message::PIO_BYTES;
             body.extend_from_slice(&pio(NH_IPV6, pkt.pio));
             nh = NH_DEST_OPTS;
@@ -245,10 +245,10 @@ fn tcp(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan) -> u32 {
     let wire_src = plan.global(pkt.src);
     let wire_dst = plan.global(pkt.dst);
     // The checksum covers the addresses the TCP endpoints use (RFC 6275 §6.3, §6.4).
-    let (ext, src, dst) = if pkt.net & net::HAO != 0 {
+    let (ext, src, dst) = if pkt.ext & ext::HAO != 0 {
         let home = plan.home(pkt.src);
         (hao(NH_TCP, &home), home, wire_dst)
-    } else if pkt.net & net::RH2 != 0 {
+    } else if pkt.ext & ext::RH2 != 0 {
         let home = plan.home(pkt.dst);
         (rh2(NH_TCP, &home), wire_src, home)
     } else {
@@ -257,7 +257,7 @@ fn tcp(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan) -> u32 {
     let (hdr, hlen) = encode_tcp(&pkt.seg, pseudo(&src, &dst, NH_TCP));
     let nh = match ext.first() {
         None => NH_TCP,
-        Some(_) if pkt.net & net::HAO != 0 => NH_DEST_OPTS,
+        Some(_) if pkt.ext & ext::HAO != 0 => NH_DEST_OPTS,
         Some(_) => NH_ROUTING,
     };
     let payload = ext.len() as u32 + hlen as u32 + pkt.seg.len;
@@ -350,10 +350,10 @@ fn mobility(out: &mut Vec<u8>, pkt: &Packet, sig: Signal, plan: &Ipv6Plan) {
     mh[1] = (mh.len() / 8 - 1) as u8;
     let wire_src = plan.global(pkt.src);
     let wire_dst = plan.global(pkt.dst);
-    let (ext, nh, src, dst) = if pkt.net & net::HAO != 0 {
+    let (ext, nh, src, dst) = if pkt.ext & ext::HAO != 0 {
         let home = plan.home(pkt.src);
         (hao(NH_MOBILITY, &home), NH_DEST_OPTS, home, wire_dst)
-    } else if pkt.net & net::RH2 != 0 {
+    } else if pkt.ext & ext::RH2 != 0 {
         let home = plan.home(pkt.dst);
         (rh2(NH_MOBILITY, &home), NH_ROUTING, wire_src, home)
     } else {

@@ -1,4 +1,4 @@
-//! Cross-traffic datagrams in captures (`record.pcap_cross = true`; `world::cross`): IPv4 +
+//! Cross-traffic datagrams in captures (`record.pcap_cross = true`; `agent::pareto`): IPv4 +
 //! UDP (RFC 768) and zero bytes, as long in all as the datagram's `packet_size`, which ns-2's
 //! `Agent/UDP` puts on the wire with no header added. A datagram shorter than the 28 bytes of
 //! headers is written as the headers alone.

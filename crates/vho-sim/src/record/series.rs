@@ -96,7 +96,7 @@ impl DropSeries {
     }
 }
 
-/// A TFRC sender's state at one instant (`world::tfrc`): what RFC 5348 §4.3 computes at each
+/// A TFRC sender's state at one instant (`agent::tfrc`): what RFC 5348 §4.3 computes at each
 /// feedback, and what the nofeedback timer (§4.4) changes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TfrcSample {

@@ -571,18 +571,45 @@ pub fn keys() -> Vec<KeyDoc> {
             "bytes to transfer (up to 2^63); a TFRC flow without it sends until run.stop; with \
              it, the packets that carry it and no more, and completes when the last has been \
              delivered or dropped (TFRC does not retransmit: bytes_received tells what \
-             arrived); a Pareto flow takes none (it sends until run.stop)",
+             arrived); a Pareto flow takes none (it sends until run.stop); a CBR flow without it \
+             sends until run.stop, with it stops once it has sent that many payload bytes",
         ),
         k(
             "flow",
             "kind",
-            "\"tcp\" | \"tfrc\" | \"pareto\"",
+            "\"tcp\" | \"tfrc\" | \"pareto\" | \"cbr\"",
             "\"tcp\"",
             "the protocol carrying the flow: TCP, or TFRC (RFC 5348: equation-based rate \
              control over UDP; no retransmission, never completes, runs to run.stop), or \
              pareto: cross traffic from a Pareto on/off source over UDP (ns-2's \
              Application/Traffic/Pareto; runs to run.stop), recorded as aggregates \
-             (summary.json's flows[].cross and drops, series_cross.parquet), never captured",
+             (summary.json's flows[].cross and drops, series_cross.parquet), never captured \
+             unless record.pcap_cross; or cbr: a constant-bit-rate UDP stream whose receiver \
+             measures every datagram's one-way delay and loss (flows[].cbr; series_cbr.parquet \
+             with record.series), what to run beside TCP to see the link's own behaviour",
+        ),
+        k(
+            "flow",
+            "cbr",
+            "a table of the flow.cbr keys",
+            "a G.711 voice stream",
+            "a CBR flow's parameters: a datagram of packet_size payload bytes every \
+             packet_size × 8 / rate",
+        ),
+        k(
+            "flow.cbr",
+            "rate",
+            RATE,
+            "64 kb/s",
+            "the payload bit rate (ITU-T G.711's 64 kb/s)",
+        ),
+        k(
+            "flow.cbr",
+            "packet_size",
+            SIZE,
+            "160 B",
+            "payload bytes of each datagram, 28 bytes of IPv4 and UDP header on top (G.711 \
+             at RFC 3551 §4.2's default 20 ms packetization)",
         ),
         k(
             "flow",

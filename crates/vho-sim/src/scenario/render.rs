@@ -129,6 +129,14 @@ pub fn to_toml(spec: &Spec) -> String {
             );
             continue;
         }
+        if let crate::spec::FlowKind::Cbr(c) = &f.kind {
+            let _ = writeln!(
+                o,
+                "kind = \"cbr\"\n[flow.cbr]\nrate = \"{} b/s\"\npacket_size = \"{} B\"\n",
+                c.rate_bps, c.packet_size
+            );
+            continue;
+        }
         if !f.remedies.is_empty() {
             let names: Vec<String> = f.remedies.iter().map(|r| q(r.name())).collect();
             let _ = writeln!(o, "remedies = [{}]", names.join(", "));
@@ -144,8 +152,8 @@ pub fn to_toml(spec: &Spec) -> String {
             crate::spec::FlowKind::Tcp => {
                 let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
             }
-            // Written whole above (a Pareto flow has no remedies, TCP or probe).
-            crate::spec::FlowKind::Pareto(_) => {}
+            // Written whole above (a Pareto or CBR flow has no remedies, TCP or probe).
+            crate::spec::FlowKind::Pareto(_) | crate::spec::FlowKind::Cbr(_) => {}
         }
         if f.probe.enabled {
             let p = &f.probe;

@@ -320,6 +320,7 @@ pub struct FlowT {
     pub tcp: Option<Spanned<toml::Value>>,
     pub tfrc: Option<Spanned<TfrcT>>,
     pub pareto: Option<Spanned<ParetoT>>,
+    pub cbr: Option<Spanned<CbrT>>,
     pub remedies: Option<Vec<S>>,
     pub probe: Option<Spanned<ProbeT>>,
 }
@@ -351,6 +352,14 @@ pub struct ParetoT {
     pub burst_time: Option<S>,
     pub idle_time: Option<S>,
     pub shape: Option<Spanned<f64>>,
+}
+
+/// `[flow.cbr]`: a constant-bit-rate stream's parameters (`crate::traffic::cbr::CbrConfig`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CbrT {
+    pub rate: Option<S>,
+    pub packet_size: Option<S>,
 }
 
 /// `[flow.tfrc]`: a TFRC flow's parameters (`crate::tfrc::TfrcConfig`).

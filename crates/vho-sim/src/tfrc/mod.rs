@@ -155,7 +155,7 @@ pub struct Feedback {
     pub loss_start: Option<u64>,
 }
 
-/// What a TFRC packet carries in the world (`world::tfrc`): data or feedback.
+/// What a TFRC packet carries in the world (`agent::tfrc`): data or feedback.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum TfrcHeader {
     Data(TfrcPacket),

@@ -7,18 +7,11 @@ use crate::link::queue::Limit;
 use crate::link::red::{Red, RedParams};
 use crate::link::LinkDir;
 use crate::net::routes::{dir_is_a_to_b, dir_link, DirIdx, Routes};
-use crate::record::series::{DropSeries, QueueSeries, TcpSeries};
-use crate::record::truth::FlowTruth;
+use crate::record::series::{DropSeries, QueueSeries};
 use crate::rng::Rng;
 use crate::sched::EventQueue;
 use crate::spec::{DirSpec, NodeIdx, QueueLimit, QueueModel, Spec};
-use crate::tcp::config::RtoAlgorithm;
-use crate::tcp::{SeqNum, TcpReceiver, TcpSender};
 use crate::time::{Dur, Time};
-
-/// Port of a flow's data sender and receiver (arbitrary; distinct per flow).
-pub(super) const SENDER_PORT_BASE: u16 = 5001;
-pub(super) const RECEIVER_PORT_BASE: u16 = 40001;
 
 impl World {
     pub fn new(spec: &Spec) -> Result<World, SimError> {
@@ -97,7 +90,6 @@ impl World {
             None => Routes::compute(n, &ends, &up),
         };
         let mut flows = Vec::with_capacity(spec.flows.len());
-        let mut tfrc = super::tfrc::build(spec);
         for (f, fs) in spec.flows.iter().enumerate() {
             let to = |d: DirIdx| dirs[d as usize].to;
             // With Mobile IPv6 a mobile's routes are its entities' business (by address).
@@ -111,32 +103,13 @@ impl World {
                     to: spec.nodes[fs.dst].name.clone(),
                 });
             }
-            let (iss_s, iss_r) = if fs.tcp.handshake {
-                let mut rng = Rng::stream(spec.seed, &format!("flow:{}:iss", fs.name));
-                (SeqNum(rng.next_u64() as u32), SeqNum(rng.next_u64() as u32))
-            } else {
-                (SeqNum(0), SeqNum(0))
-            };
-            let mut tcp = fs.tcp;
-            if matches!(
-                tcp.rto.algorithm,
-                RtoAlgorithm::Ns2Ticks | RtoAlgorithm::Linux20
-            ) {
-                // ns-2's boot_time_ = Random::uniform(tcp_tick_) (tcp.cc:481), per flow; a
-                // kernel's jiffies are as unrelated to the connection's start.
-                let mut rng = Rng::stream(spec.seed, &format!("flow:{}:tick-phase", fs.name));
-                tcp.rto.tick_phase = Dur(rng.below(tcp.rto.granularity.as_nanos().max(1)));
-            }
-            let sp = SENDER_PORT_BASE.wrapping_add(f as u16);
-            let rp = RECEIVER_PORT_BASE.wrapping_add(f as u16);
             flows.push(Flow {
-                sender: TcpSender::new(&tcp, sp, rp, iss_s, fs.bytes).with_probe(&fs.probe),
-                receiver: TcpReceiver::new(&tcp, rp, sp, iss_r),
+                agents: crate::agent::build(spec, f),
                 wake: [None, None],
-                truth: FlowTruth::default(),
-                data_base: None,
                 started: false,
                 completed_at: None,
+                delivered: 0,
+                source_done: false,
                 tput: Default::default(),
                 await_new_link: None,
                 first_on_new_link: None,
@@ -148,17 +121,9 @@ impl World {
                         until,
                         bytes: [0, 0],
                     }),
-                series: if spec.record.series && fs.kind == crate::spec::FlowKind::Tcp {
-                    Some(TcpSeries::default())
-                } else {
-                    None
-                },
                 drops: vec![[0; crate::link::DROP_CAUSES]; dirs.len()],
                 ip_id: [0, 0],
                 rx_bins: spec.record.series.then(vho_bins),
-                tfrc: tfrc[f].take(),
-                probe_series: (spec.record.series && fs.probe.enabled)
-                    .then(crate::record::series::ProbeSeries::default),
             });
         }
         let mobiles = spec
@@ -195,7 +160,7 @@ impl World {
             now: Time::ZERO,
             queue: EventQueue::with_capacity(64),
             slab: Default::default(),
-            tfrc_headers: Vec::new(),
+            payloads: Vec::new(),
             pending: vec![DirEvents::default(); dirs.len()],
             dirs,
             ends,
@@ -206,7 +171,6 @@ impl World {
             maybe_done: spec.flows.is_empty(),
             handovers,
             flows,
-            cross: super::cross::build(spec),
             any_functions: !spec.functions.is_empty() || mip.is_some(),
             mip,
             schedule,

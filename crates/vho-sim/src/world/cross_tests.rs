@@ -1,4 +1,4 @@
-//! Cross traffic in the world (`world::cross`): Pareto flows run whole, checked against ns-2's
+//! Cross traffic in the world (`agent::pareto`): Pareto flows run whole, checked against ns-2's
 //! definition of the source (`Application/Traffic/Pareto`, pareto.cc) and the scenario's
 //! refusals.
 
@@ -63,7 +63,7 @@ fn the_delivered_rate_of_uncongested_pareto_flows_is_the_configured_mean() {
     let out = run(&spec);
     let (mut sent, mut delivered, mut dropped) = (0u64, 0u64, 0u64);
     for f in &out.summary.flows {
-        let c = f.cross.as_ref().expect("a Pareto flow");
+        let c = f.cross().expect("a Pareto flow");
         assert_eq!(c.configured_mean_bps, 500_000.0);
         assert_eq!(c.shape, 1.9, "the paper's shape by default");
         sent += c.packets_sent;
@@ -90,8 +90,11 @@ fn the_series_adds_up_to_the_counts_and_the_same_seed_repeats_it() {
     let series = |seed| {
         let text = star(2, "100 Mb/s", "100 Mb/s", 60, seed, "rate = \"2 Mb/s\"");
         let out = run(&load(&text).expect("valid"));
-        let bins = out.cross_bins[0].clone().expect("binned");
-        let c = out.summary.flows[0].cross.clone().expect("a Pareto flow");
+        let bins = out.series[0].cross.clone().expect("binned");
+        let c = out.summary.flows[0]
+            .cross()
+            .cloned()
+            .expect("a Pareto flow");
         assert_eq!(bins.interval, super::CROSS_INTERVAL);
         assert_eq!(bins.sent.iter().sum::<u64>(), c.bytes_sent);
         assert_eq!(bins.delivered.iter().sum::<u64>(), c.bytes_delivered);
@@ -111,7 +114,7 @@ fn a_congested_link_drops_cross_traffic_and_every_datagram_is_accounted_for() {
     let out = run(&load(&text).expect("valid"));
     let (mut sent, mut accounted) = (0u64, 0u64);
     for f in &out.summary.flows {
-        let c = f.cross.as_ref().expect("a Pareto flow");
+        let c = f.cross().expect("a Pareto flow");
         let by_cause: u64 = f.drops.iter().map(|d| d.packets).sum();
         assert_eq!(by_cause, c.packets_dropped);
         assert!(f
@@ -129,7 +132,7 @@ fn a_congested_link_drops_cross_traffic_and_every_datagram_is_accounted_for() {
         .summary
         .flows
         .iter()
-        .map(|f| f.cross.as_ref().map_or(0, |c| c.bytes_delivered))
+        .map(|f| f.cross().map_or(0, |c| c.bytes_delivered))
         .sum();
     assert!(delivered * 8 <= 100 * 1_000_000 + 8 * 210, "{delivered}");
     assert!(

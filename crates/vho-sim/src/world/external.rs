@@ -3,7 +3,7 @@
 //!
 //! The world stays the only driver of the models: the same link directions, queues, loss
 //! models, handovers and routes carry an emulated packet as they carry a simulated one. An
-//! outside packet is a [`Packet`] with [`net::EXTERNAL`] set, its `flow` the driver's token for
+//! outside packet is a [`Packet`] of [`Proto::External`], its `flow` the driver's token for
 //! its bytes (the world never sees them), its size the real IP packet's. The driver's loop:
 //! [`World::run_until`] the present, [`World::inject`] what arrived from the hosts, hand what
 //! [`World::take_external`] returns to the hosts, sleep until [`World::next_event_at`].
@@ -11,7 +11,7 @@
 use super::{SimError, World};
 use crate::link::DropCause;
 use crate::net::routes::{dir_index, DirIdx, Routes};
-use crate::packet::{net, Packet, PktIdx};
+use crate::packet::{Packet, PktIdx, Proto};
 use crate::spec::{LinkIdx, NodeIdx};
 use crate::time::Time;
 
@@ -70,7 +70,7 @@ impl World {
             dst: dst as u32,
             wire_bytes,
             sent_at: self.now,
-            net: net::EXTERNAL,
+            proto: Proto::External,
             inner_dst: via.map_or(0, |l| l as u32 + 1),
             ..Packet::default()
         });
@@ -138,19 +138,13 @@ impl World {
         }
     }
 
-    /// A packet that is no TCP segment dropped: a signalling message (nothing to book beyond
-    /// the link's own counters) or an outside packet (its driver is told).
+    /// A packet that belongs to no agent dropped: a signalling message (nothing to book
+    /// beyond the link's own counters) or an outside packet (its driver is told).
     #[cold]
     #[inline(never)]
-    pub(super) fn drop_not_tcp(&mut self, idx: PktIdx, d: Option<DirIdx>, cause: DropCause) {
+    pub(super) fn drop_not_agent(&mut self, idx: PktIdx, d: Option<DirIdx>, cause: DropCause) {
         let pkt = self.slab.remove(idx);
-        if pkt.net & net::TFRC != 0 {
-            self.book_tfrc_drop(idx, &pkt, d, cause);
-        }
-        if pkt.net & net::CROSS != 0 {
-            self.book_cross_drop(&pkt, d, cause);
-        }
-        if pkt.net & net::EXTERNAL != 0 {
+        if pkt.proto == Proto::External {
             if let Some(out) = &mut self.external_out {
                 out.dropped.push((pkt.flow, d, cause));
             }

@@ -1,39 +1,27 @@
 //! Packets moving: endpoints transmitting, nodes forwarding, links delivering, drops.
 
 use super::{Event, World};
+use crate::agent::{Body, Fate, Payload, Transmit};
 use crate::link::{DropCause, Held};
 use crate::net::routes::{dir_link, DirIdx};
-use crate::packet::{Packet, PktIdx};
-use crate::record::series::TcpSample;
+use crate::packet::{Packet, PktIdx, Proto};
 use crate::spec::NodeIdx;
-use crate::tcp::Transmit;
-
-/// Sender side 0, receiver side 1.
-const SENDER: usize = 0;
 
 impl World {
-    /// Lets one endpoint transmit all it wants now, then re-arms its wake-up.
+    /// Lets one agent send all it wants now, then re-arms its wake-up.
     pub(super) fn pump(&mut self, f: usize, side: usize) {
         let now = self.now;
         if !self.flows[f].started {
             return;
         }
-        loop {
-            let flow = &mut self.flows[f];
-            let tx = if side == SENDER {
-                flow.sender.poll_transmit(now)
-            } else {
-                flow.receiver.poll_transmit(now)
-            };
-            let Some(tx) = tx else { break };
+        // `side & 1`: the index is known to be in bounds.
+        let side = side & 1;
+        while let Some(tx) = self.flows[f].agents[side].poll_transmit(now) {
             self.emit(f, side, tx);
         }
         let flow = &mut self.flows[f];
-        let next = if side == SENDER {
-            flow.sender.poll_timeout()
-        } else {
-            flow.receiver.poll_timeout()
-        };
+        // Its state recorded (with series) and its next timer, in one call.
+        let next = flow.agents[side].sample_and_poll_timeout(now);
         let ev = Event::Wake {
             flow: f as u32,
             side: side as u8,
@@ -56,77 +44,86 @@ impl World {
             }
             (None, _) => {}
         }
-        if side == SENDER {
-            self.sample_tcp(f);
-        }
     }
 
-    fn sample_tcp(&mut self, f: usize) {
-        let flow = &mut self.flows[f];
-        if let Some(series) = &mut flow.series {
-            let p = flow.sender.probe();
-            series.push(
-                self.now,
-                TcpSample {
-                    cwnd: p.cwnd,
-                    ssthresh: p.ssthresh,
-                    srtt_ns: p.srtt.as_nanos(),
-                    rttvar_ns: p.rttvar.as_nanos(),
-                    rto_ns: p.rto.as_nanos(),
-                    flight: p.flight_size,
-                },
-            );
-            if let (Some(ps), Some(c)) = (&mut flow.probe_series, flow.sender.capacity_estimate()) {
-                ps.push(self.now, c);
-            }
-        }
-    }
-
-    /// Wraps a segment into a packet at its host and sends it on its way.
+    /// Wraps what an agent sends into a packet at its node and sends it on its way.
     fn emit(&mut self, f: usize, side: usize, tx: Transmit) {
         let spec = &self.spec.flows[f];
-        let (src, dst) = if side == SENDER {
+        let (src, dst) = if side == 0 {
             (spec.src, spec.dst)
         } else {
             (spec.dst, spec.src)
         };
-        let seg = tx.segment;
-        let wire_bytes = spec.tcp.header_model.segment_bytes(&seg);
         let flow = &mut self.flows[f];
         let ip_id = flow.ip_id[side];
         flow.ip_id[side] = ip_id.wrapping_add(1);
-        let mut copy = 0;
-        let seq_len = seg.data_seq_len();
-        if side == SENDER && seq_len > 0 {
-            let base = *flow.data_base.get_or_insert(seg.seq);
-            copy = flow
-                .truth
-                .on_send(seg.seq - base, seq_len, tx.kind, seg.len > 0);
-        }
+        let (seg, proto) = match tx.body {
+            Body::Tcp(seg) => (seg, Proto::Tcp),
+            Body::Datagram(Payload::None) => (Default::default(), Proto::BareDatagram),
+            Body::Datagram(_) => (Default::default(), Proto::Datagram),
+        };
         // Written straight into its slot: a packet built on the stack and then copied in
         // stalled the copy (`perf annotate`: a fifth of `pump`'s cycles on that store).
         let idx = self.slab.insert(Packet {
             seg,
             flow: f as u32,
-            to_receiver: side == SENDER,
+            to_receiver: side == 0,
             src: src as u32,
             dst: dst as u32,
-            wire_bytes,
+            wire_bytes: tx.wire_bytes,
             ip_id,
             kind: tx.kind,
-            copy,
+            copy: tx.copy,
             sent_at: self.now,
-            net: 0,
+            proto,
+            ext: 0,
             inner_src: 0,
             inner_dst: 0,
             sig: crate::mip::Signal::None,
             pio: Default::default(),
         });
+        // A bare datagram (cross traffic, a quarter of the events of Chen et al.'s world)
+        // writes no payload: `payload` reads none for it.
+        if let (Body::Datagram(payload), Proto::Datagram) = (tx.body, proto) {
+            let i = idx as usize;
+            if self.payloads.len() <= i {
+                self.payloads.resize(i + 1, Payload::None);
+            }
+            self.payloads[i] = payload;
+        }
         if self.capture[src] {
-            let pkt = *self.slab.get(idx);
-            self.tap(src, &pkt);
+            self.tap_at(src, idx);
         }
         self.forward(src, idx, None);
+    }
+
+    /// The payload beside slot `idx` (none for a TCP packet, whose segment it carries).
+    #[inline(always)]
+    pub(super) fn payload(&self, idx: PktIdx) -> Payload {
+        match self.slab.get(idx).proto {
+            Proto::Datagram => self.payloads[idx as usize],
+            _ => Payload::None,
+        }
+    }
+
+    /// Shows the packet in slot `idx` to node `node`'s taps: a TCP segment or a signalling
+    /// message as it is, an agent's datagram with its payload if its agent is captured.
+    pub(super) fn tap_at(&mut self, node: NodeIdx, idx: PktIdx) {
+        let pkt = *self.slab.get(idx);
+        if pkt.proto.is_datagram() {
+            let captured =
+                self.flows[pkt.flow as usize].agents[usize::from(!pkt.to_receiver)].captured();
+            if captured {
+                let (now, payload) = (self.now, self.payload(idx));
+                for (n, tap) in self.taps.iter_mut() {
+                    if *n == node {
+                        tap.datagram(now, &pkt, &payload);
+                    }
+                }
+            }
+            return;
+        }
+        self.tap(node, &pkt);
     }
 
     pub(super) fn tap(&mut self, node: NodeIdx, pkt: &Packet) {
@@ -168,7 +165,7 @@ impl World {
     ) {
         if self.multihomed {
             let pkt = self.slab.get(idx);
-            if pkt.net & crate::packet::net::EXTERNAL != 0 && pkt.inner_dst != 0 {
+            if pkt.proto == crate::packet::Proto::External && pkt.inner_dst != 0 {
                 match self.pinned_egress(node, idx) {
                     Ok(d) => self.offer_on(self.held(idx), Some(d)),
                     Err(cause) => self.free_dropped(idx, None, cause),
@@ -270,34 +267,25 @@ impl World {
             return;
         }
         let pkt = self.slab.get(idx);
-        if pkt.net != 0 {
-            if pkt.net == crate::packet::net::CROSS {
-                // A quarter of the events of Chen et al.'s world: kept off the cold chain.
-                self.deliver_cross(node, idx);
-            } else {
-                self.arrive_other(node, via, idx);
-            }
+        if pkt.ext != 0 || !pkt.proto.is_agent() {
+            self.arrive_other(node, via, idx);
             return;
         }
         if self.capture[node] {
-            let pkt = *self.slab.get(idx);
-            self.tap(node, &pkt);
+            self.tap_at(node, idx);
         }
-        self.deliver_tcp(via, idx);
+        self.deliver(via, idx);
     }
 
-    /// A packet that is more than a plain TCP segment, or any packet of a Mobile IPv6 run
-    /// (routed by address): an outside packet at its host goes to the driver.
+    /// A packet with extension headers, a signalling message, an outside packet, or any
+    /// packet of a Mobile IPv6 run in transit (routed by address): an outside packet at its
+    /// host goes to the driver.
     #[cold]
     #[inline(never)]
     fn arrive_other(&mut self, node: NodeIdx, via: DirIdx, idx: PktIdx) {
         let pkt = self.slab.get(idx);
-        if pkt.net & crate::packet::net::EXTERNAL != 0 && pkt.dst as NodeIdx == node {
+        if pkt.proto == Proto::External && pkt.dst as NodeIdx == node {
             self.deliver_external(node, idx);
-        } else if pkt.net == crate::packet::net::TFRC && pkt.dst as NodeIdx == node {
-            self.deliver_tfrc(node, via, idx);
-        } else if pkt.net == crate::packet::net::CROSS && pkt.dst as NodeIdx == node {
-            self.deliver_cross(node, idx);
         } else if self.mip.is_some() {
             self.mip_arrive(node, via, idx);
         } else {
@@ -305,31 +293,43 @@ impl World {
         }
     }
 
-    /// Hands a TCP packet that reached its destination to its endpoint.
+    /// Hands an agent's packet that reached its destination to its agent, tells the agent
+    /// that sent it (ground truth), and keeps the flow's ledger.
     #[inline(always)]
-    pub(super) fn deliver_tcp(&mut self, via: DirIdx, idx: PktIdx) {
+    pub(super) fn deliver(&mut self, via: DirIdx, idx: PktIdx) {
+        const NONE: Payload = Payload::None;
+        let now = self.now;
         // Read in its slot, freed once handed over (copying it out stalls as its copy in did,
         // see `emit`).
         let pkt = self.slab.get(idx);
-        let now = self.now;
+        let payload = match pkt.proto {
+            Proto::Datagram => &self.payloads[idx as usize],
+            _ => &NONE,
+        };
         let f = pkt.flow as usize;
         let flow = &mut self.flows[f];
-        if pkt.to_receiver {
-            if let (Some(base), true) = (flow.data_base, pkt.seg.data_seq_len() > 0) {
-                flow.truth.on_deliver(pkt.seg.seq - base, pkt.copy);
-            }
-            if pkt.seg.len > 0 {
-                flow.tput.push(now.as_nanos(), pkt.seg.len as u64);
-                if flow.await_new_link == Some(dir_link(via)) {
-                    flow.await_new_link = None;
-                    flow.first_on_new_link = Some(now);
-                    flow.tput.set_first_new(now.as_nanos());
-                }
-            }
-            let before = flow.receiver.delivered_bytes();
-            flow.receiver.handle_segment(now, &pkt.seg);
+        if !pkt.to_receiver {
+            flow.agents[0].handle_packet(now, pkt, payload);
             self.slab.release(idx);
-            let after = flow.receiver.delivered_bytes();
+            self.maybe_done |= flow.completed_at.is_some() && flow.agents[0].is_complete();
+            self.pump(f, 0);
+            return;
+        }
+        let finished = flow.agents[0]
+            .fate(now, pkt, payload, Fate::Delivered)
+            .source_finished;
+        let arrival = flow.agents[1].handle_packet(now, pkt, payload);
+        self.slab.release(idx);
+        if let Some(bytes) = arrival.data {
+            flow.tput.push(now.as_nanos(), bytes);
+            if flow.await_new_link == Some(dir_link(via)) {
+                flow.await_new_link = None;
+                flow.first_on_new_link = Some(now);
+                flow.tput.set_first_new(now.as_nanos());
+            }
+        }
+        if let Some(after) = arrival.delivered {
+            let before = std::mem::replace(&mut flow.delivered, after);
             if let Some(w) = &mut flow.window {
                 w.note(now, after);
             }
@@ -340,44 +340,71 @@ impl World {
             }
             if flow.completed_at.is_none() && after >= self.spec.flows[f].bytes {
                 flow.completed_at = Some(now);
-                self.maybe_done |= flow.sender.is_complete();
+                self.maybe_done |= flow.agents[0].is_complete();
             }
-            // Only the endpoint that received can have something new to say (the two are
-            // separate machines).
+        }
+        if finished {
+            self.finish_source(f);
+        }
+        // Only the agent that received can have something new to say (the two are separate
+        // machines).
+        if arrival.respond {
             self.pump(f, 1);
-        } else {
-            flow.sender.handle_segment(now, &pkt.seg);
-            self.slab.release(idx);
-            self.maybe_done |= flow.completed_at.is_some() && flow.sender.is_complete();
-            self.pump(f, 0);
         }
     }
 
-    /// Frees a dropped packet and books the drop to its flow (and the ground truth).
-    pub(super) fn free_dropped(&mut self, idx: PktIdx, d: Option<DirIdx>, cause: DropCause) {
-        if !self.slab.get(idx).is_tcp() {
-            self.drop_not_tcp(idx, d, cause);
+    /// Flow `f`'s source has sent all it will and none of it is left in the network: its
+    /// sink is told, and the flow is complete if it was not by its bytes.
+    #[cold]
+    fn finish_source(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        if !flow.source_done {
+            flow.source_done = true;
+            flow.agents[1].peer_finished();
+        }
+        if flow.completed_at.is_none() {
+            flow.completed_at = Some(now);
+        }
+        self.maybe_done = true;
+    }
+
+    /// Tells the agent that sent the packet in slot `idx` of its `fate` in the network (a
+    /// copy made or absorbed; drops go through `free_dropped`).
+    pub(super) fn tell_fate(&mut self, idx: PktIdx, fate: Fate) {
+        let pkt = self.slab.get(idx);
+        if !pkt.proto.is_agent() {
             return;
         }
-        let pkt = self.slab.remove(idx);
+        let payload = self.payload(idx);
+        let origin = usize::from(!pkt.to_receiver);
         let flow = &mut self.flows[pkt.flow as usize];
-        let slot = DropCause::ALL.iter().position(|&c| c == cause).unwrap_or(0);
+        flow.agents[origin].fate(self.now, pkt, &payload, fate);
+    }
+
+    /// Frees a dropped packet and books the drop to its flow (and to the agent that sent it:
+    /// ground truth).
+    pub(super) fn free_dropped(&mut self, idx: PktIdx, d: Option<DirIdx>, cause: DropCause) {
+        let proto = self.slab.get(idx).proto;
+        if !proto.is_agent() {
+            self.drop_not_agent(idx, d, cause);
+            return;
+        }
+        let payload = self.payload(idx);
+        let pkt = self.slab.remove(idx);
+        let f = pkt.flow as usize;
+        let slot = cause.slot();
+        let flow = &mut self.flows[f];
         if let Some(d) = d {
             flow.drops[d as usize][slot] += 1;
         }
-        if pkt.to_receiver && pkt.seg.data_seq_len() > 0 {
-            if let Some(base) = flow.data_base {
-                let offset = pkt.seg.seq - base;
-                let gone = flow.truth.on_drop(offset, pkt.copy, pkt.seg.len > 0);
-                if gone && self.spec.flows[pkt.flow as usize].tcp.oracle {
-                    // The oracle alone learns of a segment that is really lost.
-                    let len = pkt.seg.data_seq_len();
-                    flow.sender.handle_drop_truth(self.now, pkt.seg.seq, len);
-                }
-                if let Some(ds) = &mut self.drop_series {
-                    ds.push(self.now, pkt.flow, offset, pkt.seg.len, d, slot as u8);
-                }
-            }
+        let origin = usize::from(!pkt.to_receiver);
+        let out = flow.agents[origin].fate(self.now, &pkt, &payload, Fate::Dropped);
+        if let (Some(ds), Some((offset, len))) = (&mut self.drop_series, out.drop_ref) {
+            ds.push(self.now, pkt.flow, offset, len, d, slot as u8);
+        }
+        if out.source_finished {
+            self.finish_source(f);
         }
     }
 }

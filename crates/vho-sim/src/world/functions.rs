@@ -221,9 +221,9 @@ pub(super) fn build(spec: &Spec, dirs: &[LinkDir]) -> Vec<NodeFunctions> {
                         let ws = flow.tcp.window_scale.unwrap_or(0);
                         let port = |base: u16| base.wrapping_add(f as u16);
                         clamp.know(
-                            (flow.src as u32, port(super::build::SENDER_PORT_BASE)),
+                            (flow.src as u32, port(crate::agent::tcp::SENDER_PORT_BASE)),
                             ws,
-                            (flow.dst as u32, port(super::build::RECEIVER_PORT_BASE)),
+                            (flow.dst as u32, port(crate::agent::tcp::RECEIVER_PORT_BASE)),
                             ws,
                         );
                     }

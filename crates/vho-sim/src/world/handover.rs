@@ -11,10 +11,11 @@ use crate::spec::{LinkIdx, NodeIdx};
 use crate::tcp::segment::{HandoverNotice, RateChange};
 
 impl World {
-    /// The mobile's handover manager tells every TCP endpoint running at the mobile about
-    /// handover `h` (issue 19): a receiver there sends the notification on its next ACK, a
-    /// sender there learns it directly. Endpoints elsewhere learn only from what crosses
-    /// the network.
+    /// The mobile's handover manager tells every agent about handover `h`; each kind decides
+    /// what it makes of it (`agent::HandoverNote`): a TCP receiver at the mobile sends the
+    /// notification on its next ACK, a sender there learns it directly, endpoints elsewhere
+    /// learn only from what crosses the network, but for the probes' explicit notification
+    /// (Chen et al. §5), sent to the sender wherever it runs.
     pub(super) fn notify_handover(&mut self, h: usize) {
         let hs = &self.spec.handovers[h];
         let m = &self.spec.mobiles[hs.mobile];
@@ -42,30 +43,18 @@ impl World {
                 continue;
             }
             let (src, dst) = (self.spec.flows[f].src, self.spec.flows[f].dst);
-            if let Some(tfrc) = self.flows[f].tfrc.as_deref_mut() {
-                // TFRC Probe's EHN (Chen et al. §5: "the EHN is sent directly to TCP/TFRC
-                // applications"), with both interfaces' nominal rates for ERR's C_2/C_1.
-                if src == mobile || dst == mobile {
-                    tfrc.sender.notify_handover(now, from_bps, to_bps);
-                    self.pump_tfrc(f, 0);
+            // The sink first: a receiver at the mobile sends the notification on its next ACK.
+            for (side, node) in [(1, dst), (0, src)] {
+                let note = crate::agent::HandoverNote {
+                    notice,
+                    from_bps,
+                    to_bps,
+                    here: node == mobile,
+                    flow_at_mobile: src == mobile || dst == mobile,
+                };
+                if self.flows[f].agents[side].notify_handover(now, &note) {
+                    self.pump(f, side);
                 }
-                continue;
-            }
-            if dst == mobile {
-                self.flows[f].receiver.notify_handover(notice);
-                self.pump(f, 1);
-            }
-            if src == mobile {
-                self.flows[f].sender.notify_handover(now, notice);
-                self.pump(f, 0);
-            }
-            if self.spec.flows[f].probe.ehn {
-                // TCP Probe's EHN, to the sender wherever it runs (Chen et al. §5: "sent
-                // directly to TCP/TFRC applications"), with the rates ERR needs.
-                self.flows[f]
-                    .sender
-                    .notify_probe_handover(now, from_bps, to_bps);
-                self.pump(f, 0);
             }
         }
     }

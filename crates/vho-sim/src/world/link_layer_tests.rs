@@ -125,7 +125,7 @@ fn the_handshakes_round_trip_over_the_rlc_bearer_is_the_closed_form() {
     assert_eq!(want, 70_000_000);
     let spec = scenario_tcp("umts-384-rlc", "", 10, "20 KB", "", "\"rfc\"");
     let out = run(&spec, Vec::new()).expect("runs");
-    let series = out.tcp_series[0].as_ref().expect("recorded");
+    let series = out.series[0].tcp.as_ref().expect("recorded");
     let first = *series
         .srtt_ns
         .iter()

@@ -16,7 +16,7 @@ use crate::mip::router::AccessRouter;
 use crate::mip::{decapsulate, message, Addr, Addresses, MipSpec};
 use crate::net::function::AnyFunction;
 use crate::net::routes::{dir_index, DirIdx, Routes, NO_ROUTE};
-use crate::packet::{net, PktIdx};
+use crate::packet::{ext, PktIdx};
 use crate::rng::Rng;
 use crate::spec::{HandoverKind, InFlight, LinkIdx, NodeIdx, Spec};
 
@@ -252,7 +252,7 @@ impl World {
         }
         let now = self.now;
         let pkt = self.slab.get(idx);
-        if pkt.is_tcp() && pkt.net & (net::TUNNEL | net::RH2) != 0 {
+        if pkt.is_tcp() && pkt.ext & (ext::TUNNEL | ext::RH2) != 0 {
             if let Some(m) = mobile {
                 let pkt = *self.slab.get(idx);
                 if let Some(mn) = self.mobile_entity(m) {
@@ -261,7 +261,7 @@ impl World {
             }
         }
         let pkt = self.slab.get_mut(idx);
-        if pkt.net & net::TUNNEL != 0 {
+        if pkt.ext & ext::TUNNEL != 0 {
             decapsulate(pkt);
             if pkt.dst as NodeIdx != node {
                 // A mobile router's network: the first data over the new link counts where
@@ -282,12 +282,12 @@ impl World {
         // Signalling keeps its wire addresses: an entity reads the care-of address from the
         // source and the home address from its owner (what RFC 6275 §9.3.1's option swap
         // would give it).
-        if pkt.is_tcp() && pkt.net & net::RH2 != 0 {
+        if pkt.is_tcp() && pkt.ext & ext::RH2 != 0 {
             pkt.dst = node as Addr;
             pkt.wire_bytes -= message::RH2_BYTES;
-            pkt.net &= !net::RH2;
+            pkt.ext &= !ext::RH2;
         }
-        if pkt.is_tcp() && pkt.net & net::HAO != 0 {
+        if pkt.is_tcp() && pkt.ext & ext::HAO != 0 {
             let seen = *pkt;
             let chain = &mut self.functions[node].chain;
             if !chain.iter_mut().all(|f| f.admit(now, &seen)) {
@@ -303,10 +303,10 @@ impl World {
                 .as_ref()
                 .map_or(pkt.src, |w| w.addresses.owner(pkt.src) as Addr);
             pkt.wire_bytes -= message::HAO_BYTES;
-            pkt.net &= !net::HAO;
+            pkt.ext &= !ext::HAO;
         }
-        if self.slab.get(idx).is_tcp() {
-            self.deliver_tcp(via, idx);
+        if self.slab.get(idx).proto.is_agent() {
+            self.deliver(via, idx);
             return;
         }
         let pkt = self.slab.remove(idx);

@@ -12,7 +12,6 @@
 //! superseded by an earlier one) runs harmlessly: everything it does first checks the state.
 
 mod build;
-mod cross;
 mod external;
 mod forward;
 mod functions;
@@ -23,19 +22,17 @@ mod nemo;
 mod oracle;
 mod schedule;
 pub mod summary;
-mod tfrc;
 
+use crate::agent::AnyAgent;
 use crate::link::LinkDir;
 use crate::net::routes::{DirIdx, Routes};
 use crate::packet::{Packet, Slab};
-use crate::record::series::{DropSeries, QueueSeries, TcpSeries};
-use crate::record::truth::FlowTruth;
+use crate::record::series::{DropSeries, QueueSeries};
 use crate::sched::EventQueue;
 use crate::spec::{LinkIdx, NodeIdx, Spec};
-use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{Dur, Time};
 
-pub use cross::{CrossBins, CrossSummary, CROSS_INTERVAL};
+pub use crate::agent::{CrossBins, CrossSummary, CROSS_INTERVAL};
 pub use external::ExternalOut;
 pub use summary::Summary;
 
@@ -112,12 +109,11 @@ pub const NO_PROGRESS_SPAN: Dur = Dur::from_millis(1);
 
 /// Something that wants to see every packet sent or received at a node (a pcap writer).
 pub trait PacketTap: Send {
+    /// A TCP segment or a signalling message.
     fn packet(&mut self, now: Time, pkt: &Packet);
-    /// A TFRC packet (`pkt.net` has `net::TFRC`) and its header; by default not written.
-    fn tfrc_packet(&mut self, _now: Time, _pkt: &Packet, _hdr: &crate::tfrc::TfrcHeader) {}
-    /// A cross-traffic datagram (`pkt.net` has `net::CROSS`), with `record.pcap_cross` only;
-    /// by default not written.
-    fn cross_packet(&mut self, _now: Time, _pkt: &Packet) {}
+    /// An agent's datagram (`Proto::Datagram`, `Proto::BareDatagram`: TFRC, cross traffic with `record.pcap_cross`,
+    /// CBR) with its payload; by default not written.
+    fn datagram(&mut self, _now: Time, _pkt: &Packet, _payload: &crate::agent::Payload) {}
     /// Called once after the run: flush, and report the first failure.
     fn finish(&mut self) -> Result<(), String> {
         Ok(())
@@ -130,7 +126,7 @@ enum Event {
     Arrive(DirIdx),
     /// A blocked direction holding packets may start serialising.
     Unblock(DirIdx),
-    /// An endpoint's timer may have expired (`side` 0 = sender, 1 = receiver).
+    /// An agent's timer may have expired (`side` 0 = the flow's source, 1 = its sink).
     Wake {
         flow: u32,
         side: u8,
@@ -145,13 +141,6 @@ enum Event {
     UplinkMove(u32),
     /// Link schedules' next step is due (`world::schedule`).
     Schedule,
-    /// A TFRC endpoint's timer may have expired (`world::tfrc`; `side` as for `Wake`).
-    TfrcWake {
-        flow: u32,
-        side: u8,
-    },
-    /// A cross-traffic source's next datagram is due (`world::cross`).
-    CrossSend(u32),
 }
 
 /// Bytes delivered in order to a flow's receiver, per fixed interval.
@@ -177,17 +166,19 @@ impl RxBins {
     }
 }
 
+/// A flow: its two agents (`crate::agent`) and its ledger, what the world keeps of every
+/// flow whatever its kind.
 struct Flow {
-    sender: TcpSender,
-    receiver: TcpReceiver,
+    /// The source at the flow's `src` node (side 0) and the sink at its `dst` (side 1).
+    agents: [AnyAgent; 2],
     /// Earliest live wake-up scheduled per side.
     wake: [Option<Time>; 2],
-    truth: FlowTruth,
-    /// Sequence number of the first data byte (learnt from the first data segment).
-    data_base: Option<crate::tcp::SeqNum>,
     started: bool,
     completed_at: Option<Time>,
-    series: Option<TcpSeries>,
+    /// Bytes the sink has delivered in order (the last `Arrival::delivered`).
+    delivered: u64,
+    /// The source has finished (`FateOut::source_finished`), the sink told.
+    source_done: bool,
     /// Drops of this flow's packets per link direction and cause.
     drops: Vec<[u64; crate::link::DROP_CAUSES]>,
     /// IPv4 identification counters of the two ends.
@@ -204,10 +195,6 @@ struct Flow {
     /// `[record] goodput_from`..`goodput_until`: the window and the bytes delivered in order
     /// by its start and by its end; `None` without one (a single test per delivery).
     window: Option<GoodputWindow>,
-    /// A TFRC flow's endpoints (`world::tfrc`); `None` for TCP, whose endpoints are above.
-    tfrc: Option<Box<tfrc::TfrcFlow>>,
-    /// TCP Probe's estimate over time (series and the probe on; TFRC's is in `tfrc`).
-    probe_series: Option<crate::record::series::ProbeSeries>,
 }
 
 struct MobileState {
@@ -234,8 +221,9 @@ pub struct World {
     now: Time,
     queue: EventQueue<Event>,
     slab: Slab,
-    /// The header of each TFRC packet in the slab, by its slot (`world::tfrc`).
-    tfrc_headers: Vec<crate::tfrc::TfrcHeader>,
+    /// What each agent's datagram in the slab carries, by its slot (a TCP segment rides in
+    /// the packet itself).
+    payloads: Vec<crate::agent::Payload>,
     dirs: Vec<LinkDir>,
     pending: Vec<DirEvents>,
     ends: Vec<(NodeIdx, NodeIdx)>,
@@ -248,10 +236,6 @@ pub struct World {
     interruptions_pending: usize,
     handovers: Vec<HandoverState>,
     flows: Vec<Flow>,
-    /// Per flow, a Pareto flow's source and counts (`world::cross`); `None` for TCP and TFRC.
-    /// Beside `flows`, not in a `Flow` (2.6 KB with its TCP endpoints): a datagram's send and
-    /// delivery read their source here without a look at its `Flow` first.
-    cross: Vec<Option<cross::CrossFlow>>,
     /// Per node, the functions on its forwarding path (`net::function`); usually none.
     functions: Vec<functions::NodeFunctions>,
     /// Whether any node has a function (the forwarding path tests this flag only).
@@ -281,15 +265,10 @@ pub struct World {
 /// Everything a run produces besides the captures its taps wrote.
 pub struct RunOutput {
     pub summary: Summary,
-    /// Per flow (in scenario order) the sender's state over time, if recorded.
-    pub tcp_series: Vec<Option<TcpSeries>>,
-    /// Per flow (in scenario order) a TFRC sender's state over time, if recorded.
-    pub tfrc_series: Vec<Option<crate::record::series::TfrcSeries>>,
-    /// Per flow (in scenario order) a Pareto flow's bytes sent and delivered per
-    /// [`CROSS_INTERVAL`]; always recorded (aggregates).
-    pub cross_bins: Vec<Option<CrossBins>>,
-    /// Per flow TFRC Probe's capacity estimate over time, if recorded.
-    pub probe_series: Vec<Option<crate::record::series::ProbeSeries>>,
+    /// Per flow (in scenario order) what its agents recorded over time (`agent::AgentSeries`:
+    /// a TCP or TFRC sender's state, a probe's estimate, cross traffic's bins, a CBR
+    /// receiver's datagrams).
+    pub series: Vec<crate::agent::AgentSeries>,
     pub queue_series: Option<QueueSeries>,
     /// Every data segment dropped in the network, if recorded (series).
     pub drop_series: Option<DropSeries>,
@@ -418,14 +397,11 @@ impl World {
                 self.kick(d);
             }
             Event::Wake { flow, side } => self.on_wake(flow as usize, side as usize),
-            Event::FlowStart(f) if self.flows[f as usize].tfrc.is_some() => {
-                self.flows[f as usize].started = true;
-                self.pump_tfrc(f as usize, 0);
-                self.pump_tfrc(f as usize, 1);
-            }
-            Event::FlowStart(f) if self.cross[f as usize].is_some() => self.start_cross(f as usize),
             Event::FlowStart(f) => {
-                self.flows[f as usize].started = true;
+                let flow = &mut self.flows[f as usize];
+                flow.started = true;
+                flow.agents[0].start(t);
+                flow.agents[1].start(t);
                 self.pump(f as usize, 0);
                 self.pump(f as usize, 1);
             }
@@ -435,15 +411,13 @@ impl World {
             Event::NodeWake(n) => self.on_node_wake(n as usize),
             Event::UplinkMove(h) => self.move_uplink(h as usize),
             Event::Schedule => self.on_schedule(),
-            Event::TfrcWake { flow, side } => self.on_tfrc_wake(flow as usize, side as usize),
-            Event::CrossSend(f) => self.on_cross_send(f as usize),
         }
     }
 
     fn all_done(&self) -> bool {
         self.flows
             .iter()
-            .all(|f| f.completed_at.is_some() && (f.tfrc.is_some() || f.sender.is_complete()))
+            .all(|f| f.completed_at.is_some() && f.agents[0].is_complete())
     }
 
     fn on_wake(&mut self, f: usize, side: usize) {
@@ -452,14 +426,7 @@ impl World {
         if flow.wake[side] == Some(now) {
             flow.wake[side] = None;
         }
-        let due = |t: Option<Time>| t.is_some_and(|t| t <= now);
-        if side == 0 {
-            if due(flow.sender.poll_timeout()) {
-                flow.sender.handle_timeout(now);
-            }
-        } else if due(flow.receiver.poll_timeout()) {
-            flow.receiver.handle_timeout(now);
-        }
+        flow.agents[side].handle_timeout(now);
         self.pump(f, side);
     }
 

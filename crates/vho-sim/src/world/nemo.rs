@@ -194,25 +194,12 @@ impl World {
     /// A packet the network copied (a home agent's bicast copy) joins its segment's copies in
     /// flight.
     pub(super) fn note_copy(&mut self, idx: PktIdx) {
-        let pkt = self.slab.get(idx);
-        let (f, to_receiver, seg) = (pkt.flow as usize, pkt.to_receiver, pkt.seg);
-        let flow = &mut self.flows[f];
-        if let (true, Some(base), true) = (to_receiver, flow.data_base, seg.data_seq_len() > 0) {
-            flow.truth.on_network_copy(seg.seq - base);
-        }
+        self.tell_fate(idx, crate::agent::Fate::Copied);
     }
 
     /// A copy a combiner discarded (the other went on): freed, no loss booked.
     pub(super) fn absorb_copy(&mut self, idx: PktIdx) {
-        let pkt = self.slab.remove(idx);
-        if !pkt.is_tcp() {
-            return;
-        }
-        let flow = &mut self.flows[pkt.flow as usize];
-        if let (true, Some(base), true) =
-            (pkt.to_receiver, flow.data_base, pkt.seg.data_seq_len() > 0)
-        {
-            flow.truth.on_absorb(pkt.seg.seq - base);
-        }
+        self.tell_fate(idx, crate::agent::Fate::Absorbed);
+        self.slab.release(idx);
     }
 }

@@ -85,7 +85,7 @@ fn copies_go_twice_inside_the_window_and_the_router_forwards_each_number_once() 
         assert_eq!(mr["copies"], 2 * bicast, "{combining}");
         // Tunnelled packets: one per packet outside the window, two inside; the CN sends
         // only data (and its SYN, which the home agent tunnels too).
-        let sent = s.flows[0].data_packets_sent;
+        let sent = s.flows[0].tcp().data_packets_sent;
         assert_eq!(ha["packets_tunnelled"], sent + 1 + bicast, "{combining}");
         match combining {
             "none" => {
@@ -179,8 +179,8 @@ fn apc_spares_the_lfn_the_out_of_order_deliveries_of_nemo_sho() {
     let sho = summary(&load(EXAMPLE, &["nemo.combining=\"nemo-sho\""]));
     let apc = summary(&load(EXAMPLE, &[]));
     let (o_sho, o_apc) = (
-        sho.flows[0].out_of_order_deliveries,
-        apc.flows[0].out_of_order_deliveries,
+        sho.flows[0].tcp().out_of_order_deliveries,
+        apc.flows[0].tcp().out_of_order_deliveries,
     );
     assert!(o_apc < o_sho, "APC {o_apc} against NEMO-SHO {o_sho}");
 }
@@ -252,7 +252,9 @@ fn with_netems_queues_apc_spares_the_sender_spurious_retransmissions() {
         let set = format!("nemo.combining=\"{c}\"");
         let mut sets = q.to_vec();
         sets.push(&set);
-        summary(&load(EXAMPLE, &sets)).flows[0].spurious_retransmissions
+        summary(&load(EXAMPLE, &sets)).flows[0]
+            .tcp()
+            .spurious_retransmissions
     };
     let (sho, apc) = (with("nemo-sho"), with("apc"));
     assert!(apc < sho, "APC {apc} against NEMO-SHO {sho}");

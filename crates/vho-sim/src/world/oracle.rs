@@ -42,9 +42,12 @@ impl World {
                     }
                 }
             }
-            let flow = &mut self.flows[f];
-            let lost: Vec<(SeqNum, u32)> = match flow.data_base {
-                Some(base) => flow
+            let now = self.now;
+            let Some(src) = self.flows[f].agents[0].as_tcp_source_mut() else {
+                continue;
+            };
+            let lost: Vec<(SeqNum, u32)> = match src.data_base {
+                Some(base) => src
                     .truth
                     .lost_now()
                     .into_iter()
@@ -52,8 +55,7 @@ impl World {
                     .collect(),
                 None => Vec::new(),
             };
-            let now = self.now;
-            flow.sender.handle_path_truth(now, truth, &old_path, &lost);
+            src.sender.handle_path_truth(now, truth, &old_path, &lost);
             self.pump(f, 0);
         }
     }
@@ -64,7 +66,7 @@ impl World {
         let to = |d: DirIdx| self.dirs[d as usize].to;
         let out = self.routes.path(fs.src, fs.dst, to)?;
         let back = self.routes.path(fs.dst, fs.src, to)?;
-        let sender = &self.flows[f].sender;
+        let sender = &self.flows[f].agents[0].as_tcp_source()?.sender;
         let header = tcp_header(sender.uses_timestamps());
         // Without SACK blocks, as `forward::emit` counts them.
         let data = fs.tcp.header_model.wire_bytes(header, 0, sender.mss());
@@ -171,9 +173,9 @@ mod tests {
                 }
                 let oracle = flow(name, sets, Some(Remedy::Oracle));
                 let what = format!("{name} {sets:?}");
-                assert_eq!(oracle.spurious_retransmissions, 0, "{what}");
+                assert_eq!(oracle.tcp().spurious_retransmissions, 0, "{what}");
                 assert_eq!(
-                    (oracle.timeouts, oracle.spurious_timeouts),
+                    (oracle.tcp().timeouts, oracle.tcp().spurious_timeouts),
                     (0, 0),
                     "{what}"
                 );
@@ -188,7 +190,7 @@ mod tests {
                 for r in Remedy::ALL {
                     let other = flow(name, sets, Some(r));
                     assert!(
-                        t <= time(&other) || other.spurious_retransmissions > 0,
+                        t <= time(&other) || other.tcp().spurious_retransmissions > 0,
                         "{what}: {} beats the oracle without a needless resend: {} < {t}",
                         r.name(),
                         time(&other)
@@ -240,12 +242,12 @@ mod tests {
             assert_eq!(s.run.events, events, "{name}");
             assert_eq!(f.transfer_time_s, Some(t), "{name}");
             let got = [
-                f.data_packets_sent,
-                f.retransmissions,
-                f.spurious_retransmissions,
-                f.timeouts,
-                f.fast_retransmits,
-                f.duplicate_acks,
+                f.tcp().data_packets_sent,
+                f.tcp().retransmissions,
+                f.tcp().spurious_retransmissions,
+                f.tcp().timeouts,
+                f.tcp().fast_retransmits,
+                f.tcp().duplicate_acks,
             ];
             assert_eq!(got, counts, "{name}");
             assert!(f.oracle.is_none() && f.dupthresh_raises.is_none());
@@ -266,9 +268,12 @@ mod adaptive_dupthresh {
         let plain = flow("dk-fig2-gprs-wlan", &["handover.0.notify=\"at\""], None);
         let f2 = flow("dk-fig2-gprs-wlan", &[], Some(Remedy::AdaptiveDupthresh));
         assert_eq!(f2.dupthresh_raises, Some(1));
-        assert!(f2.fast_retransmits < plain.fast_retransmits, "{f2:?}");
         assert!(
-            f2.spurious_retransmissions < plain.spurious_retransmissions,
+            f2.tcp().fast_retransmits < plain.tcp().fast_retransmits,
+            "{f2:?}"
+        );
+        assert!(
+            f2.tcp().spurious_retransmissions < plain.tcp().spurious_retransmissions,
             "{f2:?}"
         );
         let f1 = flow("dk-fig1-wlan-gprs", &[], Some(Remedy::AdaptiveDupthresh));

@@ -46,7 +46,7 @@ fn ihn_detects_both_handoffs_from_the_estimates() {
     assert_eq!(up.action, Some("fra"));
     assert!(p.pairs > 100, "{}", p.pairs);
     // The estimates over time are a run output.
-    let series = out.probe_series[0].as_ref().expect("series recorded");
+    let series = out.series[0].probe.as_ref().expect("series recorded");
     assert!(series.t_ns.len() >= 2);
 }
 
@@ -81,9 +81,9 @@ fn probe_off_leaves_plain_tfrc_untouched() {
     // Without the remedies the flow is plain TFRC: no pairs, no probe record, and the same
     // packets as before the probe existed (its pacing is not disturbed).
     let plain = super::run(&spec(&["flow.0.remedies=[]"]), Vec::new()).expect("runs");
-    assert!(plain.summary.flows[0].tfrc.is_some());
+    assert!(plain.summary.flows[0].tfrc().is_some());
     assert!(plain.summary.flows[0].probe.is_none());
-    assert!(plain.probe_series[0].is_none());
+    assert!(plain.series[0].probe.is_none());
 }
 
 // ---- Tests for the scenario keys (`[flow.probe]`, the probe remedies) ----
@@ -180,7 +180,8 @@ fn tcp_probe_estimates_from_ack_pairs_and_ihn_detects_both_handoffs() {
     assert!(up.at_s > 100.0 && up.at_s < 130.0, "{up:?}");
     assert!(down.at_s > 200.0 && down.at_s < 260.0, "{down:?}");
     assert_eq!(up.action, Some("fra"));
-    assert!(out.probe_series[0]
+    assert!(out.series[0]
+        .probe
         .as_ref()
         .is_some_and(|s| s.t_ns.len() >= 2));
 }
@@ -244,7 +245,7 @@ fn ehn_with_err_loses_fewer_packets_at_high_to_low_than_the_original() {
             let k = format!("handover.1.kind=\"{kind}\"");
             sets.push(&k);
             let out = super::run(&spec(&sets), Vec::new()).expect("runs");
-            let t = out.summary.flows[0].tfrc.clone().expect("tfrc");
+            let t = out.summary.flows[0].tfrc().cloned().expect("tfrc");
             let at: Vec<f64> = out.summary.flows[0].probe.as_ref().map_or(Vec::new(), |p| {
                 p.detections.iter().map(|d| d.at_s).collect()
             });

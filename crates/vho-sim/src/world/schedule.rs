@@ -368,12 +368,12 @@ mod tests {
         let out = run(&spec, Vec::new()).expect("runs");
         let f = &out.summary.flows[0];
         assert!(f.completed, "{f:?}");
-        assert!(f.timeouts >= 1, "{f:?}");
+        assert!(f.tcp().timeouts >= 1, "{f:?}");
         // Before 0.5 s at most 0.5 s x 5 Mb/s = 312.5 KB crossed the WLAN; the rest, 1.6875
         // MB, takes at least 2.7 s at 5 Mb/s once the outage ends at 3.5 s.
         assert!(f.transfer_time_s.expect("done") > 3.5 + 2.7, "{f:?}");
         // Nothing was lost in the outage: its timeouts are all spurious (the ground truth).
-        assert_eq!(f.spurious_timeouts, f.timeouts, "{f:?}");
+        assert_eq!(f.tcp().spurious_timeouts, f.tcp().timeouts, "{f:?}");
         assert!(out.summary.run.conservation_ok);
         // An outage loses nothing: the link_state column is there and zero.
         let wlan: Vec<_> = out
@@ -385,7 +385,7 @@ mod tests {
         assert!(wlan.iter().all(|l| l.dropped_link_state == Some(0)));
         // Without the outage: no timeout (the baseline the outage is measured against).
         let plain = run(&chain(2_000_000, None, true), Vec::new()).expect("runs");
-        assert_eq!(plain.summary.flows[0].timeouts, 0);
+        assert_eq!(plain.summary.flows[0].tcp().timeouts, 0);
     }
 
     #[test]

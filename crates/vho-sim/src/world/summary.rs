@@ -3,7 +3,11 @@
 //! same scenario and seed. The wall-clock time is not here: the driver writes it apart.
 
 use super::{RunOutput, World};
+pub use crate::agent::tcp::{OracleSummary, TcpCounts};
+pub use crate::agent::KindRecord;
+pub use crate::agent::{CbrSummary, TfrcSummary};
 use crate::link::DropCause;
+pub use crate::probe::summary::{probe_summary, DetectionSummary, ProbeSummary};
 use crate::spec::{HandoverKind, InFlight};
 use crate::time::Time;
 use serde::Serialize;
@@ -61,48 +65,31 @@ pub struct DropRow {
     pub packets: u64,
 }
 
+/// A flow's record: what every flow has (its ledger), and its kind's own numbers (its two
+/// agents' record read together, `agent::summarise`).
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowSummary {
     pub name: String,
     pub from: String,
     pub to: String,
-    pub tcp_profile: &'static str,
-    pub bytes: u64,
+    /// "tcp", "tfrc", "pareto" or "cbr" (`[[flow]] kind`).
+    pub kind: &'static str,
+    /// A TCP flow's profile (absent for the other kinds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp_profile: Option<&'static str>,
+    /// The flow's size, bytes; `null` for a flow that sends until the run ends.
+    pub bytes: Option<u64>,
+    /// Bytes the receiving end delivered in order (TCP), or received (TFRC, CBR; cross
+    /// traffic's sink counts wire bytes in `cross`).
     pub bytes_delivered: u64,
     pub completed: bool,
     pub start_s: f64,
     /// From the flow's start to the last byte delivered in order at the receiver.
     pub transfer_time_s: Option<f64>,
     pub goodput_bps: Option<f64>,
-    pub data_packets_sent: u64,
-    pub retransmissions: u64,
-    pub spurious_retransmissions: u64,
-    pub timeouts: u64,
-    pub spurious_timeouts: u64,
-    pub fast_retransmits: u64,
-    /// Timeouts the sender itself found spurious (`tcp.spurious_rto`; 0 when off), beside
-    /// the ground truth's `spurious_timeouts`.
-    pub spurious_timeouts_detected: u64,
-    /// Fast retransmits the sender found spurious (D-SACK, RFC 3708).
-    pub spurious_fast_retransmits_detected: u64,
-    /// Tail loss probes sent (`tcp.tlp`; Linux's TCPLossProbes).
-    pub tlp_probes: u64,
-    /// Probes whose ACK showed they repaired a lost tail (Linux's TCPLossProbeRecovery).
-    pub tlp_recoveries: u64,
-    /// Probes that resent a segment (the rest sent new data).
-    pub tlp_retransmissions: u64,
-    /// Handover notifications that reached the sender (`handover.notify`).
-    pub handover_notices: u64,
-    /// `rtt_injection`: RTTs injected at a notification, and notifications that found no RTT
-    /// recorded for the interface taken (its first visit).
-    pub rtt_injections: u64,
-    pub rtt_injections_without_hint: u64,
-    /// Segments the receiver got above a hole (lost or late data before them).
-    pub out_of_order_deliveries: u64,
-    /// First transmissions the network reordered (`record::truth`, ground truth): a segment
-    /// sent once arriving after one sent later. Naoe et al.'s "out-of order delivery".
-    pub reordered_deliveries: u64,
-    pub duplicate_acks: u64,
+    /// A TCP flow's counts (absent for the other kinds).
+    #[serde(flatten)]
+    pub tcp: Option<TcpCounts>,
     pub drops: Vec<DropRow>,
     /// Cottingham & Vidales §5, after the flow's first handover; `null` without one.
     pub adaptation_time_s: Option<f64>,
@@ -120,92 +107,43 @@ pub struct FlowSummary {
     /// told, as flat `oracle_*` keys (a sweep's table takes them as columns).
     #[serde(flatten)]
     pub oracle: Option<OracleSummary>,
-    /// A TFRC flow's record (`kind = "tfrc"`; absent for TCP, whose fields above are then
-    /// zero).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tfrc: Option<TfrcSummary>,
-    /// A cross-traffic flow's record (`kind = "pareto"`; absent otherwise).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cross: Option<super::CrossSummary>,
+    /// Another kind's record under its own key: `tfrc` (`kind = "tfrc"`), `cross`
+    /// (`kind = "pareto"`), `cbr` (`kind = "cbr"`); absent for TCP.
+    #[serde(flatten)]
+    pub record: Option<KindRecord>,
     /// TCP Probe's or TFRC Probe's record (Chen et al. §3; `null` without the probe).
     pub probe: Option<ProbeSummary>,
 }
 
-/// A TFRC flow (RFC 5348) from its start to the end of the run.
-#[derive(Clone, Debug, Serialize)]
-pub struct TfrcSummary {
-    pub packet_size: u32,
-    pub packets_sent: u64,
-    pub bytes_sent: u64,
-    pub packets_received: u64,
-    /// Data bytes the receiver got (TFRC does not retransmit: a loss stays lost).
-    pub bytes_received: u64,
-    /// Data bits sent over the flow's time (start to end of run), bits per second.
-    pub mean_sending_rate_bps: f64,
-    /// Data bits received over the same time.
-    pub mean_throughput_bps: f64,
-    /// X, the allowed sending rate at the end of the run, bits per second.
-    pub final_rate_bps: f64,
-    /// The receiver's loss event rate p (§5.4) at the end, and time-weighted over the flow.
-    pub final_p: f64,
-    pub mean_p: f64,
-    /// The sender's R at the end (`null` before its first feedback).
-    pub final_rtt_s: Option<f64>,
-    pub packets_lost: u64,
-    pub loss_events: u64,
-    pub feedback_sent: u64,
-    pub feedback_received: u64,
-    /// Feedback the receiver sent early because p rose (§6.1).
-    pub expedited_feedback: u64,
-    /// Expiries of the sender's nofeedback timer (§4.4).
-    pub nofeedback_expiries: u64,
-}
-
-/// TCP Probe or TFRC Probe (Chen et al. §3): its pairs, its estimate, the handoffs it learnt
-/// of.
-#[derive(Clone, Debug, Serialize)]
-pub struct ProbeSummary {
-    /// Pairs the receiver measured, and pairs refused for having no dispersion.
-    pub pairs: u64,
-    pub pairs_refused: u64,
-    /// The CapProbe estimate at the end (TFRC Probe's receiver's, TCP Probe's sender's), bit/s.
-    pub final_estimate_bps: Option<u64>,
-    /// Every IHN or EHN in order, with what the sender did.
-    pub detections: Vec<DetectionSummary>,
-}
-
-/// One handoff as the sender learnt it.
-#[derive(Clone, Debug, Serialize)]
-pub struct DetectionSummary {
-    pub at_s: f64,
-    /// "ihn" or "ehn".
-    pub by: &'static str,
-    /// "low-to-high" or "high-to-low".
-    pub direction: &'static str,
-    /// The capacities before and after: the estimates C and C' (IHN), the interfaces'
-    /// nominal rates (EHN); bit/s.
-    pub from_bps: u64,
-    pub to_bps: u64,
-    /// "fra", "err" or `null`.
-    pub action: Option<&'static str>,
-    /// From the nearest handover's instant to this (negative: before it); IHN's detection
-    /// lag. `null` in a run without handovers.
-    pub after_handover_s: Option<f64>,
-}
-
-/// The oracle sender's record (see `tcp::oracle`).
-#[derive(Clone, Debug, Serialize)]
-pub struct OracleSummary {
-    /// Handovers whose ground truth it was told.
-    pub oracle_handovers: u64,
-    /// Its retransmissions of segments the network really dropped (after a handover, its only
-    /// ones).
-    pub oracle_repairs: u64,
-    /// The last path it was told of: base RTT, the bottleneck's rate in payload bits/s, and
-    /// the window it took (the capacity plus one segment).
-    pub oracle_base_rtt_s: Option<f64>,
-    pub oracle_bottleneck_payload_bps: Option<f64>,
-    pub oracle_cwnd_segments: Option<u32>,
+impl FlowSummary {
+    /// A TCP flow's counts (a test's or a bench's shorthand).
+    ///
+    /// # Panics
+    /// On a flow of another kind.
+    pub fn tcp(&self) -> &TcpCounts {
+        self.tcp.as_ref().expect("a TCP flow")
+    }
+    /// A TFRC flow's record.
+    pub fn tfrc(&self) -> Option<&TfrcSummary> {
+        match &self.record {
+            Some(KindRecord::Tfrc(t)) => Some(t),
+            _ => None,
+        }
+    }
+    /// A cross-traffic flow's record.
+    pub fn cross(&self) -> Option<&super::CrossSummary> {
+        match &self.record {
+            Some(KindRecord::Cross(c)) => Some(c),
+            _ => None,
+        }
+    }
+    /// A CBR flow's record.
+    pub fn cbr(&self) -> Option<&CbrSummary> {
+        match &self.record {
+            Some(KindRecord::Cbr(c)) => Some(c),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -386,9 +324,6 @@ impl World {
             .collect();
         for (f, fs) in spec.flows.iter().enumerate() {
             let flow = &self.flows[f];
-            let truth = flow.truth.counts();
-            let st = flow.sender.stats();
-            let rs = flow.receiver.stats();
             let transfer = flow
                 .completed_at
                 .map(|t| t.saturating_since(fs.start).as_secs_f64());
@@ -407,75 +342,34 @@ impl World {
                     }
                 }
             }
+            let dropped = flow.drops.iter().flatten().sum();
+            let kind =
+                crate::agent::summarise(&flow.agents, fs, self.now, dropped, &handover_instants);
+            let tcp = kind.tcp;
             flows.push(FlowSummary {
                 name: fs.name.clone(),
                 from: node(fs.src),
                 to: node(fs.dst),
-                tcp_profile: fs.tcp.profile,
-                bytes: fs.bytes,
-                bytes_delivered: flow.receiver.delivered_bytes(),
+                kind: fs.kind.name(),
+                tcp_profile: tcp.as_ref().map(|t| t.profile),
+                bytes: (fs.bytes != u64::MAX).then_some(fs.bytes),
+                bytes_delivered: flow.delivered,
                 completed: flow.completed_at.is_some(),
                 start_s: fs.start.as_secs_f64(),
                 transfer_time_s: transfer,
                 goodput_bps: transfer
                     .filter(|&t| t > 0.0)
                     .map(|t| fs.bytes as f64 * 8.0 / t),
-                data_packets_sent: truth.data_packets_sent,
-                retransmissions: truth.retransmissions,
-                spurious_retransmissions: truth.spurious_retransmissions,
-                timeouts: st.timeouts,
-                spurious_timeouts: truth.spurious_timeouts,
-                fast_retransmits: st.fast_retransmits,
-                spurious_timeouts_detected: st.spurious_timeouts_detected,
-                spurious_fast_retransmits_detected: st.spurious_fast_retransmits_detected,
-                tlp_probes: st.tlp_probes,
-                tlp_recoveries: st.tlp_recoveries,
-                tlp_retransmissions: st.tlp_retransmissions,
-                handover_notices: st.handover_notices,
-                rtt_injections: st.rtt_injections,
-                rtt_injections_without_hint: st.rtt_injections_without_hint,
-                out_of_order_deliveries: rs.out_of_order_segments,
-                reordered_deliveries: truth.reordered_deliveries,
-                duplicate_acks: st.dupacks_received,
                 drops,
                 // Cottingham & Vidales §5, over the data the receiver got (vho-trace's method).
                 adaptation_time_s: flow.tput.adaptation_time_s(),
                 first_on_new_link_s: flow.first_on_new_link.map(|t| t.as_secs_f64()),
                 window_goodput_bps: flow.window.map(|w| w.goodput_bps()),
-                dupthresh_raises: fs
-                    .tcp
-                    .adaptive_dupthresh
-                    .then(|| flow.sender.dupthresh_raises()),
-                oracle: flow.sender.oracle_stats().map(|o| {
-                    let mss = flow.sender.mss();
-                    OracleSummary {
-                        oracle_handovers: o.handovers,
-                        oracle_repairs: o.repairs,
-                        oracle_base_rtt_s: o.path.map(|p| p.base_rtt.as_secs_f64()),
-                        oracle_bottleneck_payload_bps: o
-                            .path
-                            .map(|p| mss as f64 * 8.0 / p.segment_time.as_secs_f64().max(1e-12)),
-                        oracle_cwnd_segments: o.path.map(|p| p.window_segments()),
-                    }
-                }),
-                cross: self.cross[f].as_ref().map(|c| {
-                    let dropped = flow.drops.iter().flatten().sum();
-                    c.summary(fs.start, self.now, dropped)
-                }),
-                tfrc: flow.tfrc.as_deref().map(|t| t.summary(fs.start, self.now)),
-                probe: fs.probe.enabled.then(|| match flow.tfrc.as_deref() {
-                    Some(t) => t.probe_summary(&handover_instants),
-                    None => {
-                        let (pairs, refused) = flow.sender.probe_pairs();
-                        let detections = flow.sender.probe_detections().iter();
-                        probe_summary(
-                            (pairs, refused),
-                            flow.sender.capacity_estimate(),
-                            detections.map(|d| (d.handoff, d.action)),
-                            &handover_instants,
-                        )
-                    }
-                }),
+                dupthresh_raises: tcp.as_ref().and_then(|t| t.dupthresh_raises),
+                oracle: tcp.as_ref().and_then(|t| t.oracle.clone()),
+                tcp: tcp.map(|t| t.counts),
+                record: kind.record,
+                probe: kind.probe,
             });
         }
         let mip_times = self.mip_records_by_handover();
@@ -605,33 +499,19 @@ impl World {
             nemo: self.nemo_summary(),
         };
         summary.run.warnings = warnings(&summary, ended);
-        let tcp_series = self.flows.iter_mut().map(|f| f.series.take()).collect();
-        let tfrc_series = self
+        let series = self
             .flows
             .iter_mut()
-            .map(|f| f.tfrc.as_mut().and_then(|t| t.series.take()))
-            .collect();
-        let probe_series = self
-            .flows
-            .iter_mut()
-            .map(|f| match f.tfrc.as_mut() {
-                Some(t) => t.probe_series.take(),
-                None => f.probe_series.take(),
+            .map(|f| {
+                let [a, b] = &mut f.agents;
+                crate::agent::AgentSeries::merge(a.take_series(), b.take_series())
             })
             .collect();
         let rx_bins = self.flows.iter().map(|f| f.rx_bins.clone()).collect();
-        let cross_bins = self
-            .cross
-            .iter_mut()
-            .map(|c| c.as_mut().map(|c| std::mem::take(&mut c.bins)))
-            .collect();
         let taps = std::mem::take(&mut self.taps);
         RunOutput {
             summary,
-            tcp_series,
-            tfrc_series,
-            cross_bins,
-            probe_series,
+            series,
             queue_series: self.queue_series.take(),
             drop_series: self.drop_series.take(),
             rx_bins,
@@ -655,9 +535,9 @@ fn warnings(s: &Summary, ended: super::EndedBy) -> Vec<String> {
     let stuck: Vec<&str> = s
         .flows
         .iter()
-        // A TFRC flow does not retransmit, cross traffic has no end: both run to the stop
+        // A flow without a size (TFRC's, cross traffic's, CBR's by default) runs to the stop
         // time by design.
-        .filter(|f| !f.completed && f.tfrc.is_none() && f.cross.is_none())
+        .filter(|f| !f.completed && f.bytes.is_some())
         .map(|f| f.name.as_str())
         .collect();
     match ended {
@@ -675,36 +555,4 @@ fn warnings(s: &Summary, ended: super::EndedBy) -> Vec<String> {
         )),
     }
     out
-}
-
-/// A probe's record: its pairs (measured, refused), final estimate and detections, each
-/// with its time from the nearest handover's instant.
-pub(super) fn probe_summary(
-    (pairs, pairs_refused): (u64, u64),
-    final_estimate_bps: Option<u64>,
-    detections: impl Iterator<Item = (crate::probe::Handoff, Option<crate::probe::Action>)>,
-    handovers: &[Time],
-) -> ProbeSummary {
-    let nearest = |at: Time| {
-        handovers
-            .iter()
-            .map(|&h| at.as_secs_f64() - h.as_secs_f64())
-            .min_by(|a, b| a.abs().total_cmp(&b.abs()))
-    };
-    ProbeSummary {
-        pairs,
-        pairs_refused,
-        final_estimate_bps,
-        detections: detections
-            .map(|(h, action)| DetectionSummary {
-                at_s: h.at.as_secs_f64(),
-                by: h.by.name(),
-                direction: h.direction.name(),
-                from_bps: h.from_bps,
-                to_bps: h.to_bps,
-                action: action.map(|a| a.name()),
-                after_handover_s: nearest(h.at),
-            })
-            .collect(),
-    }
 }

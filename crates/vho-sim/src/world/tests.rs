@@ -135,8 +135,8 @@ fn a_download_over_wlan_completes_and_conserves_packets() {
     // each drop with exactly one retransmission and no timeout.
     let dropped: u64 = f.drops.iter().map(|d| d.packets).sum();
     assert!(dropped > 0);
-    assert_eq!(f.retransmissions, dropped);
-    assert_eq!((f.spurious_retransmissions, f.timeouts), (0, 0));
+    assert_eq!(f.tcp().retransmissions, dropped);
+    assert_eq!((f.tcp().spurious_retransmissions, f.tcp().timeouts), (0, 0));
     assert!(out.summary.run.conservation_ok);
     // 200 KB at 5 Mb/s cannot take less than 0.32 s; slow start from 2 segments adds RTTs.
     let t = f.transfer_time_s.expect("done");
@@ -150,8 +150,8 @@ fn wlan_to_gprs_soft_handover_early_causes_spurious_timeouts() {
     let out = soft_wlan_to_gprs(0.2);
     let f = &out.summary.flows[0];
     assert!(f.completed);
-    assert!(f.spurious_timeouts >= 1, "{f:?}");
-    assert!(f.spurious_retransmissions >= 1, "{f:?}");
+    assert!(f.tcp().spurious_timeouts >= 1, "{f:?}");
+    assert!(f.tcp().spurious_retransmissions >= 1, "{f:?}");
     assert!(out.summary.run.conservation_ok);
     assert_eq!(out.summary.handovers.len(), 1);
     assert!(out.summary.handovers[0].interruption_s.is_some());
@@ -171,8 +171,8 @@ fn gprs_to_wlan_handover_reorders_and_makes_duplicate_acks() {
     .expect("runs");
     let f = &out.summary.flows[0];
     assert!(f.completed);
-    assert!(f.out_of_order_deliveries >= 1, "{f:?}");
-    assert!(f.duplicate_acks >= 1, "{f:?}");
+    assert!(f.tcp().out_of_order_deliveries >= 1, "{f:?}");
+    assert!(f.tcp().duplicate_acks >= 1, "{f:?}");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! TFRC flows in the world (`world::tfrc`): whole runs over the dumbbell of
+//! TFRC flows in the world (`agent::tfrc`): whole runs over the dumbbell of
 //! scenarios/examples/tfrc-lossy.toml, each checking a rule of RFC 5348 end to end.
 
 use crate::record::series::TfrcSeries;
@@ -59,12 +59,12 @@ series = true
 
 fn run(spec: &Spec) -> (super::Summary, TfrcSeries) {
     let mut out = super::run(spec, Vec::new()).expect("runs");
-    let series = out.tfrc_series[0].take().expect("series recorded");
+    let series = out.series[0].tfrc.take().expect("series recorded");
     (out.summary, series)
 }
 
 fn tfrc(s: &super::Summary) -> &super::summary::TfrcSummary {
-    s.flows[0].tfrc.as_ref().expect("a TFRC flow")
+    s.flows[0].tfrc().expect("a TFRC flow")
 }
 
 // ---- Tests for slow start (RFC 5348 §4.2, §4.3) ----

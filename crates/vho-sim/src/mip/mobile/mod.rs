@@ -21,7 +21,7 @@ use super::{
     RTR_SOLICITATION_INTERVAL,
 };
 use crate::net::function::Counters;
-use crate::packet::{net, Packet};
+use crate::packet::{ext, Packet};
 use crate::rng::Rng;
 use crate::spec::LinkIdx;
 use crate::time::{Dur, Time};
@@ -513,10 +513,10 @@ impl MobileNode {
             return;
         }
         let r = &mut self.records[m.record];
-        if pkt.net & net::TUNNEL != 0 {
+        if pkt.ext & ext::TUNNEL != 0 {
             r.first_tunnelled.get_or_insert(now);
             self.tunnelled_from(now, pkt.inner_src);
-        } else if pkt.net & net::RH2 != 0 {
+        } else if pkt.ext & ext::RH2 != 0 {
             r.first_route_optimised = Some(now);
             self.moving = None;
         } else if !self.route_optimisation {
@@ -550,7 +550,7 @@ impl MobileNode {
         self.forwarded_up += 1;
         if let Some(b) = self.uplink_bicast.as_mut().filter(|b| b.in_window(now)) {
             pkt.pio = b.stamp(now);
-            pkt.net |= net::PIO;
+            pkt.ext |= ext::PIO;
             pkt.wire_bytes += super::message::PIO_BYTES;
             let mut copy = *pkt;
             encapsulate(pkt, b.coas[0], self.ha);
@@ -569,7 +569,7 @@ impl MobileNode {
         let bound = self.bound_to(pkt.dst);
         if bound == Some(self.primary) {
             pkt.src = coa;
-            pkt.net |= net::HAO;
+            pkt.ext |= ext::HAO;
             pkt.wire_bytes += HAO_BYTES;
         } else {
             encapsulate(pkt, coa, self.ha);

@@ -195,7 +195,7 @@ fn a_route_optimised_segment_carries_the_home_address_and_checksums_over_it() {
         seg,
         src: 0,
         dst: COA,
-        net: net::RH2,
+        ext: ext::RH2,
         wire_bytes: 40 + 24 + 20 + 1400,
         ..Default::default()
     };
@@ -244,7 +244,7 @@ fn a_bicast_copy_carries_the_packet_identifier_option_after_the_tunnel_header() 
         seg,
         src: 0,
         dst: 3,
-        net: net::PIO,
+        ext: ext::PIO,
         pio: crate::net::combine::Pio {
             seq: 0x1234,
             sent_ms: 5001,

@@ -21,6 +21,7 @@ use crate::tcp::TcpConfig;
 use crate::time::{Dur, Time};
 use std::ops::Range;
 
+mod cbr;
 mod handovers;
 mod link_layer;
 mod links;
@@ -222,7 +223,7 @@ impl Ctx<'_> {
             let bytes = match (&ft.size, kind) {
                 (Some(s), _) => self.with(s, "flow.size", units::size_bytes)?,
                 // A TFRC flow without a size is a bulk source: it sends until the run stops.
-                (None, FlowKind::Tfrc(_) | FlowKind::Pareto(_)) => u64::MAX,
+                (None, FlowKind::Tfrc(_) | FlowKind::Pareto(_) | FlowKind::Cbr(_)) => u64::MAX,
                 (None, FlowKind::Tcp) => {
                     return Err(self.err(
                         f.span(),

@@ -21,6 +21,7 @@ impl Ctx<'_> {
                 "remedies",
             ),
             (ft.tfrc.as_ref().map(|t| t.span()), "tfrc"),
+            (ft.cbr.as_ref().map(|t| t.span()), "cbr"),
             (ft.size.as_ref().map(|s| s.span()), "size"),
         ] {
             if let Some(span) = span {

@@ -28,10 +28,22 @@ impl Ctx<'_> {
                         None,
                     ));
                 }
+                if let Some(t) = &ft.cbr {
+                    return Err(self.err(
+                        t.span(),
+                        "flow.cbr",
+                        "no [flow.cbr] on a TCP flow (give kind = \"cbr\")",
+                        None,
+                    ));
+                }
                 Ok(FlowKind::Tcp)
             }
             "tfrc" => {
-                for (bad, what) in [(ft.tcp.is_some(), "tcp"), (ft.pareto.is_some(), "pareto")] {
+                for (bad, what) in [
+                    (ft.tcp.is_some(), "tcp"),
+                    (ft.pareto.is_some(), "pareto"),
+                    (ft.cbr.is_some(), "cbr"),
+                ] {
                     if bad {
                         return Err(self.err(
                             0..0,
@@ -57,10 +69,11 @@ impl Ctx<'_> {
                 self.tfrc(ft.tfrc.as_ref()).map(FlowKind::Tfrc)
             }
             "pareto" => self.pareto_kind(ft),
+            "cbr" => self.cbr_kind(ft),
             other => Err(self.err(
                 ft.kind.as_ref().map_or(0..0, |k| k.span()),
                 "flow.kind",
-                "\"tcp\", \"tfrc\" or \"pareto\"",
+                "\"tcp\", \"tfrc\", \"pareto\" or \"cbr\"",
                 Some(format!("{other:?}")),
             )),
         }

@@ -181,3 +181,59 @@ def test_the_native_stub_declares_every_function_the_module_exports() -> None:
         if isinstance(node, ast.FunctionDef):
             sig = inspect.signature(getattr(_native, node.name))
             assert [a.arg for a in node.args.args] == list(sig.parameters), node.name
+
+
+def _ip_headers(cap: Path) -> list[bytes]:
+    """The IP header bytes of every record of a classic pcap with link type RAW (vho's)."""
+    import struct
+
+    data = cap.read_bytes()
+    assert struct.unpack_from("<I", data, 20)[0] == 101, "link type RAW"
+    out, off = [], 24
+    while off < len(data):
+        incl = struct.unpack_from("<I", data, off + 8)[0]
+        out.append(data[off + 16 : off + 16 + min(incl, 60)])
+        off += 16 + incl
+    return out
+
+
+def _routers(resolved: dict) -> dict[tuple[str, str], int]:
+    """Routers between every pair of nodes on a shortest path over the scenario's links."""
+    names = [n["name"] for n in resolved["node"]]
+    near: dict[str, set[str]] = {n: set() for n in names}
+    for link in resolved["link"]:
+        a, b = link["between"]
+        near[a].add(b)
+        near[b].add(a)
+    out = {}
+    for start in names:
+        dist, todo = {start: 0}, [start]
+        while todo:
+            u = todo.pop(0)
+            for v in sorted(near[u]):
+                if v not in dist:
+                    dist[v] = dist[u] + 1
+                    todo.append(v)
+        out.update({(start, v): max(d - 1, 0) for v, d in dist.items()})
+    return out
+
+
+def test_every_ipv4_ttl_in_a_capture_is_64_less_the_routers_passed(tmp_path: Path) -> None:
+    # RFC 791 / RFC 8200 §3: each router that forwards a packet takes one off its TTL.
+    checked = 0
+    for name, d, _ in _example_runs(tmp_path):
+        resolved = tomllib.loads((d / "scenario.resolved.toml").read_text())
+        if "mipv6" in resolved:
+            continue
+        nodes = [n["name"] for n in resolved["node"]]
+        routers = _routers(resolved)
+        for cap in d.glob("*.pcap"):
+            for ip in _ip_headers(cap):
+                src = nodes[int.from_bytes(ip[12:16], "big") - (10 << 24) - 1]
+                assert ip[8] == 64 - routers[(src, cap.stem)], (name, cap.name, src, ip[8])
+                checked += 1
+    assert checked > 1000
+    # The common form: the mobile host's capture shows the correspondent's data one hop down.
+    assert _routers({"node": [{"name": n} for n in "abc"], "link": [
+        {"between": ["a", "b"]}, {"between": ["b", "c"]}
+    ]})[("a", "c")] == 1  # fmt: skip

@@ -647,6 +647,12 @@ with valid checksums, the payload as zero bytes.
 - **Ports**: flow number *f* (from 0, in the order of `[[flow]]`) runs from port 5001 + *f* at
   its data sender to port 40001 + *f* at its receiver; a TFRC flow likewise over UDP; a Pareto
   flow's datagrams (with `record.pcap_cross`) from 6001 + *f* to 50001 + *f*.
+- **TTL and hop limit**: a packet leaves its host with 64 (Neighbor Discovery messages 255) and
+  loses one at every router that forwards it (RFC 791, RFC 8200 §3), so a capture shows 64 less
+  the routers between the packet's source and the capture point on a shortest path: in the
+  common form `mh.pcap`'s data from `ch` have TTL 63, as do `ch.pcap`'s ACKs. A tunnel's outer
+  header counts from the tunnel's entry; the inner header keeps what it had there, less the
+  entry's own forwarding (RFC 2473 §3.1).
 - `vho emulate`'s captures hold the real hosts' packets, addressed as its `VHO_<NODE>_ADDR`
   variables say.
 """

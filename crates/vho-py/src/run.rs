@@ -7,6 +7,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use std::fs::File;
 use std::io::BufWriter;
 use vho_sim::packet::Packet;
+use vho_sim::record::hops::Hops;
 use vho_sim::record::pcap::{PcapWriter, WriteSink};
 use vho_sim::record::pcap6::{self, Ipv6Plan};
 use vho_sim::time::Time;
@@ -22,23 +23,34 @@ pub fn node_ip(i: usize) -> [u8; 4] {
 
 struct PcapTap {
     writer: PcapWriter<FileSink>,
+    /// The node the capture is taken at.
+    node: usize,
+    /// Routers between nodes: each IPv4 TTL is 64 less those the packet has passed.
+    hops: Hops,
     /// A Mobile IPv6 run's addresses: its packets are written as IPv6.
     ipv6: Option<Ipv6Plan>,
     buf: Vec<u8>,
+}
+
+impl PcapTap {
+    fn ttl(&self, pkt: &Packet) -> u8 {
+        self.hops.ttl(pkt.src as usize, self.node)
+    }
 }
 
 impl PacketTap for PcapTap {
     fn packet(&mut self, now: Time, pkt: &Packet) {
         if let Some(plan) = &self.ipv6 {
             self.buf.clear();
-            let zeros = pcap6::encode(&mut self.buf, pkt, plan);
+            let zeros = pcap6::encode(&mut self.buf, pkt, plan, self.node);
             self.writer.write_record(now, &self.buf, zeros);
             return;
         }
         let src = node_ip(pkt.src as usize);
         let dst = node_ip(pkt.dst as usize);
+        let ttl = self.ttl(pkt);
         self.writer
-            .write_segment(now, src, dst, pkt.ip_id, &pkt.seg);
+            .write_segment(now, src, dst, pkt.ip_id, ttl, &pkt.seg);
     }
     fn tfrc_packet(&mut self, now: Time, pkt: &Packet, hdr: &vho_sim::tfrc::TfrcHeader) {
         // IPv4 captures only (a Mobile IPv6 run carries no TFRC).
@@ -48,8 +60,16 @@ impl PacketTap for PcapTap {
         self.buf.clear();
         let src = node_ip(pkt.src as usize);
         let dst = node_ip(pkt.dst as usize);
-        let zeros =
-            vho_sim::record::pcap_tfrc::encode_tfrc(&mut self.buf, src, dst, pkt.ip_id, ports, hdr);
+        let ttl = self.ttl(pkt);
+        let zeros = vho_sim::record::pcap_tfrc::encode_tfrc(
+            &mut self.buf,
+            src,
+            dst,
+            pkt.ip_id,
+            ttl,
+            ports,
+            hdr,
+        );
         self.writer.write_record(now, &self.buf, zeros);
     }
     fn cross_packet(&mut self, now: Time, pkt: &Packet) {
@@ -62,11 +82,13 @@ impl PacketTap for PcapTap {
         self.buf.clear();
         let src = node_ip(pkt.src as usize);
         let dst = node_ip(pkt.dst as usize);
+        let ttl = self.ttl(pkt);
         let zeros = vho_sim::record::pcap_cross::encode_cross(
             &mut self.buf,
             src,
             dst,
             pkt.ip_id,
+            ttl,
             ports,
             pkt.wire_bytes,
         );
@@ -144,6 +166,8 @@ pub fn run_scenario<'py>(
                 node,
                 Box::new(PcapTap {
                     writer: PcapWriter::with_snaplen(sink, spec.record.snaplen),
+                    node,
+                    hops: Hops::of(&spec),
                     ipv6: Ipv6Plan::of(&spec),
                     buf: Vec::with_capacity(256),
                 }),

@@ -776,6 +776,16 @@ pub fn keys() -> Vec<KeyDoc> {
              each sets the settings it needs, which the resolved scenario shows",
         ),
         k(
+            "flow",
+            "count",
+            "integer 1-10000",
+            "none (one flow)",
+            "this many identical flows from one table, named NAME-0 to NAME-(count - 1) after \
+             its name (or flowI); each draws from random streams of its own name. --set \
+             flow.I.KEY indexes the tables as written; scenario.resolved.toml writes a run of \
+             identical flows so named back as one table with its count",
+        ),
+        k(
             "record",
             "pcap",
             "list of node names",

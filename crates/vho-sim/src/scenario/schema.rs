@@ -322,6 +322,8 @@ pub struct FlowT {
     pub pareto: Option<Spanned<ParetoT>>,
     pub remedies: Option<Vec<S>>,
     pub probe: Option<Spanned<ProbeT>>,
+    /// This many identical flows (`MAX_FLOW_COUNT` at most), named `NAME-0` ... `NAME-(n-1)`.
+    pub count: Option<Spanned<i64>>,
 }
 
 /// `[flow.probe]`: TFRC Probe's parameters (`crate::probe::ProbeConfig`).

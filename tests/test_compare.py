@@ -369,3 +369,5 @@ def test_the_figure_labels_are_readable_and_its_legend_clear_of_the_points(
     ax2 = fig.axes[-1]
     legend = ax2.get_legend().get_window_extent(renderer)
     assert legend.y0 >= ax2.get_window_extent(renderer).y1, "the legend is above the plot"
+    whole = fig.get_window_extent(renderer)
+    assert legend.x1 <= whole.x1 and legend.y1 <= whole.y1, "and inside the figure"

@@ -237,3 +237,7 @@ def test_every_ipv4_ttl_in_a_capture_is_64_less_the_routers_passed(tmp_path: Pat
     assert _routers({"node": [{"name": n} for n in "abc"], "link": [
         {"between": ["a", "b"]}, {"between": ["b", "c"]}
     ]})[("a", "c")] == 1  # fmt: skip
+
+
+def test_dir_vho_holds_no_typing_helpers() -> None:
+    assert not {"Any", "TYPE_CHECKING", "annotations"} & set(dir(vho))

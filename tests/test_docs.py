@@ -75,3 +75,11 @@ def test_the_site_builds_strict(tmp_path: Path) -> None:
     api = (tmp_path / "site" / "python-api" / "index.html").read_text()
     for name in ("vho.run", "RunResult", "flows_frame", "vho.analyze", "CaptureAnalysis"):
         assert name in api, name
+
+
+def test_the_python_api_page_names_every_public_name() -> None:
+    import vho
+
+    page = (ROOT / "docs" / "python-api.md").read_text()
+    missing = [n for n in vho.__all__ if f"`vho.{n}" not in page and f"`{n}`" not in page]
+    assert not missing, missing

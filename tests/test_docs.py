@@ -83,3 +83,12 @@ def test_the_python_api_page_names_every_public_name() -> None:
     page = (ROOT / "docs" / "python-api.md").read_text()
     missing = [n for n in vho.__all__ if f"`vho.{n}" not in page and f"`{n}`" not in page]
     assert not missing, missing
+
+
+def test_every_link_of_the_readme_leads_to_a_file() -> None:
+    # The README is read on its own (a forge's page, a terminal): its links are paths.
+    text = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
+    assert links
+    missing = [x for x in links if not x.startswith("http") and not (ROOT / x).exists()]
+    assert not missing, missing

@@ -4,13 +4,16 @@ In a Markdown file a computed number is written ``<!--n:NAME-->VALUE<!--/n-->`` 
 not show when the file is rendered). Each NAME belongs to a *source* below: a function that makes
 one run (or a few) and returns the values of its names as the text the docs print. So a doc that
 disagrees with the code fails a test (``tests/test_doc_numbers.py`` runs ``--check`` on the
-README), and after a change of behaviour ``--write`` puts the new values in.
+README and every page under ``docs/``), and after a change of behaviour ``--write`` puts the new
+values in.
 
-    python3 scripts/doc_numbers.py --check README.md     # exit 1 and a line per stale number
-    python3 scripts/doc_numbers.py --write README.md     # rewrite them
+    python3 scripts/doc_numbers.py --check README.md docs/*.md docs/*/*.md  # stale ones
+    python3 scripts/doc_numbers.py --write README.md docs/*.md docs/*/*.md  # rewrite them
+    python3 scripts/doc_numbers.py --check --full docs/design/naoe.md  # the slow ones too
 
-A source is named by the prefix of its names (``cottingham.t_n`` is the ``cottingham``
-source's ``t_n``). Keep sources quick: the check runs in CI.
+A value may span lines (a whole table). A source is named by the prefix of its names
+(``cottingham.t_n`` is the ``cottingham`` source's ``t_n``). Keep sources quick: the check
+runs in CI; a source that takes minutes goes in ``FULL``, which only ``--full`` runs.
 """
 
 from __future__ import annotations
@@ -60,7 +63,132 @@ def cottingham() -> dict[str, str]:
     }
 
 
-SOURCES: dict[str, Callable[[], dict[str, str]]] = {"cottingham": cottingham}
+@cache
+def dkfig1() -> dict[str, str]:
+    """The bundled Daniel & Kojo Figure 1 example (the README's first run and the tutorial):
+    `summary.json`, the first retransmission in the correspondent's capture (the first
+    timeout's: the run has no fast retransmit), and the same transfer over WLAN alone (the
+    handover moved past its end)."""
+    import vho
+    from vho.capture import read_tcp
+
+    scenario = ROOT / "scenarios" / "examples" / "dk-fig1-wlan-gprs.toml"
+    with tempfile.TemporaryDirectory() as tmp:
+        r = vho.run(scenario, out_dir=Path(tmp) / "run")
+        segs = read_tcp(Path(tmp) / "run" / "ch.pcap")
+        found = vho.analyze(Path(tmp) / "run" / "ch.pcap").metrics["handover"]
+    f = r.summary["flows"][0]
+    data = segs[segs["len"] > 0]
+    # A data segment whose sequence number is below the highest sent before it is a resend.
+    resent = data[data["seq"] < data["seq"].cummax().shift(fill_value=0)]
+    wlan = vho.run(scenario, overrides=['handover.0.at="100 s"']).summary
+    assert f["fast_retransmits"] == 0, "the first retransmission is no longer a timeout's"
+    return {
+        "transfer_time": _s(f["transfer_time_s"]),
+        "acknowledged": _s(r.summary["run"]["simulated_s"]),
+        "drops": str(sum(d["packets"] for d in f["drops"])),
+        "timeouts": str(f["timeouts"]),
+        "spurious_timeouts": str(f["spurious_timeouts"]),
+        "retransmissions": str(f["retransmissions"]),
+        "spurious": str(f["spurious_retransmissions"]),
+        "first_timeout": _s(float(resent["t_s"].iloc[0]), 2),
+        "wlan_transfer_time": _s(wlan["flows"][0]["transfer_time_s"]),
+        "wlan_acknowledged": _s(wlan["run"]["simulated_s"], 2),
+        "analyze_found_at": _s(found["at_s"]),
+        "analyze_signal": found["signal"],
+    }
+
+
+@cache
+def thesis_example() -> dict[str, str]:
+    """The bundled thesis example (WaveLAN -> GSM, Linux 2.0 TCP), and the same under the
+    `linux` profile: its spurious timeouts and resends."""
+    import vho
+
+    scenario = ROOT / "scenarios" / "examples" / "thesis-wavelan-gsm.toml"
+    r = vho.run(scenario)
+    f = r.summary["flows"][0]
+    at = r.summary["handovers"][0]["at_s"]
+    series = r.tcp[f["name"]]
+    rto = series[series["t_s"] <= at]["rto_s"].iloc[-1]
+    lin = vho.run(scenario, overrides=['flow.0.tcp.profile="linux"']).summary["flows"][0]
+    return {
+        "rto_at_switch_ms": f"{rto * 1e3:.0f}",
+        "spurious_timeouts": str(f["spurious_timeouts"]),
+        "resent": str(f["retransmissions"]),
+        "linux_detected": str(lin["spurious_timeouts_detected"]),
+        "linux_spurious": str(lin["spurious_timeouts"]),
+        "linux_resent": str(lin["retransmissions"] - lin["tlp_retransmissions"]),
+        "linux_tlp": str(lin["tlp_retransmissions"]),
+    }
+
+
+def _naoe_tables(trials: int) -> dict[str, str]:
+    """Naoe et al.'s Tables II and III as `vho reproduce naoe --trials N` gives them (seed 1):
+    the paper's mean (sd) beside ours, one Markdown table per direction."""
+    import csv
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "naoe"
+        subprocess.run(
+            [
+                *(sys.executable, "-m", "vho.cli", "reproduce", "naoe", "--no-sensitivity"),
+                *("--trials", str(trials), "--out", str(out)),
+            ],
+            check=True,
+            capture_output=True,
+        )
+        with open(out / "table.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+    cell = {(r["direction"], r["scheme"], r["metric"]): r for r in rows}
+
+    def num(x: str) -> str:
+        v = float(x)
+        return f"{v:.0f}" if v == int(v) else f"{v:.1f}"
+
+    out: dict[str, str] = {}
+    for direction, table in (("downward", "Table II"), ("upward", "Table III")):
+        lines = [
+            f"| {direction} ({table}) | out-of-order | spurious rtx | goodput 5-15 s (kb/s) |",
+            "|---|---|---|---|",
+        ]
+        schemes = (("mbb", "Make-Before-Break"), ("nemo-sho", "NEMO-SHO"), ("apc", "APC"))
+        for scheme, label in schemes:
+            cells = []
+            for metric in ("out_of_order", "spurious_retransmissions", "goodput_kbps"):
+                r = cell[(direction, scheme, metric)]
+                cells.append(
+                    f"{num(r['paper_mean'])} ({float(r['paper_sd']):.1f}) \\| "
+                    f"{float(r['ours_mean']):.1f} ({float(r['ours_sd']):.1f})"
+                )
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        out[direction] = "\n" + "\n".join(lines) + "\n"
+    return out
+
+
+@cache
+def naoe() -> dict[str, str]:
+    """Naoe et al.'s tables at the paper's 30 trials (`vho reproduce naoe`, about 10 s)."""
+    return _naoe_tables(30)
+
+
+@cache
+def naoe300() -> dict[str, str]:
+    """The same at 300 trials (a minute or two): a *full* source, checked by `--full`."""
+    return _naoe_tables(300)
+
+
+SOURCES: dict[str, Callable[[], dict[str, str]]] = {
+    "cottingham": cottingham,
+    "dkfig1": dkfig1,
+    "naoe": naoe,
+    "thesis_example": thesis_example,
+    "naoe300": naoe300,
+}
+#: Sources too slow for CI: `--check` leaves their marks alone, `--check --full` (a bench,
+#: `benches/README.md`) checks them too.
+FULL = {"naoe300"}
 
 
 def value(name: str) -> str:
@@ -73,18 +201,37 @@ def value(name: str) -> str:
     return values[key]
 
 
-def stale(text: str) -> list[tuple[str, str, str]]:
-    """(name, written, computed) of every number in ``text`` that differs from its source."""
+def is_full(name: str) -> bool:
+    return name.partition(".")[0] in FULL
+
+
+def stale(text: str, full: bool = False) -> list[tuple[str, str, str]]:
+    """(name, written, computed) of every number in ``text`` that differs from its source
+    (the full sources' only when ``full``)."""
     out = []
     for m in MARK.finditer(text):
+        if is_full(m.group(1)) and not full:
+            value_name_exists(m.group(1))
+            continue
         v = value(m.group(1))
         if m.group(2) != v:
             out.append((m.group(1), m.group(2), v))
     return out
 
 
-def rewrite(text: str) -> str:
-    return MARK.sub(lambda m: f"<!--n:{m.group(1)}-->{value(m.group(1))}<!--/n-->", text)
+def value_name_exists(name: str) -> None:
+    """Raise KeyError on a mark whose source is unknown (without running the source)."""
+    if name.partition(".")[0] not in SOURCES:
+        raise KeyError(f"no source for {name!r} (sources: {', '.join(SOURCES)})")
+
+
+def rewrite(text: str, full: bool = False) -> str:
+    def one(m: re.Match[str]) -> str:
+        if is_full(m.group(1)) and not full:
+            return m.group(0)
+        return f"<!--n:{m.group(1)}-->{value(m.group(1))}<!--/n-->"
+
+    return MARK.sub(one, text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,18 +239,19 @@ def main(argv: list[str] | None = None) -> int:
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--check", action="store_true", help="fail on a stale number")
     g.add_argument("--write", action="store_true", help="rewrite the numbers")
+    ap.add_argument("--full", action="store_true", help=f"the slow sources too ({', '.join(FULL)})")
     ap.add_argument("files", nargs="+", type=Path)
     args = ap.parse_args(argv)
     bad = 0
     for path in args.files:
         text = path.read_text()
         if args.write:
-            new = rewrite(text)
+            new = rewrite(text, args.full)
             if new != text:
                 path.write_text(new)
                 print(f"{path}: rewritten")
             continue
-        for name, written, computed in stale(text):
+        for name, written, computed in stale(text, args.full):
             print(f"{path}: {name}: the doc says {written!r}, the code gives {computed!r}")
             bad += 1
     return 1 if bad else 0

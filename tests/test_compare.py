@@ -346,3 +346,28 @@ def test_against_a_reference_that_is_not_an_oracle_nothing_is_called_the_oracle(
     assert "Lowest worst distance to the reference: **frto**" in goal
     per = md.split("## Per scenario", 1)[1]
     assert "| T reference (s) |" in per and "T oracle" not in per
+
+
+def test_the_figure_labels_are_readable_and_its_legend_clear_of_the_points(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # compare.png had 6 pt scenario names and its legend over the right plot's points.
+    from matplotlib.text import Text
+
+    from vho.compare import report
+
+    figs = []
+    real = report.figure
+    monkeypatch.setattr(report, "figure", lambda t, p: figs.append(real(t, p)) or figs[-1])
+    assert main([*QUICK, "--out", str(tmp_path / "out")]) == 0
+    (fig,) = figs
+    texts = [a for a in fig.findobj(Text) if a.get_text().strip() and a.get_visible()]
+    assert texts and min(a.get_fontsize() for a in texts) >= 8
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()  # the figure was closed once written
+    ax2 = fig.axes[-1]
+    legend = ax2.get_legend().get_window_extent(renderer)
+    assert legend.y0 >= ax2.get_window_extent(renderer).y1, "the legend is above the plot"
+    whole = fig.get_window_extent(renderer)
+    assert legend.x1 <= whole.x1 and legend.y1 <= whole.y1, "and inside the figure"

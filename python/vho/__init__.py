@@ -48,6 +48,15 @@ __all__ = [
 _LAZY = {"CaptureAnalysis": "analysis", "analyze": "analysis"}
 
 
+def __dir__() -> list[str]:
+    """PEP 562: ``dir(vho)`` lists the public API (``__all__``, the lazily loaded names
+    included) and the submodules already imported, not the helpers this file imports."""
+    import types
+
+    modules = {n for n, v in globals().items() if isinstance(v, types.ModuleType)}
+    return sorted(set(__all__) | {n for n in modules if not n.startswith("_")})
+
+
 def __getattr__(name: str) -> Any:
     """PEP 562: ``vho.analyze`` and ``vho.CaptureAnalysis`` load :mod:`vho.analysis` when first
     asked for."""

@@ -691,7 +691,9 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser(
         "run",
         help="simulate a scenario",
-        description="Simulates a scenario (every key: vho schema).",
+        description="Simulates a scenario (every key: vho schema). What it writes, every key of "
+        "summary.json, every Parquet column and the captures' addresses: python3 -m vho.outputs "
+        "(docs/output-reference.md).",
         epilog="Handover kinds ([[handover]] kind): "
         + (_native.key_meaning("handover", "kind") or ""),
     )
@@ -724,7 +726,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.set_defaults(func=_cmd_run)
 
-    an = sub.add_parser("analyze", help="analyse a TCP capture (pcap, pcapng)")
+    an = sub.add_parser(
+        "analyze",
+        help="analyse a TCP capture (pcap, pcapng)",
+        description="Analyses a TCP capture, simulated or real. Every key of metrics.json: "
+        "python3 -m vho.outputs (docs/output-reference.md).",
+    )
     an.add_argument("capture", help="capture file")
     an.add_argument(
         "--flow",

@@ -1,7 +1,10 @@
-"""What `vho run` writes in `summary.json`: every key with its meaning, as `vho schema` is for a
-scenario's keys. `python3 -m vho.outputs` prints it as Markdown (`docs/output-reference.md`);
-`tests/test_output_reference.py` runs every bundled example and fails on a key written that
-is not documented here, and on a document that differs from what this prints.
+"""What vho writes, every key and column with its meaning, as `vho schema` is for a scenario's
+keys: `summary.json` (`vho run`), the Parquet series beside it, `metrics.json` (`vho analyze`),
+a sweep's results table, and the addresses in the captures. `python3 -m vho.outputs` prints it
+as Markdown (`docs/output-reference.md`); `tests/test_output_reference.py` runs every bundled
+example (and analyses its captures, and sweeps it) and fails on a key or column written that is
+not documented here, on an address a capture holds that the plan does not give, and on a
+document that differs from what this prints.
 
 Times are simulated seconds from the run's start unless a key says otherwise; `null` means
 "did not happen" or "cannot be measured", never zero.
@@ -362,6 +365,336 @@ COUNTERS: tuple[tuple[str, str, str], ...] = (
     ("ip-in-ip", "packets_encapsulated", "packets it encapsulated"),
 )
 
+#: The Parquet series `vho run` writes beside `summary.json` (when the scenario records series,
+#: `record.series`, the default; `series_cross.parquet` whenever there is cross traffic):
+#: (file, column, meaning). Times are simulated seconds.
+PARQUET: tuple[tuple[str, str, str], ...] = (
+    ("series_tcp.parquet", "t_s", "when the sender's state changed"),
+    ("series_tcp.parquet", "flow", "the flow's name"),
+    ("series_tcp.parquet", "cwnd", "congestion window, bytes"),
+    (
+        "series_tcp.parquet",
+        "ssthresh",
+        "slow-start threshold, bytes (2^31 - 1 before the first loss)",
+    ),
+    ("series_tcp.parquet", "flight", "bytes in flight as the sender counts them"),
+    ("series_tcp.parquet", "srtt_s", "smoothed RTT (RFC 6298's SRTT; 0 before the first sample)"),
+    ("series_tcp.parquet", "rttvar_s", "RTT variation (RFC 6298's RTTVAR)"),
+    ("series_tcp.parquet", "rto_s", "the retransmission timeout"),
+    ("series_queues.parquet", "t_s", "when a link direction's queue changed"),
+    ("series_queues.parquet", "link", "the link"),
+    ("series_queues.parquet", "from", "the node the direction leaves"),
+    ("series_queues.parquet", "to", "the node it reaches"),
+    ("series_queues.parquet", "packets", "packets queued (the one on the air excluded)"),
+    ("series_queues.parquet", "bytes", "their bytes"),
+    ("series_drops.parquet", "t_s", "when a data segment was dropped in the network"),
+    ("series_drops.parquet", "flow", "its flow"),
+    ("series_drops.parquet", "seq", "its first byte, as an offset from the flow's first data byte"),
+    ("series_drops.parquet", "len", "its payload bytes"),
+    ("series_drops.parquet", "link", "the link it was dropped on"),
+    ("series_drops.parquet", "from", "the node that direction leaves"),
+    ("series_drops.parquet", "to", "the node it reaches"),
+    ("series_drops.parquet", "cause", "why (the causes of `flows[].drops[].cause`)"),
+    ("series_tfrc.parquet", "t_s", "when a TFRC sender's state changed"),
+    ("series_tfrc.parquet", "flow", "the flow's name"),
+    ("series_tfrc.parquet", "x_bps", "X, the allowed sending rate (RFC 5348 §4.3), bit/s"),
+    ("series_tfrc.parquet", "x_recv_bps", "X_recv, the receive rate the last feedback reported"),
+    ("series_tfrc.parquet", "p", "the loss event rate the last feedback reported"),
+    ("series_tfrc.parquet", "rtt_s", "R, the sender's RTT estimate"),
+    ("series_probe.parquet", "t_s", "when the CapProbe estimate changed"),
+    ("series_probe.parquet", "flow", "the flow's name"),
+    ("series_probe.parquet", "estimate_bps", "the capacity estimate, bit/s (Chen et al. §3.1)"),
+    ("series_cross.parquet", "t_s", "the start of an interval of a Pareto flow"),
+    ("series_cross.parquet", "flow", "the flow's name"),
+    ("series_cross.parquet", "sent_bytes", "bytes its source sent in the interval"),
+    ("series_cross.parquet", "delivered_bytes", "bytes its sink got in the interval"),
+    ("series_cross.parquet", "sent_bps", "the same as bit/s"),
+    ("series_cross.parquet", "delivered_bps", "the same as bit/s"),
+    ("series_cbr.parquet", "t_s", "when a CBR datagram reached its receiver (arrival order)"),
+    ("series_cbr.parquet", "flow", "the flow's name"),
+    ("series_cbr.parquet", "seq", "the datagram's sequence number, from 0"),
+    ("series_cbr.parquet", "sent_s", "when its source sent it"),
+    ("series_cbr.parquet", "delay_s", "its one-way delay, t_s less sent_s"),
+)
+
+#: The columns of a sweep's results (`DIR/results/*.parquet`, one row per run; `vho compare`
+#: keeps its runs in the same form under `DIR/runs/`): (column, meaning). UPPER-case parts
+#: stand for names the sweep or scenario chooses.
+SWEEP: tuple[tuple[str, str], ...] = (
+    ("task", "the run's number in the sweep (points x replications)"),
+    ("point", "the grid point's number"),
+    ("replication", "the replication's number at its point, from 0"),
+    ("seed", "the run's seed (from the sweep's seed policy)"),
+    ("AXIS", 'an axis\'s value as the sweep file gives it (`handover.0.at`: "0.5 s")'),
+    ("AXIS_si", "an axis with units: its number in base units (s, b/s, bytes)"),
+    ("vho_version", "`run.vho_version`"),
+    ("scenario_hash", "`run.scenario_hash` (differs between points: the overrides differ)"),
+    ("events", "`run.events`"),
+    ("simulated_s", "`run.simulated_s`"),
+    ("ended_by", "`run.ended_by`"),
+    ("conservation_ok", "`run.conservation_ok`"),
+    ("METRIC", "a flow's metric (`flows[].METRIC`), for a one-flow scenario"),
+    ("flow.NAME.METRIC", "the same per flow, when the scenario has several"),
+    ("drops", "the flow's packets dropped (all links and causes; `flow.NAME.drops` likewise)"),
+    ("handover.I.at_s", "`handovers[I].at_s`"),
+    ("handover.I.interruption_s", "`handovers[I].interruption_s`"),
+    ("nemo.KEY", "`nemo.KEY` (a number), with [nemo]"),
+    ("dropped_CAUSE", "drops for that cause summed over every link direction"),
+    ("error", "null for a run that succeeded; else its one-line error (or `timed out: ...`)"),
+    ("wall_s", "the run's wall time"),
+)
+
+#: `metrics.json`, what `vho analyze` writes: (key path, meaning). `flows.jsonl` holds the
+#: same entries as `flows[]`, one a line. Times are seconds from the capture's first packet
+#: (a simulator's capture keeps its simulated clock: `time.origin`).
+METRICS: tuple[tuple[str, str], ...] = (
+    ("vho_version", "the version of vho that analysed the capture"),
+    ("capture", "the capture file"),
+    ("packets", "frames read"),
+    ("tcp_segments", "of which TCP segments"),
+    ("skipped.not_tcp", "frames that were not TCP (ICMPv6, Mobility Header, UDP, ...)"),
+    ("skipped.fragment", "IP fragments (not reassembled)"),
+    ("skipped.malformed", "frames whose headers do not parse"),
+    ("skipped.truncated_headers", "frames cut before the end of the TCP header (snap length)"),
+    ("skipped.unknown_link_type", "frames of a link type vho does not read"),
+    ("max_open_flows", "the most conversations open at once"),
+    ("ta_mean", "`--ta-mean`, when given: the mean every flow's t_a is measured against"),
+    (
+        "time.origin",
+        "first_packet (times from the first packet) or simulated_clock (a "
+        "simulator's capture stamped from 1970-01-01: times are its clock)",
+    ),
+    ("time.origin_epoch_s", "the origin's absolute stamp, seconds since 1970"),
+    ("time.origin_utc", "the same in UTC"),
+    ("time.end_s", "the capture's last packet"),
+    ("warnings[]", "what a user should know (a capture cut short in its last record, ...)"),
+    ("handover.source", "given (`--handover-at`), detected (found in the data) or none"),
+    ("handover.at_s", "the handover used for t_a (null when none)"),
+    ("handover.after_s", "where the search put the change's start (detected only)"),
+    (
+        "handover.signal",
+        "what showed it: tunnel (a new care-of address), hops (a new TTL or hop "
+        "limit), rtt, data-rate, or two joined by +",
+    ),
+    ("handover.evidence", "the numbers behind it, in words"),
+    ("handover.flow", "the flow it was found in"),
+    (
+        "handover.all[]",
+        "every change of path found, each with at_s, after_s, signal, evidence "
+        "and adaptation_time_s (a path that changes and changes back is two)",
+    ),
+    ("handover.all[].at_s", "as `handover.at_s`"),
+    ("handover.all[].after_s", "as `handover.after_s`"),
+    ("handover.all[].signal", "as `handover.signal`"),
+    ("handover.all[].evidence", "as `handover.evidence`"),
+    ("handover.all[].adaptation_time_s", "t_a after this change"),
+    ("flows_total", "TCP conversations in the capture"),
+    ("flows_listed", "those listed in full under `flows` (the 100 largest, or `--flow`'s)"),
+    ("flows_file", "flows.jsonl when more conversations were analysed than listed, else null"),
+    ("small_flows.flows", "conversations not listed, summed: how many"),
+    ("small_flows.packets", "their packets"),
+    ("small_flows.bytes", "their data bytes"),
+    ("small_flows.syn_only", "of which a SYN and nothing else"),
+    (
+        "small_flows.max_data_segments",
+        "a conversation with at most this many data segments counts as small",
+    ),
+    ("flows[].index", "the conversation's number (`--flow N`)"),
+    ("flows[].id", "sender ADDR:PORT -> receiver ADDR:PORT"),
+    ("flows[].sender.addr", "the data sender (the side that sent more data)"),
+    ("flows[].sender.port", "its port"),
+    ("flows[].receiver.addr", "the data receiver"),
+    ("flows[].receiver.port", "its port"),
+    ("flows[].first_s", "its first packet"),
+    ("flows[].duration_s", "first to last packet"),
+    ("flows[].packets", "packets both ways"),
+    ("flows[].data_segments", "segments carrying data from the sender"),
+    ("flows[].bytes", "the data's span in sequence space (each byte once)"),
+    ("flows[].bytes_sent", "data bytes seen, resends included"),
+    ("flows[].acked_bytes", "bytes the receiver acknowledged"),
+    (
+        "flows[].goodput_bps",
+        "bytes over the time from the first data to the last ACK, bit/s "
+        "(null when it cannot be told)",
+    ),
+    (
+        "flows[].capture_point.point",
+        "sender, receiver or unknown: where the capture was taken "
+        "relative to the data (`--capture-point` gives it)",
+    ),
+    (
+        "flows[].capture_point.evidence",
+        "why: the handshake's timing, or the data between a segment and its ACK",
+    ),
+    ("flows[].retransmissions", "the headline count, as `retransmissions_by` says"),
+    (
+        "flows[].retransmissions_by",
+        "segments-sent-again (at the sender: every data segment, SYN "
+        "or FIN sent again) or wireshark (elsewhere: tcp.analysis.retransmission)",
+    ),
+    ("flows[].fast_retransmissions", "Wireshark's tcp.analysis.fast_retransmission"),
+    ("flows[].out_of_order", "Wireshark's tcp.analysis.out_of_order on the data"),
+    (
+        "flows[].spurious_retransmissions",
+        "retransmissions shown needless by the evidence `spurious_evidence` names",
+    ),
+    (
+        "flows[].spurious_evidence",
+        "receiver-capture (a copy whose bytes had all arrived), dsack "
+        "and/or timestamps (at the sender: RFC 3708, Eifel RFC 3522), or none: cannot be told "
+        "here, which is not 'none found'",
+    ),
+    ("flows[].spurious_by.receiver_capture", "spurious retransmissions found that way"),
+    ("flows[].spurious_by.dsack", "found by a D-SACK"),
+    ("flows[].spurious_by.timestamps", "found by a timestamp echo"),
+    (
+        "flows[].wireshark_retransmissions",
+        "tcp.analysis.retransmission on the data, as tshark counts it",
+    ),
+    ("flows[].wireshark_out_of_order", "tcp.analysis.out_of_order on the data, as tshark"),
+    ("flows[].wireshark_spurious_retransmissions", "tcp.analysis.spurious_retransmission"),
+    (
+        "flows[].wireshark.NAME",
+        "every tcp.analysis count of both directions added, as "
+        "`tshark -Y tcp.analysis.NAME` gives them (retransmissions, fast_retransmissions, "
+        "spurious_retransmissions, out_of_order, lost_segment, ack_lost_segment, duplicate_acks, "
+        "zero_window, zero_window_probe, window_full, window_update, keep_alive)",
+    ),
+    ("flows[].duplicate_acks", "duplicate ACKs from the receiver (tcp.analysis.duplicate_ack)"),
+    (
+        "flows[].lost_segments",
+        "holes before a segment: data the capture never saw (tcp.analysis.lost_segment)",
+    ),
+    ("flows[].zero_windows", "zero windows the receiver advertised"),
+    ("flows[].sack_blocks", "SACK blocks the receiver sent"),
+    ("flows[].dsack_blocks", "of which D-SACK blocks (RFC 2883)"),
+    ("flows[].longest_stall_s", "the longest time without new data"),
+    (
+        "flows[].rtt",
+        "at a sender-side capture: a data segment to the ACK that covers it "
+        "(samples, min_s, mean_s, max_s; Karn's rule); null at a receiver-side capture",
+    ),
+    ("flows[].rtt.samples", "RTT samples"),
+    ("flows[].rtt.min_s", "their least"),
+    ("flows[].rtt.mean_s", "their mean"),
+    ("flows[].rtt.max_s", "their largest"),
+    ("flows[].rtt_timestamps", "the same from timestamp echoes (RFC 7323)"),
+    ("flows[].rtt_timestamps.samples", "samples"),
+    ("flows[].rtt_timestamps.min_s", "least"),
+    ("flows[].rtt_timestamps.mean_s", "mean"),
+    ("flows[].rtt_timestamps.max_s", "largest"),
+    (
+        "flows[].ack_delay",
+        "at a receiver-side capture: a segment's arrival to its ACK, the "
+        "receiver's ACK delay (not a round trip); null elsewhere",
+    ),
+    ("flows[].ack_delay.samples", "samples"),
+    ("flows[].ack_delay.min_s", "least"),
+    ("flows[].ack_delay.mean_s", "mean"),
+    ("flows[].ack_delay.max_s", "largest"),
+    ("flows[].ack_delay_timestamps", "the same from timestamp echoes"),
+    ("flows[].ack_delay_timestamps.samples", "samples"),
+    ("flows[].ack_delay_timestamps.min_s", "least"),
+    ("flows[].ack_delay_timestamps.mean_s", "mean"),
+    ("flows[].ack_delay_timestamps.max_s", "largest"),
+    (
+        "flows[].handshake_rtt_s",
+        "SYN to SYN/ACK, or SYN/ACK to ACK, whichever side the capture "
+        "is near (null without a handshake)",
+    ),
+    ("flows[].syn_seen", "the capture holds the SYN"),
+    ("flows[].fin_seen", "a FIN"),
+    ("flows[].rst_seen", "a RST"),
+    ("flows[].path_changes[]", "the changes of path found in this flow, as `handover.all[]`"),
+    ("flows[].path_changes[].at_s", "as `handover.at_s`"),
+    ("flows[].path_changes[].after_s", "as `handover.after_s`"),
+    ("flows[].path_changes[].signal", "as `handover.signal`"),
+    ("flows[].path_changes[].evidence", "as `handover.evidence`"),
+    ("flows[].path_changes[].adaptation_time_s", "t_a after it"),
+    ("flows[].first_after_handover_s", "the first data after the handover (where t_a starts)"),
+    (
+        "flows[].adaptation_time_s",
+        "t_a (Cottingham & Vidales §5): from the first data after the "
+        "handover until the throughput per 0.1 s first reaches the mean; null without a handover "
+        "or when it never does",
+    ),
+    (
+        "flows[].ta_mean",
+        "`--ta-mean`: whole-connection or after-handover, the mean t_a is measured against",
+    ),
+    (
+        "flows[].adaptation_time_by_mean.whole-connection.mean_bps",
+        "with `--ta-mean`: the whole connection's mean throughput, bit/s",
+    ),
+    ("flows[].adaptation_time_by_mean.whole-connection.adaptation_time_s", "t_a against it"),
+    (
+        "flows[].adaptation_time_by_mean.after-handover.mean_bps",
+        "the mean throughput after the handover, bit/s",
+    ),
+    ("flows[].adaptation_time_by_mean.after-handover.adaptation_time_s", "t_a against it"),
+)
+
+
+def ipv4_address(node: int) -> str:
+    """The IPv4 address of the scenario's node number `node` (from 0, in the order
+    `scenario.resolved.toml` lists `[[node]]`) in `vho run`'s captures."""
+    n = node + 1
+    return f"10.0.{n >> 8}.{n & 0xFF}"
+
+
+def ipv6_address(node: int, *, home_agent: int | None = None, link: int | None = None) -> str:
+    """A Mobile IPv6 run's addresses: a fixed node `node`'s; a mobile's home address (give its
+    `home_agent`'s number); or its care-of address on access link number `link` (from 0, in the
+    order the resolved scenario lists `[[link]]`)."""
+    import ipaddress
+
+    if link is not None:
+        prefix, iid = (0x2001, 0xDB8, link + 1, 0), 0x100 + node
+    elif home_agent is not None:
+        prefix, iid = (0x2001, 0xDB8, 0, home_agent), 0x100 + node
+    else:
+        prefix, iid = (0x2001, 0xDB8, 0, node), 1
+    value = 0
+    for p in prefix:
+        value = value << 16 | p
+    return str(ipaddress.IPv6Address(value << 64 | iid))
+
+
+#: Port numbers of flow number `f` (from 0, in the order of `[[flow]]`): (data sender, data
+#: receiver).
+def tcp_ports(flow: int) -> tuple[int, int]:
+    return 5001 + flow, 40001 + flow
+
+
+ADDRESSES = """\
+`vho run` writes a pcap per node `record.pcap` names (`NODE.pcap`), with nanosecond timestamps
+from the run's start (stamped from 1970-01-01) and link type RAW: each record is an IP packet
+with valid checksums, the payload as zero bytes.
+
+- **IPv4** (every run without `[mipv6]`): node number *i* (from 0, in the order
+  `scenario.resolved.toml` lists `[[node]]`; the common form's are `ch`, `ha`, then `mh`, then
+  the access links' routers if any) is `10.0.x.y` with x.y = *i* + 1: `ch` 10.0.0.1, `ha`
+  10.0.0.2, `mh` 10.0.0.3. `python3 -c 'import vho.outputs as o; print(o.ipv4_address(2))'`
+  prints node 2's.
+- **IPv6** (with `[mipv6]`): a fixed node *i* is `2001:db8:0:i::1`; a mobile node *m*'s home
+  address is `2001:db8:0:h::(100 + m in hex)` on its home agent *h*'s prefix, and its care-of
+  address on access link *l* (from 0, in the `[[link]]` order) `2001:db8:l+1::(100 + m)`;
+  link-local addresses are `fe80::` with the same interface identifier (`fe80::200 + i` for a
+  fixed node). The cottingham example's correspondent is `2001:db8::1`, the mobile's home
+  address `2001:db8:0:1::104`.
+- **Ports**: flow number *f* (from 0, in the order of `[[flow]]`) runs from port 5001 + *f* at
+  its data sender to port 40001 + *f* at its receiver; a TFRC flow likewise over UDP; a Pareto
+  flow's datagrams (with `record.pcap_cross`) from 6001 + *f* to 50001 + *f*.
+- **TTL and hop limit**: a packet leaves its host with 64 (Neighbor Discovery messages 255) and
+  loses one at every router that forwards it (RFC 791, RFC 8200 §3), so a capture shows 64 less
+  the routers between the packet's source and the capture point on a shortest path: in the
+  common form `mh.pcap`'s data from `ch` have TTL 63, as do `ch.pcap`'s ACKs. A tunnel's outer
+  header counts from the tunnel's entry; the inner header keeps what it had there, less the
+  entry's own forwarding (RFC 2473 §3.1).
+- `vho emulate`'s captures hold the real hosts' packets, addressed as its `VHO_<NODE>_ADDR`
+  variables say.
+"""
+
 
 def documented(path: str) -> bool:
     """Whether `summary.json`'s key `path` (list items as `[]`) is documented."""
@@ -371,22 +704,73 @@ def documented(path: str) -> bool:
     return any(p == path for p, _ in SUMMARY)
 
 
+def documented_metric(path: str) -> bool:
+    """Whether `metrics.json`'s key `path` is documented."""
+    if path.startswith("flows[].wireshark."):
+        return True
+    return any(p == path for p, _ in METRICS)
+
+
+def documented_column(file: str, column: str) -> bool:
+    """Whether a Parquet series' column is documented."""
+    return (file, column) in {(f, c) for f, c, _ in PARQUET}
+
+
+def sweep_column_pattern(column: str, axes: list[str], metrics: set[str]) -> str | None:
+    """The documented form of a sweep results column (`AXIS`, `flow.NAME.METRIC`, ...), or
+    None. `axes` are the sweep's axis names, `metrics` the keys of `flows[]`."""
+    import re
+
+    fixed = {c for c, _ in SWEEP}
+    if column in fixed:
+        return column
+    if column in axes:
+        return "AXIS"
+    if column.endswith("_si") and column[:-3] in axes:
+        return "AXIS_si"
+    if column in metrics:
+        return "METRIC"
+    m = re.fullmatch(r"flow\.[^.]+\.(.+)", column)
+    if m and (m.group(1) in metrics or m.group(1) == "drops"):
+        return "flow.NAME.METRIC"
+    if re.fullmatch(r"handover\.\d+\.(at_s|interruption_s)", column):
+        return "handover.I." + column.rsplit(".", 1)[1]
+    if column.startswith("nemo."):
+        return "nemo.KEY"
+    if column.startswith("dropped_"):
+        return "dropped_CAUSE"
+    return None
+
+
 def markdown() -> str:
     """The reference as `docs/output-reference.md` holds it."""
+    intro = __doc__.split("\n\n")[1].replace("\n", " ")
     out = [
-        "# `summary.json`: every key",
+        "# Outputs: every key, column and address",
         "",
         "Generated by `python3 -m vho.outputs` from `python/vho/outputs.py`; "
-        "`tests/test_output_reference.py` fails on a key `vho run` writes that is not here. "
-        + __doc__.split("\n\n")[1].replace("\n", " "),
+        "`tests/test_output_reference.py` fails on a key, column or address vho writes that "
+        "is not here. " + intro,
+        "",
+        "## `summary.json` (`vho run`)",
         "",
         "| key | meaning |",
         "|---|---|",
     ]
     out += [f"| `{p}` | {m} |" for p, m in SUMMARY]
-    out += ["", "## Node function counters", "", "| kind | counter | meaning |", "|---|---|---|"]
+    out += ["", "### Node function counters", "", "| kind | counter | meaning |", "|---|---|---|"]
     out += [f"| {k} | `{n}` | {m} |" for k, n, m in COUNTERS]
-    return "\n".join(out) + "\n"
+    out += ["", "## Parquet series (`vho run`)", ""]
+    for file in dict.fromkeys(f for f, _, _ in PARQUET):
+        out += [f"### `{file}`", "", "| column | meaning |", "|---|---|"]
+        out += [f"| `{c}` | {m} |" for f, c, m in PARQUET if f == file]
+        out.append("")
+    out += ["## Sweep results (`vho sweep`)", "", "| column | meaning |", "|---|---|"]
+    out += [f"| `{c}` | {m} |" for c, m in SWEEP]
+    out += ["", "## `metrics.json` (`vho analyze`)", "", "| key | meaning |", "|---|---|"]
+    out += [f"| `{p}` | {m} |" for p, m in METRICS]
+    out += ["", "## pcap address plan", "", ADDRESSES]
+    return "\n".join(out)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use vho_sim::agent::Payload;
 use vho_sim::packet::Packet;
+use vho_sim::record::hops::Hops;
 use vho_sim::record::pcap::{PcapWriter, WriteSink};
 use vho_sim::record::pcap6::{self, Ipv6Plan};
 use vho_sim::time::Time;
@@ -23,23 +24,34 @@ pub fn node_ip(i: usize) -> [u8; 4] {
 
 struct PcapTap {
     writer: PcapWriter<FileSink>,
+    /// The node the capture is taken at.
+    node: usize,
+    /// Routers between nodes: each IPv4 TTL is 64 less those the packet has passed.
+    hops: Hops,
     /// A Mobile IPv6 run's addresses: its packets are written as IPv6.
     ipv6: Option<Ipv6Plan>,
     buf: Vec<u8>,
+}
+
+impl PcapTap {
+    fn ttl(&self, pkt: &Packet) -> u8 {
+        self.hops.ttl(pkt.src as usize, self.node)
+    }
 }
 
 impl PacketTap for PcapTap {
     fn packet(&mut self, now: Time, pkt: &Packet) {
         if let Some(plan) = &self.ipv6 {
             self.buf.clear();
-            let zeros = pcap6::encode(&mut self.buf, pkt, plan);
+            let zeros = pcap6::encode(&mut self.buf, pkt, plan, self.node);
             self.writer.write_record(now, &self.buf, zeros);
             return;
         }
         let src = node_ip(pkt.src as usize);
         let dst = node_ip(pkt.dst as usize);
+        let ttl = self.ttl(pkt);
         self.writer
-            .write_segment(now, src, dst, pkt.ip_id, &pkt.seg);
+            .write_segment(now, src, dst, pkt.ip_id, ttl, &pkt.seg);
     }
     fn datagram(&mut self, now: Time, pkt: &Packet, payload: &Payload) {
         // IPv4 captures only (a Mobile IPv6 run carries no TFRC; cross traffic and CBR in one
@@ -53,12 +65,14 @@ impl PacketTap for PcapTap {
         self.buf.clear();
         let src = node_ip(pkt.src as usize);
         let dst = node_ip(pkt.dst as usize);
+        let ttl = self.ttl(pkt);
         let zeros = match payload {
             Payload::Tfrc(hdr) => vho_sim::record::pcap_tfrc::encode_tfrc(
                 &mut self.buf,
                 src,
                 dst,
                 pkt.ip_id,
+                ttl,
                 flow_ports,
                 hdr,
             ),
@@ -68,6 +82,7 @@ impl PacketTap for PcapTap {
                 src,
                 dst,
                 pkt.ip_id,
+                ttl,
                 (6001u16.wrapping_add(f), 50001u16.wrapping_add(f)),
                 pkt.wire_bytes,
             ),
@@ -77,6 +92,7 @@ impl PacketTap for PcapTap {
                 src,
                 dst,
                 pkt.ip_id,
+                ttl,
                 flow_ports,
                 pkt.wire_bytes,
             ),
@@ -156,6 +172,8 @@ pub fn run_scenario<'py>(
                 node,
                 Box::new(PcapTap {
                     writer: PcapWriter::with_snaplen(sink, spec.record.snaplen),
+                    node,
+                    hops: Hops::of(&spec),
                     ipv6: Ipv6Plan::of(&spec),
                     buf: Vec::with_capacity(256),
                 }),

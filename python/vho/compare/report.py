@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -79,7 +79,8 @@ def write_markdown(
         "Distance to the oracle: (T - T_oracle) / T_oracle of the transfer time; a scenario "
         f"is measured against the system-oracle (`{p.system.name}`"
         f") when its handover is slow -> fast and against the sender-oracle (`{p.sender.name}`)"
-        " otherwise (docs/design/issue-19-sources.md §4). Beats plain: (T_plain - T) / T_plain.",
+        " otherwise (the oracles: docs/design/issue-19-oracle.md in vho's source). Beats plain:"
+        " (T_plain - T) / T_plain.",
         "",
     ]
     copied = runs[runs["same_as"].notna()]
@@ -251,7 +252,13 @@ def write_markdown(
     return "\n".join(out)
 
 
-def write_figure(t: pd.DataFrame, p: Plan, stem: Path) -> list[Path]:
+#: Font sizes of the figure, points: tick labels (scenario and variant names) and titles. A row
+#: per scenario is as tall as a label needs (ROW_IN inches).
+LABEL_PT, TITLE_PT = 9, 10
+ROW_IN = 0.2
+
+
+def figure(t: pd.DataFrame, p: Plan) -> Any:
     """Left: every variant's mean distance to each scenario's oracle (%; green within the goal,
     red from 100 % on; a dot where within the goal). Right: the closest candidate's and plain
     TCP's distance per scenario with the 95 % CI."""
@@ -268,12 +275,16 @@ def write_figure(t: pd.DataFrame, p: Plan, stem: Path) -> list[Path]:
     d = np.array([[by.loc[(s, v), "distance_mean"] for v in variants] for s in names]) * 100
     # Inches: a row per scenario, a column per variant, margins for the names (fixed margins:
     # a layout engine measures every tick label, seconds for a hundred scenarios).
-    left = 0.3 + 0.045 * max(len(n) for n in names)
-    bottom = 0.6 + 0.05 * max(len(v) for v in variants)
-    heat_w, bar_w, right_w = 0.3 * len(variants) + 0.5, 0.15, 3.5
-    rows_h = max(2.0, 0.14 * len(names))
-    width = left + heat_w + 0.2 + bar_w + 0.9 + right_w + 0.3
-    height = bottom + rows_h + 0.6
+    # About 0.6 of the font size a character at 9 pt: 0.075 in.
+    left = 0.3 + 0.075 * max(len(n) for n in names)
+    bottom = 0.6 + 0.075 * max(len(v) for v in variants)
+    heat_w, bar_w, right_w = ROW_IN * 1.6 * len(variants) + 0.5, 0.15, 4.0
+    rows_h = max(2.0, ROW_IN * len(names))
+    # The right plot's legend names the closest combination: room for it.
+    right_w = max(right_w, 0.4 + 0.075 * max(len(v) for v in variants))
+    width = left + heat_w + 0.2 + bar_w + 1.1 + right_w + 0.3
+    # Above the plots: the titles and, over the right one, its legend (one entry a line).
+    height = bottom + rows_h + 1.4
     fig = plt.figure(figsize=(width, height))
 
     def box(x: float, w: float) -> list[float]:
@@ -281,15 +292,19 @@ def write_figure(t: pd.DataFrame, p: Plan, stem: Path) -> list[Path]:
 
     ax = fig.add_axes(box(left, heat_w))
     cax = fig.add_axes(box(left + heat_w + 0.2, bar_w))
-    ax2 = fig.add_axes(box(left + heat_w + 0.2 + bar_w + 0.9, right_w))
+    ax2 = fig.add_axes(box(left + heat_w + 0.2 + bar_w + 1.1, right_w))
     norm = TwoSlopeNorm(vmin=-20, vcenter=GOAL * 100, vmax=100)
     im = ax.imshow(np.clip(d, -20, 100), aspect="auto", cmap="RdYlGn_r", norm=norm)
     within = np.argwhere(d <= GOAL * 100)
-    ax.scatter(within[:, 1], within[:, 0], s=4, color="black", marker=".", linewidths=0)
-    ax.set_xticks(range(len(variants)), variants, rotation=90, fontsize=7)
-    ax.set_yticks(range(len(names)), names, fontsize=6)
-    ax.set_title("distance to the oracle (%, mean; dot: within 5 %)", fontsize=8)
-    fig.colorbar(im, cax=cax, label="% (cut at -20 and 100)")
+    ax.scatter(within[:, 1], within[:, 0], s=8, color="black", marker=".", linewidths=0)
+    ax.set_xticks(range(len(variants)), variants, rotation=90, fontsize=LABEL_PT)
+    ax.set_yticks(range(len(names)), names, fontsize=LABEL_PT)
+    # Against a reference that is not an oracle the figure says so, as compare.md does.
+    target = "oracle" if all("oracle" in r for r in p.references) else "reference"
+    ax.set_title(f"distance to the {target} (%, mean; dot: within 5 %)", fontsize=TITLE_PT)
+    bar = fig.colorbar(im, cax=cax)
+    bar.set_label("% (cut at -20 and 100)", fontsize=LABEL_PT)
+    bar.ax.tick_params(labelsize=LABEL_PT)
     c = closest(t, p.references)
     y = np.arange(len(names))
     top = c.iloc[0]["variant"] if len(c) else None
@@ -299,17 +314,29 @@ def write_figure(t: pd.DataFrame, p: Plan, stem: Path) -> list[Path]:
         m = np.array([by.loc[(s, name), "distance_mean"] for s in names]) * 100
         e = np.array([by.loc[(s, name), "distance_ci95"] for s in names]) * 100
         ax2.errorbar(
-            np.clip(m, -20, 100), y + 0.25 * k, xerr=np.nan_to_num(e), fmt="o", ms=2, lw=0.8,
+            np.clip(m, -20, 100), y + 0.25 * k, xerr=np.nan_to_num(e), fmt="o", ms=3, lw=0.8,
             color=color, label=name,
         )  # fmt: skip
     ax2.axvline(GOAL * 100, color="black", ls="--", lw=0.8, label="goal: 5 %")
     ax2.set_xlim(-20, 100)
     ax2.set_ylim(len(names) - 0.5, -0.5)
     ax2.set_yticks([])
-    ax2.set_xlabel("distance to the oracle (%),\nmean and 95 % CI (cut at -20, 100)", fontsize=8)
-    ax2.set_title("closest candidate and plain TCP", fontsize=8)
+    ax2.set_xlabel(
+        f"distance to the {target} (%),\nmean and 95 % CI (cut at -20, 100)", fontsize=LABEL_PT
+    )
+    ax2.tick_params(labelsize=LABEL_PT)
+    ax2.set_title("closest candidate and plain TCP", fontsize=TITLE_PT, pad=50)
     ax2.grid(alpha=0.3)
-    ax2.legend(fontsize=6, loc="lower right")
+    # Above the plot, between it and its title: never over the points.
+    ax2.legend(fontsize=LABEL_PT, loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False)
+    return fig
+
+
+def write_figure(t: pd.DataFrame, p: Plan, stem: Path) -> list[Path]:
+    """:func:`figure`, written as `stem`.png and `stem`.svg."""
+    import matplotlib.pyplot as plt
+
+    fig = figure(t, p)
     paths = []
     try:
         for fmt in ("png", "svg"):

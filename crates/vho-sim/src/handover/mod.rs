@@ -66,7 +66,7 @@ pub fn transfer_queue(
                 new.counters.moved_in += 1;
                 if shrink && !new.queue.has_room(p.size) {
                     // ns-2 `shrink_queue`: what no longer fits the new limit is dropped.
-                    new.counters.dropped[flush_slot()] += 1;
+                    new.counters.dropped[DropCause::HandoverFlush.slot()] += 1;
                     dropped.push(p.idx);
                 } else {
                     new.queue.push_unchecked(p);
@@ -79,7 +79,7 @@ pub fn transfer_queue(
             for p in queued {
                 let lost = loss_fraction >= 1.0 || rng.bernoulli(loss_fraction);
                 if lost {
-                    old.counters.dropped[flush_slot()] += 1;
+                    old.counters.dropped[DropCause::HandoverFlush.slot()] += 1;
                     dropped.push(p.idx);
                 } else {
                     old.counters.moved_out += 1;
@@ -92,19 +92,10 @@ pub fn transfer_queue(
 }
 
 /// Everything waiting in `dir`'s queue is lost to the handover (the packet on the air
-/// finishes): a soft handover's `flush = "discard"`, a link that goes down.
+/// finishes): a soft handover's `flush = "discard"`, a link that goes down. A link direction's
+/// own operation (`LinkDir::discard_queue`), named here as the handover kinds use it.
 pub fn discard_queue(dir: &mut LinkDir, dropped: &mut Vec<PktIdx>) {
-    for p in dir.queue.drain_all() {
-        dir.counters.dropped[flush_slot()] += 1;
-        dropped.push(p.idx);
-    }
-}
-
-fn flush_slot() -> usize {
-    DropCause::ALL
-        .iter()
-        .position(|&c| c == DropCause::HandoverFlush)
-        .expect("invariant: HandoverFlush is a drop cause")
+    dir.discard_queue(dropped);
 }
 
 #[cfg(test)]

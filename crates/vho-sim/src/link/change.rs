@@ -155,7 +155,7 @@ impl LinkDir {
             self.blocked_until = Time::MAX;
         }
         if state == LinkState::Down {
-            crate::handover::discard_queue(self, dropped);
+            self.discard_queue(dropped);
         }
         self.refresh_flags();
     }

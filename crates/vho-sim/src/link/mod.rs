@@ -270,6 +270,15 @@ pub struct LinkDir {
 }
 
 impl LinkDir {
+    /// Everything waiting in the queue is lost (the packet on the air finishes), booked as a
+    /// handover flush: a soft handover's `flush = "discard"`, a link that goes down.
+    pub fn discard_queue(&mut self, dropped: &mut Vec<crate::packet::PktIdx>) {
+        for p in self.queue.drain_all() {
+            self.counters.dropped[DropCause::HandoverFlush.slot()] += 1;
+            dropped.push(p.idx);
+        }
+    }
+
     pub fn new(from: NodeIdx, to: NodeIdx, spec: &DirSpec, limit: Limit, loss: LossModel) -> Self {
         let (air, entry) = match spec.loss_at {
             LossAt::Air => (loss, LossModel::None),
@@ -574,7 +583,7 @@ impl LinkDir {
     /// down): the packet being serialised and every packet still propagating (due after
     /// `now`) are lost, and so is whatever a link layer holds (it starts afresh). Each is
     /// booked here as [`DropCause::InFlight`] and put in `dropped` for the caller to free.
-    /// The queue is the caller's (`handover::discard_queue`, `transfer_queue`).
+    /// The queue is the caller's (`LinkDir::discard_queue`, `handover::transfer_queue`).
     pub fn discard_in_flight(&mut self, now: Time, dropped: &mut Vec<PktIdx>) {
         self.advance(now);
         let slot = DropCause::InFlight.slot();

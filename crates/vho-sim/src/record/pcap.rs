@@ -107,18 +107,19 @@ impl<S: CaptureSink> PcapWriter<S> {
         self.sink
     }
 
-    /// Appends one packet seen at `ts`.
+    /// Appends one packet seen at `ts`, its IPv4 TTL `ttl` (`record::hops`).
     pub fn write_segment(
         &mut self,
         ts: Time,
         src: [u8; 4],
         dst: [u8; 4],
         ip_id: u16,
+        ttl: u8,
         seg: &Segment,
     ) {
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
-        encode_headers(&mut buf, src, dst, ip_id, seg);
+        encode_headers(&mut buf, src, dst, ip_id, ttl, seg);
         self.write_record(ts, &buf, seg.len);
         self.buf = buf;
     }
@@ -145,11 +146,12 @@ impl<S: CaptureSink> PcapWriter<S> {
     }
 }
 
-/// An IPv4 header (20 bytes, no options, DF, TTL 64) for a packet of `total` bytes carrying
-/// `protocol` (6 TCP, 17 UDP), its checksum filled in (RFC 791).
+/// An IPv4 header (20 bytes, no options, DF, TTL `ttl`) for a packet of `total` bytes
+/// carrying `protocol` (6 TCP, 17 UDP), its checksum filled in (RFC 791).
 pub(crate) fn ipv4_header(
     total: u32,
     ip_id: u16,
+    ttl: u8,
     protocol: u8,
     src: [u8; 4],
     dst: [u8; 4],
@@ -159,7 +161,7 @@ pub(crate) fn ipv4_header(
     ip[2..4].copy_from_slice(&(total.min(u16::MAX as u32) as u16).to_be_bytes());
     ip[4..6].copy_from_slice(&ip_id.to_be_bytes());
     ip[6] = 0x40; // DF
-    ip[8] = 64; // TTL
+    ip[8] = ttl;
     ip[9] = protocol;
     ip[12..16].copy_from_slice(&src);
     ip[16..20].copy_from_slice(&dst);
@@ -168,13 +170,20 @@ pub(crate) fn ipv4_header(
     ip
 }
 
-/// IPv4 (20 bytes, DF, TTL 64) and TCP headers of `seg`, checksums filled in. The payload is
-/// zeros, which add nothing to the TCP checksum but their length in the pseudo-header.
-pub fn encode_headers(out: &mut Vec<u8>, src: [u8; 4], dst: [u8; 4], ip_id: u16, seg: &Segment) {
+/// IPv4 (20 bytes, DF, TTL `ttl`) and TCP headers of `seg`, checksums filled in. The payload
+/// is zeros, which add nothing to the TCP checksum but their length in the pseudo-header.
+pub fn encode_headers(
+    out: &mut Vec<u8>,
+    src: [u8; 4],
+    dst: [u8; 4],
+    ip_id: u16,
+    ttl: u8,
+    seg: &Segment,
+) {
     // Pseudo-header (RFC 9293 §3.1): src, dst, zero, protocol 6, TCP length.
     let (tcp, tcp_len) = encode_tcp(seg, sum16(&src) + sum16(&dst) + 6);
     let total = 20 + tcp_len as u32 + seg.len;
-    out.extend_from_slice(&ipv4_header(total, ip_id, 6, src, dst));
+    out.extend_from_slice(&ipv4_header(total, ip_id, ttl, 6, src, dst));
     out.extend_from_slice(&tcp[..tcp_len]);
 }
 
@@ -297,7 +306,7 @@ mod tests {
     fn header_lengths_match_the_option_layout() {
         let s = seg();
         let mut out = Vec::new();
-        encode_headers(&mut out, [10, 0, 0, 1], [10, 0, 0, 3], 7, &s);
+        encode_headers(&mut out, [10, 0, 0, 1], [10, 0, 0, 3], 7, 64, &s);
         // 20 IP + 20 TCP + 12 timestamps + 12 one SACK block = 64 = 20 + s.header_len().
         assert_eq!(out.len(), 64);
         assert_eq!(out.len() as u32, 20 + s.header_len());
@@ -311,7 +320,7 @@ mod tests {
         let mut s = seg();
         s.len = 1000;
         let mut out = Vec::new();
-        encode_headers(&mut out, [10, 0, 0, 1], [10, 0, 0, 3], 7, &s);
+        encode_headers(&mut out, [10, 0, 0, 1], [10, 0, 0, 3], 7, 64, &s);
         assert_eq!(fold(sum16(&out[..20])), 0);
         let tcp_len = (out.len() - 20) as u32 + s.len;
         let pseudo = sum16(&[10, 0, 0, 1]) + sum16(&[10, 0, 0, 3]) + 6 + tcp_len;
@@ -323,7 +332,7 @@ mod tests {
         let mut w = PcapWriter::new(Vec::new());
         let mut s = seg();
         s.len = 1460;
-        w.write_segment(Time(1_500_000_123), [10, 0, 0, 1], [10, 0, 0, 3], 1, &s);
+        w.write_segment(Time(1_500_000_123), [10, 0, 0, 1], [10, 0, 0, 3], 1, 64, &s);
         let b = w.into_sink();
         assert_eq!(&b[0..4], &MAGIC_NANOS.to_le_bytes());
         assert_eq!(u32::from_le_bytes([b[24], b[25], b[26], b[27]]), 1);
@@ -343,9 +352,9 @@ mod tests {
         let mut w = PcapWriter::with_snaplen(Vec::new(), MIN_SNAPLEN);
         let mut s = seg();
         s.len = 1460;
-        w.write_segment(Time(1), [10, 0, 0, 1], [10, 0, 0, 3], 1, &s);
+        w.write_segment(Time(1), [10, 0, 0, 1], [10, 0, 0, 3], 1, 64, &s);
         s.len = 0;
-        w.write_segment(Time(2), [10, 0, 0, 1], [10, 0, 0, 3], 2, &s);
+        w.write_segment(Time(2), [10, 0, 0, 1], [10, 0, 0, 3], 2, 64, &s);
         let b = w.into_sink();
         let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
         assert_eq!(u32_at(16), MIN_SNAPLEN);
@@ -354,7 +363,7 @@ mod tests {
             &b[40..40 + 64][..20],
             &{
                 let mut h = Vec::new();
-                encode_headers(&mut h, [10, 0, 0, 1], [10, 0, 0, 3], 1, &{
+                encode_headers(&mut h, [10, 0, 0, 1], [10, 0, 0, 3], 1, 64, &{
                     let mut s = seg();
                     s.len = 1460;
                     s

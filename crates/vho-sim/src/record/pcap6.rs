@@ -8,6 +8,7 @@
 //! home address sits on its home agent's prefix; its care-of address on access link `l` is on
 //! `2001:db8:l+1::/64`; link-local addresses are `fe80::` with the same interface identifier.
 
+use super::hops::Hops;
 use super::pcap::{encode_tcp, fold, sum16};
 use crate::mip::{Addr, Addresses, Signal};
 use crate::packet::{ext, Packet};
@@ -26,6 +27,8 @@ const NH_MOBILITY: u8 = 135;
 pub struct Ipv6Plan {
     addresses: Addresses,
     home_agent: NodeIdx,
+    /// Routers between nodes: the hop limit a capture shows (`record::hops`).
+    hops: Hops,
 }
 
 impl Ipv6Plan {
@@ -35,6 +38,7 @@ impl Ipv6Plan {
         Some(Ipv6Plan {
             addresses: Addresses::new(spec.nodes.len(), &spec.mobiles),
             home_agent: m.home_agent,
+            hops: Hops::of(spec),
         })
     }
 
@@ -98,8 +102,32 @@ fn mac(a: &[u8; 16]) -> [u8; 6] {
     [0x02, 0, a[12], a[13], a[14], a[15]]
 }
 
-/// Writes `pkt`'s headers as IPv6 into `out`; returns the payload bytes that follow as zeros.
-pub fn encode(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan) -> u32 {
+/// Where a header's hop limit is read: the node the packet is captured at, less what was taken
+/// off before its header was written (the tunnel entry's forwarding, for an inner header).
+#[derive(Clone, Copy)]
+struct At {
+    node: NodeIdx,
+    less: u8,
+}
+
+impl At {
+    /// The hop limit of a header from address `src`: RFC 8200 §3, one less per forwarding node.
+    fn hop_limit(self, plan: &Ipv6Plan, src: Addr) -> u8 {
+        let from = plan.addresses.owner(src);
+        plan.hops
+            .ttl(from, self.node)
+            .saturating_sub(self.less)
+            .max(1)
+    }
+}
+
+/// Writes `pkt`'s headers as IPv6 into `out`, as captured at node `at`; returns the payload
+/// bytes that follow as zeros.
+pub fn encode(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan, at: NodeIdx) -> u32 {
+    encode_at(out, pkt, plan, At { node: at, less: 0 })
+}
+
+fn encode_at(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan, at: At) -> u32 {
     if pkt.ext & ext::TUNNEL != 0 {
         let mut inner = *pkt;
         inner.src = pkt.inner_src;
@@ -114,11 +142,17 @@ pub fn encode(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan) -> u32 {
             body.extend_from_slice(&pio(NH_IPV6, pkt.pio));
             nh = NH_DEST_OPTS;
         }
-        let zeros = encode(&mut body, &inner, plan);
+        // The inner header as the tunnel's entry point forwarded it into the tunnel, one hop
+        // less (RFC 2473 §3.1); inside the tunnel only the outer header's hop limit changes.
+        let entry = At {
+            node: plan.addresses.owner(pkt.src),
+            less: 1,
+        };
+        let zeros = encode_at(&mut body, &inner, plan, entry);
         ipv6(
             out,
             nh,
-            64,
+            at.hop_limit(plan, pkt.src),
             body.len() as u32 + zeros,
             &plan.global(pkt.src),
             &plan.global(pkt.dst),
@@ -127,7 +161,7 @@ pub fn encode(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan) -> u32 {
         return zeros;
     }
     if pkt.is_tcp() {
-        return tcp(out, pkt, plan);
+        return tcp(out, pkt, plan, at);
     }
     match pkt.sig {
         Signal::RouterSolicitation { sllao } => {
@@ -186,7 +220,7 @@ pub fn encode(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan) -> u32 {
             body.extend_from_slice(&mac(&t));
             icmpv6(out, &t, &ALL_NODES, body);
         }
-        sig => mobility(out, pkt, sig, plan),
+        sig => mobility(out, pkt, sig, plan, at),
     }
     0
 }
@@ -241,7 +275,7 @@ fn rh2(nh: u8, home: &[u8; 16]) -> Vec<u8> {
 }
 
 /// TCP over IPv6 with its Mobile IPv6 extension header, if any.
-fn tcp(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan) -> u32 {
+fn tcp(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan, at: At) -> u32 {
     let wire_src = plan.global(pkt.src);
     let wire_dst = plan.global(pkt.dst);
     // The checksum covers the addresses the TCP endpoints use (RFC 6275 §6.3, §6.4).
@@ -261,7 +295,14 @@ fn tcp(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan) -> u32 {
         Some(_) => NH_ROUTING,
     };
     let payload = ext.len() as u32 + hlen as u32 + pkt.seg.len;
-    ipv6(out, nh, 64, payload, &wire_src, &wire_dst);
+    ipv6(
+        out,
+        nh,
+        at.hop_limit(plan, pkt.src),
+        payload,
+        &wire_src,
+        &wire_dst,
+    );
     out.extend_from_slice(&ext);
     out.extend_from_slice(&hdr[..hlen]);
     pkt.seg.len
@@ -269,7 +310,7 @@ fn tcp(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan) -> u32 {
 
 /// A Mobility Header message (RFC 6275 §6.1), with the Home Address option of a Binding Update
 /// and the routing header of a Binding Acknowledgement to a mobile.
-fn mobility(out: &mut Vec<u8>, pkt: &Packet, sig: Signal, plan: &Ipv6Plan) {
+fn mobility(out: &mut Vec<u8>, pkt: &Packet, sig: Signal, plan: &Ipv6Plan, at: At) {
     let (mh_type, data): (u8, Vec<u8>) = match sig {
         Signal::BindingUpdate {
             seq,
@@ -366,7 +407,7 @@ fn mobility(out: &mut Vec<u8>, pkt: &Packet, sig: Signal, plan: &Ipv6Plan) {
     ipv6(
         out,
         nh,
-        64,
+        at.hop_limit(plan, pkt.src),
         (ext.len() + mh.len()) as u32,
         &wire_src,
         &wire_dst,

@@ -5,19 +5,20 @@
 
 use super::pcap::{fold, sum16};
 
-/// IPv4 (20 bytes, DF, TTL 64, protocol 17) and UDP headers of a datagram of `wire_bytes`,
+/// IPv4 (20 bytes, DF, TTL `ttl`, protocol 17) and UDP headers of a datagram of `wire_bytes`,
 /// checksums filled in; returns the payload bytes (zeros) that follow them.
 pub fn encode_cross(
     out: &mut Vec<u8>,
     src: [u8; 4],
     dst: [u8; 4],
     ip_id: u16,
+    ttl: u8,
     ports: (u16, u16),
     wire_bytes: u32,
 ) -> u32 {
     let zeros = wire_bytes.saturating_sub(28).min(u32::from(u16::MAX) - 28);
     let udp_len = 8 + zeros;
-    let ip = super::pcap::ipv4_header(20 + udp_len, ip_id, 17, src, dst);
+    let ip = super::pcap::ipv4_header(20 + udp_len, ip_id, ttl, 17, src, dst);
     let mut udp = [0u8; 8];
     udp[0..2].copy_from_slice(&ports.0.to_be_bytes());
     udp[2..4].copy_from_slice(&ports.1.to_be_bytes());
@@ -42,7 +43,7 @@ mod tests {
         // ns-2.35's Pareto packetSize_ 210 as the IPv4 total length; RFC 768's length field
         // counts the UDP header and data: 8 + 182.
         let mut out = Vec::new();
-        let zeros = encode_cross(&mut out, [10, 0, 0, 1], [10, 0, 0, 2], 7, (9, 10), 210);
+        let zeros = encode_cross(&mut out, [10, 0, 0, 1], [10, 0, 0, 2], 7, 64, (9, 10), 210);
         assert_eq!((out.len(), zeros), (28, 182));
         assert_eq!(u16::from_be_bytes([out[2], out[3]]), 210);
         assert_eq!(out[9], 17);

@@ -31,13 +31,14 @@ pub fn tfrc_words(hdr: &TfrcHeader) -> Vec<u32> {
     }
 }
 
-/// IPv4 (20 bytes, DF, TTL 64, protocol 17), UDP and TFRC headers of `hdr`, checksums
+/// IPv4 (20 bytes, DF, TTL `ttl`, protocol 17), UDP and TFRC headers of `hdr`, checksums
 /// filled in; returns the data bytes (zeros) that follow them.
 pub fn encode_tfrc(
     out: &mut Vec<u8>,
     src: [u8; 4],
     dst: [u8; 4],
     ip_id: u16,
+    ttl: u8,
     ports: (u16, u16),
     hdr: &TfrcHeader,
 ) -> u32 {
@@ -51,7 +52,7 @@ pub fn encode_tfrc(
     }
     let udp_len = 8 + tfrc.len() as u32 + zeros;
     let total = 20 + udp_len;
-    let ip = super::pcap::ipv4_header(total, ip_id, 17, src, dst);
+    let ip = super::pcap::ipv4_header(total, ip_id, ttl, 17, src, dst);
     let mut udp = [0u8; 8];
     udp[0..2].copy_from_slice(&ports.0.to_be_bytes());
     udp[2..4].copy_from_slice(&ports.1.to_be_bytes());
@@ -94,6 +95,7 @@ mod tests {
             [10, 0, 0, 1],
             [10, 0, 0, 3],
             9,
+            64,
             (5001, 40001),
             &hdr,
         );
@@ -127,6 +129,7 @@ mod tests {
                 [10, 0, 0, 3],
                 [10, 0, 0, 1],
                 1,
+                64,
                 (40001, 5001),
                 &hdr
             ),

@@ -7,6 +7,11 @@
 use super::Remedy;
 use crate::spec::Spec;
 
+/// `handover.notify_offset` when not given: how long before (or after) the instant a
+/// `before` (`after`) notification comes. vho's choice: the sources give no figure (Chen et
+/// al. raise it on a link-layer trigger, the thesis proposes it without timing).
+pub const DEFAULT_NOTIFY_OFFSET_MS: u64 = 100;
+
 pub const RTO_RESET: &str = "on the handover notification reset the RTO to its initial value \
                              and forget the RTT estimate (thesis §8.1)";
 pub const RTT_INJECTION: &str = "before the handover raise the RTT estimate to the one last \
@@ -41,7 +46,7 @@ pub fn apply(r: Remedy, spec: &mut Spec, flow: usize) {
         }
         Remedy::RttInjection => {
             f.tcp.rtt_injection = true;
-            -((crate::scenario::resolve::DEFAULT_NOTIFY_OFFSET_MS * 1_000_000) as i64)
+            -((DEFAULT_NOTIFY_OFFSET_MS * 1_000_000) as i64)
         }
         _ => return,
     };

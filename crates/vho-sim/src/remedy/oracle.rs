@@ -20,10 +20,12 @@ pub const ORACLE: &str = "the bound: the flow's own TCP until a handover, then t
                           path's rate and base RTT at the instant (SRTT, RTO, cwnd = capacity \
                           + 1 segment, paced at the bottleneck rate), it resends only what the \
                           network really dropped, one base RTT after the drop, and never fills \
-                          a queue (issue 19; digest §4; thesis §7.1.3)";
+                          a queue (vho's bound for every remedy: docs/design/issue-19-oracle.md; the \
+                          thesis §7.1.3)";
 pub const ORACLE_SYSTEM: &str = "oracle, and flush-on-handover: at a soft handover to a faster \
                                  link the old link's waiting packets move to the new one \
-                                 (digest §4.4: the system-oracle)";
+                                 (the thesis §7.2: after GSM -> WaveLAN the window is full of segments \
+                                 queued on the old link)";
 
 pub fn apply(r: Remedy, spec: &mut Spec, flow: usize) {
     spec.flows[flow].tcp.oracle = true;

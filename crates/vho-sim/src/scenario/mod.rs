@@ -201,9 +201,14 @@ fn apply_overrides(
                         )));
                     };
                     let len = a.len();
-                    cur = a
-                        .get_mut(n)
-                        .ok_or_else(|| bad(&format!("an index below {len} for {name}")))?;
+                    // What was wrong is the index, not the value being set.
+                    cur = a.get_mut(n).ok_or_else(|| ScenarioError {
+                        found: Some(n.to_string()),
+                        ..bad(&format!(
+                            "an index below {len} for {name} ({len} [[{name}]] table{})",
+                            if len == 1 { "" } else { "s" }
+                        ))
+                    })?;
                     k += 2;
                 }
                 _ if item.is_array_of_tables() => {

@@ -120,7 +120,7 @@ macro_rules! link_keys {
                 "0 s (none)",
                 "each packet's delay is delay plus a seeded extra delay, a lognormal of this \
                  mean, truncated at mean + 10 sd; packets still arrive in order (the GPRS RTT's \
-                 variability, Cottingham & Vidales l.181)",
+                 variability, Cottingham & Vidales §6)",
             ),
             k(
                 $t,
@@ -416,7 +416,7 @@ pub fn keys() -> Vec<KeyDoc> {
             "0 s",
             "soft only: the mobile keeps sending over the old link this long after the instant \
              (MosquitoNet's mobile uses the new interface once its registration is complete, \
-             thesis §6 l.1307-1313)",
+             the thesis §6)",
         ),
         k(
             "handover",
@@ -435,8 +435,8 @@ pub fn keys() -> Vec<KeyDoc> {
             "link",
             "a link name",
             "required",
-            "the link whose parameters or state change in place, its queues kept (issue 21 \
-             point 5; Naoe et al. Fig. 5's BLER and BER ramps): the packet on the air finishes \
+            "the link whose parameters or state change in place, its queues kept (as a \
+             moving mobile's link degrades; Naoe et al. Fig. 5's BLER and BER ramps): the packet on the air finishes \
              as it started, packets propagating keep their arrival, none overtakes another",
         ),
         k(
@@ -736,7 +736,7 @@ pub fn keys() -> Vec<KeyDoc> {
             "flow.probe",
             "fra_cap",
             "true or false",
-            "false (Chen et al.: doubling \"until the first packet loss occurs\", l.110)",
+            "false (Chen et al.: doubling \"until the first packet loss occurs\", §4)",
             "TFRC's FRA stops doubling the rate at the capacity the handoff announced (vho's \
              variant); without it the rate doubles every RTT until the first loss of a packet \
              sent under FRA",
@@ -760,7 +760,7 @@ pub fn keys() -> Vec<KeyDoc> {
             "flow.probe",
             "filter",
             "\"runs\" or \"sliding\"",
-            "\"runs\" (vho's reading of Chen et al. l.68, l.116: CapProbe's runs)",
+            "\"runs\" (vho's reading of Chen et al. §3: CapProbe's runs)",
             "runs: an estimate at the end of each run of window pairs, its minimum delay-sum \
              pair's; sliding: after every pair, the minimum over the last window pairs",
         ),
@@ -801,6 +801,16 @@ pub fn keys() -> Vec<KeyDoc> {
             "[]",
             "mechanisms against what a handover does to TCP, by name (see Remedies below); \
              each sets the settings it needs, which the resolved scenario shows",
+        ),
+        k(
+            "flow",
+            "count",
+            "integer 1-10000",
+            "none (one flow)",
+            "this many identical flows from one table, named NAME-0 to NAME-(count - 1) after \
+             its name (or flowI); each draws from random streams of its own name. --set \
+             flow.I.KEY indexes the tables as written; scenario.resolved.toml writes a run of \
+             identical flows so named back as one table with its count",
         ),
         k(
             "record",
@@ -874,12 +884,12 @@ fn mipv6_keys() -> Vec<KeyDoc> {
         k(t, "home_agent", "a router's name", "ha", "the home agent, a router: binding cache, tunnels to the care-of addresses (RFC 6275 §10). With [mipv6] a handover is a link event and Mobile IPv6 signalling as packets; summary.json gives each handover's T_n = t_d + t_c + t_r (Cottingham & Vidales eq. 1-4)"),
         k(t, "correspondents", "list of node names", "every fixed host with a flow to or from a mobile", "hosts that answer return routability and keep a binding cache (RFC 6275 §9)"),
         k(t, "detection", "ra-miss | l2-trigger", "ra-miss", "ra-miss: the router is lost after ra_missed advertisement intervals without an advertisement, a new link found by its first advertisement (eq. 2); l2-trigger: the link layer reports links going down or up after l2_delay, and the mobile solicits an advertisement"),
-        k(t, "ra_missed", "integer 1-100", "2 (MIPL, 000 l.108-110)", "advertisement intervals without one before the router counts as lost"),
+        k(t, "ra_missed", "integer 1-100", "2 (MIPL, Cottingham & Vidales §4)", "advertisement intervals without one before the router counts as lost"),
         k(t, "l2_delay", TIME, "0 s", "how late the link layer reports (l2-trigger)"),
         k(t, "dad", "full | optimistic | none", "full", "duplicate address detection on a new link (RFC 4862 §5.4): full sends one Neighbor Solicitation per address, U[0, 1 s) after its start (Linux's addrconf_dad_kick), and takes the address RetransTimer (1 s) after it: the link-local address as the interface comes up (§5.3), then the care-of address once a router is heard; optimistic (RFC 4429) sends one per address at once and uses the addresses meanwhile; none sends nothing"),
-        k(t, "preconfigured", "true or false", "true", "interfaces up at time zero have their router and addresses already (000 l.59: GPRS attached \"simultaneously\"); otherwise only the first link has"),
+        k(t, "preconfigured", "true or false", "true", "interfaces up at time zero have their router and addresses already (Cottingham & Vidales §3: GPRS attached \"simultaneously\"); otherwise only the first link has"),
         k(t, "route_optimisation", "true or false", "true", "after registering with the home agent the mobile runs return routability and sends a Binding Update to each correspondent, which then sends to the care-of address (RFC 6275 §5.2, §9.3.2); T_n ends at the first packet route-optimised to the new care-of address. false: everything goes through the home agent's tunnel and T_n ends at the first packet tunnelled there; so too with no correspondent to optimise (correspondents empty, as with NEMO's network nodes), and the handover's mipv6.note says why"),
-        k(t, "ro_start", "after-ba | after-ba-delay | on-traffic | parallel", "after-ba", "when return routability starts: at the home agent's Binding Acknowledgement; ro_delay after it; when a packet from the correspondent then arrives tunnelled (at the BA for a correspondent bound to the care-of address left, whose packets never come through the tunnel); or with the home Binding Update (000 l.106)"),
+        k(t, "ro_start", "after-ba | after-ba-delay | on-traffic | parallel", "after-ba", "when return routability starts: at the home agent's Binding Acknowledgement; ro_delay after it; when a packet from the correspondent then arrives tunnelled (at the BA for a correspondent bound to the care-of address left, whose packets never come through the tunnel); or with the home Binding Update (Cottingham & Vidales §4)"),
         k(t, "ro_delay", TIME, "0 s", "the wait of after-ba-delay"),
         k(t, "attached", "list of access link names", "every access link", "the mobile's interfaces up at time zero (with the first link); a handover to a link not up brings it up"),
         k(t, "rs_delay", "true or false", "false", "a first Router Solicitation on a new link waits U[0, 1 s] (RFC 4861 §6.3.7)"),
@@ -1233,8 +1243,8 @@ fn tcp_keys() -> Vec<KeyDoc> {
             "true or false",
             "profile",
             "the oracle sender: told the new path's base RTT and rate at each handover, it \
-             resends only what the network dropped and never fills a queue (issue 19; the \
-             remedy oracle)",
+             resends only what the network dropped and never fills a queue (the \
+             remedy oracle: the bound the remedies are measured against)",
         ),
         k(
             t,
@@ -1406,6 +1416,20 @@ pub fn tcp_defaults() -> Vec<(String, Vec<(&'static str, String)>)> {
 }
 
 /// The reference as Markdown (`vho schema`, docs/scenario-reference.md).
+/// The keys grouped by table, each table at the place of its first key and its keys in the order
+/// listed: one section per table, however the list interleaves them (`flow` had three).
+fn by_table(keys: Vec<KeyDoc>) -> Vec<KeyDoc> {
+    let mut tables: Vec<&'static str> = Vec::new();
+    for d in &keys {
+        if !tables.contains(&d.table) {
+            tables.push(d.table);
+        }
+    }
+    let mut out = keys;
+    out.sort_by_key(|d| tables.iter().position(|t| *t == d.table));
+    out
+}
+
 pub fn markdown() -> String {
     let mut o = String::from(
         "# Scenario reference\n\nGenerated from the code by `vho schema` (a test keeps \
@@ -1418,7 +1442,7 @@ pub fn markdown() -> String {
     );
     let tcp = tcp_defaults();
     let mut table = "";
-    for d in keys() {
+    for d in by_table(keys()) {
         if d.table != table {
             table = d.table;
             o.push_str(&format!(
@@ -1460,6 +1484,30 @@ pub fn markdown() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_table_has_one_section() {
+        // The reference had three `## flow` sections: the key list interleaves flow's keys
+        // with flow.tfrc's, flow.pareto's and flow.probe's.
+        let doc = markdown();
+        for d in keys() {
+            let heading = format!("\n## `{}`\n", d.table);
+            assert_eq!(doc.matches(&heading).count(), 1, "{heading:?}");
+        }
+    }
+
+    #[test]
+    fn the_reference_cites_sources_a_reader_has() {
+        // Work notes ("issue 21 point 5", "the digest's §4.4") and line numbers of our plain
+        // text copies of the papers ("000 l.59") mean nothing to a user.
+        let doc = markdown();
+        for bad in [
+            "issue ", "digest", " l.1", " l.2", " l.3", " l.4", " l.5", " l.6", " l.7", " l.8",
+            " l.9",
+        ] {
+            assert!(!doc.contains(bad), "{bad:?} in the reference");
+        }
+    }
 
     #[test]
     fn the_profile_key_lists_every_profile_vho_has() {

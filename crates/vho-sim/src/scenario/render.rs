@@ -106,74 +106,21 @@ pub fn to_toml(spec: &Spec) -> String {
     for s in &spec.schedules {
         schedule(&mut o, s, &link(s.link));
     }
-    for f in &spec.flows {
-        let _ = writeln!(o, "[[flow]]\nname = {}", q(&f.name));
-        let _ = writeln!(o, "from = {}\nto = {}", node(f.src), node(f.dst));
-        if f.bytes != u64::MAX {
-            let _ = writeln!(o, "size = \"{} B\"", f.bytes);
+    let mut i = 0;
+    while i < spec.flows.len() {
+        let n = identical_run(&spec.flows[i..]);
+        let f = &spec.flows[i];
+        match n {
+            Some(n) => flow(
+                &mut o,
+                spec,
+                f,
+                f.name.strip_suffix("-0").unwrap_or(&f.name),
+                Some(n),
+            ),
+            None => flow(&mut o, spec, f, &f.name, None),
         }
-        let _ = writeln!(o, "start = {}", dur(Dur(f.start.as_nanos())));
-        if matches!(f.kind, crate::spec::FlowKind::Tfrc(_)) {
-            let _ = writeln!(o, "kind = \"tfrc\"");
-        }
-        if let crate::spec::FlowKind::Pareto(c) = &f.kind {
-            let _ = writeln!(
-                o,
-                "kind = \"pareto\"\n[flow.pareto]\nrate = \"{} b/s\"\npacket_size = \"{} B\"\n\
-                 burst_time = {}\nidle_time = {}\nshape = {:?}\n",
-                c.rate_bps,
-                c.packet_size,
-                dur(c.burst_time),
-                dur(c.idle_time),
-                c.shape
-            );
-            continue;
-        }
-        if let crate::spec::FlowKind::Cbr(c) = &f.kind {
-            let _ = writeln!(
-                o,
-                "kind = \"cbr\"\n[flow.cbr]\nrate = \"{} b/s\"\npacket_size = \"{} B\"\n",
-                c.rate_bps, c.packet_size
-            );
-            continue;
-        }
-        if !f.remedies.is_empty() {
-            let names: Vec<String> = f.remedies.iter().map(|r| q(r.name())).collect();
-            let _ = writeln!(o, "remedies = [{}]", names.join(", "));
-        }
-        match &f.kind {
-            crate::spec::FlowKind::Tfrc(c) => {
-                let _ = writeln!(
-                    o,
-                    "[flow.tfrc]\npacket_size = \"{} B\"\noscillation_prevention = {}\n",
-                    c.segment_size, c.oscillation_prevention
-                );
-            }
-            crate::spec::FlowKind::Tcp => {
-                let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
-            }
-            // Written whole above (a Pareto or CBR flow has no remedies, TCP or probe).
-            crate::spec::FlowKind::Pareto(_) | crate::spec::FlowKind::Cbr(_) => {}
-        }
-        if f.probe.enabled {
-            let p = &f.probe;
-            let _ = writeln!(
-                o,
-                "[flow.probe]\nenabled = true\nihn = {}\nehn = {}\nfra = {}\nfra_cap = {}\n\
-                 err = {}\npair_every = {}\nfilter = \"{}\"\nwindow = {}\nalpha = {:?}\n\
-                 beta = {:?}\n",
-                p.ihn,
-                p.ehn,
-                p.fra,
-                p.fra_cap,
-                p.err,
-                p.pair_every,
-                p.filter.name(),
-                p.window,
-                p.alpha,
-                p.beta
-            );
-        }
+        i += n.unwrap_or(1);
     }
     for f in &spec.functions {
         let _ = writeln!(
@@ -211,6 +158,108 @@ pub fn to_toml(spec: &Spec) -> String {
 }
 
 /// `[mipv6]` with every setting, and one `[[mipv6.router]]` per access link.
+/// How many flows from the first form a run that one `[[flow]]` table with `count` gives back:
+/// named `NAME-0`, `NAME-1`, ... and alike in all else (at least two; else `None`).
+fn identical_run(flows: &[FlowSpec]) -> Option<usize> {
+    let base = flows.first()?.name.strip_suffix("-0")?;
+    let body = |f: &FlowSpec| {
+        let mut o = String::new();
+        flow_body(&mut o, f);
+        (f.src, f.dst, o)
+    };
+    let first = body(&flows[0]);
+    let n = flows
+        .iter()
+        .enumerate()
+        .take_while(|(k, f)| f.name == format!("{base}-{k}") && body(f) == first)
+        .count();
+    (n >= 2).then_some(n)
+}
+
+/// One `[[flow]]` table: `name`, with `count` when it stands for several.
+fn flow(o: &mut String, spec: &Spec, f: &FlowSpec, name: &str, count: Option<usize>) {
+    let _ = writeln!(o, "[[flow]]\nname = {}", q(name));
+    if let Some(n) = count {
+        let _ = writeln!(o, "count = {n}");
+    }
+    let _ = writeln!(
+        o,
+        "from = {}\nto = {}",
+        q(&spec.nodes[f.src].name),
+        q(&spec.nodes[f.dst].name)
+    );
+    flow_body(o, f);
+}
+
+/// A flow's keys after its name and ends.
+fn flow_body(o: &mut String, f: &FlowSpec) {
+    if f.bytes != u64::MAX {
+        let _ = writeln!(o, "size = \"{} B\"", f.bytes);
+    }
+    let _ = writeln!(o, "start = {}", dur(Dur(f.start.as_nanos())));
+    if matches!(f.kind, crate::spec::FlowKind::Tfrc(_)) {
+        let _ = writeln!(o, "kind = \"tfrc\"");
+    }
+    if let crate::spec::FlowKind::Pareto(c) = &f.kind {
+        let _ = writeln!(
+            o,
+            "kind = \"pareto\"\n[flow.pareto]\nrate = \"{} b/s\"\npacket_size = \"{} B\"\n\
+             burst_time = {}\nidle_time = {}\nshape = {:?}\n",
+            c.rate_bps,
+            c.packet_size,
+            dur(c.burst_time),
+            dur(c.idle_time),
+            c.shape
+        );
+        return;
+    }
+    if let crate::spec::FlowKind::Cbr(c) = &f.kind {
+        let _ = writeln!(
+            o,
+            "kind = \"cbr\"\n[flow.cbr]\nrate = \"{} b/s\"\npacket_size = \"{} B\"\n",
+            c.rate_bps, c.packet_size
+        );
+        return;
+    }
+    if !f.remedies.is_empty() {
+        let names: Vec<String> = f.remedies.iter().map(|r| q(r.name())).collect();
+        let _ = writeln!(o, "remedies = [{}]", names.join(", "));
+    }
+    match &f.kind {
+        crate::spec::FlowKind::Tfrc(c) => {
+            let _ = writeln!(
+                o,
+                "[flow.tfrc]\npacket_size = \"{} B\"\noscillation_prevention = {}\n",
+                c.segment_size, c.oscillation_prevention
+            );
+        }
+        crate::spec::FlowKind::Tcp => {
+            let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
+        }
+        // Written whole above (a Pareto or CBR flow has no remedies, TCP or probe).
+        crate::spec::FlowKind::Pareto(_) | crate::spec::FlowKind::Cbr(_) => {}
+    }
+    if f.probe.enabled {
+        let p = &f.probe;
+        let _ = writeln!(
+            o,
+            "[flow.probe]\nenabled = true\nihn = {}\nehn = {}\nfra = {}\nfra_cap = {}\n\
+             err = {}\npair_every = {}\nfilter = \"{}\"\nwindow = {}\nalpha = {:?}\n\
+             beta = {:?}\n",
+            p.ihn,
+            p.ehn,
+            p.fra,
+            p.fra_cap,
+            p.err,
+            p.pair_every,
+            p.filter.name(),
+            p.window,
+            p.alpha,
+            p.beta
+        );
+    }
+}
+
 fn mipv6(o: &mut String, spec: &Spec, m: &crate::mip::MipSpec) {
     use crate::mip::{Dad, Detection, RoStart};
     let node = |i: NodeIdx| q(&spec.nodes[i].name);

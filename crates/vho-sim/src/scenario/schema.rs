@@ -323,6 +323,8 @@ pub struct FlowT {
     pub cbr: Option<Spanned<CbrT>>,
     pub remedies: Option<Vec<S>>,
     pub probe: Option<Spanned<ProbeT>>,
+    /// This many identical flows (`MAX_FLOW_COUNT` at most), named `NAME-0` ... `NAME-(n-1)`.
+    pub count: Option<Spanned<i64>>,
 }
 
 /// `[flow.probe]`: TFRC Probe's parameters (`crate::probe::ProbeConfig`).

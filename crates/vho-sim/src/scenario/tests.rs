@@ -1288,3 +1288,76 @@ fn a_value_of_the_wrong_type_is_named_by_its_field() {
         "{e}"
     );
 }
+
+// ---- [[flow]] count ----
+
+const CROSS: &str = r#"
+[[flow]]
+name = "cross"
+count = 3
+from = "ch"
+to = "mh"
+kind = "pareto"
+pareto = { rate = "32 kb/s" }
+"#;
+
+#[test]
+fn a_flow_with_count_is_that_many_flows_named_by_their_index() {
+    let s = load_str(&format!("{GOOD}{CROSS}"), &[]).expect("loads");
+    let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["flow0", "cross-0", "cross-1", "cross-2"]);
+    // Alike in all else: three tables written out give the same spec, and the same hash.
+    let three: String = (0..3)
+        .map(|k| {
+            format!(
+                "\n[[flow]]\nname = \"cross-{k}\"\nfrom = \"ch\"\nto = \"mh\"\nkind = \"pareto\"\n\
+                 pareto = {{ rate = \"32 kb/s\" }}\n"
+            )
+        })
+        .collect();
+    let t = load_str(&format!("{GOOD}{three}"), &[]).expect("loads");
+    assert_eq!(super::hash(&s), super::hash(&t));
+}
+
+#[test]
+fn a_count_outside_one_to_ten_thousand_is_refused_with_its_line() {
+    for bad in ["0", "-2", "10001"] {
+        let text = format!(
+            "{GOOD}{}",
+            CROSS.replace("count = 3", &format!("count = {bad}"))
+        );
+        let e = load_str(&text, &[]).expect_err(bad).to_string();
+        assert!(e.contains("flow.count") && e.contains("1 to 10000"), "{e}");
+        assert!(e.contains(&format!("got {bad}")), "{e}");
+    }
+}
+
+#[test]
+fn the_resolved_scenario_writes_identical_flows_as_one_table_with_their_count() {
+    let s = load_str(&format!("{GOOD}{CROSS}"), &[]).expect("loads");
+    let text = super::render::to_toml(&s);
+    assert_eq!(text.matches("[[flow]]").count(), 2, "{text}");
+    assert!(text.contains("name = \"cross\"\ncount = 3\n"), "{text}");
+    let back = load_str(&text, &[]).expect("the resolved form loads");
+    assert_eq!(format!("{:?}", back.flows), format!("{:?}", s.flows));
+    // Flows that differ stay apart: one of the three given another rate.
+    let other = load_str(
+        &format!("{GOOD}{CROSS}"),
+        &["flow.1.pareto.rate=\"64 kb/s\""],
+    );
+    let text = super::render::to_toml(&other.expect("loads"));
+    assert!(
+        text.contains("count = 3"),
+        "an override of the table applies to every copy"
+    );
+}
+
+#[test]
+fn an_index_past_the_tables_is_reported_as_the_index() {
+    // It said `expected an index below 1 for flow, got "1 MB"`: the value, not the index.
+    let e = load_str(GOOD, &["flow.3.size=\"1 MB\""])
+        .expect_err("no fourth flow")
+        .to_string();
+    assert!(e.contains("an index below 1 for flow"), "{e}");
+    assert!(e.ends_with("got 3"), "{e}");
+}

@@ -4,7 +4,8 @@ use crate::spec::{MobileSpec, NodeKind, NodeSpec};
 use crate::tcp::{Flags, SeqNum};
 use crate::time::Time;
 
-/// cn(0) ha(1) ar(2) mn(3); the mobile's interfaces are links 2 and 3 (care-of addresses 4, 5).
+/// cn(0) ha(1) ar(2) mn(3); the mobile's interfaces are links 2 and 3 (care-of addresses 4, 5):
+/// cn - ha (0), ha - ar (1), ar - mn (2), ha - mn (3).
 fn plan() -> Ipv6Plan {
     let nodes = ["cn", "ha", "ar", "mn"]
         .iter()
@@ -25,6 +26,7 @@ fn plan() -> Ipv6Plan {
     Ipv6Plan {
         addresses: Addresses::new(nodes.len(), &mobiles),
         home_agent: 1,
+        hops: Hops::over(nodes.len(), &[(0, 1), (1, 2), (2, 3), (1, 3)]),
     }
 }
 
@@ -128,7 +130,7 @@ fn every_signal() -> Vec<Packet> {
 fn every_signal_is_as_long_as_the_simulator_counts_it() {
     for p in every_signal() {
         let mut out = Vec::new();
-        let zeros = encode(&mut out, &p, &plan());
+        let zeros = encode(&mut out, &p, &plan(), 0);
         assert_eq!(out.len() as u32 + zeros, p.wire_bytes, "{:?}", p.sig);
         // The IPv6 payload length field agrees.
         let payload = u16::from_be_bytes([out[4], out[5]]) as usize;
@@ -149,7 +151,7 @@ fn mobility_and_icmpv6_checksums_verify_with_rfc_6275_pseudo_headers() {
     let home = pl.global(3);
     for p in every_signal() {
         let mut out = Vec::new();
-        encode(&mut out, &p, &pl);
+        encode(&mut out, &p, &pl, 0);
         let (mut at, mut nh) = (40usize, out[6]);
         let mut src: [u8; 16] = out[8..24].try_into().unwrap();
         let mut dst: [u8; 16] = out[24..40].try_into().unwrap();
@@ -200,7 +202,7 @@ fn a_route_optimised_segment_carries_the_home_address_and_checksums_over_it() {
         ..Default::default()
     };
     let mut out = Vec::new();
-    let zeros = encode(&mut out, &pkt, &pl);
+    let zeros = encode(&mut out, &pkt, &pl, 0);
     assert_eq!(out.len() as u32 + zeros, pkt.wire_bytes);
     assert_eq!(out[6], NH_ROUTING);
     assert_eq!(&out[24..40], &pl.global(COA));
@@ -254,7 +256,7 @@ fn a_bicast_copy_carries_the_packet_identifier_option_after_the_tunnel_header() 
     };
     encapsulate(&mut pkt, 1, COA);
     let mut out = Vec::new();
-    let zeros = encode(&mut out, &pkt, &pl);
+    let zeros = encode(&mut out, &pkt, &pl, 0);
     assert_eq!(out.len() as u32 + zeros, pkt.wire_bytes);
     assert_eq!(out[6], NH_DEST_OPTS, "the outer header's next header");
     assert_eq!(
@@ -263,4 +265,43 @@ fn a_bicast_copy_carries_the_packet_identifier_option_after_the_tunnel_header() 
     );
     assert_eq!(out[48] >> 4, 6, "the inner IPv6 header follows");
     assert_eq!(&out[48 + 24..48 + 40], &pl.global(3));
+}
+
+// ---- Hop limits ----
+
+#[test]
+fn a_capture_shows_the_hop_limit_less_one_per_router_and_the_tunnel_entry() {
+    // RFC 8200 §3: the hop limit is "decremented by 1 by each node that forwards the packet";
+    // RFC 2473 §3.1: the tunnel entry point forwards the original packet into the tunnel.
+    let pl = plan();
+    let seg = crate::tcp::Segment {
+        flags: Flags::ACK,
+        ..Default::default()
+    };
+    let mut p = signal_packet(Time::ZERO, 0, 3, Signal::None);
+    p.seg = seg;
+    p.proto = crate::packet::Proto::Tcp;
+    p.ext = 0;
+    let hop = |out: &[u8]| out[7];
+    let mut out = Vec::new();
+    encode(&mut out, &p, &pl, 0);
+    assert_eq!(hop(&out), 64, "as the correspondent sent it");
+    out.clear();
+    encode(&mut out, &p, &pl, 3);
+    assert_eq!(hop(&out), 63, "at the mobile, through the home agent");
+    // Tunnelled from the home agent to the care-of address on link 3 (ha - mn): the outer
+    // header straight from ha, the inner one forwarded by ha into the tunnel.
+    encapsulate(&mut p, 1, COA + 1);
+    out.clear();
+    encode(&mut out, &p, &pl, 3);
+    assert_eq!(
+        hop(&out),
+        64,
+        "the outer header: ha is the mobile's neighbour"
+    );
+    assert_eq!(
+        out[40 + 7],
+        63,
+        "the inner header: one less at the tunnel's entry"
+    );
 }

@@ -7,10 +7,7 @@ use super::schema::*;
 use super::units;
 use crate::remedy::Remedy;
 
-/// `handover.notify_offset` when not given: how long before (or after) the instant a
-/// `before` (`after`) notification comes. vho's choice: the sources give no figure (Chen et
-/// al. raise it on a link-layer trigger, the thesis proposes it without timing).
-pub const DEFAULT_NOTIFY_OFFSET_MS: u64 = 100;
+pub use crate::remedy::notice::DEFAULT_NOTIFY_OFFSET_MS;
 use crate::spec::*;
 use crate::tcp::config::{
     CcAlgorithm, CwndCounting, CwndValidation, FastRetransmitTimer, FrtoVariant, LossDetection,
@@ -255,7 +252,21 @@ impl Ctx<'_> {
             }
             let probe = self.probe(ft)?;
             let name = ft.name.clone().unwrap_or_else(|| format!("flow{i}"));
-            out.push(FlowSpec {
+            let count = match &ft.count {
+                None => None,
+                Some(c) if (1..=MAX_FLOW_COUNT as i64).contains(c.get_ref()) => {
+                    Some(*c.get_ref() as usize)
+                }
+                Some(c) => {
+                    return Err(self.err(
+                        c.span(),
+                        "flow.count",
+                        format!("an integer from 1 to {MAX_FLOW_COUNT}"),
+                        Some(c.get_ref().to_string()),
+                    ))
+                }
+            };
+            let flow = FlowSpec {
                 name,
                 src,
                 dst,
@@ -265,7 +276,16 @@ impl Ctx<'_> {
                 tcp,
                 remedies,
                 probe,
-            });
+            };
+            match count {
+                None => out.push(flow),
+                // Each copy is a flow of its own name, so its random streams are its own
+                // (`traffic::pareto` draws from "flow:NAME:pareto").
+                Some(n) => out.extend((0..n).map(|k| FlowSpec {
+                    name: format!("{}-{k}", flow.name),
+                    ..flow.clone()
+                })),
+            }
         }
         Ok(out)
     }
@@ -308,6 +328,10 @@ fn is_safe_name(s: &str) -> bool {
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
+
+/// The most flows one `[[flow]]` table may stand for (`count`): vho's bound, far above the 16 of
+/// Chen et al.'s world, so that a typo (`count = 1e9`) is refused rather than allocated.
+const MAX_FLOW_COUNT: usize = 10_000;
 
 /// What a missing required key "got".
 const MISSING: &str = "nothing: the key is missing";

@@ -348,7 +348,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         raise VhoError(f"vho sweep: unexpected arguments {' '.join(args.rest)}")
     s = sweep.load(args.target)
     out = Path(args.out) if args.out else Path("out") / s.name
-    total = len(s.points) * s.replications
+    total = s.n_runs
     if not args.quiet:
         where = f"on {args.scheduler}" if args.scheduler else f"{args.workers or 'all'} workers"
         print(

@@ -120,7 +120,7 @@ class Store:
             "axis_units": sweep.axis_units,
             "points": len(sweep.points),
             "replications": sweep.replications,
-            "runs": len(sweep.points) * sweep.replications,
+            "runs": sweep.n_runs,
             "seed": sweep.seed,
             "seeds": sweep.seeds,
             "sweep_file": sweep.source,

@@ -497,7 +497,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     import inspect
 
-    from .reproduce import STUDIES
+    from .reproduce import STUDIES, Study
+    from .reproduce.study import megabytes, size_of
+    from .reproduce.study import reproduce as reproduce_study
 
     study = STUDIES.get(args.study)
     if study is None:
@@ -505,6 +507,29 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             f"vho reproduce: no study {args.study!r}; expected one of {', '.join(STUDIES)}"
         )
     out = Path(args.out) if args.out else Path("out") / args.study
+    if isinstance(study, Study):
+        report = reproduce_study(
+            study,
+            out,
+            quick=args.quick,
+            seed=args.seed,
+            reps=args.reps if args.reps is not None else args.trials,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            sensitivity=args.sensitivity,
+            keep_captures=args.keep_captures,
+            quiet=args.quiet,
+            force=args.force,
+            argv=args.argv,
+        )
+        print(f"-> {out}/table.csv, {report} ({megabytes(size_of(out))})")
+        return 0
+    for flag, given in (
+        ("--scheduler", args.scheduler is not None),
+        ("--keep-captures", args.keep_captures),
+    ):
+        if given:
+            raise VhoError(f"vho reproduce {args.study}: {flag} does not apply to this study")
     options = {"quick": args.quick, "seed": args.seed, "quiet": args.quiet}
     takes = inspect.signature(study).parameters
     # The options only some studies have: refused, in one line, where given to another.
@@ -900,6 +925,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="naoe: trials per scenario (default 30, the paper's; --quick 5)",
     )
     rp.add_argument("--quiet", action="store_true", help="no progress bars")
+    rp.add_argument(
+        "--scheduler",
+        help="a dask.distributed scheduler (tcp://HOST:PORT) to run the study's runs on",
+    )
+    rp.add_argument(
+        "--keep-captures",
+        action="store_true",
+        help="keep every run's directory (captures, series), not only those the report reads",
+    )
     rp.add_argument(
         "--no-sensitivity",
         dest="sensitivity",

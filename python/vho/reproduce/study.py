@@ -71,6 +71,8 @@ class Point:
     params: tuple[tuple[str, Any], ...] = ()
     keep: int = 0
     text: str | None = None
+    #: What the variant is, as the report names it.
+    label: str = ""
 
     @property
     def runs_dir(self) -> str:
@@ -305,8 +307,11 @@ def expand(df: pd.DataFrame) -> pd.DataFrame:
     m = pd.DataFrame(
         [json.loads(x) if isinstance(x, str) else {} for x in df["measured"]], index=df.index
     )
-    clash = [c for c in m.columns if c in df.columns]
-    base = df.drop(columns=["measured", *clash])
+    base = df.drop(columns=["measured"])
+    # A measurement named as a summary metric replaces it where the run measured it.
+    for c in [c for c in m.columns if c in base.columns]:
+        m[c] = m[c].where(m[c].notna(), pd.to_numeric(base[c], errors="coerce"))
+    base = base.drop(columns=[c for c in m.columns if c in base.columns])
     return pd.concat([base, m], axis=1)
 
 
@@ -482,7 +487,7 @@ def reproduce(
 
 
 #: The runs table's columns that are the engine's, not the study's.
-_ENGINE = ("task", "point", "error", "vho_version", "scenario_hash", "ended_by")
+_ENGINE = ("task", "point", "error", "vho_version", "scenario_hash", "ended_by", "wall_s")
 
 
 def _runs_csv(runs: pd.DataFrame) -> pd.DataFrame:
@@ -490,6 +495,66 @@ def _runs_csv(runs: pd.DataFrame) -> pd.DataFrame:
     cols = ["case", "variant", "replication", "seed"]
     rest = [c for c in runs.columns if c not in cols and c not in _ENGINE]
     return runs[cols + rest]
+
+
+# --- causes -------------------------------------------------------------------------------
+
+
+def causes(
+    ctx: Context,
+    evidence: Callable[..., dict[str, vd.Evidence]],
+    labels: Mapping[tuple[str, str], str] | None = None,
+) -> dict[str, str]:
+    """Per paper number that differs, its cause as the study's sensitivity variants show it:
+    each variant's evidence for the number (``evidence(runs, design, variant)``) judged by the
+    same rule; a variant under which it agrees, having moved significantly towards the paper
+    (paired over the replications: :func:`_moved`), is named as the cause, and when none does
+    the number is "unexplained", with what each variant tried gave. A number no variant
+    touches is "unexplained"."""
+    names = {p.variant: p.label or p.variant for p in ctx.design.points if p.role == "sensitivity"}
+    tried: dict[str, list[tuple[str, vd.Verdict]]] = {}
+    for name, label in names.items():
+        ev = evidence(ctx.runs, ctx.design, name)
+        for v in ctx.verdicts:
+            if v.agrees is False and v.number.key in ev:
+                shown = (labels or {}).get((v.number.key.split(".")[0], name), label)
+                tried.setdefault(v.number.key, []).append(
+                    (shown, vd.judge(v.number, ev[v.number.key]))
+                )
+    out = {}
+    for v in ctx.verdicts:
+        if v.agrees is not False:
+            continue
+        t = tried.get(v.number.key, [])
+        ok = [(label, x) for label, x in t if x.agrees and _moved(v, x)]
+        if ok:
+            out[v.number.key] = "cause shown: " + "; ".join(
+                f"with {label}, vho gives {vd.ours_shown(x)} ({x.verdict}, p {vd.p_shown(x.p)})"
+                for label, x in ok
+            )
+        elif t:
+            out[v.number.key] = "unexplained; tried " + "; ".join(
+                f"{label}: {vd.ours_shown(x)} ({x.verdict})" for label, x in t
+            )
+        else:
+            out[v.number.key] = "unexplained"
+    return out
+
+
+def _moved(base: vd.Verdict, variant: vd.Verdict) -> bool:
+    """Whether a variant moved a number towards the paper's, significantly: its mean closer
+    to the paper's than the baseline's, by more than both means' 95 % intervals allow."""
+    if base.number.kind == "claim" or not math.isfinite(variant.ours):
+        return False
+    target = base.number.value
+    closer = abs(variant.ours - target) < abs(base.ours - target)
+    apart = (
+        not math.isfinite(base.lo)
+        or not math.isfinite(variant.lo)
+        or variant.hi < base.lo
+        or variant.lo > base.hi
+    )
+    return closer and apart and variant.ours != base.ours
 
 
 # --- helpers the reports share --------------------------------------------------------------

@@ -644,7 +644,9 @@ def _cell(s: str) -> str:
 
 
 def _fmt_stat(t: float) -> str:
-    return "∞" if math.isinf(t) and t > 0 else "-∞" if math.isinf(t) else f"{t:+.2f}"
+    if math.isinf(t):
+        return "∞" if t > 0 else "-∞"
+    return f"{t:+.2f}" if abs(t) < 1000 else f"{t:+.2e}"
 
 
 def _fmt_df(df: float) -> str:

@@ -41,6 +41,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .. import files
@@ -73,6 +74,8 @@ class Point:
     text: str | None = None
     #: What the variant is, as the report names it.
     label: str = ""
+    #: A sensitivity point: the variant of its case it stands in for (see :func:`causes`).
+    replaces: str = ""
 
     @property
     def runs_dir(self) -> str:
@@ -501,26 +504,27 @@ def _runs_csv(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def causes(
-    ctx: Context,
-    evidence: Callable[..., dict[str, vd.Evidence]],
-    labels: Mapping[tuple[str, str], str] | None = None,
+    ctx: Context, evidence: Callable[[pd.DataFrame, Design], dict[str, vd.Evidence]]
 ) -> dict[str, str]:
-    """Per paper number that differs, its cause as the study's sensitivity variants show it:
-    each variant's evidence for the number (``evidence(runs, design, variant)``) judged by the
-    same rule; a variant under which it agrees, having moved significantly towards the paper
-    (paired over the replications: :func:`_moved`), is named as the cause, and when none does
-    the number is "unexplained", with what each variant tried gave. A number no variant
-    touches is "unexplained"."""
-    names = {p.variant: p.label or p.variant for p in ctx.design.points if p.role == "sensitivity"}
+    """Per paper number that differs, its cause as the study's sensitivity variants show it.
+    A sensitivity point stands in for the variant of its case it ``replaces``: the runs with its
+    rows in that variant's place give every number again (``evidence``), judged by the same
+    rule; a variant under which a number agrees, having moved significantly towards the
+    paper's (:func:`_moved`), is named as its cause; when none does the number is
+    "unexplained", with what each variant that touched it gave. A number no variant touches is
+    "unexplained"."""
+    base = evidence(ctx.runs, ctx.design)
     tried: dict[str, list[tuple[str, vd.Verdict]]] = {}
-    for name, label in names.items():
-        ev = evidence(ctx.runs, ctx.design, name)
+    for p in ctx.design.points:
+        if p.role != "sensitivity" or not p.replaces:
+            continue
+        runs = swapped(ctx.runs, p.case, p.variant, p.replaces)
+        ev = evidence(runs, ctx.design)
         for v in ctx.verdicts:
-            if v.agrees is False and v.number.key in ev:
-                shown = (labels or {}).get((v.number.key.split(".")[0], name), label)
-                tried.setdefault(v.number.key, []).append(
-                    (shown, vd.judge(v.number, ev[v.number.key]))
-                )
+            k = v.number.key
+            if v.agrees is False and k in ev and k in base and _differs(ev[k], base[k]):
+                label = f"{p.label or p.variant} ({p.case})"
+                tried.setdefault(k, []).append((label, vd.judge(v.number, ev[k])))
     out = {}
     for v in ctx.verdicts:
         if v.agrees is not False:
@@ -539,6 +543,25 @@ def causes(
         else:
             out[v.number.key] = "unexplained"
     return out
+
+
+def swapped(runs: pd.DataFrame, case: str, variant: str, replaces: str) -> pd.DataFrame:
+    """The runs with those of (case, variant) in the place of (case, replaces)."""
+    drop = (runs["case"] == case) & (runs["variant"] == replaces)
+    out = runs[~drop].copy()
+    take = (out["case"] == case) & (out["variant"] == variant)
+    out.loc[take, "variant"] = replaces
+    return out
+
+
+def _differs(a: vd.Evidence, b: vd.Evidence) -> bool:
+    """Whether two evidences differ (a variant that changes nothing of a number is not tried
+    for it)."""
+    return not (
+        np.array_equal(a.x, b.x)
+        and (a.y is None) == (b.y is None)
+        and (a.y is None or np.array_equal(a.y, b.y))
+    )
 
 
 def _moved(base: vd.Verdict, variant: vd.Verdict) -> bool:

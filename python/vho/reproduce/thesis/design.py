@@ -197,6 +197,7 @@ def design(o: Options) -> Design:
                     role="sensitivity",
                     params=_params(c, False),
                     label=label,
+                    replaces=BASELINE,
                 )
             )
     return Design(

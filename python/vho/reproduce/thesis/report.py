@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..study import Context, Design, causes, column, md_table, one, paired
 from ..verdict import Evidence, PaperNumber
-from .design import BASELINE, CASES, COMPARED, HEADERS, SENSITIVITY, TUNNEL, VARIANTS
+from .design import BASELINE, CASES, COMPARED, HEADERS, TUNNEL, VARIANTS
 from .figures import figures
 from .paper import (
     FIG72_SWITCH_S,
@@ -328,9 +328,9 @@ CLAIMS = {
 }
 
 
-def evidence(runs: pd.DataFrame, design: Design, variant: str = BASELINE) -> dict[str, Evidence]:
-    """vho's side of every number of the thesis, from the runs of ``variant`` (the thesis's
-    TCP, or a sensitivity variant of the cases it was run on)."""
+def evidence(runs: pd.DataFrame, design: Design) -> dict[str, Evidence]:
+    """vho's side of every number of the thesis, from the runs of the thesis's TCP."""
+    variant = BASELINE
     out: dict[str, Evidence] = {}
     have = set(zip(runs["case"], runs["variant"], strict=True))
     for n in NUMBERS:
@@ -354,7 +354,7 @@ def evidence(runs: pd.DataFrame, design: Design, variant: str = BASELINE) -> dic
 def why(ctx: Context) -> dict[str, str]:
     """Per number that differs: the sensitivity variant that shows its cause (it agrees there),
     or "unexplained" with what was tried (:func:`vho.reproduce.study.causes`)."""
-    return causes(ctx, evidence, {(c, v): label for c, v, label, _ in SENSITIVITY})
+    return causes(ctx, evidence)
 
 
 # --- the report's body --------------------------------------------------------------------

@@ -103,6 +103,8 @@ def _constants(module: object) -> list[float]:
             return
         if isinstance(v, int | float):
             found.append(float(v))
+        elif isinstance(v, str):  # a text built from constants (a design's DRAWS)
+            found.extend(float(x) for x in static_numbers(v))
         elif isinstance(v, tuple | list):
             for x in v:
                 walk(x, depth + 1)
@@ -159,7 +161,9 @@ def numbers_that_stay(
     )
     allowed |= {round(x, 9) for m in modules for x in _constants(m)}
     allowed |= {round(x, 9) for x in _paper_numbers(study)}
-    allowed |= {float(len(study.paper)), float(len(runs)), float(len(design.points)), *extra}
+    measurable = sum(1 for n in study.paper if not n.unmeasurable)
+    allowed |= {float(len(study.paper)), float(measurable), float(len(study.paper) - measurable)}
+    allowed |= {float(len(runs)), float(len(design.points)), *extra}
     allowed |= {float(p.replications) for p in design.points}
     skeleton = [[NUMBER.sub("#", x) for x in t] for t in texts]
     stay = []

@@ -18,7 +18,7 @@ from .study import Study
 #: taking the options that apply to it of ``workers``, ``sensitivity``, ``force``, ``reps`` and
 #: ``trials`` (`vho reproduce` refuses the others).
 STUDIES: dict[str, Study | Callable[..., Path]] = {
-    "chen": chen.reproduce,
+    "chen": chen.REPRODUCTION,
     "cottingham": cottingham.reproduce,
     "daniel-kojo": daniel_kojo.reproduce,
     "naoe": naoe.reproduce,

@@ -115,6 +115,9 @@ class Design:
     #: overrides (a flow's start, a handover's instant): a function of the point and r, the
     #: same r drawing the same at every point (None: the seed draws everything).
     draw: Callable[[Point, int], tuple[str, ...]] | None = None
+    #: Prefixes of the runs table's columns ``runs.csv`` leaves out (the summary's metrics of
+    #: flows no number reads: Chen's 16 Pareto flows).
+    drop_columns: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         seen = set()
@@ -272,10 +275,11 @@ def commit() -> str:
 
 
 def code_hash(package: str) -> str:
-    """SHA-256 over the study's Python files and the shared ones (study, verdict)."""
+    """SHA-256 over the study's Python files and the shared ones (study, verdict, the sweep
+    engine that makes and stores its runs)."""
     h = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    paths = [here / "study.py", here / "verdict.py", here / "report.py"]
+    paths = [here / "study.py", here / "verdict.py", *sorted((here.parent / "sweep").glob("*.py"))]
     if package:
         paths += sorted((here / package).glob("*.py"))
     for p in paths:
@@ -471,7 +475,7 @@ def reproduce(
         os.replace(runs_dir, stage / "runs")
         try:
             verdicts = judge_all(study, runs, design)
-            files.write_table(_runs_csv(runs), stage / "runs.csv")
+            files.write_table(_runs_csv(runs, design.drop_columns), stage / "runs.csv")
             files.write_table(pd.DataFrame([v.row() for v in verdicts]), stage / "table.csv")
             ctx = Context(stage, runs, verdicts, design, stamp)
             (stage / "figures").mkdir(exist_ok=True)
@@ -493,10 +497,15 @@ def reproduce(
 _ENGINE = ("task", "point", "error", "vho_version", "scenario_hash", "ended_by", "wall_s")
 
 
-def _runs_csv(runs: pd.DataFrame) -> pd.DataFrame:
-    """The runs table as ``runs.csv``: labels first, the engine's bookkeeping dropped."""
+def _runs_csv(runs: pd.DataFrame, drop: tuple[str, ...] = ()) -> pd.DataFrame:
+    """The runs table as ``runs.csv``: labels first, the engine's bookkeeping and the columns
+    the design leaves out (``drop``, prefixes) dropped."""
     cols = ["case", "variant", "replication", "seed"]
-    rest = [c for c in runs.columns if c not in cols and c not in _ENGINE]
+    rest = [
+        c
+        for c in runs.columns
+        if c not in cols and c not in _ENGINE and not any(c.startswith(d) for d in drop)
+    ]
     return runs[cols + rest]
 
 

@@ -334,7 +334,18 @@ def flatten_summary(s: dict) -> dict[str, Any]:
         # direction a schedule gives a state, dropped_link_layer_discard only on a direction
         # with a link layer.
         row[f"dropped_{cause}"] = sum(link.get(f"dropped_{cause}", 0) for link in s["links"])
-    return row
+    return {k: _cell(v) for k, v in row.items()}
+
+
+def _cell(v: Any) -> Any:
+    """A summary value as a Parquet cell: a count beyond int64 (a bulk flow's unbounded size,
+    u64::MAX) as a float; a table or list (a TFRC flow's ``tfrc``, a probe's detections) as its
+    JSON text."""
+    if isinstance(v, int) and not isinstance(v, bool) and v >= 2**63:
+        return float(v)
+    if isinstance(v, dict | list):
+        return json.dumps(v, sort_keys=True)
+    return v
 
 
 def batch_sizes(sweep: Sweep, workers: int, n_tasks: int, per_run_s: float) -> Iterator[int]:

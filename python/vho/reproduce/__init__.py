@@ -21,7 +21,7 @@ STUDIES: dict[str, Study | Callable[..., Path]] = {
     "chen": chen.REPRODUCTION,
     "cottingham": cottingham.reproduce,
     "daniel-kojo": daniel_kojo.reproduce,
-    "naoe": naoe.reproduce,
+    "naoe": naoe.REPRODUCTION,
     "thesis": thesis.REPRODUCTION,
 }
 

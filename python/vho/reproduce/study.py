@@ -76,6 +76,9 @@ class Point:
     label: str = ""
     #: A sensitivity point: the variant of its case it stands in for (see :func:`causes`).
     replaces: str = ""
+    #: Whether the design's measure function measures its runs (False: the summary alone,
+    #: recording off, as a plain sweep: the fast path).
+    measured: bool = True
 
     @property
     def runs_dir(self) -> str:
@@ -155,6 +158,8 @@ class Design:
                     -1 if keep_all else p.keep,
                     f"{p.case}/{p.variant}",
                 )
+                if p.measured
+                else None
                 for p in self.points
             ]
         return Sweep(
@@ -294,6 +299,12 @@ def command_line(argv: list[str] | None) -> str:
     if argv is None:
         return "(called from Python)"
     return shlex.join(["vho", *argv])
+
+
+def keep_only(run_dir: Path, result: Any, params: dict[str, Any]) -> dict[str, float]:
+    """A measure function that measures nothing: the run is made to be kept (its capture or
+    series for a figure), its numbers are the summary's."""
+    return {}
 
 
 # --- running ------------------------------------------------------------------------------

@@ -27,14 +27,13 @@ REFERENCE = re.compile(r"(l\.|§|Fig\. |Figs\. |Table |Tables |RFC |issue |seed 
 
 
 def moved(runs: pd.DataFrame) -> pd.DataFrame:
-    """The runs table with every measurement moved: x -> k x + 0.73, k from 1.2 to 1.8 by the
-    row (its point and replication), so that zeros, differences and ratios between points and
-    replications move too."""
+    """The runs table with every measurement moved: x -> k x + 0.73, k in [1.2, 1.8) drawn by
+    the row (a hash of its point and replication), so that zeros, differences, ratios and
+    spreads between points and replications move too."""
     out = runs.copy()
-    key = (out["case"].astype(str) + "/" + out["variant"].astype(str)).map(
-        lambda s: zlib.crc32(s.encode())
-    )
-    k = 1.2 + 0.15 * ((key + out["replication"]) % 5)
+    cell = out["case"].astype(str) + "/" + out["variant"].astype(str) + "/"
+    cell = cell + out["replication"].astype(str)
+    k = 1.2 + 0.6 * (cell.map(lambda s: zlib.crc32(s.encode())) % 1000) / 1000
     for c in out.columns:
         if c in LABELS or not pd.api.types.is_numeric_dtype(out[c]):
             continue
@@ -165,6 +164,9 @@ def numbers_that_stay(
     allowed |= {float(len(study.paper)), float(measurable), float(len(study.paper) - measurable)}
     allowed |= {float(len(runs)), float(len(design.points)), *extra}
     allowed |= {float(p.replications) for p in design.points}
+    # Degrees of freedom: a count less one.
+    allowed |= {float(p.replications - 1) for p in design.points}
+    allowed |= {float(n.n - 1) for n in study.paper if n.n}
     skeleton = [[NUMBER.sub("#", x) for x in t] for t in texts]
     stay = []
     sm = difflib.SequenceMatcher(a=skeleton[0], b=skeleton[1], autojunk=False)

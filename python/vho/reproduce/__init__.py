@@ -19,7 +19,7 @@ from .study import Study
 #: ``trials`` (`vho reproduce` refuses the others).
 STUDIES: dict[str, Study | Callable[..., Path]] = {
     "chen": chen.REPRODUCTION,
-    "cottingham": cottingham.reproduce,
+    "cottingham": cottingham.REPRODUCTION,
     "daniel-kojo": daniel_kojo.reproduce,
     "naoe": naoe.REPRODUCTION,
     "thesis": thesis.REPRODUCTION,

@@ -164,6 +164,14 @@ def numbers_that_stay(
     allowed |= {float(len(study.paper)), float(measurable), float(len(study.paper) - measurable)}
     allowed |= {float(len(runs)), float(len(design.points)), *extra}
     allowed |= {float(p.replications) for p in design.points}
+    roles = [p.role for p in design.points]
+    allowed |= {float(roles.count(r)) for r in set(roles)}
+    # How many numbers are judged and not (quick mode runs some cells only), and how many
+    # values each number's evidence has: counts of the design, not of the runs' values.
+    _, judged, unmeasured = vd.tally(st.judge_all(study, runs, design))
+    allowed |= {float(judged), float(unmeasured)}
+    for ev in study.evidence(runs, design).values():
+        allowed |= {float(len(ev.x)), float(len(ev.x) - 1)}
     # Degrees of freedom: a count less one.
     allowed |= {float(p.replications - 1) for p in design.points}
     allowed |= {float(n.n - 1) for n in study.paper if n.n}

@@ -286,9 +286,12 @@ def test_a_foreign_directory_is_refused_and_replaced_only_with_force(
     assert (out / "report.md").exists() and not list(tmp_path.glob(".vho-partial-*"))
 
 
-def test_options_of_a_study_not_in_the_shape_yet_are_refused_in_one_line(
+def test_too_few_replications_are_refused_in_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["reproduce", "daniel-kojo", "--quick", "--scheduler", "tcp://x:1"]) == 2
+    # A confidence interval needs two.
+    assert main(["reproduce", "thesis", "--quick", "--reps", "1"]) == 2
     err = capsys.readouterr().err
-    assert err == "vho reproduce daniel-kojo: --scheduler does not apply to this study\n"
+    assert err == (
+        "vho reproduce thesis: --reps: expected at least 2 (a confidence interval), got 1\n"
+    )

@@ -7,20 +7,14 @@ only reads the runs. :data:`STUDIES` maps the command's study names to them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
 from . import chen, cottingham, daniel_kojo, naoe, thesis
 from .study import Study
 
-#: Study name -> its :class:`Study` (run by :func:`vho.reproduce.study.reproduce`), or, for a
-#: study not yet in that shape, ``reproduce(out, *, quick, seed, quiet, ...) -> report path``
-#: taking the options that apply to it of ``workers``, ``sensitivity``, ``force``, ``reps`` and
-#: ``trials`` (`vho reproduce` refuses the others).
-STUDIES: dict[str, Study | Callable[..., Path]] = {
+#: Study name -> its :class:`Study`, run by :func:`vho.reproduce.study.reproduce`.
+STUDIES: dict[str, Study] = {
     "chen": chen.REPRODUCTION,
     "cottingham": cottingham.REPRODUCTION,
-    "daniel-kojo": daniel_kojo.reproduce,
+    "daniel-kojo": daniel_kojo.REPRODUCTION,
     "naoe": naoe.REPRODUCTION,
     "thesis": thesis.REPRODUCTION,
 }

@@ -452,7 +452,10 @@ def reproduce(
     ``reps``: replications of the paper's cases (default the study's); ``keep_captures``:
     keep every run's directory, not only those the report reads."""
     if reps is not None and reps < 2:
-        raise VhoError(f"--reps: expected at least 2 (a confidence interval), got {reps}")
+        raise VhoError(
+            f"vho reproduce {study.name}: --reps: expected at least 2 (a confidence interval), "
+            f"got {reps}"
+        )
     out = Path(out)
     t0 = time.perf_counter()
     options = Options(quick=quick, seed=seed, reps=reps, sensitivity=sensitivity)
@@ -527,23 +530,30 @@ def causes(
     ctx: Context, evidence: Callable[[pd.DataFrame, Design], dict[str, vd.Evidence]]
 ) -> dict[str, str]:
     """Per paper number that differs, its cause as the study's sensitivity variants show it.
-    A sensitivity point stands in for the variant of its case it ``replaces``: the runs with its
-    rows in that variant's place give every number again (``evidence``), judged by the same
+    A sensitivity point stands in for the variant of its case it ``replaces`` (the points of
+    one label together: one variant applied to several cases): the runs with its rows in that
+    variant's place give every number again (``evidence``), judged by the same
     rule; a variant under which a number agrees, having moved significantly towards the
     paper's (:func:`_moved`), is named as its cause; when none does the number is
     "unexplained", with what each variant that touched it gave. A number no variant touches is
     "unexplained"."""
     base = evidence(ctx.runs, ctx.design)
     tried: dict[str, list[tuple[str, vd.Verdict]]] = {}
+    # Points with one label are one variant applied to several cases: swapped in together.
+    groups: dict[str, list[Point]] = {}
     for p in ctx.design.points:
-        if p.role != "sensitivity" or not p.replaces:
-            continue
-        runs = swapped(ctx.runs, p.case, p.variant, p.replaces)
+        if p.role == "sensitivity" and p.replaces:
+            groups.setdefault(p.label or p.variant, []).append(p)
+    if not any(v.agrees is False for v in ctx.verdicts):
+        groups = {}
+    for label, ps in groups.items():
+        runs = ctx.runs
+        for p in ps:
+            runs = swapped(runs, p.case, p.variant, p.replaces)
         ev = evidence(runs, ctx.design)
         for v in ctx.verdicts:
             k = v.number.key
             if v.agrees is False and k in ev and k in base and _differs(ev[k], base[k]):
-                label = f"{p.label or p.variant} ({p.case})"
                 tried.setdefault(k, []).append((label, vd.judge(v.number, ev[k])))
     out = {}
     for v in ctx.verdicts:

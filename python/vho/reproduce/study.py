@@ -208,10 +208,9 @@ class Context:
 
     def rows(self, case: str, variant: str | None = None) -> pd.DataFrame:
         """The runs of a case (and variant), in replication order."""
-        r = self.runs[self.runs["case"] == case]
         if variant is not None:
-            r = r[r["variant"] == variant]
-        return r.sort_values("replication")
+            return point_rows(self.runs, case, variant)
+        return self.runs[self.runs["case"] == case].sort_values("replication")
 
     def verdict(self, key: str) -> vd.Verdict:
         return next(v for v in self.verdicts if v.number.key == key)
@@ -547,9 +546,7 @@ def causes(
     if not any(v.agrees is False for v in ctx.verdicts):
         groups = {}
     for label, ps in groups.items():
-        runs = ctx.runs
-        for p in ps:
-            runs = swapped(runs, p.case, p.variant, p.replaces)
+        runs = swapped(ctx.runs, [(p.case, p.variant, p.replaces) for p in ps])
         ev = evidence(runs, ctx.design)
         for v in ctx.verdicts:
             k = v.number.key
@@ -575,12 +572,15 @@ def causes(
     return out
 
 
-def swapped(runs: pd.DataFrame, case: str, variant: str, replaces: str) -> pd.DataFrame:
-    """The runs with those of (case, variant) in the place of (case, replaces)."""
-    drop = (runs["case"] == case) & (runs["variant"] == replaces)
-    out = runs[~drop].copy()
-    take = (out["case"] == case) & (out["variant"] == variant)
-    out.loc[take, "variant"] = replaces
+def swapped(runs: pd.DataFrame, swaps: list[tuple[str, str, str]]) -> pd.DataFrame:
+    """The runs with those of each (case, variant) in the place of (case, replaces)."""
+    key = runs["case"].astype(str) + "\0" + runs["variant"].astype(str)
+    drop = {f"{c}\0{r}" for c, _, r in swaps}
+    relabel = {f"{c}\0{v}": r for c, v, r in swaps}
+    out = runs[~key.isin(drop)].copy()
+    k = key[~key.isin(drop)]
+    take = k.isin(relabel)
+    out.loc[take, "variant"] = k[take].map(relabel)
     return out
 
 
@@ -613,13 +613,46 @@ def _moved(base: vd.Verdict, variant: vd.Verdict) -> bool:
 # --- helpers the reports share --------------------------------------------------------------
 
 
+#: The runs table last indexed by point (:func:`_index`): the table, per point the positions of
+#: its rows in replication order, and the columns already read as numbers.
+_INDEX: list[tuple[pd.DataFrame, dict[tuple[str, str], np.ndarray], dict[str, np.ndarray]]] = []
+
+
+def _index(runs: pd.DataFrame) -> tuple[dict[tuple[str, str], np.ndarray], dict[str, np.ndarray]]:
+    """Per point, the positions of its rows in replication order; kept while the same table
+    is asked about (a report asks thousands of times)."""
+    if not _INDEX or _INDEX[0][0] is not runs:
+        order = np.argsort(runs["replication"].to_numpy(), kind="stable")
+        case = runs["case"].astype(str).to_numpy()[order]
+        variant = runs["variant"].astype(str).to_numpy()[order]
+        pos: dict[tuple[str, str], list[int]] = {}
+        for i, c, v in zip(order, case, variant, strict=True):
+            pos.setdefault((c, v), []).append(int(i))
+        _INDEX[:] = [(runs, {k: np.array(x, dtype=int) for k, x in pos.items()}, {})]
+    return _INDEX[0][1], _INDEX[0][2]
+
+
+def point_rows(runs: pd.DataFrame, case: str, variant: str) -> pd.DataFrame:
+    """A point's runs, in replication order (empty when it has none)."""
+    pos, _ = _index(runs)
+    return runs.iloc[pos.get((case, variant), np.array([], dtype=int))]
+
+
+def values(runs: pd.DataFrame, case: str, variant: str, key: str) -> np.ndarray:
+    """One measurement over a point's replications, in replication order, as numbers (NaN
+    where a run has none)."""
+    pos, cols = _index(runs)
+    at = pos.get((case, variant), np.array([], dtype=int))
+    if key not in runs.columns:
+        return np.full(len(at), math.nan)
+    if key not in cols:
+        cols[key] = pd.to_numeric(runs[key], errors="coerce").to_numpy(dtype=float)
+    return cols[key][at]
+
+
 def column(runs: pd.DataFrame, case: str, variant: str, key: str) -> pd.Series:
-    """One measurement over a point's replications, in replication order (NaN where a run
-    has none)."""
-    g = runs[(runs["case"] == case) & (runs["variant"] == variant)].sort_values("replication")
-    if key not in g.columns:
-        return pd.Series([math.nan] * len(g), dtype=float)
-    return pd.to_numeric(g[key], errors="coerce").reset_index(drop=True)
+    """:func:`values` as a Series."""
+    return pd.Series(values(runs, case, variant, key), dtype=float)
 
 
 def paired(

@@ -18,7 +18,7 @@ import pandas as pd
 from ... import capture, files, plots
 from ...plots import _save
 from ...sweep.summarize import t975
-from ..study import Context, Design, causes, column, md_table, one
+from ..study import Context, Design, causes, column, md_table, one, values
 from ..verdict import Evidence, num
 from .design import (
     FIGURE_CASES,
@@ -53,25 +53,26 @@ def per_cell(runs: pd.DataFrame, cs: list[Cell], variant: str = "", reps: int = 
     rows = []
     for c in cs:
         v = c.model if not variant else f"{c.model}~{variant}"
-        g = runs[(runs["case"] == cell_name(c)) & (runs["variant"] == v)]
-        if reps:
-            g = g[g["replication"] < reps]
-        t = pd.to_numeric(g["transfer_time_s"], errors="coerce").dropna()
+        case = cell_name(c)
+
+        def col(key: str, case: str = case, v: str = v) -> np.ndarray:
+            x = values(runs, case, v, key)
+            return x[:reps] if reps else x
+
+        all_t = col("transfer_time_s")
+        t = all_t[np.isfinite(all_t)]
         n = len(t)
-        sd = float(t.std(ddof=1)) if n > 1 else math.nan
+        sd = float(np.std(t, ddof=1)) if n > 1 else math.nan
         row = {
-            "table": c.table,
-            "direction": c.direction,
-            "model": c.model,
-            "size_bytes": c.size_bytes,
-            "htime_s": c.htime_s,
-            "replications": len(g),
-            "ours_mean_s": float(t.mean()) if n else math.nan,
+            "table": c.table, "direction": c.direction, "model": c.model,
+            "size_bytes": c.size_bytes, "htime_s": c.htime_s, "replications": len(all_t),
+            "ours_mean_s": float(np.mean(t)) if n else math.nan,
             "ours_ci95_s": t975(n - 1) * sd / math.sqrt(n) if n > 1 else math.nan,
             "paper_s": c.paper_s,
-        }
+        }  # fmt: skip
         for k in GROUND_TRUTH:
-            row[k] = float(pd.to_numeric(g[k], errors="coerce").mean()) if k in g else math.nan
+            x = col(k)
+            row[k] = float(np.nanmean(x)) if len(x) and np.isfinite(x).any() else math.nan
         rows.append(row)
     out = pd.DataFrame(rows)
     out["rel_diff"] = out["ours_mean_s"] / out["paper_s"] - 1

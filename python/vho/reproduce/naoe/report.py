@@ -15,7 +15,7 @@ import pandas as pd
 
 from ... import capture, plots
 from ...plots import _save
-from ..study import Context, Design, causes, md_table
+from ..study import Context, Design, causes, md_table, point_rows
 from ..verdict import Evidence, num
 from .design import ALPHAS, CAUSES, FIG6, INITIAL_DELAYS_S, SECTION_VII
 from .paper import LABELS, METRIC_LABELS, METRICS, NUMBERS, SCHEMES, TABLE_NUMBER, TABLES
@@ -48,7 +48,7 @@ def metric(
 ) -> np.ndarray:
     """A metric of the paper's over a point's trials, in trial order (goodput in kb/s)."""
     col = FIELDS[m] if flow is None else f"flow.{flow}.{FIELDS[m]}"
-    g = runs[(runs["case"] == case) & (runs["variant"] == variant)].sort_values("replication")
+    g = point_rows(runs, case, variant)
     if col not in g.columns:
         return np.array([])
     x = pd.to_numeric(g[col], errors="coerce").to_numpy(dtype=float)
@@ -96,7 +96,7 @@ def _ms(x: np.ndarray) -> str:
 
 
 def _mean(runs: pd.DataFrame, case: str, variant: str, col: str) -> str:
-    g = runs[(runs["case"] == case) & (runs["variant"] == variant)]
+    g = point_rows(runs, case, variant)
     if col not in g.columns:
         return "-"
     return num(float(pd.to_numeric(g[col], errors="coerce").mean()), 1)

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..study import Context, Design, causes, column, md_table, one, paired
+from ..study import Context, Design, causes, column, md_table, one, paired, point_rows
 from ..verdict import Evidence, PaperNumber
 from .design import BASELINE, CASES, COMPARED, HEADERS, TUNNEL, VARIANTS
 from .figures import figures
@@ -125,7 +125,7 @@ class Facts:
     """The baseline's measurements of one case, replication means, as ``f.key``."""
 
     def __init__(self, runs: pd.DataFrame, case: str, variant: str = BASELINE) -> None:
-        g = runs[(runs["case"] == case) & (runs["variant"] == variant)]
+        g = point_rows(runs, case, variant)
         self.rows = g
         self.mean = g.select_dtypes("number").mean()
 

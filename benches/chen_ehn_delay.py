@@ -25,7 +25,6 @@ hop's one-BDP queue; the original loses 394 of its 515 in the first second.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import statistics
 import tempfile
@@ -34,22 +33,24 @@ from pathlib import Path
 import pandas as pd
 
 from vho.reproduce import chen
+from vho.reproduce.chen import design
+from vho.reproduce.chen.measure import measure_run
+from vho.runner import run
 
 #: The runs stop here: the count's window, [599 s, 630 s), is inside.
 STOP_S = 700.0
 BINS = [-1.0, 0.0, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0]
+CASE = "high-low-tfrc"
 
 
-def variant(name: str, offset_ms: int) -> chen.Variant:
-    v = next(v for v in chen.HIGH_LOW_VARIANTS if v.name == name)
-    if offset_ms == 0:
-        return v
-    late = ('handover.0.notify="after"', f'handover.0.notify_offset="{offset_ms} ms"')
-    return dataclasses.replace(v, overrides=v.overrides + late)
-
-
-def high_to_low() -> chen.Case:
-    return next(c for c in chen.CASES if c.direction == "high-to-low")
+def run_variant(name: str, offset_ms: int, seed: int, out: Path) -> dict:
+    """The study's HIGH-to-LOW run of variant ``name`` (the handoff at 600 s, no draws), its
+    notification moved ``offset_ms`` after the handoff; its measurements."""
+    sets = design.point_overrides(CASE, name, STOP_S, chen.HANDOFF_S)
+    if offset_ms:
+        sets += ['handover.0.notify="after"', f'handover.0.notify_offset="{offset_ms} ms"']
+    r = run(chen.study_path(), seed=seed, overrides=sets, out_dir=out, force=True)
+    return measure_run(out, r, design.params(CASE, name))
 
 
 def main() -> int:
@@ -58,21 +59,13 @@ def main() -> int:
     ap.add_argument("--seeds", default="1,2,3")
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
-    case = high_to_low()
     with tempfile.TemporaryDirectory() as tmp:
         for off in (int(o) for o in args.offsets.split(",")):
-            v = variant("ehn-a", off)
-            lost = [
-                chen.run_one(chen.Task(case, v, s, STOP_S, chen.HANDOFF_S), Path(tmp))[
-                    "lost_window"
-                ]
-                for s in seeds
-            ]
+            lost = [run_variant("ehn-a", off, s, Path(tmp) / "r")["lost_window"] for s in seeds]
             print(f"EHN(a) told {off:5d} ms after: lost {statistics.mean(lost):6.1f}  {lost}")
         for name in ("original", "ehn-a"):
-            task = chen.Task(case, variant(name, 0), seeds[0], STOP_S, chen.HANDOFF_S)
-            chen.run_one(task, Path(tmp))
-            out = chen.run_dir(Path(tmp), case.name, name, seeds[0])
+            out = Path(tmp) / name
+            run_variant(name, 0, seeds[0], out)
             flow = json.loads((out / "summary.json").read_text())["flows"][0]["name"]
             drops = pd.read_parquet(out / "series_drops.parquet")
             rel = drops[drops["flow"] == flow]["t_s"] - chen.HANDOFF_S

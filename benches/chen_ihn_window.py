@@ -5,7 +5,8 @@ Chen et al. give IHN's lag behind EHN at the LOW-to-HIGH handoff as about 15 s f
 "calculated following CapProbe" (l.68). CapProbe estimates at the end of a run of pairs
 (`flow.probe.filter = "runs"`, vho's default, `flow.probe.window` = 10 pairs): IHN hears of
 the handoff when the run holding the new link's first pair ends. This script runs the study's
-IHN+FRA variant (`vho reproduce chen`'s) for each run length and seed and prints IHN's first
+IHN+FRA variant (`vho reproduce chen`'s, the handoff at 600 s, no draws) for each run length
+and seed and prints IHN's first
 LOW-to-HIGH detection after the handoff; EHN's is at the handoff itself, so this is the lag.
 
     python3 benches/chen_ihn_window.py [--windows 10,30,50,70,100,150,200,300] [--seeds 1,2,3]
@@ -40,6 +41,8 @@ import statistics
 from pathlib import Path
 
 from vho.reproduce import chen
+from vho.reproduce.chen import design
+from vho.reproduce.chen.measure import detection
 from vho.runner import run
 
 #: The runs stop here: 100 s after the paper's handoff at 600 s (§5).
@@ -48,10 +51,10 @@ STOP_S = 700.0
 
 def lag(case: chen.Case, window: int, seed: int) -> float:
     """IHN's first detection of the LOW-to-HIGH handoff, s after it, in the IHN+FRA run."""
-    task = chen.Task(case, chen.LOW_HIGH[1], seed, STOP_S, chen.HANDOFF_S)
-    sets = [s for s in task.overrides() if not s.startswith("record.")]
+    sets = design.point_overrides(case.name, "ihn-fra", STOP_S, chen.HANDOFF_S)
+    sets = [s for s in sets if not s.startswith("record.")]
     r = run(chen.study_path(), overrides=[*sets, f"flow.0.probe.window={window}"], seed=seed)
-    return chen.detection(r.summary, "ihn", case.direction)
+    return detection(r.summary, "ihn", case.direction)
 
 
 def main() -> int:

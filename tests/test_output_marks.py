@@ -13,7 +13,7 @@ import pytest
 from vho import files
 from vho.cli import main
 from vho.errors import OutputError
-from vho.reproduce import naoe
+from vho.reproduce import naoe, study
 
 GOOD = """
 [run]
@@ -96,10 +96,10 @@ def test_one_study_never_replaces_another_studys_output(
         (out / name).write_text(f"chen's {name}")
     (out / files.MARK).write_text("vho reproduce chen\n")
     before = _snapshot(out)
-    for study in ("thesis", "cottingham"):
-        assert main(["reproduce", study, "--quick", "--quiet", "--out", str(out)]) == 2
+    for name in ("thesis", "cottingham"):
+        assert main(["reproduce", name, "--quick", "--quiet", "--out", str(out)]) == 2
         err = _one_line(capsys)
-        assert f"not an output of vho reproduce {study} (an output of vho reproduce chen)" in err
+        assert f"not an output of vho reproduce {name} (an output of vho reproduce chen)" in err
         assert _snapshot(out) == before
     _no_staging(tmp_path)
 
@@ -171,15 +171,15 @@ def test_an_interrupted_study_leaves_the_previous_output_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = tmp_path / "d"
-    naoe.reproduce(out, quick=True, seed=1, quiet=True, sensitivity=False)
+    study.reproduce(naoe.REPRODUCTION, out, quick=True, seed=1, quiet=True, sensitivity=False)
     before = _snapshot(out)
 
-    def interrupted(*args: object, **kw: object) -> list[dict]:
-        raise KeyboardInterrupt  # Ctrl-C after the tables, before the variants and the report
+    def interrupted(*args: object, **kw: object) -> list:
+        raise KeyboardInterrupt  # Ctrl-C after the runs, before the tables and the report
 
-    monkeypatch.setattr(naoe, "variant_rows", interrupted)
+    monkeypatch.setattr(study, "judge_all", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        naoe.reproduce(out, quick=True, seed=9, quiet=True, sensitivity=False)
+        study.reproduce(naoe.REPRODUCTION, out, quick=True, seed=9, quiet=True, sensitivity=False)
     assert _snapshot(out) == before
     _no_staging(tmp_path)
 

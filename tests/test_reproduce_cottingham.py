@@ -1,6 +1,7 @@
-"""`vho reproduce cottingham --quick` (issue 20): Table 1 computed from the runs as the paper
-computes it, beside the paper's numbers; the study file and the cases in step; every run
-deterministic."""
+"""`vho reproduce cottingham --quick` (issue 20, issue 35): Table 1 computed from the runs as
+the paper computes it and judged by the rule beside the paper's numbers (mean, share, sigma,
+min, max; the sigmas' implied correlation); §6's claims; the study file and the cases in step;
+every run deterministic; the captures dropped but for those the figures read."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import reproduce_checks
 
 import vho
 from vho.cli import main
 from vho.reproduce import cottingham
-from vho.reproduce.cottingham_paper import PAPER_COUNT, TABLE1
+from vho.reproduce.cottingham import design as cott_design
+from vho.reproduce.cottingham import paper as cott_paper
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,35 +31,37 @@ def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_table_1_is_the_papers_statistics_of_our_runs(out: Path) -> None:
     runs = pd.read_csv(out / "runs.csv")
-    t = pd.read_csv(out / "table.csv")
-    for case, n in PAPER_COUNT.items():
-        g = runs[(runs["case"] == case) & (runs["variant"] == "base")].sort_values("seed")
+    t = pd.read_csv(out / "table.csv").set_index("key")
+    assert list(t.index) == [n.key for n in cott_paper.NUMBERS]
+    for case, n in cottingham.PAPER_COUNT.items():
+        g = runs[(runs["case"] == case) & (runs["variant"] == "base")].sort_values("replication")
         assert len(g) == n  # the paper's counts in quick mode (l.138)
-        rows = t[(t["case"] == case) & (t["variant"] == "paper-count")].set_index(["key", "stat"])
         for key, col in (("t_n", "t_n_s"), ("t_a", "t_a_s"), ("total", "total_s")):
             v = g[col] * 1e3
             # runs.csv keeps microseconds (%.6f s): each ms value here is within 0.5e-3 of
-            # the one the table was computed from, and so are their mean, sigma and extremes.
+            # the one the table was computed from, and so are their mean and sigma.
             close = {"abs": 1e-3}
-            assert rows.loc[(key, "mean"), "ours"] == pytest.approx(v.mean(), **close)
-            assert rows.loc[(key, "sigma"), "ours"] == pytest.approx(v.std(ddof=1), **close)
-            assert rows.loc[(key, "min"), "ours"] == pytest.approx(v.min(), **close)
-            assert rows.loc[(key, "max"), "ours"] == pytest.approx(v.max(), **close)
-            assert rows.loc[(key, "mean"), "paper"] == TABLE1[case][key][0]
+            assert t.loc[f"{case}.{key}.mean", "ours"] == pytest.approx(v.mean(), **close)
+            assert t.loc[f"{case}.{key}.sigma", "ours"] == pytest.approx(v.std(ddof=1), **close)
+            assert t.loc[f"{case}.{key}.min", "ours"] == pytest.approx(v.min(), **close)
+            assert t.loc[f"{case}.{key}.max", "ours"] == pytest.approx(v.max(), **close)
+            assert t.loc[f"{case}.{key}.mean", "paper"] == cottingham.TABLE1[case][key][0]
         # The % column: the mean of per-handover shares (l.183), not the ratio of means.
         share = (g["t_a_s"] / (g["t_n_s"] + g["t_a_s"])).mean() * 100
-        assert rows.loc[("t_a", "share"), "ours"] == pytest.approx(share, rel=1e-6)
-        # total = T_n + t_a per handover.
+        assert t.loc[f"{case}.t_a.share", "ours"] == pytest.approx(share, rel=1e-6)
         assert np.allclose(g["total_s"], g["t_n_s"] + g["t_a_s"])
+        # The correlation the paper's sigmas imply, against ours.
+        r = float(np.corrcoef(g["t_n_s"], g["t_a_s"])[0, 1])
+        assert t.loc[f"{case}.t_n_t_a_corr", "ours"] == pytest.approx(r, abs=1e-6)
+    # WLAN: (881^2 - 1127^2 - 628^2) / (2 x 1127 x 628) = -888352 / 1415512 = -0.6276; LAN:
+    # (1751^2 - 1791^2 - 337^2) / (2 x 1791 x 337) = -255249 / 1207134 = -0.2115.
+    assert cott_paper.implied_correlation("wlan-gprs") == pytest.approx(-0.6276, abs=1e-4)
+    assert cott_paper.implied_correlation("lan-gprs") == pytest.approx(-0.2115, abs=1e-4)
 
 
-def test_the_report_shows_table_1_beside_the_papers(out: Path) -> None:
+def test_the_report_shows_table_1_beside_the_papers_and_the_figures(out: Path) -> None:
     report = (out / "report.md").read_text()
-    t = pd.read_csv(out / "table.csv")
-    for case in PAPER_COUNT:
-        r = t[(t["case"] == case) & (t["variant"] == "paper-count") & (t["stat"] == "mean")]
-        t_n = r[r["key"] == "t_n"].iloc[0]
-        assert f"{t_n['ours']:,.0f} ({t_n['paper']:,.0f})" in report
+    assert re.match(r"\*\*\d+ of \d+ paper numbers agree by the rule\*\*", report.splitlines()[2])
     for fig in (
         "fig5_6_latency_per_handover.png",
         "fig7_throughput_wlan_gprs.png",
@@ -64,6 +69,21 @@ def test_the_report_shows_table_1_beside_the_papers(out: Path) -> None:
     ):
         assert (out / "figures" / fig).stat().st_size > 0
         assert f"figures/{fig}" in report
+
+
+def test_the_report_follows_its_runs(out: Path, tmp_path: Path) -> None:
+    stay = reproduce_checks.numbers_that_stay(
+        cottingham.REPRODUCTION, out, tmp_path, cott_paper, cott_design
+    )
+    assert stay == []
+
+
+def test_only_the_runs_the_figures_read_keep_their_captures(out: Path) -> None:
+    # Issue 35 point 5: 3.1 GB before (a 4.5 MB capture per run x 700).
+    kept = sorted(str(p.relative_to(out / "runs")) for p in out.glob("runs/*/*/rep-*"))
+    assert kept == ["lan-gprs/base/rep-0", "soft/base/rep-0", "wlan-gprs/base/rep-0"]
+    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    assert size < 50e6
 
 
 def test_the_study_file_lists_every_cases_overrides() -> None:

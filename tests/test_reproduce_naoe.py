@@ -1,100 +1,124 @@
-"""`vho reproduce naoe --quick` (issue 22): Tables II and III from our runs beside the paper's
-numbers, mean and sigma; and the issue's claims on the quick trials: APC below NEMO-SHO in
-spurious retransmissions and out-of-order deliveries, APC above MBB in goodput 5-15 s, in both
-directions (Naoe et al. §VI-A, §VI-B)."""
+"""`vho reproduce naoe --quick` (issue 22, issue 35): Tables II and III from our runs beside the
+paper's numbers, mean and sigma, judged by the rule; the paper's claims tested paired over the
+trials' common random numbers (Naoe et al. §VI-A, §VI-B); §VII's delays with a row that says
+why vho does not measure them; and a report that follows its runs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+import reproduce_checks
 
 from vho.cli import main
-from vho.reproduce.naoe_paper import LABELS, SCHEMES, TABLES
-
-ROOT = Path(__file__).resolve().parent.parent
+from vho.reproduce import naoe
+from vho.reproduce.naoe import design as naoe_design
+from vho.reproduce.naoe import paper as naoe_paper
+from vho.reproduce.naoe.report import metric
 
 
 @pytest.fixture(scope="module")
 def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("naoe") / "out"
-    args = ["reproduce", "naoe", "--quick", "--quiet", "--no-sensitivity", "--out", str(d)]
-    assert main(args) == 0
+    assert main(["reproduce", "naoe", "--quick", "--quiet", "--out", str(d)]) == 0
     return d
 
 
-def test_the_table_holds_every_cell_of_both_tables_with_the_papers_numbers(out: Path) -> None:
-    t = pd.read_csv(out / "table.csv")
-    assert len(t) == 2 * 3 * 3  # two tables, three schemes, three metrics
-    for _, r in t.iterrows():
-        assert (r["paper_mean"], r["paper_sd"]) == TABLES[r["direction"]][r["scheme"]][r["metric"]]
-        assert r["trials"] == 5  # --quick
-        assert r["ours_mean"] == r["ours_mean"]  # a number, not NaN
+def test_every_cell_of_both_tables_and_its_sigma_has_a_row(out: Path) -> None:
+    t = pd.read_csv(out / "table.csv").set_index("key")
+    runs = pd.read_csv(out / "runs.csv")
+    assert list(t.index) == [n.key for n in naoe.NUMBERS]
+    for direction, schemes in naoe.TABLES.items():
+        for scheme, metrics in schemes.items():
+            for m, (mu, sigma) in metrics.items():
+                key = f"{direction}.{scheme}.{m}"
+                assert (t.loc[key, "paper"], t.loc[key, "paper_sd"]) == (mu, sigma)
+                assert t.loc[f"{key}.sd", "paper"] == sigma
+                x = metric(runs, direction, scheme, m)
+                assert len(x) == naoe_design.QUICK_TRIALS
+                assert t.loc[key, "ours"] == pytest.approx(x.mean())
+                assert t.loc[f"{key}.sd", "ours"] == pytest.approx(x.std(ddof=1))
+    # §VII's delays: rows that say why vho does not measure them.
+    for key in (
+        "downward.first_slow_copy_delay_s",
+        "downward.two_sessions.first_slow_copy_delay_s",
+    ):
+        assert t.loc[key, "verdict"] == "not measured" and "per copy" in t.loc[key, "note"].replace(
+            "-", " "
+        )
 
 
 def test_the_report_shows_both_tables_with_the_papers_columns(out: Path) -> None:
     text = (out / "report.md").read_text(encoding="utf-8")
     assert "**Table II, downward" in text and "**Table III, upward" in text
-    for col in ("Out-of-order delivery", "Spurious TCP retransmissions", "Avg. TCP goodput"):
-        assert col in text
-    for s in SCHEMES:
-        rows = [ln for ln in text.splitlines() if ln.startswith(f"| {LABELS[s]} | ")]
+    for s in naoe.SCHEMES:
+        rows = [ln for ln in text.splitlines() if ln.startswith(f"| {naoe.LABELS[s]} | ")]
         assert len(rows) == 2, s  # a row in each table
         assert all(ln.count(" \\| ") == 3 for ln in rows)  # paper | ours, per metric
-    # The paper's printed cells, e.g. Table II NEMO-SHO: 152 (sd 29.0) -> "152 (sd 29)".
-    assert "152 (sd 29)" in text and "292 (sd 21.5)" in text
-
-
-def _mean(t: pd.DataFrame, d: str, s: str, m: str) -> float:
-    return float(
-        t[(t["direction"] == d) & (t["scheme"] == s) & (t["metric"] == m)]["ours_mean"].iloc[0]
-    )
-
-
-#: Downward this failed until the mobile router released what APC held at the handover's
-#: completion (§IV-C): before, the packets tunnelled after 15 s without a PIO overtook copies
-#: held up to 2 s, and 91 % of APC's out-of-order deliveries and 72 % of its spurious
-#: retransmissions (30 trials) came after 15 s (``apc.rs``'s module doc).
-@pytest.mark.parametrize("direction", ["downward", "upward"])
-def test_apc_below_nemo_sho_in_spurious_retransmissions_and_reordering(
-    out: Path, direction: str
-) -> None:
-    # §VI: "NEMO-SHO with APC significantly avoided out-of order delivery and succeeded to
-    # reduce spurious TCP retransmissions" (Tables II and III).
-    t = pd.read_csv(out / "table.csv")
-    for m in ("spurious_retransmissions", "out_of_order"):
-        apc, sho = _mean(t, direction, "apc", m), _mean(t, direction, "nemo-sho", m)
-        assert sho > 0, f"{direction}: NEMO-SHO shows no {m}: the comparison would be vacuous"
-        assert apc < sho, f"{direction} {m}: APC {apc} vs NEMO-SHO {sho}"
+    assert "152 (sd 29) \\|" in text and "292 (sd 21.5) \\|" in text
+    for scheme in naoe.SCHEMES:
+        assert (out / "figures" / f"fig6_{scheme}.png").stat().st_size > 0
+    assert (out / "figures" / "sensitivity.png").stat().st_size > 0
 
 
 @pytest.mark.parametrize("direction", ["downward", "upward"])
-def test_apc_above_mbb_in_goodput_5_to_15_s(out: Path, direction: str) -> None:
-    # §VI: APC "achieve[s] better TCP goodput than Make-Before-Break handover".
-    t = pd.read_csv(out / "table.csv")
-    apc, mbb = (
-        _mean(t, direction, "apc", "goodput_kbps"),
-        _mean(t, direction, "mbb", "goodput_kbps"),
+def test_the_claims_are_tested_paired_over_the_trials(out: Path, direction: str) -> None:
+    # §VI: APC below NEMO-SHO in spurious retransmissions and reordering, above MBB in
+    # goodput; the verdict is the paired test's, not a comparison of means.
+    t = pd.read_csv(out / "table.csv").set_index("key")
+    runs = pd.read_csv(out / "runs.csv")
+    for key, m, other in (
+        ("apc_fewer_spurious", "spurious_retransmissions", "nemo-sho"),
+        ("apc_less_reordering", "out_of_order", "nemo-sho"),
+        ("apc_above_mbb", "goodput_kbps", "mbb"),
+    ):
+        row = t.loc[f"{direction}.{key}"]
+        a, b = metric(runs, direction, "apc", m), metric(runs, direction, other, m)
+        assert row["ours"] == pytest.approx(float(np.mean(a - b)))
+        assert row["test"].startswith("paired t")
+        assert row["verdict"] in ("holds", "reversed", "not significant")
+
+
+def test_apc_above_mbb_in_goodput_5_to_15_s(out: Path) -> None:
+    # §VI: APC "achieve[s] better TCP goodput than Make-Before-Break handover", in every
+    # quick trial of both directions.
+    runs = pd.read_csv(out / "runs.csv")
+    for direction in ("downward", "upward"):
+        apc = metric(runs, direction, "apc", "goodput_kbps")
+        mbb = metric(runs, direction, "mbb", "goodput_kbps")
+        assert (mbb > 0).all() and (apc > mbb).all(), (direction, apc, mbb)
+
+
+def test_the_report_follows_its_runs(out: Path, tmp_path: Path) -> None:
+    grid = len(naoe_design.ALPHAS) * len(naoe_design.INITIAL_DELAYS_S) * 2
+    stay = reproduce_checks.numbers_that_stay(
+        naoe.REPRODUCTION, out, tmp_path, naoe_paper, naoe_design, extra=(grid,)
     )
-    assert mbb > 0
-    assert apc > mbb, f"{direction} goodput: APC {apc} kb/s vs MBB {mbb} kb/s"
+    assert stay == []
+
+
+def test_only_fig6s_trials_are_captured_and_kept(out: Path) -> None:
+    kept = sorted(str(p.relative_to(out / "runs")) for p in out.glob("runs/*/*/rep-*"))
+    assert kept == sorted(f"fig6/{s}/rep-0" for s in naoe.SCHEMES)
+    assert all((out / "runs" / k / "lfn.pcap").exists() for k in kept)
 
 
 def test_the_sensitivity_grid_crosses_every_alpha_with_every_initial_t_edelay() -> None:
     # §VII: "APC has two configurable parameters: the initial value of T_eDelay and the filter
-    # gain constant alpha"; the grid runs APC at every pair, both directions, with the tables'
-    # trials per point (the paper's 30 unless --trials), 2 with --quick.
-    from vho.reproduce import naoe
+    # gain constant alpha"; the grid runs APC at every pair, both directions.
+    from vho.reproduce.study import Options
 
-    s = naoe.sensitivity_sweep(30, 1)
-    assert s.replications == 30
-    got = [(p["mobile.start"], p["nemo.apc_alpha"], p["nemo.apc_initial_delay"]) for p in s.points]
-    want = [
-        (start, a, f"{d0:g} s")
-        for start in ("3g", "wlan")
+    d = naoe.REPRODUCTION.design(Options())
+    grid = [p for p in d.points if p.variant.startswith("grid-")]
+    assert {p.replications for p in grid} == {naoe.TRIALS}
+    got = {(p.case, p.variant) for p in grid}
+    want = {
+        (direction, f"grid-alpha{a:g}-d{d0:g}")
+        for direction in ("downward", "upward")
         for a in naoe.ALPHAS
         for d0 in naoe.INITIAL_DELAYS_S
-    ]
+    }
     assert got == want
     assert 0.875 in naoe.ALPHAS and {0.0, 1.0} <= set(naoe.INITIAL_DELAYS_S)  # §VI's values

@@ -10,10 +10,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import reproduce_checks
 
 from vho.cli import main
 from vho.reproduce import thesis as th
-from vho.reproduce.thesis_paper import CLAIMS, POST_HANDOVER_BYTES
+from vho.reproduce.thesis import design as thesis_design
+from vho.reproduce.thesis import paper as thesis_paper
+from vho.reproduce.thesis.paper import NUMBERS, POST_HANDOVER_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,32 +35,65 @@ def runs(quick: Path) -> pd.DataFrame:
 
 def _base(runs: pd.DataFrame, case: str) -> pd.DataFrame:
     g = runs[(runs["case"] == case) & (runs["variant"] == th.BASELINE)]
-    assert len(g) == th.QUICK_SEEDS
+    assert len(g) == thesis_design.QUICK_REPLICATIONS
     return g
 
 
-def test_the_report_has_a_row_for_every_phenomenon_of_the_thesis(quick: Path) -> None:
+def test_the_report_has_a_row_for_every_number_of_the_thesis(quick: Path) -> None:
     report = (quick / "report.md").read_text()
-    rows = [line for line in report.splitlines() if line.startswith("| ")]
-    for c in CLAIMS:
-        # One row of the phenomena table per claim: its case, its source, a verdict.
-        hit = [r for r in rows if r.startswith(f"| {c.case} |") and f"| {c.source} |" in r]
-        assert len(hit) == 1, c
-        assert re.search(r"\| (within|\*\*differs\*\*)", hit[0]), hit[0]
-    assert "## Remedies not built yet" in report
-    # Every remedy built so far is a comparison column.
+    lines = report.splitlines()
+    # It opens with the count by the rule and the stamp.
+    assert re.fullmatch(r"\*\*\d+ of \d+ paper numbers agree by the rule\*\*.*", lines[2])
+    assert any(x.startswith("- vho ") and ", commit " in x for x in lines[:12])
+    assert "- command: `vho reproduce thesis --quick --out " in report
+    rows = [line for line in lines if line.startswith("| ")]
+    for n in NUMBERS:
+        # One row of the table of every number per number: its words, its source, a verdict.
+        verdict = re.compile(r"\| \**(agrees|differs|holds|reversed|not significant)\** \|")
+        hit = [r for r in rows if r.startswith(f"| {n.what} | {n.source} |") and verdict.search(r)]
+        assert len(hit) == 1, n.key
+    # Every remedy built is a comparison column.
     for name in ("rto-reset", "new-path", "fast-rto-decrease", "flush-on-handover", "red"):
         assert f"| {name} (§" in report, name
     assert "today's Linux" in report and "F-RTO on Linux 2.0" in report
     t = pd.read_csv(quick / "table.csv")
-    claimed = t[t["thesis"].notna()]
-    assert set(zip(claimed["case"], claimed["key"], strict=True)) == {
-        (c.case, c.key) for c in CLAIMS
-    }
-    assert set(claimed["within"]) <= {"yes", "no"}
+    assert list(t["key"]) == [n.key for n in NUMBERS]
+    assert set(t["agrees"].dropna()) <= {"yes", "no"}
+    ok = int((t["agrees"] == "yes").sum())
+    assert f"**{ok} of {t['agrees'].notna().sum()} paper numbers agree by the rule**" in report
     for stem in ("fig7-1", "fig7-2", "fig7-3", "fig7-4", "fig7-5", "fig7-10", "fig7-11"):
         for ext in ("png", "svg"):
             assert (quick / "figures" / f"{stem}.{ext}").stat().st_size > 0
+
+
+def test_the_report_follows_its_runs(quick: Path, tmp_path: Path) -> None:
+    # Issue 35 point 3: every number of the report moves when the runs' measurements move,
+    # but for the thesis's own, the design's and references.
+    # The most 960 B/s carries in each case's segments, with and without the tunnel: from
+    # the design's parameters alone.
+    ppp, h, tun = thesis_paper.PPP_BYTES_PER_S, thesis_design.HEADERS, thesis_design.TUNNEL
+    ceilings = [ppp * c.mss / (c.mss + h + x) for c in th.CASES for x in (0, tun)]
+    stay = reproduce_checks.numbers_that_stay(
+        th.REPRODUCTION, quick, tmp_path, thesis_paper, thesis_design, extra=tuple(ceilings)
+    )
+    assert stay == []
+
+
+def test_the_output_keeps_only_the_runs_the_report_reads(quick: Path) -> None:
+    kept = sorted(str(p.relative_to(quick / "runs")) for p in quick.glob("runs/*/*/rep-*"))
+    assert kept == sorted(f"{c}/linux-2.0/rep-0" for c in thesis_design.DRAWN)
+    size = sum(f.stat().st_size for f in quick.rglob("*") if f.is_file())
+    assert size < 20e6
+
+
+def test_a_replication_draws_the_instant_of_the_switch(runs: pd.DataFrame) -> None:
+    # Replication r runs seed + r at every point: the same instant in every fast -> slow case,
+    # drawn in a second after 4 s (the study file's window).
+    fast = runs[(runs["variant"] == th.BASELINE) & runs["case"].str.startswith("fast-slow")]
+    per_rep = fast.groupby("replication")["at_s"].nunique()
+    assert (per_rep == 1).all()
+    at = fast.groupby("replication")["at_s"].first()
+    assert at.between(4.0, 5.0).all() and at.nunique() == len(at)
 
 
 def test_the_timeouts_read_from_the_capture_are_the_simulators(runs: pd.DataFrame) -> None:
@@ -250,12 +286,12 @@ def test_a_foreign_directory_is_refused_and_replaced_only_with_force(
     assert (out / "report.md").exists() and not list(tmp_path.glob(".vho-partial-*"))
 
 
-def test_options_of_another_study_are_refused_in_one_line(
+def test_too_few_replications_are_refused_in_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["reproduce", "thesis", "--quick", "--workers", "2"]) == 2
+    # A confidence interval needs two.
+    assert main(["reproduce", "thesis", "--quick", "--reps", "1"]) == 2
     err = capsys.readouterr().err
-    assert err == "vho reproduce thesis: --workers does not apply to this study\n"
-    assert main(["reproduce", "daniel-kojo", "--quick", "--trials", "3"]) == 2
-    err = capsys.readouterr().err
-    assert err == "vho reproduce daniel-kojo: --trials does not apply to this study\n"
+    assert err == (
+        "vho reproduce thesis: --reps: expected at least 2 (a confidence interval), got 1\n"
+    )

@@ -95,9 +95,9 @@ def test_the_wheel_reproduces_the_study_from_an_empty_directory(venv: Path, tmp_
     )
     assert r.returncode == 0, r.stderr
     out = work / "out" / "daniel-kojo"
-    assert len((out / "table.csv").read_text().splitlines()) == 1 + 104
+    assert len((out / "cells.csv").read_text().splitlines()) == 1 + 104
     report = (out / "report.md").read_text()
-    assert "% of the cells are within ±10 % of the paper" in report
+    assert "of 104 cells' means are within ±10 % of the paper's" in report
     # The study's parameter set is in the report, read from the package.
     assert 'send_window = "40 packets"' in report
 
@@ -139,8 +139,8 @@ def test_the_wheel_reproduces_the_thesis_from_an_empty_directory(
     assert r.returncode == 0, r.stderr
     report = (work / "out" / "thesis" / "report.md").read_text()
     # The RTO at the switch, measured in the wheel's runs: Linux 2.0's 200 ms floor.
-    rows = [line for line in report.splitlines() if "RTO at the switch" in line]
-    assert rows and "| 0.20 " in rows[0] + " ", rows
+    rows = [line for line in report.splitlines() if "fast-slow: RTO at the switch |" in line]
+    assert rows and "| 0.200 s [0.200, 0.200] (n 2) |" in rows[-1], rows
     assert 'profile = "linux-2.0"' in report  # the study's parameter set, read from the package
 
 

@@ -389,7 +389,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         raise VhoError(f"vho sweep: unexpected arguments {' '.join(args.rest)}")
     s = sweep.load(args.target)
     out = Path(args.out) if args.out else Path("out") / s.name
-    total = len(s.points) * s.replications
+    total = s.n_runs
     if not args.quiet:
         where = f"on {args.scheduler}" if args.scheduler else f"{args.workers or 'all'} workers"
         print(
@@ -536,9 +536,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    import inspect
-
     from .reproduce import STUDIES
+    from .reproduce.study import megabytes, size_of
+    from .reproduce.study import reproduce as reproduce_study
 
     study = STUDIES.get(args.study)
     if study is None:
@@ -546,22 +546,21 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             f"vho reproduce: no study {args.study!r}; expected one of {', '.join(STUDIES)}"
         )
     out = Path(args.out) if args.out else Path("out") / args.study
-    options = {"quick": args.quick, "seed": args.seed, "quiet": args.quiet}
-    takes = inspect.signature(study).parameters
-    # The options only some studies have: refused, in one line, where given to another.
-    for name, flag, given in (
-        ("workers", "--workers", args.workers is not None),
-        ("sensitivity", "--no-sensitivity", not args.sensitivity),
-        ("force", "--force", args.force),
-        ("trials", "--trials", args.trials is not None),
-        ("reps", "--reps", args.reps is not None),
-    ):
-        if name in takes:
-            options[name] = getattr(args, name)
-        elif given:
-            raise VhoError(f"vho reproduce {args.study}: {flag} does not apply to this study")
-    report = study(out, **options)
-    print(f"-> {out}/table.csv, {report}")
+    report = reproduce_study(
+        study,
+        out,
+        quick=args.quick,
+        seed=args.seed,
+        reps=args.reps if args.reps is not None else args.trials,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        sensitivity=args.sensitivity,
+        keep_captures=args.keep_captures,
+        quiet=args.quiet,
+        force=args.force,
+        argv=args.argv,
+    )
+    print(f"-> {out}/table.csv, {report} ({megabytes(size_of(out))})")
     return 0
 
 
@@ -929,30 +928,31 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("reproduce", help="reproduce a study's tables and figures")
     rp.add_argument("study", help="chen, cottingham, daniel-kojo, naoe or thesis")
-    rp.add_argument("--quick", action="store_true", help="fewer replications (seeds), for CI")
+    rp.add_argument("--quick", action="store_true", help="fewer replications, for CI")
     rp.add_argument("--out", help="output directory (default: out/<study>)")
-    rp.add_argument(
-        "--workers",
-        type=_workers,
-        help="daniel-kojo, naoe, chen: local worker processes (default: all)",
-    )
+    rp.add_argument("--workers", type=_workers, help="local worker processes (default: all)")
     rp.add_argument(
         "--reps",
-        type=_workers,
-        help="chen: replications (seeds) per variant (default 5; --quick 2)",
+        type=int,
+        help="replications of the paper's cases (default: the study's; report.md says it)",
     )
     rp.add_argument("--seed", type=_seed, default=1, help="base seed (default 1)")
-    rp.add_argument(
-        "--trials",
-        type=int,
-        help="naoe: trials per scenario (default 30, the paper's; --quick 5)",
-    )
+    rp.add_argument("--trials", type=int, help="the same as --reps (naoe's trials)")
     rp.add_argument("--quiet", action="store_true", help="no progress bars")
+    rp.add_argument(
+        "--scheduler",
+        help="a dask.distributed scheduler (tcp://HOST:PORT) to run the study's runs on",
+    )
+    rp.add_argument(
+        "--keep-captures",
+        action="store_true",
+        help="keep every run's directory (captures, series), not only those the report reads",
+    )
     rp.add_argument(
         "--no-sensitivity",
         dest="sensitivity",
         action="store_false",
-        help="daniel-kojo, naoe: skip the runs that move each open value",
+        help="skip the variant runs that test a cause (each study's sensitivity points)",
     )
     rp.add_argument(
         "--force",

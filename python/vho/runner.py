@@ -425,6 +425,7 @@ def run(
     out_dir: str | os.PathLike[str] | None = None,
     plot: bool = False,
     force: bool = False,
+    label: str | None = None,
 ) -> RunResult:
     """Simulates a scenario (a path to a TOML file, or TOML text).
 
@@ -435,7 +436,9 @@ def run(
     (``sequence_<node>.png`` and ``.svg``). An ``out_dir`` that is neither empty nor a previous
     run's output is refused unless ``force`` (then it is replaced whole).
     """
-    label, text, path = _scenario_text(scenario)
+    shown, text, path = _scenario_text(scenario)
+    # ``label``: what messages call a scenario given as text (a sweep's, by its file).
+    label = label if label is not None and path is None else shown
     if seed is not None and not 0 <= seed < 2**64:
         raise ScenarioError(f"--seed: expected an integer in [0, 2^64), got {seed}")
     overrides = [*identity(path, text), *overrides]

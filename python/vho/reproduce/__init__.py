@@ -1,24 +1,22 @@
-"""`vho reproduce STUDY`: each source study's tables and figures, side by side with the paper.
+"""`vho reproduce STUDY`: each source study's numbers, side by side with the paper's.
 
-One module per study; :data:`STUDIES` maps the command's study names to their entry points.
+Every study has one shape (:mod:`vho.reproduce.study`): a design run on the sweep engine, the
+paper's numbers as data judged by one rule (:mod:`vho.reproduce.verdict`), and a report that
+only reads the runs. :data:`STUDIES` maps the command's study names to them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
 from . import chen, cottingham, daniel_kojo, naoe, thesis
+from .study import Study
 
-#: Study name -> ``reproduce(out, *, quick, seed, quiet, ...) -> report path``; a study takes
-#: the options that apply to it of ``workers``, ``sensitivity``, ``force`` and ``reps``
-#: (`vho reproduce` refuses the others).
-STUDIES: dict[str, Callable[..., Path]] = {
-    "chen": chen.reproduce,
-    "cottingham": cottingham.reproduce,
-    "daniel-kojo": daniel_kojo.reproduce,
-    "naoe": naoe.reproduce,
-    "thesis": thesis.reproduce,
+#: Study name -> its :class:`Study`, run by :func:`vho.reproduce.study.reproduce`.
+STUDIES: dict[str, Study] = {
+    "chen": chen.REPRODUCTION,
+    "cottingham": cottingham.REPRODUCTION,
+    "daniel-kojo": daniel_kojo.REPRODUCTION,
+    "naoe": naoe.REPRODUCTION,
+    "thesis": thesis.REPRODUCTION,
 }
 
-__all__ = ["STUDIES"]
+__all__ = ["STUDIES", "Study"]

@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from .. import _native
 from ..errors import SweepError, VhoError
 from ..runner import DROP_CAUSES
 from . import store
-from .spec import Sweep, Task
+from .spec import Measure, Sweep, Task
 
 #: A batch should take about this long on one worker, so that scheduling (pickling, a round
 #: trip to the pool or the Dask scheduler, one Parquet part) stays a few percent of the work.
@@ -44,15 +44,36 @@ MAX_BATCH = 256
 
 
 @dataclass(frozen=True)
+class Run:
+    """One run of a batch: its task, overrides, row values, scenario (an index into the
+    batch's texts) and how it is measured (None: from its summary)."""
+
+    task: Task
+    overrides: tuple[str, ...]
+    values: tuple[Any, ...]
+    text: int = 0
+    measure: Measure | None = None
+    #: How many of the overrides, at the end, the replication drew.
+    drawn: int = 0
+
+
+@dataclass(frozen=True)
 class Batch:
-    """What a worker needs for a batch: the scenario and, per task, overrides and seed."""
+    """What a worker needs for a batch: the scenarios and, per task, overrides and seed."""
 
     label: str
-    text: str
+    texts: tuple[str, ...]
     columns: tuple[str, ...]
-    runs: tuple[tuple[Task, tuple[str, ...], tuple[Any, ...]], ...]
+    runs: tuple[Run, ...]
     #: Wall-time limit of one run in seconds (None: no limit).
     run_timeout: float | None = None
+    #: The sweep's directory, where measured runs' kept directories go (see :class:`Measure`).
+    root: str | None = None
+    #: Send kept directories back with the rows (a Dask worker need not share our disk)
+    #: instead of writing them.
+    ship: bool = False
+    #: Whether the sweep's replications draw overrides (the rows' ``draws`` column).
+    draws: bool = False
 
 
 #: How often a worker checks that its parent is still there, when the kernel cannot tell it.
@@ -98,6 +119,95 @@ def _native_run(label: str, text: str, overrides: list[str], seed: int) -> tuple
         return "error", f"internal error: {type(e).__name__}: {e}"
 
 
+def measure_function(ref: str) -> Callable[..., dict[str, Any]]:
+    """The function a :class:`Measure` names (``"package.module:name"``)."""
+    import importlib
+
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+#: What a measured run hands back besides its summary: its measurements (JSON) and, when it
+#: is kept and shipped, its directory (relative to the sweep's) and files (path, bytes).
+Measured = tuple[str, str, list[tuple[str, bytes]]]
+
+
+def _measured_run(
+    label: str,
+    text: str,
+    overrides: list[str],
+    task: Task,
+    m: Measure,
+    root: str | None,
+    ship: bool,
+) -> tuple[str, str, Measured | None]:
+    """One measured run (see :class:`Measure`): ("ok", summary JSON, its measurements and
+    shipped files) or ("error", message, None)."""
+    import shutil
+    import tempfile
+
+    from ..runner import run as run_scenario
+
+    scratch = Path(tempfile.mkdtemp(prefix="vho-run-"))
+    try:
+        out = scratch / "run"
+        r = run_scenario(text, seed=task.seed, overrides=overrides, out_dir=out, label=label)
+        values = measure_function(m.function)(out, r, dict(m.params))
+        measured = json.dumps(values, sort_keys=True, default=float)
+        rel, shipped = f"{m.keep_dir}/rep-{task.replication}", []
+        if m.keeps(task.replication) and root is not None:
+            if ship:
+                shipped = [
+                    (str(f.relative_to(out)), f.read_bytes())
+                    for f in sorted(out.rglob("*"))
+                    if f.is_file()
+                ]
+            else:
+                _place(out, Path(root) / rel)
+        return "ok", json.dumps(r.summary), (measured, rel, shipped)
+    except VhoError as e:
+        return "error", str(e), None
+    except Exception as e:  # a fault of vho (or of the measurement): a row saying so
+        return "error", f"internal error: {type(e).__name__}: {e}", None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _place(src: Path, dest: Path) -> None:
+    """Moves a run's directory to ``dest``, replacing what a killed sweep left there."""
+    import shutil
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.exists():
+        shutil.rmtree(dest)
+    try:
+        os.replace(src, dest)
+    except OSError:  # another filesystem than the scratch directory's
+        tmp = dest.parent / f".{dest.name}-{os.getpid()}"
+        shutil.copytree(src, tmp)
+        os.replace(tmp, dest)
+
+
+def land(rows: list[dict[str, Any]], root: Path) -> None:
+    """Writes the kept directories shipped with rows (a Dask worker's) under ``root``, each
+    whole before its row is published."""
+    import tempfile
+
+    for row in rows:
+        shipped = row.pop("_shipped", None)
+        if not shipped:
+            continue
+        rel, items = shipped
+        dest = root / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+        for path, data in items:
+            f = tmp / path
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_bytes(data)
+        _place(tmp, dest)
+
+
 def _limited_run(
     label: str, text: str, overrides: list[str], seed: int, timeout: float
 ) -> tuple[str, str]:
@@ -139,28 +249,47 @@ def _limited_run(
 def run_batch(batch: Batch) -> list[dict[str, Any]]:
     """Runs a batch (in a worker): one row per task; a run that fails is a row with its error."""
     rows = []
-    for task, overrides, values in batch.runs:
+    for run in batch.runs:
+        task = run.task
         row: dict[str, Any] = {
             "task": task.task,
             "point": task.point,
             "replication": task.replication,
             "seed": task.seed,
         }
-        row.update(zip(batch.columns, values, strict=True))
+        row.update(zip(batch.columns, run.values, strict=True))
+        if batch.draws:
+            row["draws"] = "; ".join(run.overrides[len(run.overrides) - run.drawn :])
         t0 = time.perf_counter()
-        args = (batch.label, batch.text, list(overrides), task.seed)
-        if batch.run_timeout is None:
-            kind, value = _native_run(*args)
+        text = batch.texts[run.text]
+        measured = None
+        if run.measure is not None:
+            kind, value, measured = _measured_run(
+                batch.label, text, list(run.overrides), task, run.measure, batch.root, batch.ship
+            )
         else:
-            kind, value = _limited_run(*args, batch.run_timeout)
+            args = (batch.label, text, list(run.overrides), task.seed)
+            if batch.run_timeout is None:
+                kind, value = _native_run(*args)
+            else:
+                kind, value = _limited_run(*args, batch.run_timeout)
         if kind == "ok":
             row.update(flatten_summary(json.loads(value)))
             row["error"] = None
         else:
             row["error"] = value
+        if run.measure is not None:
+            row["measured"] = measured[0] if measured is not None else None
+            if measured is not None and measured[2]:
+                row["_shipped"] = (measured[1], measured[2])
         row["wall_s"] = time.perf_counter() - t0
         rows.append(row)
     return rows
+
+
+def run_batch_shipped(batch: Batch) -> list[dict[str, Any]]:
+    """:func:`run_batch` on a Dask worker: kept directories come back with the rows."""
+    return run_batch(replace(batch, ship=True))
 
 
 def run_batch_to_part(
@@ -205,7 +334,18 @@ def flatten_summary(s: dict) -> dict[str, Any]:
         # direction a schedule gives a state, dropped_link_layer_discard only on a direction
         # with a link layer.
         row[f"dropped_{cause}"] = sum(link.get(f"dropped_{cause}", 0) for link in s["links"])
-    return row
+    return {k: _cell(v) for k, v in row.items()}
+
+
+def _cell(v: Any) -> Any:
+    """A summary value as a Parquet cell: a count beyond int64 (a bulk flow's unbounded size,
+    u64::MAX) as a float; a table or list (a TFRC flow's ``tfrc``, a probe's detections) as its
+    JSON text."""
+    if isinstance(v, int) and not isinstance(v, bool) and v >= 2**63:
+        return float(v)
+    if isinstance(v, dict | list):
+        return json.dumps(v, sort_keys=True)
+    return v
 
 
 def batch_sizes(sweep: Sweep, workers: int, n_tasks: int, per_run_s: float) -> Iterator[int]:
@@ -224,23 +364,45 @@ def batch_sizes(sweep: Sweep, workers: int, n_tasks: int, per_run_s: float) -> I
         yield size
 
 
-def _make_batch(sweep: Sweep, tasks: list[Task], run_timeout: float | None = None) -> Batch:
+def _make_batch(
+    sweep: Sweep, tasks: list[Task], run_timeout: float | None = None, root: Path | None = None
+) -> Batch:
+    texts: dict[str, int] = {}
+    runs = []
+    for t in tasks:
+        text = sweep.text_of(t.point)
+        runs.append(
+            Run(
+                t,
+                (*sweep.overrides(t.point), *sweep.drawn(t.point, t.replication)),
+                sweep.row_values(t.point),
+                texts.setdefault(text, len(texts)),
+                sweep.measure(t.point),
+                len(sweep.drawn(t.point, t.replication)),
+            )
+        )
     return Batch(
         run_timeout=run_timeout,
         label=sweep.label,
-        text=sweep.text,
+        texts=tuple(texts),
         columns=tuple(sweep.row_columns()),
-        runs=tuple((t, tuple(sweep.overrides(t.point)), sweep.row_values(t.point)) for t in tasks),
+        runs=tuple(runs),
+        root=None if root is None else str(root),
+        draws=sweep.draws is not None,
     )
 
 
 def _batches(
-    sweep: Sweep, tasks: list[Task], sizes: Iterator[int], run_timeout: float | None
+    sweep: Sweep,
+    tasks: list[Task],
+    sizes: Iterator[int],
+    run_timeout: float | None,
+    root: Path | None = None,
 ) -> Iterator[Batch]:
     i = 0
     while i < len(tasks):
         n = next(sizes)
-        yield _make_batch(sweep, tasks[i : i + n], run_timeout)
+        yield _make_batch(sweep, tasks[i : i + n], run_timeout, root)
         i += n
 
 
@@ -299,10 +461,11 @@ def _dask(batches: Iterator[Batch], scheduler: str, st: store.Store) -> Iterator
     except OSError as e:
         raise SweepError(f"--scheduler {scheduler}: cannot reach the scheduler: {e}") from None
     try:
-        futures = client.map(run_batch, list(batches), pure=False)
+        futures = client.map(run_batch_shipped, list(batches), pure=False)
         for f in as_completed(futures):
             rows = f.result()
             f.release()
+            land(rows, st.root)
             st.write(rows)
             yield len(rows)
     finally:
@@ -350,18 +513,18 @@ def _run_open(
     desc: str | None = None,
 ) -> None:
     todo = [t for t in sweep.tasks() if t.task not in st.done]
-    total = len(sweep.points) * sweep.replications
+    total = sweep.n_runs
     bar = _progress(total, total - len(todo), quiet, desc)
     try:
         if todo:
             # The first run, here: its time sizes the batches, its row fixes the schema.
             t0 = time.perf_counter()
-            st.write(run_batch(_make_batch(sweep, todo[:1], run_timeout)))
+            st.write(run_batch(_make_batch(sweep, todo[:1], run_timeout, st.root)))
             bar.update(1)
             sizes = batch_sizes(
                 sweep, 1 if scheduler else workers, len(todo) - 1, time.perf_counter() - t0
             )
-            rest = _batches(sweep, todo[1:], sizes, run_timeout)
+            rest = _batches(sweep, todo[1:], sizes, run_timeout, st.root)
             source = _dask(rest, scheduler, st) if scheduler else _local(rest, workers, st)
             for n in source:
                 bar.update(n)

@@ -52,8 +52,6 @@ from . import units
 #: (a pcap per run of a 5 000-run sweep is not what anyone wants; `vho run` one point instead).
 NO_RECORDING = ("record.series=false", "record.pcap=[]")
 
-SEED_POLICIES = ("per-point", "common")
-
 
 @dataclass(frozen=True)
 class Task:
@@ -63,6 +61,35 @@ class Task:
     point: int
     replication: int
     seed: int
+
+
+@dataclass(frozen=True)
+class Measure:
+    """How a point's runs are measured, when their summary is not enough (a study that reads
+    captures or series): each run records with ``record`` (instead of :data:`NO_RECORDING`)
+    into a scratch directory, in the worker, and ``function`` (``"package.module:name"``,
+    importable wherever the sweep runs: a local worker or a Dask worker) is called as
+    ``function(run_dir, result, params)`` with the run's `vho run` output directory, its
+    :class:`vho.RunResult` and ``params``; it returns a dict of numbers (and may write small
+    files of its own into ``run_dir``). The row holds them as JSON in ``measured``. The first
+    ``keep`` replications' directories (every one with ``keep = -1``) are kept under the
+    sweep's directory as ``<keep_dir>/rep-<r>/``; the others are deleted once measured."""
+
+    function: str
+    record: tuple[str, ...] = ()
+    params: tuple[tuple[str, Any], ...] = ()
+    keep: int = 0
+    keep_dir: str = ""
+
+    def keeps(self, replication: int) -> bool:
+        return self.keep < 0 or replication < self.keep
+
+
+#: Seed policies: a hash of the point and replication (``per-point``), of the replication
+#: alone (``common``: common random numbers), or the base seed plus the replication
+#: (``sequential``: common random numbers too, replication r running seed ``seed + r`` as
+#: `vho run --seed` would).
+SEED_POLICIES = ("per-point", "common", "sequential")
 
 
 @dataclass
@@ -83,14 +110,55 @@ class Sweep:
     batch: int | None = None
     name: str = "sweep"
     source: str = field(default="", repr=False)
+    #: Columns of ``points`` that label a row and set nothing (a study's case and variant).
+    labels: list[str] = field(default_factory=list)
+    #: Per point, overrides as ``key=value`` text, after the axis values (None: none).
+    extra: list[tuple[str, ...]] | None = None
+    #: Per point, its scenario text when it is not ``text`` (None: ``text``).
+    texts: list[str | None] | None = None
+    #: Per point, its number of replications (None: ``replications`` each).
+    point_replications: list[int] | None = None
+    #: Per point, how its runs are measured (None: from the summary, recording off).
+    measures: list[Measure | None] | None = None
+    #: Per point and replication, overrides the replication draws (a study's: values its
+    #: scenario cannot draw from the seed, such as a flow's start), after all others; the row
+    #: holds them in ``draws`` (None: none).
+    draws: list[list[tuple[str, ...]]] | None = None
 
     def overrides(self, point: int) -> list[str]:
-        """The ``--set`` overrides of a point (fixed ones first)."""
+        """The ``--set`` overrides of a point (fixed ones first, then what it records)."""
+        m = self.measure(point)
         return [
             *self.fixed,
-            *NO_RECORDING,
-            *(f"{k}={toml_literal(v)}" for k, v in self.points[point].items()),
+            *(NO_RECORDING if m is None else m.record),
+            *(
+                f"{k}={toml_literal(v)}"
+                for k, v in self.points[point].items()
+                if k not in self.labels
+            ),
+            *(self.extra[point] if self.extra is not None else ()),
         ]
+
+    def drawn(self, point: int, replication: int) -> tuple[str, ...]:
+        """The overrides replication ``replication`` of ``point`` draws (see ``draws``)."""
+        return self.draws[point][replication] if self.draws is not None else ()
+
+    def measure(self, point: int) -> Measure | None:
+        return self.measures[point] if self.measures is not None else None
+
+    def text_of(self, point: int) -> str:
+        t = self.texts[point] if self.texts is not None else None
+        return self.text if t is None else t
+
+    def replications_of(self, point: int) -> int:
+        if self.point_replications is not None:
+            return self.point_replications[point]
+        return self.replications
+
+    @property
+    def n_runs(self) -> int:
+        """Runs in all: every point's replications."""
+        return sum(self.replications_of(p) for p in range(len(self.points)))
 
     @functools.cached_property
     def axis_units(self) -> dict[str, str]:
@@ -101,7 +169,11 @@ class Sweep:
 
     def row_columns(self) -> list[str]:
         """The axis columns of a result row: the labels, then each ``<axis>_si``."""
-        return [*self.columns, *(f"{c}{units.SI_SUFFIX}" for c in self.axis_units)]
+        return [
+            *self.labels,
+            *self.columns,
+            *(f"{c}{units.SI_SUFFIX}" for c in self.axis_units),
+        ]
 
     def row_values(self, point: int) -> tuple[Any, ...]:
         """A point's values for :meth:`row_columns`. A list or table value (``flow.0.remedies
@@ -112,26 +184,30 @@ class Sweep:
         shown = (
             toml_literal(p[c]) if isinstance(p[c], list | dict) else p[c] for c in self.columns
         )
-        return (*shown, *(q[0] for q in si if q is not None))
+        return (*(p[c] for c in self.labels), *shown, *(q[0] for q in si if q is not None))
 
     def point_key(self, point: int) -> str:
-        return "\n".join(sorted(f"{k}={toml_literal(v)}" for k, v in self.points[point].items()))
+        keys = [f"{k}={toml_literal(v)}" for k, v in self.points[point].items()]
+        return "\n".join(sorted([*keys, *(self.extra[point] if self.extra is not None else ())]))
 
     def seed_of(self, point: int, replication: int) -> int:
         """The seed of a (point, replication): a 63-bit BLAKE2b of the base seed, the point's
         overrides (sorted) and the replication; with ``seeds = "common"`` the point is left
-        out, so every point sees the same draws (common random numbers)."""
+        out, so every point sees the same draws (common random numbers); with ``seeds =
+        "sequential"`` it is ``seed + replication``."""
+        if self.seeds == "sequential":
+            return self.seed + replication
         key = "" if self.seeds == "common" else self.point_key(point)
         h = hashlib.blake2b(f"{self.seed}\0{key}\0{replication}".encode(), digest_size=8)
         # 63 bits: a seed fits the int64 column of every dataframe library.
         return int.from_bytes(h.digest(), "little") >> 1
 
     def tasks(self) -> list[Task]:
-        return [
-            Task(p * self.replications + r, p, r, self.seed_of(p, r))
-            for p in range(len(self.points))
-            for r in range(self.replications)
-        ]
+        out = []
+        for p in range(len(self.points)):
+            for r in range(self.replications_of(p)):
+                out.append(Task(len(out), p, r, self.seed_of(p, r)))
+        return out
 
     def digest(self) -> str:
         """Identifies the sweep's runs (scenario text, overrides, seeds): a resumed sweep must
@@ -145,6 +221,14 @@ class Sweep:
                 self.replications,
                 self.seed,
                 self.seeds,
+                # A study's additions, only when present (a sweep file's digest is as before).
+                *(
+                    [self.labels, self.extra, self.texts, self.point_replications]
+                    if self.labels or self.extra or self.texts or self.point_replications
+                    else []
+                ),
+                *([[repr(m) for m in self.measures]] if self.measures is not None else []),
+                *([self.draws] if self.draws is not None else []),
             ],
             sort_keys=True,
             default=str,

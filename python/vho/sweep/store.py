@@ -120,7 +120,7 @@ class Store:
             "axis_units": sweep.axis_units,
             "points": len(sweep.points),
             "replications": sweep.replications,
-            "runs": len(sweep.points) * sweep.replications,
+            "runs": sweep.n_runs,
             "seed": sweep.seed,
             "seeds": sweep.seeds,
             "sweep_file": sweep.source,
@@ -233,9 +233,33 @@ def schema_of(row: dict[str, Any]) -> pa.Schema:
     return pa.schema(fields)
 
 
+def widened(schema: pa.Schema | None, rows: list[dict[str, Any]]) -> pa.Schema | None:
+    """``schema`` with a column more for each key of ``rows`` it lacks (a study's points
+    differ: a measured point's ``measured``, a two-flow scenario's ``flow.<name>.*``): the
+    parts then differ in columns, and :func:`load` reads them as one table (a part without a
+    column reads as nulls there)."""
+    if schema is None:
+        return None
+    have = set(schema.names)
+    new = list(dict.fromkeys(k for r in rows for k in r if k not in have))
+    if not new:
+        return schema
+    fields = list(schema)
+    for k in new:
+        try:
+            t = pa.array([r.get(k) for r in rows]).type
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            t = pa.string()
+        if pa.types.is_null(t):
+            t = pa.string() if k == "error" else pa.float64()
+        fields.append(pa.field(k, t))
+    return pa.schema(fields)
+
+
 def write_hidden(results: Path, rows: list[dict[str, Any]], schema: pa.Schema | None) -> Path:
     """Rows as a Parquet file under a hidden, unique name in ``results`` (readers skip it
     until it is published)."""
+    schema = widened(schema, rows)
     if schema is not None:
         table = pa.Table.from_pylist(rows, schema=schema)
     else:  # every run so far failed: no metrics to fix a schema by yet

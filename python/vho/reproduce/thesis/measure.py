@@ -1,156 +1,28 @@
-"""The thesis, ``003_c2115c75cc9a1c40.txt`` (Chapter 7): TCP across WaveLAN <-> GSM handovers
-on a Linux 2.0.36 testbed with MosquitoNet Mobile IP. Its cases re-run with one parameter set
-(``scenarios/studies/thesis.toml``), every phenomenon it measured measured here from vho's
-outputs, beside its numbers (``thesis_paper.py``), and the same runs with the spurious-timeout
-detection that exists today as comparison rows.
-
-Writes, in the output directory (staged: swapped in whole when complete):
-
-- ``table.csv``: ``case,variant,key,ours_mean,ours_min,ours_max,seeds,thesis,kind,source,
-  within``, one row per measured quantity (``thesis`` empty where the thesis gives no number);
-- ``runs.csv``: every run's measurements;
-- ``report.md`` and ``figures/`` (PNG and SVG) in the forms of Figs. 7-1 to 7-5, 7-10, 7-11;
-- ``runs/<case>/<variant>/seed-<n>/``: each run's ``vho run`` output (captures at the CH and
-  the MH, the TCP and queue series).
-
-Every run is deterministic given its seed; the seed draws the handover instant within a
-window (see the study file), the only quantity the thesis leaves to chance.
+"""What one run of the thesis study measures (003_c2115c75cc9a1c40.txt, Chapter 7), in the
+worker, from the run's `vho run` output: the summary, the sender's series and the captures at
+the CH and the MH (:func:`measure_run`, the study's :class:`vho.sweep.spec.Measure`). Every
+phenomenon the thesis measured is measured here the way it measured it (the reading:
+docs/design/issue-19-sources.md §1); the baseline's runs also get Linux 2.0's RTO replayed from
+the CH's capture (:func:`linux20_replay`), written beside them as ``linux20_replay.csv``.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-import time
+import json
+import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .. import capture, files
-from ..errors import VhoError
-from ..runner import run
-from .thesis_paper import (
-    CLAIMS,
-    POST_HANDOVER_BYTES,
-    PPP_BYTES_PER_S,
-    STEADY_INTERVAL_AFTER_SWITCH,
-    holds,
-)
-
-#: The study's parameter set as the repository shows it; the package reads the same file as
-#: ``vho/data/studies/thesis.toml`` (a symbolic link here, a copy in a wheel).
-STUDY = "scenarios/studies/thesis.toml"
-
-
-def study_path() -> Path:
-    """The study's TOML file inside the installed package."""
-    return Path(str(resources.files("vho").joinpath("data", "studies", "thesis.toml")))
-
-
-@dataclass(frozen=True)
-class Case:
-    """A measurement of the thesis: its name, title, the figures it redraws, the keys it sets
-    over the study file, its direction (``fast-slow`` or ``slow-fast``) and MSS."""
-
-    name: str
-    title: str
-    figures: str
-    overrides: tuple[str, ...]
-    direction: str
-    mss: int
-
-
-#: The thesis's download measurements; the study file's header lists the same overrides.
-CASES: tuple[Case, ...] = (
-    Case("fast-slow", "WaveLAN -> GSM, 16 KiB window, MSS 1420 (§7.1.2)",
-         "Figs. 7-1 to 7-3", (), "fast-slow", 1420),
-    Case("fast-slow-4k", "WaveLAN -> GSM, 4096 B window, MSS 1024 (§7.1.3)", "Fig. 7-4",
-         ("flow.0.tcp.mss=1024", 'flow.0.tcp.receive_window="4096 B"'), "fast-slow", 1024),
-    Case("fast-slow-536", "WaveLAN -> GSM, 2144 B window, MSS 536 (§7.1.3)", "Fig. 7-5",
-         ("flow.0.tcp.mss=536", 'flow.0.tcp.receive_window="2144 B"'), "fast-slow", 536),
-    Case("upload", "WaveLAN -> GSM, the MH sending, 16 KiB window, MSS 1460 (§7.1.4)",
-         "Figs. 7-6, 7-7",
-         ('flow.0.from="mh"', 'flow.0.to="ch"', "flow.0.tcp.mss=1460"), "fast-slow", 1460),
-    Case("slow-fast", "GSM -> WaveLAN, 16 KiB window, MSS 1420 (§7.2.2)", "Figs. 7-10, 7-11",
-         ('mobile.start="gsm"', 'handover.0.from="gsm"', 'handover.0.to="wavelan"',
-          'handover.0.at="70 s"', 'handover.0.window="1.5 s"',
-          'handover.0.uplink_delay="2 ms"'), "slow-fast", 1420),
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Variant:
-    """The TCP a case runs with: the thesis's, or a comparison row (the keys it sets)."""
-
-    name: str
-    label: str
-    overrides: tuple[str, ...]
-
-
-BASELINE = "linux-2.0"
-#: The thesis's TCP, what exists today against spurious timeouts, then the remedies built so far
-#: on the thesis's TCP (`flow.remedies`; the others are listed in the report). The MSS and
-#: window stay the case's.
-VARIANTS: tuple[Variant, ...] = (
-    Variant(BASELINE, "Linux 2.0.36 (the thesis's TCP)", ()),
-    # CUBIC, PRR, RACK, the tail loss probe, F-RTO, Linux's undo by timestamps and D-SACK, cwnd
-    # and ssthresh restored (tcp_frto = 2), SACK, timestamps, Linux's RTO estimator
-    # (tcp::profile's linux).
-    Variant("linux", "today's Linux", ('flow.0.tcp.profile="linux"',)),
-    # RFC 5682 §3.1's F-RTO (vho runs it without SACK too, as Linux), the only detector
-    # that needs neither SACK nor timestamps.
-    Variant("frto", "F-RTO on Linux 2.0", ('flow.0.tcp.spurious_detection=["frto"]',)),
-    Variant("rto-reset", "rto-reset (§8.1)", ('flow.0.remedies=["rto-reset"]',)),
-    Variant("new-path", "new-path (§7.1.5)", ('flow.0.remedies=["new-path"]',)),
-    Variant(
-        "fast-rto-decrease",
-        "fast-rto-decrease (§7.2.2)",
-        ('flow.0.remedies=["fast-rto-decrease"]',),
-    ),
-    Variant(
-        "flush-on-handover",
-        "flush-on-handover (§7.2.3)",
-        ('flow.0.remedies=["flush-on-handover"]',),
-    ),
-    Variant("red", "red (§7.1.5, §8.2)", ('flow.0.remedies=["red"]',)),
-    # Functions of the home agent, not of TCP (`[[node_function]]`).
-    Variant(
-        "link-flow-control",
-        "link-flow-control (§7.2.3)",
-        ('flow.0.remedies=["link-flow-control"]',),
-    ),
-    Variant(
-        "cwnd-clamp",
-        "cwnd-clamp (Cottingham & Vidales §7)",
-        ('flow.0.remedies=["cwnd-clamp"]',),
-    ),
-    # Tolerates the reordering of a slow -> fast handover (Daniel & Kojo §2); acts on the
-    # notification, which it turns on.
-    Variant(
-        "adaptive-dupthresh",
-        "adaptive-dupthresh (D&K §2)",
-        ('flow.0.remedies=["adaptive-dupthresh"]',),
-    ),
-    # The bound (issue 19 item 3): told the new path at the switch, no loss of its own
-    # making; the system oracle also moves the old queue onto a faster link.
-    Variant("oracle", "the oracle", ('flow.0.remedies=["oracle"]',)),
-    Variant("oracle-system", "the system oracle", ('flow.0.remedies=["oracle-system"]',)),
-)
-#: The cases run with every variant (the others with the thesis's TCP only).
-COMPARED = ("fast-slow", "slow-fast")
-
-#: Seeds per case (each draws the handover instant in the study's window), and for --quick.
-SEEDS = 5
-QUICK_SEEDS = 2
+from ... import capture, files
+from ...errors import VhoError
+from .paper import POST_HANDOVER_BYTES, PPP_BYTES_PER_S, STEADY_INTERVAL_AFTER_SWITCH
 
 #: Beside each baseline run's output: Linux 2.0's RTO replayed on its packets.
 REPLAY = "linux20_replay.csv"
-
-#: What the command writes (a non-empty --out holding anything else is refused).
-OWNED = (r"report\.md", r"table\.csv", r"runs\.csv", "runs", "figures")
 
 
 # --- reading a run ------------------------------------------------------------------------
@@ -185,9 +57,6 @@ class Trace:
 
 def read_trace(out: Path, mss: int) -> Trace:
     """A run's output directory (``vho run``'s) as a :class:`Trace`."""
-    import json
-    import tomllib
-
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     (flow,) = summary["flows"]
     resolved = tomllib.loads((out / "scenario.resolved.toml").read_text(encoding="utf-8"))
@@ -248,8 +117,10 @@ def transits(tr: Trace) -> pd.DataFrame:
 def ack_arrival(tr: Trace, sent_after: float) -> float:
     """When the first ACK the MH sent at or after ``sent_after`` reached the CH. The network
     is lossless and each direction's packets keep their order across the switch (WaveLAN's
-    are the faster), so the k-th ACK the MH sent is the k-th the CH received."""
-    if len(tr.mh_acks) != len(tr.acks):
+    are the faster), so the k-th ACK the MH sent is the k-th the CH received; those the MH
+    sent last may still be on their way when the run stops (a slow window's transfer is not
+    over by then), but the CH never holds more than the MH sent."""
+    if len(tr.mh_acks) < len(tr.acks):
         raise VhoError(
             f"thesis: the MH sent {len(tr.mh_acks)} ACKs and the CH received {len(tr.acks)}"
         )
@@ -447,6 +318,12 @@ def _first_segment(tr: Trace, timers: pd.DataFrame) -> dict[str, float]:
         "first_ack_over_gsm_s": ack_arrival(tr, at + tr.uplink_delay_s) - at,
         "uplink_delay_s": tr.uplink_delay_s,
     }
+    # §7.1.4 l.1746-1747: "The data bytes 1460-2919 are sent three times": the segment after
+    # the first over GSM, every transmission of it after the switch.
+    d = tr.data
+    nxt = d[(d["t_s"] > at) & (d["seq"] > gsm["seq"])]["seq"]
+    if len(nxt):
+        out["second_segment_sends"] = int(((d["seq"] == nxt.min()) & (d["t_s"] > at)).sum())
     if len(timers):
         t1 = timers.iloc[0]
         orig = tx[(tx["seq"] == t1["seq"]) & ~tx["retransmission"]]
@@ -468,6 +345,9 @@ def _resends(tr: Trace, una0: float, end: float) -> dict[str, float]:
     return {
         "window_segments": round((nxt0 - una0) / tr.mss),
         "window_resent": int(of_window["seq"].nunique()),
+        # l.1631-1632: "retransmit those segments in the interval 6-22 seconds".
+        "window_first_resend_s": float(of_window["t_s"].min()) - at if len(of_window) else np.nan,
+        "window_last_resend_s": float(of_window["t_s"].max()) - at if len(of_window) else np.nan,
         "retransmissions_after": len(resent),
         "duplicate_acks": int((acks["ack"].to_numpy() == prev).sum()),
     }
@@ -586,122 +466,16 @@ def _no_timer_would_fire(tr: Trace, rp: pd.DataFrame) -> bool:
     return bool((np.diff(t) < rto).all())
 
 
-# --- running the study --------------------------------------------------------------------
+# --- the worker's entry -------------------------------------------------------------------
 
 
-def run_dir(root: Path, case: str, variant: str, seed: int) -> Path:
-    return root / "runs" / case / variant / f"seed-{seed}"
-
-
-def plan(quick: bool, seed: int) -> list[tuple[Case, Variant, int]]:
-    """Every run: each case with the thesis's TCP, the compared cases with every variant."""
-    seeds = range(seed, seed + (QUICK_SEEDS if quick else SEEDS))
-    return [
-        (c, v, s)
-        for c in CASES
-        for v in VARIANTS
-        if v.name == BASELINE or c.name in COMPARED
-        for s in seeds
-    ]
-
-
-def run_all(root: Path, quick: bool, seed: int, quiet: bool) -> pd.DataFrame:
-    """Runs the plan into ``root/runs``; one row of measurements per run."""
-    rows = []
-    todo = plan(quick, seed)
-    study = study_path()
-    for i, (c, v, s) in enumerate(todo, 1):
-        if not quiet:
-            sys.stderr.write(f"\rthesis: run {i}/{len(todo)} {c.name} {v.name} seed {s}  ")
-        out = run_dir(root, c.name, v.name, s)
-        run(study, seed=s, overrides=[*c.overrides, *v.overrides], out_dir=out)
-        tr = read_trace(out, c.mss)
-        rp = None
-        if v.name == BASELINE:
-            rp = linux20_replay(tr)
-            files.write_table(rp, out / REPLAY)
-        m = measure(tr, c.direction, rp)
-        rows.append({"case": c.name, "variant": v.name, "seed": s, **m})
-    if not quiet:
-        sys.stderr.write("\n")
-    runs = pd.DataFrame(rows)
-    # §7.1.3: 4096 B / MSS 1024 against 16 KB / MSS 1420 "for the same number of bytes".
-    base = runs[(runs["case"] == "fast-slow") & (runs["variant"] == BASELINE)]
-    base_tput = base.set_index("seed")["throughput_after_Bps"]
-    k = (runs["case"] == "fast-slow-4k") & (runs["variant"] == BASELINE)
-    runs.loc[k, "gain_over_16k"] = (
-        runs.loc[k, "throughput_after_Bps"].to_numpy()
-        / base_tput.loc[runs.loc[k, "seed"]].to_numpy()
-        - 1
-    )
-    return runs
-
-
-def table(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean, min and max over seeds of every quantity per case and variant, with the thesis's
-    number where it gives one and whether ours is within its precision."""
-    claims = {(c.case, c.key): c for c in CLAIMS}
-    rows = []
-    skip = {"case", "variant", "seed"}
-    for (case, variant), g in runs.groupby(["case", "variant"], sort=False):
-        for key in [k for k in runs.columns if k not in skip]:
-            v = pd.to_numeric(g[key], errors="coerce").dropna()
-            if not len(v):
-                continue
-            c = claims.get((case, key)) if variant == BASELINE else None
-            rows.append(
-                {
-                    "case": case,
-                    "variant": variant,
-                    "key": key,
-                    "ours_mean": float(v.mean()),
-                    "ours_min": float(v.min()),
-                    "ours_max": float(v.max()),
-                    "seeds": len(v),
-                    "thesis": c.value if c else np.nan,
-                    "kind": c.kind if c else "",
-                    "source": c.source if c else "",
-                    "within": ("" if c is None else "yes" if holds(c, float(v.mean())) else "no"),
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def reproduce(
-    out: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    seed: int = 1,
-    quiet: bool = False,
-    force: bool = False,
-) -> Path:
-    """Runs the study into ``out`` (staged; a non-empty ``out`` that is not this command's
-    output is refused unless ``force``); returns the path of ``report.md``."""
-    from .thesis_report import Inputs, write_report
-
-    out = Path(out)
-    t0 = time.perf_counter()
-    seeds = list(range(seed, seed + (QUICK_SEEDS if quick else SEEDS)))
-    command = "vho reproduce thesis" + (" --quick" if quick else "") + f" --seed {seed}"
-    with files.staged_output(
-        out, command="vho reproduce thesis", owned=OWNED, force=force
-    ) as stage:
-        runs = run_all(stage, quick, seed, quiet)
-        wall_runs = time.perf_counter() - t0
-        t = table(runs)
-        files.write_table(runs, stage / "runs.csv")
-        files.write_table(t, stage / "table.csv")
-        inputs = Inputs(
-            cases=[(c.name, c.title, c.figures, c.mss) for c in CASES],
-            variants=[(v.name, v.label) for v in VARIANTS],
-            baseline=BASELINE,
-            study=study_path(),
-            study_name=STUDY,
-            seeds=seeds,
-            command=command,
-            wall_runs_s=wall_runs,
-            t0=t0,
-            replay=REPLAY,
-        )
-        write_report(stage, runs, t, inputs)
-    return out / "report.md"
+def measure_run(run_dir: Path, result: Any, params: dict[str, Any]) -> dict[str, float]:
+    """The study's measure function (:class:`vho.sweep.spec.Measure`): every quantity of one
+    run, from its output directory; ``params``: the case's ``direction`` and ``mss``, and
+    ``replay`` (the thesis's TCP: Linux 2.0's RTO replayed, written beside the run)."""
+    tr = read_trace(run_dir, int(params["mss"]))
+    rp = None
+    if params.get("replay"):
+        rp = linux20_replay(tr)
+        files.write_table(rp, run_dir / REPLAY)
+    return measure(tr, str(params["direction"]), rp)

@@ -1,21 +1,12 @@
-"""Daniel & Kojo (2005), ``001_b31677fe21b9faf1.txt``: TCP across WLAN-GPRS handovers in
-ns-2. Every cell of Tables 3-6 (160 cells, 32 replications each) on the sweep engine, with
-one parameter set (``scenarios/studies/daniel-kojo.toml``), side by side with the paper.
+"""The design of `vho reproduce daniel-kojo` (Daniel & Kojo 2005, ``001_b31677fe21b9faf1.txt``):
+every cell of Tables 3-6 (160 cells, 32 replications each) with one parameter set
+(``scenarios/studies/daniel-kojo.toml``); the cases of Figures 1 and 2 re-run at the figures'
+instants and over WLAN alone (captured, kept); and the open values moved one at a time over
+every cell (``--no-sensitivity`` skips them).
 
-Writes, in the output directory:
-
-- ``table.csv``: ``table,direction,model,size_bytes,htime_s,replications,ours_mean_s,
-  ours_ci95_s,paper_s,rel_diff``, one row per cell of the paper, in the paper's order;
-- ``cells.csv``: the same cells with the ground-truth means (spurious timeouts and
-  retransmissions, duplicate ACKs, reordering, fast retransmits, drops);
-- ``sensitivity.csv``: the open values moved one at a time (not with ``sensitivity=False``,
-  ``--no-sensitivity``);
-- ``report.md``, ``figures/`` (PNG and SVG) and ``cases/`` (the runs the figures draw);
-- ``runs/``: the sweeps' Parquet results.
-
-All of it is written into a staging directory and swapped in whole at the end (see
-:func:`vho.files.staged_output`): an interrupted run leaves the previous output as it was, and
-a non-empty directory that is not a previous output of this study is refused unless ``force``.
+A replication draws the handover's instant in HTime's 1 s window (§5: "uniformly distributed
+in a 1 second interval ... 32 replications"): replication r draws the same offset in every
+cell (common random numbers), so models and sizes are compared on the same draws.
 """
 
 from __future__ import annotations
@@ -23,33 +14,28 @@ from __future__ import annotations
 import functools
 import math
 import os
-import time
+import re
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .. import files, sweep
-from ..errors import VhoError
-from ..sweep.spec import Sweep
-from ..sweep.summarize import t975
-from .daniel_kojo_paper import MB, cells
+from ... import sweep
+from ...errors import VhoError
+from ...sweep.spec import Sweep, toml_literal
+from ...sweep.summarize import t975
+from ..study import Design, Options, Point, study_file
+from .paper import MB, cells
 
-#: The study's parameter set as the repository shows it; the package carries the same file as
-#: ``vho/data/studies/daniel-kojo.toml`` (a symbolic link in the repository, a copy in a
-#: wheel), which is what vho reads, so that an installed vho needs no source tree.
+#: The study's parameter set as the repository shows it (``vho/data/studies/daniel-kojo.toml``
+#: in the package, which is what vho reads, so that an installed vho needs no source tree).
 STUDY = "scenarios/studies/daniel-kojo.toml"
-
-#: What the study writes: a directory holding only these is a previous output.
-OWNED = (r"report\.md", r"(table|cells|sensitivity)\.csv", "runs", "cases", "figures")
 
 
 def study_path() -> Path:
-    """The study's TOML file inside the installed package (a plain directory: the package
-    holds a native module, so it is never imported from a zip)."""
-    return Path(str(resources.files("vho").joinpath("data", "studies", "daniel-kojo.toml")))
+    """The study's TOML file inside the installed package."""
+    return study_file("daniel-kojo.toml")
 
 
 #: §5: "For each handoff time, 32 replications are done".
@@ -222,9 +208,120 @@ def overrides(c: Cell, how: str = "centred") -> dict[str, Any]:
     }
 
 
+DRAWS = (
+    "the handover's instant, uniformly in HTime h's 1 s window [h - 0.5, h + 0.5) clipped at "
+    "0 (§5: 'uniformly distributed in a 1 second interval'); replication r draws the same "
+    "offset in every cell (common random numbers); the figures' cases run at their fixed "
+    "instants"
+)
+
+
+def cell_name(c: Cell) -> str:
+    """A cell as a point's case: ``t3-gprs-wlan-200KB-h0``."""
+    size = f"{c.size_bytes // MB}MB" if c.size_bytes >= MB else f"{c.size_bytes // 1000}KB"
+    return f"t{c.table}-{c.direction}-{size}-h{c.htime_s:g}"
+
+
+def _keys(d: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(f"{k}={toml_literal(v)}" for k, v in d.items())
+
+
+#: Figures 1 and 2 re-run (§3.1, §3.2) and WLAN alone (§3.1's 0.65 s, §6.2's overshoot
+#: "around 0.7"): (case, direction, instant (None: no handover), size, what the paper says).
+FIGURE_CASES: tuple[tuple[str, str, float | None, str, str], ...] = (
+    ("fig1", "wlan-gprs", 0.6, "200 KB",
+     "12 packets dropped at the handover, a timeout at 0.89 s, 29 unnecessary "
+     "retransmissions, transfer complete at 5.2 s (0.65 s over WLAN alone)"),
+    ("fig2", "gprs-wlan", 6.0, "200 KB",
+     "handover at 6 s (6.2 s in the text), duplicate ACKs from 6.32 s, needless window "
+     "reduction, transfer complete at 6.8 s"),
+    ("wlan-200KB", "wlan-gprs", None, "200 KB", "200 KB over WLAN alone in 0.65 s"),
+    ("wlan-2MB", "wlan-gprs", None, "2 MB", "WLAN's slow start overshoot around 0.7 s"),
+)  # fmt: skip
+
+
+def figure_overrides(direction: str, at: float | None, size: str) -> tuple[str, ...]:
+    """A figure case's keys: the direction, the instant (none: after the transfer), the
+    size."""
+    a, b = direction.split("-")
+    return (
+        f'mobile.start="{a}"',
+        f'handover.0.from="{a}"',
+        f'handover.0.to="{b}"',
+        f'handover.0.at="{1000 if at is None else at:g} s"',
+        'handover.0.window="0 s"',
+        f'flow.0.size="{size}"',
+    )
+
+
+def alt_name(name: str, label: str) -> str:
+    """A plain variant suffix of an open value's alternative ("sender-receiver-20")."""
+    slug = re.sub(r"[^a-z0-9.]+", "-", f"{name.split()[0]} {label.split()[0]}".lower())
+    return slug.strip("-")
+
+
+def design(o: Options) -> Design:
+    """Every cell; the figures' cases; and (with ``o.sensitivity``) each open value's
+    alternatives over every cell at SENSITIVITY_REPLICATIONS (the chosen values' rows are the
+    cells' own first replications: the same seeds)."""
+    cs = study_cells(o.quick)
+    reps = o.reps or (QUICK_REPLICATIONS if o.quick else REPLICATIONS)
+    points = [Point(cell_name(c), c.model, _keys(overrides(c)), reps, measured=False) for c in cs]
+    for name, direction, at, size, what in FIGURE_CASES:
+        points.append(
+            Point(
+                name,
+                "re-run",
+                figure_overrides(direction, at, size),
+                1,
+                role="comparison",
+                keep=1,
+                label=what,
+            )
+        )
+    if o.sensitivity:
+        sreps = SENSITIVITY_REPLICATIONS[o.quick]
+        for name, _, alts in OPEN_VALUES:
+            for a in alts:
+                if "(chosen)" in a.label:
+                    continue
+                label = f"{name}: {a.label}"
+                for c in cs:
+                    points.append(
+                        Point(
+                            cell_name(c),
+                            f"{c.model}~{alt_name(name, a.label)}",
+                            (*_keys(overrides(c, a.instant)), *a.overrides),
+                            sreps,
+                            role="sensitivity",
+                            label=label,
+                            replaces=c.model,
+                            measured=False,
+                        )
+                    )
+    return Design(
+        study_file="daniel-kojo.toml",
+        points=tuple(points),
+        options=o,
+        seeds="common",
+        draws=DRAWS,
+        measure="vho.reproduce.daniel_kojo.measure:figure_case",
+        record=('record.pcap=["ch", "mh"]', "record.series=true"),
+    )
+
+
+def cell_of(case: str, cs: list[Cell]) -> Cell | None:
+    """The cell a point's case names (None: not a cell)."""
+    return next((c for c in cs if cell_name(c) == case), None)
+
+
+# --- the cells as one sweep (benches/ns2_daniel_kojo.py, dk_profiles.py, dk_window_bounds.py) --
+
+
 def make_sweep(
     cs: list[Cell], replications: int, seed: int, extra: list[str], how: str = "centred"
 ) -> Sweep:
+    """The cells as one sweep, as the study runs them: common random numbers."""
     path = study_path()
     return Sweep(
         label=str(path),
@@ -234,8 +331,6 @@ def make_sweep(
         points=[overrides(c, how) for c in cs],
         replications=replications,
         seed=seed,
-        # Common random numbers: replication r has the same handover offset in every cell, so
-        # models and sizes are compared on the same draws.
         seeds="common",
         name="daniel-kojo",
     )
@@ -306,92 +401,3 @@ def write_csv(df: pd.DataFrame, path: Path, columns: list[str]) -> None:
 
 def agreement(t: pd.DataFrame) -> float:
     return float((t["rel_diff"].abs() <= TOLERANCE).mean())
-
-
-def reproduce(
-    out: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    workers: int | None = None,
-    seed: int = 1,
-    quiet: bool = False,
-    sensitivity: bool = True,
-    force: bool = False,
-) -> Path:
-    """Runs the study into ``out`` (staged; a non-empty ``out`` that is not this study's output
-    is refused unless ``force``); returns the path of ``report.md``."""
-    out = Path(out)
-    # Fresh runs every time (a new staging directory): results of an older vho must not pass
-    # for this one's.
-    with files.staged_output(
-        out, command="vho reproduce daniel-kojo", owned=OWNED, force=force
-    ) as stage:
-        _reproduce(stage, quick, workers, seed, quiet, sensitivity)
-    return out / "report.md"
-
-
-def _reproduce(
-    out: Path, quick: bool, workers: int | None, seed: int, quiet: bool, sensitivity: bool
-) -> Path:
-    from .daniel_kojo_report import write_report
-
-    runs = out / "runs"
-    t0 = time.perf_counter()
-    cs = study_cells(quick)
-    reps = QUICK_REPLICATIONS if quick else REPLICATIONS
-    stage = f"tables: {len(cs)} cells x {reps} replications"
-    main = per_cell(run_sweep(make_sweep(cs, reps, seed, []), runs, workers, quiet, stage), cs)
-    wall_main = time.perf_counter() - t0
-    write_csv(main, out / "table.csv", TABLE_COLUMNS)
-    write_csv(main, out / "cells.csv", [c for c in main.columns if c != "incomplete"])
-
-    sens_rows = []
-    # Per alternative (not the chosen values): the per-cell table, to say what moves a cell.
-    moved: dict[str, pd.DataFrame] = {}
-    if sensitivity:
-        # Each alternative over every cell with fewer replications (8; quick: 1), beside the
-        # chosen set at the same replications, so that only the value differs.
-        sreps = SENSITIVITY_REPLICATIONS[quick]
-        n_alts = sum(len(alts) for _, _, alts in OPEN_VALUES)
-        i = 0
-        for name, paper_says, alts in OPEN_VALUES:
-            for a in alts:
-                label = a.label
-                i += 1
-                sw = make_sweep(cs, sreps, seed, list(a.overrides), a.instant)
-                stage = f"sensitivity {i}/{n_alts}: {name} = {label}, x {sreps}"
-                df = run_sweep(sw, runs, workers, quiet, stage)
-                t = per_cell(df, cs)
-                if "(chosen)" not in label:
-                    moved[f"{name}: {label}"] = t
-                sens_rows.append(
-                    {
-                        "open_value": name,
-                        "paper": paper_says,
-                        "alternative": label,
-                        "replications": sreps,
-                        "within_10pct": agreement(t),
-                        "median_abs_rel_diff": float(t["rel_diff"].abs().median()),
-                        **{
-                            f"table{k}_mean_rel_diff": float(g["rel_diff"].mean())
-                            for k, g in t.groupby("table")
-                        },
-                    }
-                )
-    sens = pd.DataFrame(sens_rows)
-    if len(sens):
-        write_csv(sens, out / "sensitivity.csv", list(sens.columns))
-    wall_all = time.perf_counter() - t0
-    return write_report(
-        out,
-        main,
-        sens,
-        moved,
-        quick=quick,
-        seed=seed,
-        reps=reps,
-        wall_main_s=wall_main,
-        wall_all_s=wall_all,
-        quiet=quiet,
-        sensitivity=sensitivity,
-    )

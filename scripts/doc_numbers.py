@@ -141,7 +141,9 @@ def _naoe_tables(trials: int) -> dict[str, str]:
         )
         with open(out / "table.csv", newline="") as f:
             rows = list(csv.DictReader(f))
-    cell = {(r["direction"], r["scheme"], r["metric"]): r for r in rows}
+    # The study's verdict table: a row per paper number, keyed direction.scheme.metric (the
+    # mean: the paper's mean and sigma, ours) and the same with ".sd" (ours: vho's sigma).
+    by_key = {r["key"]: r for r in rows}
 
     def num(x: str) -> str:
         v = float(x)
@@ -157,10 +159,11 @@ def _naoe_tables(trials: int) -> dict[str, str]:
         for scheme, label in schemes:
             cells = []
             for metric in ("out_of_order", "spurious_retransmissions", "goodput_kbps"):
-                r = cell[(direction, scheme, metric)]
+                r = by_key[f"{direction}.{scheme}.{metric}"]
+                sd = by_key[f"{direction}.{scheme}.{metric}.sd"]
                 cells.append(
-                    f"{num(r['paper_mean'])} ({float(r['paper_sd']):.1f}) \\| "
-                    f"{float(r['ours_mean']):.1f} ({float(r['ours_sd']):.1f})"
+                    f"{num(r['paper'])} ({float(r['paper_sd']):.1f}) \\| "
+                    f"{float(r['ours']):.1f} ({float(sd['ours']):.1f})"
                 )
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
         out[direction] = "\n" + "\n".join(lines) + "\n"

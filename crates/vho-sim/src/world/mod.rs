@@ -22,6 +22,7 @@ mod mip;
 mod nemo;
 mod oracle;
 mod schedule;
+mod spill;
 pub mod summary;
 mod tfrc;
 
@@ -37,6 +38,7 @@ use crate::time::{Dur, Time};
 
 pub use cross::{CrossBins, CrossSummary, CROSS_INTERVAL};
 pub use external::ExternalOut;
+pub use spill::run_spilling;
 pub use summary::Summary;
 
 /// Receiver throughput is binned at this interval for the adaptation time (Cottingham &

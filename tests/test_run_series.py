@@ -172,3 +172,27 @@ def test_a_run_without_drops_writes_string_columns_for_them(tmp_path: Path) -> N
         assert pa.types.is_large_string(schema.field(name).type) or pa.types.is_string(
             schema.field(name).type
         ), schema
+
+
+def test_a_series_that_cannot_be_written_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    # A file size limit (as a full disk) stops the spill: the run is refused in one line that
+    # names the output and the series, and neither the output nor its staging is left.
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # write() then fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    out = tmp_path / "out"
+    args = [sys.executable, "-m", "vho.cli", "run", str(tmp_path / "s.toml"), "--out", str(out)]
+    p = subprocess.run(
+        [*args, "--set", 'run.stop="200 s"'], preexec_fn=limit, capture_output=True, text=True
+    )
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+    assert p.stderr.startswith(f"{out}: cannot write the run's output: series queues: ")
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["s.toml"]

@@ -674,7 +674,10 @@ def run(
     with files.staged_output(out, command="vho run", owned=OWNED, force=force) as stage:
         t0 = time.perf_counter()
         # The series spill into the staging directory as the run goes (`_Rows`).
-        raw = _in_thread(_native.run_scenario, label, text, overrides, seed, str(stage))
+        try:
+            raw = _in_thread(_native.run_scenario, label, text, overrides, seed, str(stage))
+        except OutputError as e:  # a capture or a series the core could not write
+            raise OutputError(f"{out}: cannot write the run's output: {e}") from None
         wall = time.perf_counter() - t0
         for node in raw["capture_nodes"]:
             files.inside(stage, node, "capture of node", ".pcap")

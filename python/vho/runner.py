@@ -21,6 +21,12 @@ A run writes, in its output directory:
 - ``series_cbr.parquet`` with series and a CBR flow (``kind = "cbr"``): every datagram its
   receiver got, in arrival order (``t_s`` arrival, ``seq``, ``sent_s``, ``delay_s``).
 
+The series do not wait in memory for the run's end: the core hands their rows to hidden files
+of the staging directory as it records them (``.series-*.rows``), and each Parquet file is
+written from those a row group at a time, then they are removed (issue 40 item 14: what a long
+run holds does not grow with its length). A :class:`RunResult` of such a run reads its series
+from the Parquet files when asked for them.
+
 Everything is first written to a hidden staging directory beside it and swapped in whole only
 when the run has succeeded (:func:`vho.files.staged_output`): a failed run leaves no file
 behind that looks complete, and no file of an older run sits beside a new summary. A capture
@@ -35,8 +41,8 @@ import re
 import threading
 import time
 import tomllib
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,23 +84,63 @@ OWNED = (
 )
 
 
-@dataclass
 class RunResult:
     """What a run produced: the summary (a dict, as in ``summary.json``) and time series.
-    :meth:`flows_frame` gives the flows as a DataFrame; ``repr`` is one line."""
+    :meth:`flows_frame` gives the flows as a DataFrame; ``repr`` is one line.
 
-    summary: dict
-    #: Per flow name, the sender's TCP state over time (``t_s``, cwnd, ssthresh, srtt_s, ...).
-    tcp: dict[str, pd.DataFrame] = field(default_factory=dict)
-    #: Queue length over time of every link direction (``t_s``, link, from, to, packets, bytes).
-    queues: pd.DataFrame | None = None
-    #: Per flow name, bytes delivered in order per 0.1 s (when the scenario records series).
-    throughput: dict[str, pd.DataFrame] = field(default_factory=dict)
-    #: Every data segment dropped in the network (``t_s``, flow, ``seq``: offset from the
-    #: flow's first data byte, ``len``, link, from, to, cause), when series are recorded.
-    drops: pd.DataFrame | None = None
-    wall_s: float = 0.0
-    out_dir: Path | None = None
+    A run written to a directory keeps its series there, not in memory: ``tcp``, ``queues``
+    and ``drops`` are read from its Parquet files when first asked for (issue 40 item 14: a
+    10,000 s run's series are tens of millions of rows), so they need the directory as the
+    run left it."""
+
+    def __init__(
+        self,
+        summary: dict,
+        tcp: dict[str, pd.DataFrame] | None = None,
+        queues: pd.DataFrame | None = None,
+        throughput: dict[str, pd.DataFrame] | None = None,
+        drops: pd.DataFrame | None = None,
+        wall_s: float = 0.0,
+        out_dir: Path | None = None,
+        *,
+        on_disk: dict[str, list[str]] | None = None,
+    ) -> None:
+        self.summary = summary
+        #: Per flow name, bytes delivered in order per 0.1 s (when the scenario records series).
+        self.throughput: dict[str, pd.DataFrame] = throughput or {}
+        self.wall_s = wall_s
+        self.out_dir = out_dir
+        self._tcp = tcp if tcp is not None else {}
+        self._queues = queues
+        self._drops = drops
+        # The series in `out_dir` not read yet: "tcp" -> the flows with one, "queues" and
+        # "drops" -> [].
+        self._on_disk = dict(on_disk or {})
+
+    @property
+    def tcp(self) -> dict[str, pd.DataFrame]:
+        """Per flow name, the sender's TCP state over time (``t_s``, cwnd, ssthresh, flight,
+        srtt_s, rttvar_s, rto_s)."""
+        names = self._on_disk.pop("tcp", None)
+        if names is not None and self.out_dir is not None:
+            self._tcp = _read_tcp(self.out_dir, names)
+        return self._tcp
+
+    @property
+    def queues(self) -> pd.DataFrame | None:
+        """Queue length over time of every link direction (``t_s``, link, from, to, packets,
+        bytes)."""
+        if self._on_disk.pop("queues", None) is not None and self.out_dir is not None:
+            self._queues = _read_series(self.out_dir, "queues")
+        return self._queues
+
+    @property
+    def drops(self) -> pd.DataFrame | None:
+        """Every data segment dropped in the network (``t_s``, flow, ``seq``: offset from the
+        flow's first data byte, ``len``, link, from, to, cause), when series are recorded."""
+        if self._on_disk.pop("drops", None) is not None and self.out_dir is not None:
+            self._drops = _read_series(self.out_dir, "drops")
+        return self._drops
 
     @property
     def flows(self) -> list[dict]:
@@ -126,7 +172,7 @@ class RunResult:
 
     def __repr__(self) -> str:
         """One line (a notebook shows this, not the whole summary): the scenario, how the run
-        ended, the flows and what else the result holds."""
+        ended, the flows and what else the result holds (series on disk are not read)."""
         run = self.summary["run"]
         flows = self.flows
         done = sum(1 for f in flows if f["completed"])
@@ -140,10 +186,10 @@ class RunResult:
         series = [
             name
             for name, on in (
-                ("tcp", self.tcp),
-                ("queues", self.queues is not None),
+                ("tcp", bool(self._tcp) or bool(self._on_disk.get("tcp"))),
+                ("queues", self._queues is not None or "queues" in self._on_disk),
                 ("throughput", self.throughput),
-                ("drops", self.drops is not None),
+                ("drops", self._drops is not None or "drops" in self._on_disk),
             )
             if on
         ]
@@ -230,120 +276,329 @@ def _in_thread(fn, *args):
     return box["value"]
 
 
-#: Rows per Parquet row group, the bound on what is converted to Arrow at once when a series
-#: is written (pyarrow's own default row group, so a file is as ``DataFrame.to_parquet`` wrote
-#: it).
+#: Rows per Parquet row group, the bound on what is converted at once when a series is
+#: written (pyarrow's own default row group, so that a file is as ``DataFrame.to_parquet``
+#: wrote it).
 ROW_GROUP_ROWS = 1 << 20
 
+#: The rows of each series as the core hands them over (``vho_sim::record::series``, each
+#: series' ``Rows`` impl: little-endian, packed): in a spill file of the staging directory
+#: for a run with an output directory, in bytes for one without.
+ROWS = {
+    "tcp": (
+        ("t_ns", "<u8"),
+        ("cwnd", "<u4"),
+        ("ssthresh", "<u4"),
+        ("srtt_ns", "<u8"),
+        ("rttvar_ns", "<u8"),
+        ("rto_ns", "<u8"),
+        ("flight", "<u4"),
+    ),
+    "tfrc": (
+        ("t_ns", "<u8"),
+        ("x_bps", "<f8"),
+        ("x_recv_bps", "<f8"),
+        ("p", "<f8"),
+        ("rtt_ns", "<u8"),
+    ),
+    "probe": (("t_ns", "<u8"), ("estimate_bps", "<u8")),
+    "queues": (("t_ns", "<u8"), ("dir", "<u4"), ("packets", "<u4"), ("bytes", "<u8")),
+    "drops": (
+        ("t_ns", "<u8"),
+        ("flow", "<u4"),
+        ("seq", "<u4"),
+        ("len", "<u4"),
+        ("dir", "<u4"),
+        ("cause", "u1"),
+    ),
+}
 
-def _columns(cols: dict) -> dict:
-    """A series' columns from the core (each the bytes of its values as little-endian f64, 8
-    bytes a row: ``vho-py``'s ``run::column``) as numpy arrays, without copying them."""
+
+class _Rows:
+    """One series' rows from the core (``vho-py``'s ``run::rows_entry``), read a slice at a
+    time: a spill file is read, not mapped, so that what was read is let go with the slice."""
+
+    def __init__(self, entry: dict, kind: str) -> None:
+        import numpy as np
+
+        self.dtype = np.dtype(list(ROWS[kind]))
+        self.n = int(entry["rows"])
+        self.path: str | None = entry.get("path")
+        self.data: bytes | None = entry.get("data")
+
+    def read(self, start: int = 0, stop: int | None = None):
+        """Rows ``start`` to ``stop`` as a structured array."""
+        import numpy as np
+
+        stop = self.n if stop is None else min(stop, self.n)
+        count, offset = max(stop - start, 0), start * self.dtype.itemsize
+        if count == 0:
+            return np.empty(0, dtype=self.dtype)
+        if self.data is not None:
+            return np.frombuffer(self.data, dtype=self.dtype, count=count, offset=offset)
+        return np.fromfile(self.path, dtype=self.dtype, count=count, offset=offset)
+
+
+def _seconds(ns) -> pd.Series:
+    import pandas as pd
+
+    return pd.Series(ns, dtype="float64") / 1e9
+
+
+def _tcp_frame(a) -> pd.DataFrame:
+    """The sender's state: ``t_s``, cwnd, ssthresh, flight, srtt_s, rttvar_s, rto_s."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "t_s": _seconds(a["t_ns"]),
+            "cwnd": a["cwnd"].astype("int64"),
+            "ssthresh": a["ssthresh"].astype("int64"),
+            "flight": a["flight"].astype("int64"),
+            "srtt_s": _seconds(a["srtt_ns"]),
+            "rttvar_s": _seconds(a["rttvar_ns"]),
+            "rto_s": _seconds(a["rto_ns"]),
+        }
+    )
+
+
+def _tfrc_frame(a) -> pd.DataFrame:
+    """A TFRC sender's state (RFC 5348 §4.3: X, X_recv, p, R), one row per change."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "t_s": _seconds(a["t_ns"]),
+            "x_bps": a["x_bps"],
+            "x_recv_bps": a["x_recv_bps"],
+            "p": a["p"],
+            "rtt_s": _seconds(a["rtt_ns"]),
+        }
+    )
+
+
+def _probe_frame(a) -> pd.DataFrame:
+    """TFRC Probe's capacity estimate (Chen et al. §3.1: CapProbe at the receiver), one row
+    per change."""
+    import pandas as pd
+
+    return pd.DataFrame({"t_s": _seconds(a["t_ns"]), "estimate_bps": a["estimate_bps"] * 1.0})
+
+
+def _strings(values: list[str | None], codes):
+    """The column ``values[codes]`` (``None``: missing) as this pandas keeps strings, built
+    without a Python object per row where it keeps them in Arrow (pandas 3: a 1 Mi-row column
+    of names took 54 MB through an object array, 21 MB so)."""
+    import numpy as np
+    import pandas as pd
+
+    dtype = pd.Series(["a"]).dtype
+    if getattr(dtype, "storage", None) == "pyarrow":
+        import pyarrow as pa
+
+        taken = pa.array(values, type=pa.large_string()).take(pa.array(codes))
+        return pd.array(taken, dtype=dtype)
+    return np.array(values, dtype=object)[codes]
+
+
+def _queue_frame(links: list[dict]):
+    """The queue series' rows as a frame: ``t_s``, link, from, to, packets, bytes."""
+    import pandas as pd
+
+    by_dir = {k: [link[k] for link in links] for k in ("link", "from", "to")}
+
+    def make(a) -> pd.DataFrame:
+        d = a["dir"].astype("int64")
+        return pd.DataFrame(
+            {
+                "t_s": _seconds(a["t_ns"]),
+                "link": _strings(by_dir["link"], d),
+                "from": _strings(by_dir["from"], d),
+                "to": _strings(by_dir["to"], d),
+                "packets": a["packets"].astype("int64"),
+                "bytes": a["bytes"].astype("int64"),
+            }
+        )
+
+    return make
+
+
+def _drop_frame(links: list[dict], names: list[str], causes: list[str]):
+    """The drop series' rows as a frame: ``t_s``, flow, seq, len, link, from, to, cause (no
+    link for a packet dropped on none: ``u32::MAX``)."""
+    import pandas as pd
+
+    none = 2**32 - 1
+    by_dir = {k: [link[k] for link in links] + [None] for k in ("link", "from", "to")}
+
+    def make(a) -> pd.DataFrame:
+        d = a["dir"].astype("int64")
+        d[d == none] = len(links)
+        return pd.DataFrame(
+            {
+                "t_s": _seconds(a["t_ns"]),
+                "flow": _strings(names, a["flow"].astype("int64")),
+                "seq": a["seq"].astype("int64"),
+                "len": a["len"].astype("int64"),
+                "link": _strings(by_dir["link"], d),
+                "from": _strings(by_dir["from"], d),
+                "to": _strings(by_dir["to"], d),
+                "cause": _strings(causes, a["cause"].astype("int64")),
+            }
+        )
+
+    return make
+
+
+def _with_flow(make, name: str):
+    """``make`` with the column ``flow``: ``name`` on every row."""
     import numpy as np
 
-    return {k: np.frombuffer(v, dtype="<f8") for k, v in cols.items()}
+    return lambda a: make(a).assign(flow=_strings([name], np.zeros(len(a), dtype="int64")))
 
 
-def _to_parquet(df: pd.DataFrame, path: Path) -> None:
-    """``df.to_parquet(path, index=False)``, converted to Arrow one row group at a time: the
-    same rows and schema (and for up to ``ROW_GROUP_ROWS`` rows the same file) without a
-    whole copy of a long series in Arrow's memory beside the frame."""
-    if len(df) <= ROW_GROUP_ROWS:
-        df.to_parquet(path, index=False)
-        return
+@dataclass(frozen=True)
+class _Part:
+    """Some of a series file's rows: ``n`` of them, ``frame(start, stop)`` some as a frame."""
+
+    n: int
+    frame: Callable[[int, int], pd.DataFrame]
+
+    @staticmethod
+    def of(rows: _Rows, make: Callable) -> _Part:
+        return _Part(rows.n, lambda start, stop: make(rows.read(start, stop)))
+
+
+def _series(raw: dict, summary: dict) -> dict[str, list[_Part]]:
+    """Per series file (``tcp``, ``tfrc``, ``probe``, ``queues``, ``drops``) that the run
+    recorded: its parts in order (a flow's rows, or all), each with the function that makes
+    a frame of some of its rows."""
+    names = [f["name"] for f in summary["flows"]]
+    out: dict[str, list] = {}
+    for kind, make in (("tcp", _tcp_frame), ("tfrc", _tfrc_frame), ("probe", _probe_frame)):
+        parts = [
+            _Part.of(_Rows(e, kind), _with_flow(make, name))
+            for name, e in zip(names, raw.get(f"{kind}_series") or [None] * len(names), strict=True)
+            if e is not None
+        ]
+        if parts:
+            out[kind] = parts
+    links = summary["links"]
+    if raw.get("queue_series") is not None:
+        out["queues"] = [_Part.of(_Rows(raw["queue_series"], "queues"), _queue_frame(links))]
+    if raw.get("drop_series") is not None:
+        make = _drop_frame(links, names, raw["drop_causes"])
+        out["drops"] = [_Part.of(_Rows(raw["drop_series"], "drops"), make)]
+    return out
+
+
+def _chunks(parts: list[_Part]) -> Iterator[pd.DataFrame]:
+    """The parts' rows, in order, as frames of ``ROW_GROUP_ROWS`` rows (the last fewer)."""
+    import pandas as pd
+
+    pending: list[pd.DataFrame] = []
+    n = 0
+    for part in parts:
+        start = 0
+        while start < part.n:
+            take = min(ROW_GROUP_ROWS - n, part.n - start)
+            pending.append(part.frame(start, start + take))
+            start, n = start + take, n + take
+            if n == ROW_GROUP_ROWS:
+                yield pending[0] if len(pending) == 1 else pd.concat(pending, ignore_index=True)
+                pending, n = [], 0
+    if pending:
+        yield pending[0] if len(pending) == 1 else pd.concat(pending, ignore_index=True)
+
+
+def _write_series(path: Path, parts: list[_Part]) -> None:
+    """Writes the parts' rows as one Parquet file: up to ``ROW_GROUP_ROWS`` rows as
+    ``DataFrame.to_parquet(path, index=False)`` writes them, more a row group at a time, so
+    that no more than a row group's rows are in memory at once."""
+    import pandas as pd
     import pyarrow as pa
+
+    if sum(part.n for part in parts) <= ROW_GROUP_ROWS:
+        frames = [part.frame(0, part.n) for part in parts]
+        df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+        del frames
+        df.to_parquet(path, index=False)
+        del df
+        pa.default_memory_pool().release_unused()
+        return
     import pyarrow.parquet as pq
 
-    first = pa.Table.from_pandas(df.iloc[:ROW_GROUP_ROWS], preserve_index=False)
+    chunks = _chunks(parts)
+    first = pa.Table.from_pandas(next(chunks), preserve_index=False)
     with pq.ParquetWriter(path, first.schema, compression="snappy") as w:
         w.write_table(first, row_group_size=ROW_GROUP_ROWS)
         del first
-        for start in range(ROW_GROUP_ROWS, len(df), ROW_GROUP_ROWS):
-            chunk = df.iloc[start : start + ROW_GROUP_ROWS]
+        for chunk in chunks:
             t = pa.Table.from_pandas(chunk, schema=w.schema, preserve_index=False)
             w.write_table(t, row_group_size=ROW_GROUP_ROWS)
+            del t, chunk
+            # Arrow's allocator keeps what a row group freed for the next, and more each time.
+            pa.default_memory_pool().release_unused()
 
 
-def _frames(
-    raw: dict, summary: dict
-) -> tuple[dict, pd.DataFrame | None, dict, pd.DataFrame | None]:
-    recorded = (
-        any(c is not None for c in raw["tcp_series"])
-        or raw["queue_series"] is not None
-        or any(b is not None for b in raw["rx_bins"])
-    )
-    if not recorded:  # a run without series (every sweep run) needs no pandas
-        return {}, None, {}, None
+def _to_parquet(df: pd.DataFrame, path: Path) -> None:
+    """``df.to_parquet(path, index=False)``, converted to Arrow a row group at a time (a frame
+    already in memory: cross traffic's bins)."""
+    _write_series(path, [_Part(len(df), lambda start, stop: df.iloc[start:stop])])
+
+
+def _read_series(out: Path, name: str) -> pd.DataFrame:
+    """A series file a run wrote (``series_<name>.parquet``) as a frame."""
+    import pandas as pd
+
+    return pd.read_parquet(out / f"series_{name}.parquet")
+
+
+def _read_tcp(out: Path, names: list[str]) -> dict[str, pd.DataFrame]:
+    """``series_tcp.parquet`` as one frame per flow (``names``: the flows with a series)."""
+    df = _read_series(out, "tcp")
+    return {
+        name: df[df["flow"] == name].drop(columns="flow").reset_index(drop=True) for name in names
+    }
+
+
+def _frames(raw: dict, summary: dict) -> tuple[dict, pd.DataFrame | None, pd.DataFrame | None]:
+    """A run held in memory (no output directory): the TCP series per flow, the queues and
+    the drops as frames."""
+    series = _series(raw, summary)
+    names = [f["name"] for f in summary["flows"]]
+    tcp = {
+        name: _tcp_frame(_Rows(e, "tcp").read())
+        for name, e in zip(names, raw["tcp_series"], strict=True)
+        if e is not None
+    }
+
+    def whole(kind: str) -> pd.DataFrame | None:
+        if kind not in series:
+            return None
+        [part] = series[kind]
+        return part.frame(0, part.n)
+
+    return tcp, whole("queues"), whole("drops")
+
+
+def _throughput(raw: dict, summary: dict) -> dict[str, pd.DataFrame]:
+    """Per flow, bytes delivered in order per interval (when the scenario records series)."""
+    bins = raw["rx_bins"]
+    if all(b is None for b in bins):
+        return {}
+    import numpy as np
     import pandas as pd
 
     names = [f["name"] for f in summary["flows"]]
-    tcp: dict[str, pd.DataFrame] = {}
-    for name, cols in zip(names, raw["tcp_series"], strict=True):
-        if cols is None:
-            continue
-        df = pd.DataFrame(_columns(cols))
-        df.insert(0, "t_s", df.pop("t_ns") / 1e9)
-        for c in ("srtt", "rttvar", "rto"):
-            df[f"{c}_s"] = df.pop(f"{c}_ns") / 1e9
-        for c in ("cwnd", "ssthresh", "flight"):
-            df[c] = df[c].astype("int64")
-        tcp[name] = df
-    queues = None
-    if raw["queue_series"] is not None:
-        import numpy as np
-
-        # The core's bytes are let go once in the frame (a long run's queue series is most of
-        # its memory).
-        q = pd.DataFrame(_columns(raw.pop("queue_series")))
-        raw["queue_series"] = None
-        links = summary["links"]
-        d = q.pop("dir").astype("int64").to_numpy()
-        # One str object per link direction, picked per row (as the lists did, without them).
-        for pos, k in enumerate(("link", "from", "to"), start=1):
-            by_dir = np.array([link[k] for link in links], dtype=object)
-            q.insert(pos, k, by_dir[d])
-        q.insert(0, "t_s", q.pop("t_ns") / 1e9)
-        q["packets"] = q["packets"].astype("int64")
-        q["bytes"] = q["bytes"].astype("int64")
-        queues = q
     thr: dict[str, pd.DataFrame] = {}
-    for name, b in zip(names, raw["rx_bins"], strict=True):
+    for name, b in zip(names, bins, strict=True):
         if b is None:
             continue
-        n = len(b["bytes"])
-        thr[name] = pd.DataFrame(
-            {"t_s": [i * b["interval_s"] for i in range(n)], "bytes": b["bytes"]}
-        )
-    return tcp, queues, thr, _drops(raw["drop_series"], summary, names)
-
-
-def _per_flow_frame(
-    series: list, summary: dict, ns_cols: tuple[str, ...] = ()
-) -> pd.DataFrame | None:
-    """Per-flow column series (``None`` for a flow without one) as one frame with the flow's
-    name: ``t_ns`` becomes the first column ``t_s``, each of ``ns_cols`` (``x_ns``) ``x_s``;
-    ``None`` when no flow has a series."""
-    if all(c is None for c in series):
-        return None
-    import pandas as pd
-
-    names = [f["name"] for f in summary["flows"]]
-    frames = []
-    for name, cols in zip(names, series, strict=True):
-        if cols is None:
-            continue
-        df = pd.DataFrame(_columns(cols))
-        df.insert(0, "t_s", df.pop("t_ns") / 1e9)
-        for c in ns_cols:
-            df[c.removesuffix("_ns") + "_s"] = df.pop(c) / 1e9
-        frames.append(df.assign(flow=name))
-    return pd.concat(frames, ignore_index=True)
-
-
-def _tfrc_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
-    """The TFRC senders' state over time (RFC 5348 §4.3: X, X_recv, p, R), one row per
-    change, every TFRC flow in one frame with its name; ``None`` without one."""
-    return _per_flow_frame(raw.get("tfrc_series") or [], summary, ("rtt_ns",))
+        got = np.frombuffer(b["bytes"], dtype="<u8").astype("int64")
+        t = np.arange(len(got), dtype="float64") * b["interval_s"]
+        thr[name] = pd.DataFrame({"t_s": t, "bytes": got})
+    return thr
 
 
 def _cross_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
@@ -379,42 +634,38 @@ def _cross_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
 
 def _cbr_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
     """Every CBR datagram as its receiver got it, in arrival order: its sequence number, when
-    it was sent and its one-way delay; ``None`` without a CBR flow recording series."""
-    frame = _per_flow_frame(raw.get("cbr_series") or [], summary, ("sent_ns", "delay_ns"))
-    if frame is not None:
-        frame["seq"] = frame["seq"].astype("int64")
-    return frame
-
-
-def _probe_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
-    """TFRC Probe's capacity estimate over time (Chen et al. §3.1: CapProbe at the receiver),
-    one row per change, every probing flow in one frame with its name; ``None`` without one."""
-    return _per_flow_frame(raw.get("probe_series") or [], summary)
-
-
-def _drops(cols: dict | None, summary: dict, names: list[str]) -> pd.DataFrame | None:
-    if cols is None:
+    it was sent and its one-way delay; ``None`` without a CBR flow recording series. The core
+    hands each column as little-endian f8 bytes (a CBR series is held, not spilled)."""
+    entries = raw.get("cbr_series") or []
+    if all(e is None for e in entries):
         return None
+    import numpy as np
     import pandas as pd
 
-    links = summary["links"]
+    frames = []
+    for f, cols in zip(summary["flows"], entries, strict=True):
+        if cols is None:
+            continue
+        col = {k: np.frombuffer(v, dtype="<f8") for k, v in cols.items()}
+        frames.append(
+            pd.DataFrame(
+                {
+                    "t_s": col["t_ns"] / 1e9,
+                    "seq": col["seq"].astype("int64"),
+                    "sent_s": col["sent_ns"] / 1e9,
+                    "delay_s": col["delay_ns"] / 1e9,
+                    "flow": f["name"],
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
 
-    def at(i: int | None, k: str) -> str | None:
-        return None if i is None else links[i][k]
 
-    dirs = cols["dir"]
-    return pd.DataFrame(
-        {
-            "t_s": pd.Series(cols["t_ns"], dtype="float64") / 1e9,
-            "flow": [names[int(i)] for i in cols["flow"]],
-            "seq": pd.Series(cols["seq"], dtype="int64"),
-            "len": pd.Series(cols["len"], dtype="int64"),
-            "link": [at(i, "link") for i in dirs],
-            "from": [at(i, "from") for i in dirs],
-            "to": [at(i, "to") for i in dirs],
-            "cause": cols["cause"],
-        }
-    )
+def _spill_files(raw: dict) -> list[str]:
+    """The spill files the core left in the staging directory (removed once written)."""
+    entries = [*(raw.get("tcp_series") or []), *(raw.get("tfrc_series") or [])]
+    entries += [*(raw.get("probe_series") or []), raw.get("queue_series"), raw.get("drop_series")]
+    return [e["path"] for e in entries if e is not None and "path" in e]
 
 
 def run(
@@ -449,51 +700,49 @@ def run(
         raw = _native.run_scenario(label, text, overrides, seed, None)
         wall = time.perf_counter() - t0
         summary = json.loads(raw["summary_json"])
-        tcp, queues, thr, drops = _frames(raw, summary)
-        return RunResult(summary, tcp, queues, thr, drops, wall, None)
+        tcp, queues, drops = _frames(raw, summary)
+        return RunResult(summary, tcp, queues, _throughput(raw, summary), drops, wall, None)
 
     out = Path(out_dir)
     for name in _capture_names(text, overrides):
         files.inside(out, name, "record.pcap: node", ".pcap")
     with files.staged_output(out, command="vho run", owned=OWNED, force=force) as stage:
         t0 = time.perf_counter()
-        raw = _in_thread(_native.run_scenario, label, text, overrides, seed, str(stage))
+        # The series spill into the staging directory as the run goes (`_Rows`).
+        try:
+            raw = _in_thread(_native.run_scenario, label, text, overrides, seed, str(stage))
+        except OutputError as e:  # a capture or a series the core could not write
+            raise OutputError(f"{out}: cannot write the run's output: {e}") from None
         wall = time.perf_counter() - t0
         for node in raw["capture_nodes"]:
             files.inside(stage, node, "capture of node", ".pcap")
         summary = json.loads(raw["summary_json"])
-        tcp, queues, thr, drops = _frames(raw, summary)
+        series = _series(raw, summary)
+        names = [f["name"] for f in summary["flows"]]
+        on_disk: dict[str, list[str]] = {kind: [] for kind in ("queues", "drops") if kind in series}
+        if "tcp" in series:
+            on_disk["tcp"] = [n for n, e in zip(names, raw["tcp_series"], strict=True) if e]
         try:
-            if tcp:
-                import pandas as pd
-
-                frames = [df.assign(flow=name) for name, df in tcp.items()]
-                _to_parquet(pd.concat(frames, ignore_index=True), stage / "series_tcp.parquet")
-            tfrc = _tfrc_frame(raw, summary)
-            if tfrc is not None:
-                _to_parquet(tfrc, stage / "series_tfrc.parquet")
+            for kind, parts in series.items():
+                _write_series(stage / f"series_{kind}.parquet", parts)
+            for path in _spill_files(raw):
+                os.unlink(path)
             cross = _cross_frame(raw, summary)
             if cross is not None:
                 _to_parquet(cross, stage / "series_cross.parquet")
-            probe = _probe_frame(raw, summary)
-            if probe is not None:
-                _to_parquet(probe, stage / "series_probe.parquet")
             cbr = _cbr_frame(raw, summary)
             if cbr is not None:
                 _to_parquet(cbr, stage / "series_cbr.parquet")
-            if queues is not None:
-                _to_parquet(queues, stage / "series_queues.parquet")
-            if drops is not None:
-                _to_parquet(drops, stage / "series_drops.parquet")
             if plot:
-                _plot_sequences(stage, raw["capture_nodes"], summary, tcp, drops)
+                _plot_sequences(stage, raw["capture_nodes"], summary, on_disk)
             resolved = _native.resolve_scenario(label, text, overrides, seed)
             (stage / RESOLVED).write_text(resolved, encoding="utf-8")
             (stage / TIMING).write_text(json.dumps({"wall_s": wall}) + "\n", encoding="utf-8")
             (stage / SUMMARY).write_text(raw["summary_json"] + "\n", encoding="utf-8")
         except OSError as e:
             raise OutputError(f"{out}: cannot write the run's output: {e.strerror or e}") from None
-    return RunResult(summary, tcp, queues, thr, drops, wall, out)
+    thr = _throughput(raw, summary)
+    return RunResult(summary, None, None, thr, None, wall, out, on_disk=on_disk)
 
 
 def resolved(
@@ -536,9 +785,11 @@ def _plot_sequences(
     stage: Path,
     nodes: list[str],
     summary: dict,
-    tcp: dict[str, pd.DataFrame],
-    drops: pd.DataFrame | None = None,
+    on_disk: dict[str, list[str]],
 ) -> None:
+    """Per capture, a time-sequence graph of the largest flow, with the first flow's RTO and,
+    when it is the run's only flow, the simulator's drops (read from the series files just
+    written in ``stage``)."""
     import pandas as pd
 
     from . import capture, plots
@@ -546,13 +797,17 @@ def _plot_sequences(
     handovers = [h["at_s"] for h in summary["handovers"]]
     steps = mipv6_steps(summary)
     rto = None
-    if summary["flows"]:
-        series = tcp.get(summary["flows"][0]["name"])
-        rto = series[["t_s", "rto_s"]] if series is not None else None
+    if summary["flows"] and summary["flows"][0]["name"] in on_disk.get("tcp", []):
+        first = summary["flows"][0]["name"]
+        tcp = pd.read_parquet(
+            stage / "series_tcp.parquet", columns=["t_s", "rto_s"], filters=[("flow", "==", first)]
+        )
+        rto = tcp.reset_index(drop=True)
     # The simulator's drops, when the graph's flow is the run's only one.
     sim = None
-    if drops is not None and len(summary["flows"]) == 1:
-        sim = drops[["t_s", "seq", "len"]].assign(source="simulator")
+    if "drops" in on_disk and len(summary["flows"]) == 1:
+        drops = pd.read_parquet(stage / "series_drops.parquet", columns=["t_s", "seq", "len"])
+        sim = drops.assign(source="simulator")
     for node in nodes:
         df = capture.read_tcp(files.inside(stage, node, "capture of node", ".pcap"))
         if df.empty or not (df["len"] > 0).any():

@@ -6,11 +6,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::fs::File;
 use std::io::BufWriter;
+use std::path::{Path, PathBuf};
 use vho_sim::agent::Payload;
 use vho_sim::packet::Packet;
 use vho_sim::record::hops::Hops;
 use vho_sim::record::pcap::{PcapWriter, WriteSink};
 use vho_sim::record::pcap6::{self, Ipv6Plan};
+use vho_sim::record::series::{RowSink, Rows, SeriesId};
 use vho_sim::time::Time;
 use vho_sim::world::{self, PacketTap};
 
@@ -104,18 +106,75 @@ impl PacketTap for PcapTap {
     }
 }
 
-fn series_dict<'py>(py: Python<'py>, cols: &[(&str, Vec<f64>)]) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (name, values) in cols {
-        d.set_item(*name, PyList::new(py, values)?)?;
+/// A sink that could not be opened: it takes nothing and reports why when finished.
+struct Unopened(String);
+
+impl RowSink for Unopened {
+    fn rows(&mut self, _bytes: &[u8]) {}
+    fn finish(&mut self) -> Result<(), String> {
+        Err(self.0.clone())
     }
-    Ok(d)
 }
 
-/// A column of a time series as the little-endian bytes of its values as f64 (numpy's
-/// `"<f8"`, `vho.runner._columns`): 8 bytes a row, made one column at a time, where a list of
-/// Python floats took 32 and every column's `Vec<f64>` was made first (issue 40 item 14: 48
-/// million queue rows took 13 GB). The values are those the lists held.
+/// Where series `id` spills in directory `dir` (a hidden file the Python side turns into
+/// Parquet and removes: `vho.runner`).
+fn spill_path(dir: &Path, id: SeriesId) -> PathBuf {
+    dir.join(format!(".series-{}.rows", id.name()))
+}
+
+/// A series' rows for Python, in its `Rows` layout (`vho.runner.ROWS`): `{"rows": n, "path":
+/// file}` when it spilled into `dir` (the run's staging directory), `{"rows": n, "data":
+/// bytes}` when the run held it (no output directory).
+fn rows_entry<'py, S: Rows>(
+    py: Python<'py>,
+    s: &mut S,
+    id: SeriesId,
+    dir: Option<&Path>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let e = PyDict::new(py);
+    match (s.end_spill(), dir) {
+        (Some(Ok(rows)), Some(dir)) => {
+            e.set_item("rows", rows)?;
+            e.set_item("path", spill_path(dir, id))?;
+        }
+        (Some(Err(err)), _) => {
+            return Err(crate::errors::io_error(&format!(
+                "series {}: cannot write: {err}",
+                id.name()
+            )))
+        }
+        _ => {
+            // Held: as many bytes as the rows take, written in place.
+            let data = PyBytes::new_with(py, s.held() * S::ROW_BYTES, |buf| {
+                s.encode(buf);
+                Ok(())
+            })?;
+            e.set_item("rows", s.held())?;
+            e.set_item("data", data)?;
+        }
+    }
+    Ok(e)
+}
+
+/// Per flow, a series' entry (`rows_entry`) or None.
+fn per_flow<'py, S: Rows>(
+    py: Python<'py>,
+    series: &mut [Option<S>],
+    id: impl Fn(usize) -> SeriesId,
+    dir: Option<&Path>,
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for (f, s) in series.iter_mut().enumerate() {
+        match s {
+            Some(s) => list.append(rows_entry(py, s, id(f), dir)?)?,
+            None => list.append(py.None())?,
+        }
+    }
+    Ok(list)
+}
+
+/// A column of a held series as the little-endian bytes of its values as f64 (numpy's
+/// `"<f8"`): 8 bytes a row, made one column at a time.
 fn column<'py, T: Copy>(
     py: Python<'py>,
     values: &[T],
@@ -129,18 +188,17 @@ fn column<'py, T: Copy>(
     })
 }
 
-fn u64s<T: Copy + Into<u64>>(v: &[T]) -> Vec<f64> {
-    v.iter().map(|&x| Into::<u64>::into(x) as f64).collect()
-}
-
-/// Runs a scenario. `pcap_paths` maps a capture node's name to the file to write.
-/// Returns a dict: `summary_json` (str), `scenario_hash`, `capture_nodes` (list of names),
-/// `tcp_series` (per flow: dict of columns or None), `queue_series` (dict or None),
-/// `drop_series` (every data segment dropped in the network: dict or None),
-/// `rx_bins` (per flow: interval_s and list of bytes per interval, or None when the scenario
-/// records no series), `cross_bins` (per flow: a Pareto flow's interval_s and bytes sent and
-/// delivered per interval, or None for the others), `cbr_series` (per flow: a CBR receiver's
-/// datagrams as they arrived, or None).
+/// Runs a scenario. With `pcap_dir` (the run's staging directory) the captures the scenario
+/// asks for are written there, and its series spill there as they are recorded (issue 40
+/// item 14: what a long run holds does not grow with its length).
+/// Returns a dict: `summary_json` (str), `scenario_hash`, `capture_nodes` (list of names);
+/// the series, each an entry of `rows_entry` (rows in a spill file or in bytes) or None:
+/// `tcp_series`, `tfrc_series`, `probe_series` (per flow), `queue_series`, `drop_series`
+/// (every data segment dropped in the network); `drop_causes` (the names of a drop row's
+/// `cause`, by index); `rx_bins` (per flow: interval_s and the bytes per interval as
+/// little-endian u64s, or None when the scenario records no series), `cross_bins` (per flow: a Pareto flow's
+/// interval_s and bytes sent and delivered per interval, or None for the others), `cbr_series`
+/// (per flow: a CBR receiver's datagrams as they arrived, columns of f8 bytes, or None).
 #[pyfunction]
 #[pyo3(signature = (label, text, overrides, seed=None, pcap_dir=None))]
 pub fn run_scenario<'py>(
@@ -182,7 +240,20 @@ pub fn run_scenario<'py>(
         }
     }
     let spec_ref = &spec;
-    let result = py.allow_threads(move || world::run(spec_ref, taps));
+    let dir = pcap_dir.as_deref().map(Path::new);
+    let result = py.allow_threads(move || match dir {
+        Some(dir) => {
+            let mut open = |id: SeriesId| -> Box<dyn RowSink> {
+                let path = spill_path(dir, id);
+                match File::create(&path) {
+                    Ok(f) => Box::new(WriteSink::new(BufWriter::with_capacity(1 << 16, f))),
+                    Err(e) => Box::new(Unopened(e.to_string())),
+                }
+            };
+            world::run_spilling(spec_ref, taps, &mut open)
+        }
+        None => world::run(spec_ref, taps),
+    });
     let mut out = result.map_err(|e| crate::errors::sim_error(label, e))?;
     for (node, tap) in out.taps.iter_mut() {
         tap.finish().map_err(|e| {
@@ -197,53 +268,61 @@ pub fn run_scenario<'py>(
     d.set_item("summary_json", summary_json)?;
     d.set_item("scenario_hash", hash)?;
     d.set_item("capture_nodes", capture_files)?;
-    let tcp = PyList::empty(py);
-    for s in out.series.iter().map(|s| &s.tcp) {
-        match s {
-            Some(s) => {
-                let c = PyDict::new(py);
-                c.set_item("t_ns", column(py, &s.t_ns, |v| v as f64)?)?;
-                c.set_item("cwnd", column(py, &s.cwnd, f64::from)?)?;
-                c.set_item("ssthresh", column(py, &s.ssthresh, f64::from)?)?;
-                c.set_item("srtt_ns", column(py, &s.srtt_ns, |v| v as f64)?)?;
-                c.set_item("rttvar_ns", column(py, &s.rttvar_ns, |v| v as f64)?)?;
-                c.set_item("rto_ns", column(py, &s.rto_ns, |v| v as f64)?)?;
-                c.set_item("flight", column(py, &s.flight, f64::from)?)?;
-                tcp.append(c)?
-            }
-            None => tcp.append(py.None())?,
-        }
-    }
+    let mut tcp_series: Vec<_> = out.series.iter_mut().map(|s| s.tcp.take()).collect();
+    let mut tfrc_series: Vec<_> = out.series.iter_mut().map(|s| s.tfrc.take()).collect();
+    let mut probe_series: Vec<_> = out.series.iter_mut().map(|s| s.probe.take()).collect();
+    let tcp = per_flow(py, &mut tcp_series, SeriesId::Tcp, dir)?;
     d.set_item("tcp_series", tcp)?;
-    let tfrc = PyList::empty(py);
-    for s in out.series.iter().map(|s| &s.tfrc) {
-        match s {
-            Some(s) => {
-                let c = PyDict::new(py);
-                c.set_item("t_ns", column(py, &s.t_ns, |v| v as f64)?)?;
-                c.set_item("x_bps", column(py, &s.x_bps, |v| v)?)?;
-                c.set_item("x_recv_bps", column(py, &s.x_recv_bps, |v| v)?)?;
-                c.set_item("p", column(py, &s.p, |v| v)?)?;
-                c.set_item("rtt_ns", column(py, &s.rtt_ns, |v| v as f64)?)?;
-                tfrc.append(c)?
-            }
-            None => tfrc.append(py.None())?,
-        }
-    }
+    let tfrc = per_flow(py, &mut tfrc_series, SeriesId::Tfrc, dir)?;
     d.set_item("tfrc_series", tfrc)?;
-    let probe = PyList::empty(py);
-    for s in out.series.iter().map(|s| &s.probe) {
-        match s {
-            Some(s) => {
-                let c = PyDict::new(py);
-                c.set_item("t_ns", column(py, &s.t_ns, |v| v as f64)?)?;
-                c.set_item("estimate_bps", column(py, &s.estimate_bps, |v| v as f64)?)?;
-                probe.append(c)?
-            }
-            None => probe.append(py.None())?,
-        }
-    }
+    let probe = per_flow(py, &mut probe_series, SeriesId::Probe, dir)?;
     d.set_item("probe_series", probe)?;
+    match &mut out.queue_series {
+        Some(q) => d.set_item("queue_series", rows_entry(py, q, SeriesId::Queues, dir)?)?,
+        None => d.set_item("queue_series", py.None())?,
+    }
+    match &mut out.drop_series {
+        Some(q) => d.set_item("drop_series", rows_entry(py, q, SeriesId::Drops, dir)?)?,
+        None => d.set_item("drop_series", py.None())?,
+    }
+    let causes: Vec<&str> = vho_sim::link::DropCause::ALL
+        .iter()
+        .map(|c| c.name())
+        .collect();
+    d.set_item("drop_causes", causes)?;
+    let bins = PyList::empty(py);
+    for b in &out.rx_bins {
+        let Some(b) = b else {
+            bins.append(py.None())?;
+            continue;
+        };
+        let e = PyDict::new(py);
+        e.set_item("interval_s", b.interval.as_secs_f64())?;
+        // 8 bytes a bin (little-endian u64), not a Python int each: a 100,000 s run has a
+        // million bins.
+        let data = PyBytes::new_with(py, b.bytes.len() * 8, |buf| {
+            for (out, v) in buf.chunks_exact_mut(8).zip(&b.bytes) {
+                out.copy_from_slice(&v.to_le_bytes());
+            }
+            Ok(())
+        })?;
+        e.set_item("bytes", data)?;
+        bins.append(e)?;
+    }
+    d.set_item("rx_bins", bins)?;
+    let cross = PyList::empty(py);
+    for b in out.series.iter().map(|s| &s.cross) {
+        let Some(b) = b else {
+            cross.append(py.None())?;
+            continue;
+        };
+        let e = PyDict::new(py);
+        e.set_item("interval_s", b.interval.as_secs_f64())?;
+        e.set_item("sent", PyList::new(py, &b.sent)?)?;
+        e.set_item("delivered", PyList::new(py, &b.delivered)?)?;
+        cross.append(e)?;
+    }
+    d.set_item("cross_bins", cross)?;
     let cbr = PyList::empty(py);
     for s in out.series.iter().map(|s| &s.cbr) {
         match s {
@@ -264,69 +343,5 @@ pub fn run_scenario<'py>(
         }
     }
     d.set_item("cbr_series", cbr)?;
-    match out.queue_series.take() {
-        Some(q) => {
-            let c = PyDict::new(py);
-            c.set_item("t_ns", column(py, &q.t_ns, |v| v as f64)?)?;
-            c.set_item("dir", column(py, &q.dir, f64::from)?)?;
-            c.set_item("packets", column(py, &q.packets, f64::from)?)?;
-            c.set_item("bytes", column(py, &q.bytes, |v| v as f64)?)?;
-            d.set_item("queue_series", c)?
-        }
-        None => d.set_item("queue_series", py.None())?,
-    }
-    match &out.drop_series {
-        Some(ds) => {
-            let d2 = series_dict(
-                py,
-                &[
-                    ("t_ns", u64s(&ds.t_ns)),
-                    ("flow", u64s(&ds.flow)),
-                    ("seq", u64s(&ds.seq)),
-                    ("len", u64s(&ds.len)),
-                ],
-            )?;
-            // u32::MAX: dropped on no link (no route), as summary.json's flows count it.
-            let dirs: Vec<Option<u32>> = ds
-                .dir
-                .iter()
-                .map(|&x| (x != u32::MAX).then_some(x))
-                .collect();
-            d2.set_item("dir", dirs)?;
-            let causes: Vec<&str> = ds
-                .cause
-                .iter()
-                .map(|&c| vho_sim::link::DropCause::ALL[usize::from(c)].name())
-                .collect();
-            d2.set_item("cause", causes)?;
-            d.set_item("drop_series", d2)?;
-        }
-        None => d.set_item("drop_series", py.None())?,
-    }
-    let bins = PyList::empty(py);
-    for b in &out.rx_bins {
-        let Some(b) = b else {
-            bins.append(py.None())?;
-            continue;
-        };
-        let e = PyDict::new(py);
-        e.set_item("interval_s", b.interval.as_secs_f64())?;
-        e.set_item("bytes", PyList::new(py, &b.bytes)?)?;
-        bins.append(e)?;
-    }
-    d.set_item("rx_bins", bins)?;
-    let cross = PyList::empty(py);
-    for b in out.series.iter().map(|s| &s.cross) {
-        let Some(b) = b else {
-            cross.append(py.None())?;
-            continue;
-        };
-        let e = PyDict::new(py);
-        e.set_item("interval_s", b.interval.as_secs_f64())?;
-        e.set_item("sent", PyList::new(py, &b.sent)?)?;
-        e.set_item("delivered", PyList::new(py, &b.delivered)?)?;
-        cross.append(e)?;
-    }
-    d.set_item("cross_bins", cross)?;
     Ok(d)
 }

@@ -29,7 +29,7 @@ pub mod tcp;
 pub mod tfrc;
 
 use crate::packet::Packet;
-use crate::record::series::{ProbeSeries, TcpSeries, TfrcSeries};
+use crate::record::series::{ProbeSeries, RowSink, SeriesId, TcpSeries, TfrcSeries};
 use crate::spec::{FlowKind, FlowSpec, Spec};
 use crate::tcp::segment::HandoverNotice;
 use crate::tcp::{Segment, TxKind};
@@ -240,6 +240,8 @@ pub trait Agent {
     fn take_series(&mut self) -> AgentSeries {
         AgentSeries::default()
     }
+    /// Gives each series it records a sink of the driver's (`world::spill`), flow `f`'s.
+    fn spill_series(&mut self, _f: usize, _open: &mut dyn FnMut(SeriesId) -> Box<dyn RowSink>) {}
 }
 
 impl AnyAgent {
@@ -292,6 +294,9 @@ impl AnyAgent {
     }
     pub fn take_series(&mut self) -> AgentSeries {
         each!(self, a => a.take_series())
+    }
+    pub fn spill_series(&mut self, f: usize, open: &mut dyn FnMut(SeriesId) -> Box<dyn RowSink>) {
+        each!(self, a => a.spill_series(f, open))
     }
 
     /// The TCP sender, for what only the oracle and the record read of it.

@@ -4,7 +4,7 @@
 
 use super::{Agent, AgentSeries, Arrival, Body, Fate, FateOut, HandoverNote, Payload, Transmit};
 use crate::packet::Packet;
-use crate::record::series::{ProbeSeries, TcpSample, TcpSeries};
+use crate::record::series::{ProbeSeries, RowSink, Rows, SeriesId, TcpSample, TcpSeries};
 use crate::record::truth::FlowTruth;
 use crate::rng::Rng;
 use crate::spec::{FlowSpec, Spec};
@@ -195,6 +195,15 @@ impl Agent for TcpSource {
             tcp: self.series.take(),
             probe: self.probe_series.take(),
             ..Default::default()
+        }
+    }
+
+    fn spill_series(&mut self, f: usize, open: &mut dyn FnMut(SeriesId) -> Box<dyn RowSink>) {
+        if let Some(s) = &mut self.series {
+            s.spill_to(open(SeriesId::Tcp(f)));
+        }
+        if let Some(s) = &mut self.probe_series {
+            s.spill_to(open(SeriesId::Probe(f)));
         }
     }
 }

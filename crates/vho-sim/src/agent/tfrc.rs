@@ -5,7 +5,7 @@
 use super::{Agent, AgentSeries, Arrival, Fate, FateOut, HandoverNote, Payload, Transmit};
 use crate::packet::Packet;
 use crate::probe::summary::ProbeSummary;
-use crate::record::series::{ProbeSeries, TfrcSample, TfrcSeries};
+use crate::record::series::{ProbeSeries, RowSink, Rows, SeriesId, TfrcSample, TfrcSeries};
 use crate::spec::FlowSpec;
 use crate::tfrc::{
     TfrcConfig, TfrcHeader, TfrcReceiver, TfrcSender, DATA_HEADER_BYTES, FEEDBACK_BYTES,
@@ -177,6 +177,12 @@ impl Agent for TfrcSource {
             ..Default::default()
         }
     }
+
+    fn spill_series(&mut self, f: usize, open: &mut dyn FnMut(SeriesId) -> Box<dyn RowSink>) {
+        if let Some(s) = &mut self.series {
+            s.spill_to(open(SeriesId::Tfrc(f)));
+        }
+    }
 }
 
 impl Agent for TfrcSink {
@@ -229,6 +235,12 @@ impl Agent for TfrcSink {
         AgentSeries {
             probe: self.probe_series.take(),
             ..Default::default()
+        }
+    }
+
+    fn spill_series(&mut self, f: usize, open: &mut dyn FnMut(SeriesId) -> Box<dyn RowSink>) {
+        if let Some(s) = &mut self.probe_series {
+            s.spill_to(open(SeriesId::Probe(f)));
         }
     }
 }

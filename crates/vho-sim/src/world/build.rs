@@ -67,7 +67,9 @@ impl World {
                 if ds.link_layer != crate::spec::LinkLayerSpec::Plain {
                     super::link_layers::attach(&mut dir, spec, &link.name, side, ds)?;
                 }
-                if spec.record.series {
+                // The queue series' rows, drained into it as the direction is booked: kept
+                // only when there is one (with `record.queues = false` they grew unread).
+                if spec.record.series && spec.record.queues {
                     dir.starts = Some(Vec::new());
                 }
                 dirs.push(dir);

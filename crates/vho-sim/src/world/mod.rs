@@ -21,6 +21,7 @@ mod mip;
 mod nemo;
 mod oracle;
 mod schedule;
+mod spill;
 pub mod summary;
 
 use crate::agent::AnyAgent;
@@ -34,6 +35,7 @@ use crate::time::{Dur, Time};
 
 pub use crate::agent::{CrossBins, CrossSummary, CROSS_INTERVAL};
 pub use external::ExternalOut;
+pub use spill::run_spilling;
 pub use summary::Summary;
 
 /// Receiver throughput is binned at this interval for the adaptation time (Cottingham &

@@ -161,6 +161,8 @@ def numbers_that_stay(
     allowed |= {round(x, 9) for m in modules for x in _constants(m)}
     allowed |= {round(x, 9) for x in _paper_numbers(study)}
     measurable = sum(1 for n in study.paper if not n.unmeasurable)
+    prefixes = [n.key.split(".")[0] for n in study.paper]
+    allowed |= {float(prefixes.count(x)) for x in prefixes}  # the paper's numbers per case
     allowed |= {float(len(study.paper)), float(measurable), float(len(study.paper) - measurable)}
     allowed |= {float(len(runs)), float(len(design.points)), *extra}
     allowed |= {float(p.replications) for p in design.points}

@@ -224,8 +224,10 @@ class Evidence:
 
 
 def _clean(x: Any) -> np.ndarray:
+    """The values, NaN (no value) left out; an infinite value (a time that never came: a
+    drop in a run without any) is kept."""
     a = np.asarray(x, dtype=float).ravel()
-    return a[np.isfinite(a)]
+    return a[~np.isnan(a)]
 
 
 @dataclass(frozen=True)
@@ -316,7 +318,8 @@ def judge(number: PaperNumber, ev: Evidence | None) -> Verdict:
     if number.unmeasurable:
         return Verdict(number, "not measured", note=number.unmeasurable)
     if ev is None or len(ev.x) == 0:
-        return Verdict(number, "not measured", note="no run gave a value")
+        why = ev.note if ev is not None and ev.note else "no run gave a value"
+        return Verdict(number, "not measured", note=why)
     k = number.kind
     if k == "mean":
         v = _mean(number, ev.x)

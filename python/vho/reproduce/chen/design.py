@@ -37,6 +37,9 @@ QUICK_REPLICATIONS = 2
 #: stop there and keep the paper's 600 s before the handoff. --quick: the handoff at 60 s.
 STOP_AFTER_HANDOFF_S = 130.0
 QUICK_HANDOFF_S = 60.0
+#: --quick stops 70 s after the latest handoff: the counts within 61 s of it are whole, the
+#: figures end there.
+QUICK_STOP_AFTER_HANDOFF_S = 70.0
 #: The handoff's instant is drawn uniformly in [handoff, handoff + this): one run of the
 #: probe's pairs at the rate before a LOW-to-HIGH handoff (10 pairs, one every 20 packets of
 #: 1040 bytes at about 141 kb/s: 11.8 s), so that the replications sample where in its run of
@@ -187,7 +190,8 @@ def design(o: Options) -> Design:
     """Every case with every variant of its direction, and the sensitivity variants."""
     reps = o.reps or (QUICK_REPLICATIONS if o.quick else REPLICATIONS)
     h0 = handoff_s(o.quick)
-    stop = f'run.stop="{h0 + HANDOFF_PHASE_S + STOP_AFTER_HANDOFF_S:g} s"'
+    after = QUICK_STOP_AFTER_HANDOFF_S if o.quick else STOP_AFTER_HANDOFF_S
+    stop = f'run.stop="{h0 + HANDOFF_PHASE_S + after:g} s"'
     cases = {c.name: c for c in CASES}
     points = []
     for c in CASES:

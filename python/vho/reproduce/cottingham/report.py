@@ -7,7 +7,6 @@ gives vho's side of every number, per handover."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -267,20 +266,34 @@ def _bars(runs: pd.DataFrame, path: Path) -> str:
 
 
 def _throughput(ctx: Context, case: str, name: str) -> str | None:
-    """Figs. 7-8: the throughput after the handover of the first run, by `vho analyze`."""
+    """Figs. 7-8: the throughput after the handover of the first run, by `vho analyze`'s
+    reading of its capture (the figure `vho analyze` draws of it, alone)."""
+    from ... import plots
     from ...analysis import analyze
 
     src = ctx.kept(case, "base")
     if not (src / "mn.pcap").exists():
         return None
-    tmp = ctx.out / "figures" / f".analysis-{case}"
-    analyze(src / "mn.pcap", ta_mean="after-handover", out_dir=tmp, force=True)
-    png = tmp / "throughput_flow0.png"
-    if not png.exists():
+    a = analyze(src / "mn.pcap", ta_mean="after-handover")
+    entries = a.raw_entries()
+    if not entries:
         return None
-    shutil.copy(png, ctx.out / "figures" / f"{name}.png")
-    shutil.copy(tmp / "throughput_flow0.svg", ctx.out / "figures" / f"{name}.svg")
-    shutil.rmtree(tmp)
+    e = entries[0]
+    thr = a.throughput(e["index"])
+    if len(thr) < 2:
+        return None
+    at = a.metrics["handover"]["at_s"]
+    plots.throughput_adaptation(
+        thr,
+        ctx.out / "figures" / name,
+        handover_at=at,
+        mean_bps=e["adaptation_time_by_mean"][e["ta_mean"]]["mean_bps"],
+        adaptation_time_s=e["adaptation_time_s"],
+        t_a_from=e["first_after_handover_s"],
+        title=f"{case}: throughput per 0.1 s interval after the handover (Cottingham & "
+        "Vidales §5), the first run",
+        handovers=[at],
+    )
     return f"{name}.png"
 
 

@@ -50,14 +50,22 @@ impl Bins {
     #[inline(always)]
     pub(super) fn add(&mut self, now: Time, bytes: u64) {
         if now >= self.end {
-            let i = now.as_nanos() / CROSS_INTERVAL.as_nanos();
-            self.i = i as usize;
-            self.end = Time((i + 1).saturating_mul(CROSS_INTERVAL.as_nanos()));
-            if self.bytes.len() <= self.i {
-                self.bytes.resize(self.i + 1, 0);
-            }
+            self.enter(now);
         }
         self.bytes[self.i] += bytes;
+    }
+
+    /// Moves to the bin `now` is in. Out of line: inlined, its division was hoisted ahead of
+    /// the test into every send's path.
+    #[cold]
+    #[inline(never)]
+    fn enter(&mut self, now: Time) {
+        let i = now.as_nanos() / CROSS_INTERVAL.as_nanos();
+        self.i = i as usize;
+        self.end = Time((i + 1).saturating_mul(CROSS_INTERVAL.as_nanos()));
+        if self.bytes.len() <= self.i {
+            self.bytes.resize(self.i + 1, 0);
+        }
     }
 }
 

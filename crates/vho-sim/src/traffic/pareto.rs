@@ -131,12 +131,20 @@ impl ParetoOnOff {
 
     /// The time from now (the start, or the packet just sent) to the next packet, and that
     /// packet's size (`next_interval`).
+    #[inline]
     pub fn next_gap(&mut self) -> (Dur, u32) {
         self.packets += 1;
         if self.rem > 0 {
             self.rem -= 1;
             return (self.interval_dur, self.cfg.packet_size);
         }
+        self.next_burst()
+    }
+
+    /// `next_gap` at the end of a burst: the next burst's length and the idle time before it
+    /// (kept out of line: inside a burst, the usual case, the gap is one comparison).
+    #[inline(never)]
+    fn next_burst(&mut self) -> (Dur, u32) {
         // ns-2: int(x + .5), at least 1.
         let n = (self.pareto(self.p1) + 0.5).min(u64::MAX as f64) as u64;
         self.rem = n.max(1) - 1;

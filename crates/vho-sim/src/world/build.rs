@@ -107,6 +107,8 @@ impl World {
             }
             flows.push(Flow {
                 agents: crate::agent::build(spec, f),
+                ends: crate::agent::Ends::of(&fs.kind),
+                nodes: [fs.src as u32, fs.dst as u32],
                 wake: [None, None],
                 started: false,
                 completed_at: None,

@@ -1,7 +1,7 @@
 //! Packets moving: endpoints transmitting, nodes forwarding, links delivering, drops.
 
 use super::{Event, World};
-use crate::agent::{Body, Fate, Payload, Transmit};
+use crate::agent::{with_ends, Body, Fate, FateOut, Kind, Payload, Transmit};
 use crate::link::{DropCause, Held};
 use crate::net::routes::{dir_link, DirIdx};
 use crate::packet::{Packet, PktIdx, Proto};
@@ -10,18 +10,30 @@ use crate::spec::NodeIdx;
 impl World {
     /// Lets one agent send all it wants now, then re-arms its wake-up.
     pub(super) fn pump(&mut self, f: usize, side: usize) {
+        with_ends!(self.flows[f].ends, S, R => if side == 0 {
+            self.pump_as::<S>(f, 0)
+        } else {
+            self.pump_as::<R>(f, 1)
+        })
+    }
+
+    /// `pump` for an agent of kind `A`.
+    #[inline(never)]
+    pub(super) fn pump_as<A: Kind>(&mut self, f: usize, side: usize) {
         let now = self.now;
         if !self.flows[f].started {
             return;
         }
         // `side & 1`: the index is known to be in bounds.
         let side = side & 1;
-        while let Some(tx) = self.flows[f].agents[side].poll_transmit(now) {
+        while let Some(tx) = A::of(&mut self.flows[f].agents[side]).poll_transmit(now) {
             self.emit(f, side, tx);
         }
         let flow = &mut self.flows[f];
-        // Its state recorded (with series) and its next timer, in one call.
-        let next = flow.agents[side].sample_and_poll_timeout(now);
+        // Its state recorded (with series), then its next timer.
+        let agent = A::of(&mut flow.agents[side]);
+        agent.sample(now);
+        let next = agent.poll_timeout();
         let ev = Event::Wake {
             flow: f as u32,
             side: side as u8,
@@ -47,14 +59,10 @@ impl World {
     }
 
     /// Wraps what an agent sends into a packet at its node and sends it on its way.
+    #[inline(always)]
     fn emit(&mut self, f: usize, side: usize, tx: Transmit) {
-        let spec = &self.spec.flows[f];
-        let (src, dst) = if side == 0 {
-            (spec.src, spec.dst)
-        } else {
-            (spec.dst, spec.src)
-        };
         let flow = &mut self.flows[f];
+        let (src, dst) = (flow.nodes[side] as NodeIdx, flow.nodes[side ^ 1] as NodeIdx);
         let ip_id = flow.ip_id[side];
         flow.ip_id[side] = ip_id.wrapping_add(1);
         let (seg, proto) = match tx.body {
@@ -249,6 +257,7 @@ impl World {
         self.arm(d);
     }
 
+    #[inline(always)]
     fn arrive(&mut self, node: NodeIdx, via: DirIdx, p: Held) {
         self.note_mobile_arrival(node, via);
         let idx = p.idx;
@@ -297,6 +306,13 @@ impl World {
     /// that sent it (ground truth), and keeps the flow's ledger.
     #[inline(always)]
     pub(super) fn deliver(&mut self, via: DirIdx, idx: PktIdx) {
+        let f = self.slab.get(idx).flow as usize;
+        with_ends!(self.flows[f].ends, S, R => self.deliver_as::<S, R>(f, via, idx))
+    }
+
+    /// `deliver` for a flow whose source is of kind `S` and sink of kind `R`.
+    #[inline(always)]
+    fn deliver_as<S: Kind, R: Kind>(&mut self, f: usize, via: DirIdx, idx: PktIdx) {
         const NONE: Payload = Payload::None;
         let now = self.now;
         // Read in its slot, freed once handed over (copying it out stalls as its copy in did,
@@ -306,19 +322,19 @@ impl World {
             Proto::Datagram => &self.payloads[idx as usize],
             _ => &NONE,
         };
-        let f = pkt.flow as usize;
         let flow = &mut self.flows[f];
         if !pkt.to_receiver {
-            flow.agents[0].handle_packet(now, pkt, payload);
+            let source = S::of(&mut flow.agents[0]);
+            source.handle_packet(now, pkt, payload);
             self.slab.release(idx);
-            self.maybe_done |= flow.completed_at.is_some() && flow.agents[0].is_complete();
-            self.pump(f, 0);
+            self.maybe_done |= flow.completed_at.is_some() && source.is_complete();
+            self.pump_as::<S>(f, 0);
             return;
         }
-        let finished = flow.agents[0]
+        let finished = S::of(&mut flow.agents[0])
             .fate(now, pkt, payload, Fate::Delivered)
             .source_finished;
-        let arrival = flow.agents[1].handle_packet(now, pkt, payload);
+        let arrival = R::of(&mut flow.agents[1]).handle_packet(now, pkt, payload);
         self.slab.release(idx);
         if let Some(bytes) = arrival.data {
             flow.tput.push(now.as_nanos(), bytes);
@@ -340,7 +356,7 @@ impl World {
             }
             if flow.completed_at.is_none() && after >= self.spec.flows[f].bytes {
                 flow.completed_at = Some(now);
-                self.maybe_done |= flow.agents[0].is_complete();
+                self.maybe_done |= S::of(&mut flow.agents[0]).is_complete();
             }
         }
         if finished {
@@ -349,7 +365,7 @@ impl World {
         // Only the agent that received can have something new to say (the two are separate
         // machines).
         if arrival.respond {
-            self.pump(f, 1);
+            self.pump_as::<R>(f, 1);
         }
     }
 
@@ -377,9 +393,20 @@ impl World {
             return;
         }
         let payload = self.payload(idx);
-        let origin = usize::from(!pkt.to_receiver);
+        let pkt = *pkt;
+        self.fate(&pkt, &payload, fate);
+    }
+
+    /// Tells the agent that sent `pkt` of its `fate`, and what it made of it.
+    #[inline(always)]
+    fn fate(&mut self, pkt: &Packet, payload: &Payload, fate: Fate) -> FateOut {
+        let now = self.now;
         let flow = &mut self.flows[pkt.flow as usize];
-        flow.agents[origin].fate(self.now, pkt, &payload, fate);
+        with_ends!(flow.ends, S, R => if pkt.to_receiver {
+            S::of(&mut flow.agents[0]).fate(now, pkt, payload, fate)
+        } else {
+            R::of(&mut flow.agents[1]).fate(now, pkt, payload, fate)
+        })
     }
 
     /// Frees a dropped packet and books the drop to its flow (and to the agent that sent it:
@@ -398,8 +425,7 @@ impl World {
         if let Some(d) = d {
             flow.drops[d as usize][slot] += 1;
         }
-        let origin = usize::from(!pkt.to_receiver);
-        let out = flow.agents[origin].fate(self.now, &pkt, &payload, Fate::Dropped);
+        let out = self.fate(&pkt, &payload, Fate::Dropped);
         if let (Some(ds), Some((offset, len))) = (&mut self.drop_series, out.drop_ref) {
             ds.push(self.now, pkt.flow, offset, len, d, slot as u8);
         }

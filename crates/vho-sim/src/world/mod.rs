@@ -173,6 +173,10 @@ impl RxBins {
 struct Flow {
     /// The source at the flow's `src` node (side 0) and the sink at its `dst` (side 1).
     agents: [AnyAgent; 2],
+    /// Their kinds, for `agent::with_ends!`.
+    ends: crate::agent::Ends,
+    /// The nodes they run at (the spec's `src` and `dst`, beside what a send updates).
+    nodes: [u32; 2],
     /// Earliest live wake-up scheduled per side.
     wake: [Option<Time>; 2],
     started: bool,
@@ -422,14 +426,25 @@ impl World {
             .all(|f| f.completed_at.is_some() && f.agents[0].is_complete())
     }
 
+    /// Agent `side` of flow `f` is woken: one dispatch on the flow's kinds for the wake-up
+    /// and the sends it leads to.
     fn on_wake(&mut self, f: usize, side: usize) {
+        crate::agent::with_ends!(self.flows[f].ends, S, R => if side == 0 {
+            self.wake_as::<S>(f, 0)
+        } else {
+            self.wake_as::<R>(f, 1)
+        })
+    }
+
+    #[inline(always)]
+    fn wake_as<A: crate::agent::Kind>(&mut self, f: usize, side: usize) {
         let now = self.now;
         let flow = &mut self.flows[f];
         if flow.wake[side] == Some(now) {
             flow.wake[side] = None;
         }
-        flow.agents[side].handle_timeout(now);
-        self.pump(f, side);
+        A::of(&mut flow.agents[side]).handle_timeout(now);
+        self.pump_as::<A>(f, side);
     }
 
     /// After packets joined direction `d`'s queue other than by an offer (a handover moved

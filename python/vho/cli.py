@@ -985,7 +985,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # here, so that a closed pipe is caught below
         return status
     except VhoError as e:
-        sys.stderr.write(f"{e}\n")
+        # One line, whatever the input it quotes held (a --set of a multi-line string).
+        sys.stderr.write(str(e).replace("\r", "\\r").replace("\n", "\\n") + "\n")
         return EXIT_BAD_INPUT
     except EmulationError as e:
         sys.stderr.write(f"vho emulate: {e}\n")

@@ -922,12 +922,30 @@ def _version() -> str:
 
 
 class _Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that every ``finally`` (staging directories,
-    worker processes) runs before the command exits."""
+    """SIGTERM (or SIGHUP: the terminal closed), raised in the main thread so that every
+    ``finally`` (staging directories, worker processes, an emulation's namespaces) runs before
+    the command exits."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
-def _on_sigterm(signum: int, frame: object) -> None:
-    raise _Terminated
+#: The signals that stop a command cleanly: Ctrl-C, kill(1)'s default, a closed terminal.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _on_stop_signal(signum: int, frame: object) -> None:
+    """SIGINT, SIGTERM or SIGHUP while a command runs: the first stops it (KeyboardInterrupt,
+    or :class:`_Terminated`, so that every ``finally`` runs); the ones after it are ignored while
+    it stops. A Ctrl-C held down once raised a second KeyboardInterrupt in the stop path (a
+    traceback, the staging or namespaces left: issue 40, benches/fuzz_emulate.py); the
+    handler itself ignores the next, so that no instant is left between the two."""
+    for s in STOP_SIGNALS:
+        signal.signal(s, signal.SIG_IGN)
+    if signum != signal.SIGINT:
+        raise _Terminated(signum)
+    raise KeyboardInterrupt
 
 
 def _quiet_stdout() -> None:
@@ -977,9 +995,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _stopped("interrupted", 130)
     args.cmd = command
     args.argv = list(sys.argv[1:] if argv is None else argv)
-    previous = None
+    previous: dict[int, object] = {}
     if threading_main():
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        for s in STOP_SIGNALS:
+            previous[s] = signal.signal(s, _on_stop_signal)
     try:
         status = int(args.func(args))
         sys.stdout.flush()  # here, so that a closed pipe is caught below
@@ -996,11 +1015,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         return _stopped(_with_hint("interrupted", args), 130)
-    except _Terminated:
-        return _stopped(_with_hint("terminated", args), 128 + signal.SIGTERM)
+    except _Terminated as e:
+        how = "terminated" if e.signum == signal.SIGTERM else "hung up (SIGHUP)"
+        return _stopped(_with_hint(how, args), 128 + e.signum)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        from . import _sigint
+
+        for s, handler in previous.items():
+            # The command ends here: a signal now has nothing left to stop, and would only
+            # interrupt the interpreter's exit. A program calling main gets its handlers back.
+            signal.signal(s, signal.SIG_IGN if _sigint.the_command() else handler)  # type: ignore[arg-type]
 
 
 def threading_main() -> bool:

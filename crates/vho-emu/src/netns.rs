@@ -10,21 +10,37 @@
 
 use crate::error::EmuError;
 use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::Command;
 
 /// Every namespace vho makes starts with this.
 pub const PREFIX: &str = "vho-";
 
-/// Runs `ip ARGS`; its stderr becomes the error.
+/// Runs `ip ARGS`; its stderr becomes the error. Deaf to the signals that stop a run: a
+/// terminal's Ctrl-C goes to the whole foreground process group, and a run it stopped removes
+/// its namespaces with `ip netns del`, which a second Ctrl-C killed half-way, leaving them
+/// (issue 40, benches/fuzz_emulate.py: 4 runs of 5 under repeated Ctrl-C). A process group of
+/// its own keeps the group's signals away once `ip` runs, and ignoring them (inherited across
+/// exec) drops one already on its way to the child before it left the group.
 pub fn ip(args: &[&str]) -> Result<String, EmuError> {
-    let out = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| EmuError::Setup {
-            cmd: format!("ip {}", args.join(" ")),
-            msg: format!("cannot run ip (iproute2): {e}"),
-        })?;
+    let mut cmd = Command::new("ip");
+    cmd.args(args).process_group(0);
+    // SAFETY: between fork and exec only sigaction(2), async-signal-safe, is called.
+    unsafe {
+        cmd.pre_exec(|| {
+            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+                if libc::signal(s, libc::SIG_IGN) == libc::SIG_ERR {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().map_err(|e| EmuError::Setup {
+        cmd: format!("ip {}", args.join(" ")),
+        msg: format!("cannot run ip (iproute2): {e}"),
+    })?;
     if !out.status.success() {
         return Err(EmuError::Setup {
             cmd: format!("ip {}", args.join(" ")),

@@ -274,6 +274,19 @@ def run_case(c: Case, work: Path, pristine: Path, timeout: float) -> Outcome:
     return verdict
 
 
+def _complete(out: Path) -> bool:
+    """An emulation's output as a finished run leaves it: a summary that reads, and only the
+    files an emulation writes."""
+    try:
+        s = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    owned = {"summary.json", "timing.json", "scenario.resolved.toml", ".vho-output",
+             "series_tcp.parquet", "command.log", "serve.log"}  # fmt: skip
+    names = {x.name for x in out.iterdir()}
+    return "run" in s and all(n in owned or n.endswith(".pcap") for n in names)
+
+
 def _judge(
     c: Case, pid: int, status: int, err: str, sent: list[int], out: Path, d: Path, pristine: Path
 ) -> Outcome:
@@ -308,7 +321,9 @@ def _judge(
         return Outcome(c, f"EXIT {status}", err.strip()[-400:], status)
     interrupted = status in by_signal and status not in normal
     previous = pristine if c.over_output else None
-    if interrupted or status == 2:
+    # Killed after the output was swapped in whole (its summary written last): complete.
+    late = interrupted and out.exists() and _complete(out)
+    if (interrupted and not late) or status == 2:
         if previous is None and out.exists():
             return Outcome(c, "INTERRUPTED OUTPUT LEFT", str(sorted(os.listdir(out))), status)
         if previous is not None and not _same_tree(previous, out):

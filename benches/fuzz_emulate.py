@@ -128,6 +128,9 @@ STATUS = {
 EARLY_OR_LATE = {-signal.SIGINT, -signal.SIGTERM, -signal.SIGHUP}
 
 
+#: The vho package's first line: importing `vho._sigint`, which installs the command's handler
+#: for a Ctrl-C while it loads.
+START = 'vho/__init__.py", line 14, in <module>'
 #: The verdicts that pass: a run (complete, or interrupted and gone), a refusal, or a signal in
 #: the interpreter's start-up, before any of vho's code ran (Python's "Fatal Python error:
 #: init_import_site" traceback: not vho's to catch).
@@ -292,9 +295,11 @@ def _judge(
 ) -> Outcome:
     if "Traceback" in err or "panicked" in err:
         frames = [x for x in err.splitlines() if x.strip().startswith("File ")]
-        if status == 1 and not any("/vho/" in x for x in frames) and not namespaces_of(pid):
-            # Python's own start-up (site's .pth imports) before any of vho's code: the
-            # interpreter's traceback, not the command's; nothing made yet.
+        ours = [x for x in frames if "/vho/" in x]
+        if all(x.rstrip().endswith(START) for x in ours) and not namespaces_of(pid):
+            # Python's own start-up (site's .pth imports) or the vho package's first line,
+            # before the handler that line installs: the interpreter's traceback (and its
+            # death by SIGINT), not the command's; nothing made yet.
             return Outcome(c, "startup", err.strip().splitlines()[0], status)
         return Outcome(c, "TRACEBACK", err.strip()[-500:], status)
     killed = signal.SIGKILL in sent or status in EARLY_OR_LATE
@@ -313,7 +318,7 @@ def _judge(
             return Outcome(c, "PROCESS LEFT", "; ".join(procs[:3]), status)
     by_signal = set().union(*(STATUS[s] for s in sent)) if sent else set()
     by_signal |= {-s for s in sent} & EARLY_OR_LATE
-    command = {"exits": {3}, "sleeps-then-exits": {5}, "outlives-stop": {124},
+    command = {"exits": {3}, "sleeps-then-exits": {5, 124}, "outlives-stop": {124},
                "ignores-signals": {124}, "forks-a-daemon": {0}, "serve": {0},
                "serve-ignoring-term": {0}, "serve-and-command": {0, 124}}  # fmt: skip
     normal = {0, 2} | command.get(c.command, set())

@@ -935,6 +935,13 @@ class _Terminated(BaseException):
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
+def _ignore(signum: int, frame: object) -> None:
+    """A signal after the one that stops the command. (Not SIG_IGN: a signal the C handler
+    had already noted when the disposition became SIG_IGN is reported by Python as "OSError:
+    Signal 15 ignored due to race condition", a traceback on stderr: a SIGTERM 30 ms after a
+    SIGINT did that.)"""
+
+
 def _on_stop_signal(signum: int, frame: object) -> None:
     """SIGINT, SIGTERM or SIGHUP while a command runs: the first stops it (KeyboardInterrupt,
     or :class:`_Terminated`, so that every ``finally`` runs); the ones after it are ignored while
@@ -942,7 +949,7 @@ def _on_stop_signal(signum: int, frame: object) -> None:
     traceback, the staging or namespaces left: issue 40, benches/fuzz_emulate.py); the
     handler itself ignores the next, so that no instant is left between the two."""
     for s in STOP_SIGNALS:
-        signal.signal(s, signal.SIG_IGN)
+        signal.signal(s, _ignore)
     if signum != signal.SIGINT:
         raise _Terminated(signum)
     raise KeyboardInterrupt
@@ -1024,7 +1031,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for s, handler in previous.items():
             # The command ends here: a signal now has nothing left to stop, and would only
             # interrupt the interpreter's exit. A program calling main gets its handlers back.
-            signal.signal(s, signal.SIG_IGN if _sigint.the_command() else handler)  # type: ignore[arg-type]
+            signal.signal(s, _ignore if _sigint.the_command() else handler)  # type: ignore[arg-type]
 
 
 def threading_main() -> bool:

@@ -160,7 +160,9 @@ def test_ctrl_c_held_down_at_a_terminal_removes_everything_in_one_line(tmp_path:
             os.killpg(p.pid, signal.SIGINT)
             time.sleep(0.003)
         _, err = p.communicate(timeout=60)
-        assert p.returncode == 130, err
+        # 130, or death by SIGINT once the interpreter's exit has put the default action back
+        # (a thread of a library may take the signal): Python's own status for an interrupt.
+        assert p.returncode in (130, -signal.SIGINT), err
         assert err.strip().splitlines() == ["vho: interrupted"], err
         assert not _ours_of(p.pid), f"trial {trial}"
         assert not (tmp_path / f"o{trial}").exists()

@@ -1032,6 +1032,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             # The command ends here: a signal now has nothing left to stop, and would only
             # interrupt the interpreter's exit. A program calling main gets its handlers back.
             signal.signal(s, _ignore if _sigint.the_command() else handler)  # type: ignore[arg-type]
+        if previous and _sigint.the_command():
+            # The interpreter's exit puts the default actions back: blocked, a Ctrl-C held
+            # down no longer ends the exit by SIGINT (status -2 for 130).
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
 
 
 def threading_main() -> bool:

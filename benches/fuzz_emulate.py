@@ -391,6 +391,14 @@ def main() -> None:
     for r in results:
         by_plan[r.case.plan] = by_plan.get(r.case.plan, 0) + 1
     print("plans:", json.dumps(by_plan, sort_keys=True))
+    # Exit statuses (a negative one: the process died by that signal), with the verdicts
+    # each came with: what the signals did, not only whether the checks held.
+    by_status: dict[str, dict[str, int]] = {}
+    for r in results:
+        v = by_status.setdefault(str(r.status), {})
+        v[r.verdict] = v.get(r.verdict, 0) + 1
+    order = sorted(by_status, key=lambda k: (k == "None", int(k) if k != "None" else 0))
+    print("statuses:", json.dumps({k: by_status[k] for k in order}))
     for r in results:
         if r.verdict not in GOOD:
             c = r.case

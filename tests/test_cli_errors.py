@@ -336,3 +336,47 @@ def test_a_trace_file_that_is_a_fifo_is_refused_at_once(tmp_path: Path, command:
         f"{path}:{line}: schedule.trace_file: expected a trace file (a regular file; "
         f'{tmp_path / "t.fifo"} is a FIFO), got "t.fifo"\n'
     )
+
+
+# Issue 40, benches/fuzz_set.py: hostile --set values and paths, each refused in one line that
+# starts with the --set and says what was wrong (once: a flow named with its stray quote, a
+# multi-line string on three lines, the value quoted where the index was wrong, the file
+# blamed for what a --set caused).
+SET_CASES = [
+    ('flow.0.size="2 MB', 'flow.0.size: expected a TOML value such as "2 MB"'),
+    ("flow.0.size=", "flow.0.size: expected a value after '='"),
+    ('flow.3.size="2 MB"', "flow.3.size: expected an index from 0 to 0 for [[flow]] (the "),
+    ('link.0.rate="1 Mb/s"', "link.0.rate: the scenario has no [[link]] for link.0 to set"),
+    ('handover.0.kind="""so\nft"""', "handover.kind: expected one of soft,"),
+    ('flow.0.tcp.min_rto="1000 s"', "flow.tcp.max_rto: expected at least min_rto"),
+    ("flow. 0.size=1", "expected a dotted key path of bare names and indices"),
+]
+
+
+@pytest.mark.parametrize("sets,expected", SET_CASES, ids=[c[0] for c in SET_CASES])
+def test_a_hostile_set_is_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], sets: str, expected: str
+) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(GOOD)
+    out = tmp_path / "out"
+    assert main(["run", str(path), "--out", str(out), "--set", sets]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith(f"--set {sets}: ".replace("\n", "\\n")), err
+    assert expected in err, err
+    assert not out.exists()
+
+
+def test_an_error_quoting_a_line_break_stays_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The CLI's one place that prints a VhoError escapes what the input brought: here an
+    # --out path with a line break in it that exists as a file.
+    (tmp_path / "a\nb").write_text("x")
+    path = tmp_path / "s.toml"
+    path.write_text(GOOD)
+    assert main(["run", str(path), "--out", str(tmp_path / "a\nb")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert "a\\nb: exists and is not a directory" in err, err

@@ -970,12 +970,37 @@ def _version() -> str:
 
 
 class _Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that every ``finally`` (staging directories,
-    worker processes) runs before the command exits."""
+    """SIGTERM (or SIGHUP: the terminal closed), raised in the main thread so that every
+    ``finally`` (staging directories, worker processes, an emulation's namespaces) runs before
+    the command exits."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
-def _on_sigterm(signum: int, frame: object) -> None:
-    raise _Terminated
+#: The signals that stop a command cleanly: Ctrl-C, kill(1)'s default, a closed terminal.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _ignore(signum: int, frame: object) -> None:
+    """A signal after the one that stops the command. (Not SIG_IGN: a signal the C handler
+    had already noted when the disposition became SIG_IGN is reported by Python as "OSError:
+    Signal 15 ignored due to race condition", a traceback on stderr: a SIGTERM 30 ms after a
+    SIGINT did that.)"""
+
+
+def _on_stop_signal(signum: int, frame: object) -> None:
+    """SIGINT, SIGTERM or SIGHUP while a command runs: the first stops it (KeyboardInterrupt,
+    or :class:`_Terminated`, so that every ``finally`` runs); the ones after it are ignored while
+    it stops. A Ctrl-C held down once raised a second KeyboardInterrupt in the stop path (a
+    traceback, the staging or namespaces left: issue 40, benches/fuzz_emulate.py); the
+    handler itself ignores the next, so that no instant is left between the two."""
+    for s in STOP_SIGNALS:
+        signal.signal(s, _ignore)
+    if signum != signal.SIGINT:
+        raise _Terminated(signum)
+    raise KeyboardInterrupt
 
 
 def _quiet_stdout() -> None:
@@ -1025,15 +1050,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _stopped("interrupted", 130)
     args.cmd = command
     args.argv = list(sys.argv[1:] if argv is None else argv)
-    previous = None
+    previous: dict[int, object] = {}
     if threading_main():
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        for s in STOP_SIGNALS:
+            previous[s] = signal.signal(s, _on_stop_signal)
     try:
         status = int(args.func(args))
         sys.stdout.flush()  # here, so that a closed pipe is caught below
         return status
     except VhoError as e:
-        sys.stderr.write(f"{e}\n")
+        # One line, whatever the input it quotes held (a --set of a multi-line string).
+        sys.stderr.write(str(e).replace("\r", "\\r").replace("\n", "\\n") + "\n")
         return EXIT_BAD_INPUT
     except EmulationError as e:
         sys.stderr.write(f"vho emulate: {e}\n")
@@ -1043,11 +1070,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         return _stopped(_with_hint("interrupted", args), 130)
-    except _Terminated:
-        return _stopped(_with_hint("terminated", args), 128 + signal.SIGTERM)
+    except _Terminated as e:
+        how = "terminated" if e.signum == signal.SIGTERM else "hung up (SIGHUP)"
+        return _stopped(_with_hint(how, args), 128 + e.signum)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        from . import _sigint
+
+        for s, handler in previous.items():
+            # The command ends here: a signal now has nothing left to stop, and would only
+            # interrupt the interpreter's exit. A program calling main gets its handlers back.
+            signal.signal(s, _ignore if _sigint.the_command() else handler)  # type: ignore[arg-type]
+        if previous and _sigint.the_command():
+            # The interpreter's exit puts the default actions back: blocked, a Ctrl-C held
+            # down no longer ends the exit by SIGINT (status -2 for 130).
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
 
 
 def threading_main() -> bool:

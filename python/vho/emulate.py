@@ -72,9 +72,10 @@ class EmulationResult:
 
 
 def _run_interruptible(fn, *args):
-    """``fn(*args)`` on a worker thread; SIGINT or SIGTERM asks the emulation to stop, waits for
-    it to remove what it made, then goes on up as the signal would have (KeyboardInterrupt,
-    SIGTERM's exception). While the emulation runs, both signals only raise its stop flag: a
+    """``fn(*args)`` on a worker thread; SIGINT, SIGTERM or SIGHUP asks the emulation to stop,
+    waits for it to remove what it made, then goes on up as the signal would have
+    (KeyboardInterrupt, the command's exception). While the emulation runs, they only raise
+    its stop flag: a
     second Ctrl-C (or SIGTERM) a few ms after the first no longer escapes the wait and ends the
     process while the namespaces are still being removed (issue 40 item 7). (The wait is on an
     event of our own: a ``Thread.join`` that a signal interrupted may report the thread stopped
@@ -100,7 +101,7 @@ def _run_interruptible(fn, *args):
     # Only the main thread may set handlers; elsewhere the signal's exception arrives below.
     previous: dict[int, object] = {}
     if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             previous[signum] = signal.signal(signum, on_signal)
     try:
         t = threading.Thread(target=target, daemon=True)

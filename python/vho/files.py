@@ -23,6 +23,7 @@ import ctypes.util
 import errno
 import os
 import re
+import secrets
 import shutil
 import socket
 import stat
@@ -275,14 +276,22 @@ def staged_output(out: Path, *, command: str, owned: Iterable[str], force: bool)
     try:
         parent.mkdir(parents=True, exist_ok=True)
         clean_stale(parent)
-        prefix = f"{PARTIAL}{os.getpid()}@{socket.gethostname()}-"
-        stage = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
-        stage.chmod(0o777 & ~_umask())  # mkdtemp's 0700 would become the output's mode
     except OSError as e:
         raise output_error(out, e, "cannot create the output directory") from None
+    prefix = f"{PARTIAL}{os.getpid()}@{socket.gethostname()}-"
+    # Named and registered before it is made: a signal just after mkdir (between mkdtemp's
+    # mkdir and the registration, once) left an empty staging directory that nothing removed
+    # (issue 40: test_sigterm_during_a_run_leaves_no_staging_directory, 1 run in 25).
+    stage = parent / f"{prefix}{secrets.token_hex(4)}"
     _staged.add(stage)
     first = stage
     try:
+        try:
+            # 0777 less the umask: it becomes the output. The name is this process's and 32
+            # random bits: taken, it is refused (mkdtemp would try another).
+            os.mkdir(stage, 0o777)
+        except OSError as e:
+            raise output_error(out, e, "cannot create the output directory") from None
         yield stage
         try:
             (stage / MARK).write_text(f"{command}\n", encoding="utf-8")

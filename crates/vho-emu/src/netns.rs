@@ -10,21 +10,37 @@
 
 use crate::error::EmuError;
 use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::Command;
 
 /// Every namespace vho makes starts with this.
 pub const PREFIX: &str = "vho-";
 
-/// Runs `ip ARGS`; its stderr becomes the error.
+/// Runs `ip ARGS`; its stderr becomes the error. Deaf to the signals that stop a run: a
+/// terminal's Ctrl-C goes to the whole foreground process group, and a run it stopped removes
+/// its namespaces with `ip netns del`, which a second Ctrl-C killed half-way, leaving them
+/// (issue 40, benches/fuzz_emulate.py: 4 runs of 5 under repeated Ctrl-C). A process group of
+/// its own keeps the group's signals away once `ip` runs, and ignoring them (inherited across
+/// exec) drops one already on its way to the child before it left the group.
 pub fn ip(args: &[&str]) -> Result<String, EmuError> {
-    let out = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| EmuError::Setup {
-            cmd: format!("ip {}", args.join(" ")),
-            msg: format!("cannot run ip (iproute2): {e}"),
-        })?;
+    let mut cmd = Command::new("ip");
+    cmd.args(args).process_group(0);
+    // SAFETY: between fork and exec only sigaction(2), async-signal-safe, is called.
+    unsafe {
+        cmd.pre_exec(|| {
+            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+                if libc::signal(s, libc::SIG_IGN) == libc::SIG_ERR {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().map_err(|e| EmuError::Setup {
+        cmd: format!("ip {}", args.join(" ")),
+        msg: format!("cannot run ip (iproute2): {e}"),
+    })?;
     if !out.status.success() {
         return Err(EmuError::Setup {
             cmd: format!("ip {}", args.join(" ")),
@@ -214,16 +230,42 @@ pub fn present() -> Result<Vec<(String, Option<i32>, bool)>, EmuError> {
 }
 
 /// Removes what killed runs left: every `vho-` namespace no live run holds (and the processes
-/// in it). Returns the names removed.
+/// in it). Returns the names removed. One that nobody holds but that was made within the last
+/// [`GRACE`] is looked at again once it is older: a run killed while it made its namespaces
+/// left ones a `--cleanup` right after the kill passed over as a live run's (issue 40,
+/// benches/fuzz_emulate.py).
 pub fn cleanup() -> Result<Vec<String>, EmuError> {
     let mut removed = Vec::new();
+    let mut young = Vec::new();
     for (name, _, alive) in present()? {
         if !alive {
             remove(&name);
             removed.push(name);
+        } else if unheld(&name) {
+            young.push(name);
+        }
+    }
+    if !young.is_empty() {
+        // Each is then older than GRACE: locked by its run, or nobody's.
+        std::thread::sleep(GRACE);
+        for name in young {
+            if !held(&name) {
+                remove(&name);
+                removed.push(name);
+            }
         }
     }
     Ok(removed)
+}
+
+/// Whether namespace `name` is of the locked form and nobody holds its lock (a young one:
+/// [`held`] takes it as its run's for now).
+fn unheld(name: &str) -> bool {
+    let locked_form = name[PREFIX.len()..]
+        .split('-')
+        .nth(1)
+        .is_some_and(|t| t.starts_with('k'));
+    locked_form && lock(&path_of(name), true).is_ok()
 }
 
 /// Whether this process may make namespaces and devices: CAP_NET_ADMIN (bit 12: devices,

@@ -17,18 +17,41 @@ pub struct ScenarioError {
 }
 
 impl fmt::Display for ScenarioError {
+    /// One line: a line break or other control character the input brought (a `--set` of a
+    /// multi-line string) is written escaped (`\n`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
+        write!(f, "{}", Escaped(&self.file))?;
         if let Some(l) = self.line {
             write!(f, ":{l}")?;
         }
         if !self.field.is_empty() {
-            write!(f, ": {}", self.field)?;
+            write!(f, ": {}", Escaped(&self.field))?;
         }
         match &self.found {
-            Some(found) => write!(f, ": expected {}, got {}", self.expected, found),
-            None => write!(f, ": {}", self.expected),
+            Some(found) => write!(
+                f,
+                ": expected {}, got {}",
+                Escaped(&self.expected),
+                Escaped(found)
+            ),
+            None => write!(f, ": {}", Escaped(&self.expected)),
         }
+    }
+}
+
+/// Text with its control characters escaped as Rust writes them (`\n`, `\u{0}`).
+struct Escaped<'a>(&'a str);
+
+impl fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -22,10 +22,72 @@ use crate::spec::Spec;
 use error::{field_at, line_of, one_line, plain_types};
 
 const SET_MARK: &str = "vho:set";
+/// The arrays of tables a scenario may have (`schema::File`), as their tables are written: an
+/// override indexing one the scenario lacks is told so; any other name is left to the
+/// schema's "unknown field".
+const TABLE_ARRAYS: [&str; 8] = [
+    "node",
+    "link",
+    "handover",
+    "schedule",
+    "flow",
+    "node_function",
+    "mobile",
+    "mipv6.router",
+];
 const NEW_MARK: &str = "vho:set-new";
 
 /// Loads and validates a scenario. `label` names the file in messages.
 pub fn load(
+    label: &str,
+    text: &str,
+    overrides: &[String],
+    presets: &PresetSet,
+) -> Result<Spec, ScenarioError> {
+    load_marked(label, text, overrides, presets)
+        .map_err(|e| blame(e, label, text, overrides, presets))
+}
+
+/// An error that names the file although an override caused it (a check across fields, such
+/// as max_rto against a min_rto the override set, names the other field; a key an override
+/// added to a table the file wrote inline has no line of its own) is the override's: the
+/// first one whose prefix of the overrides gives the same error.
+fn blame(
+    e: ScenarioError,
+    label: &str,
+    text: &str,
+    overrides: &[String],
+    presets: &PresetSet,
+) -> ScenarioError {
+    if overrides.is_empty() || e.file != label {
+        return e;
+    }
+    let same =
+        |a: &ScenarioError| (&a.field, &a.expected, &a.found) == (&e.field, &e.expected, &e.found);
+    for k in 0..overrides.len() {
+        if let Err(x) = load_marked(label, text, &overrides[..k], presets) {
+            if same(&x) {
+                // The file's own error (k = 0), or one an earlier override already caused.
+                return if k == 0 {
+                    e
+                } else {
+                    ScenarioError {
+                        file: format!("--set {}", overrides[k - 1]),
+                        line: None,
+                        ..e
+                    }
+                };
+            }
+        }
+    }
+    ScenarioError {
+        file: format!("--set {}", overrides[overrides.len() - 1]),
+        line: None,
+        ..e
+    }
+}
+
+fn load_marked(
     label: &str,
     text: &str,
     overrides: &[String],
@@ -143,12 +205,18 @@ fn apply_overrides(
                 found: None,
             })?;
     for (i, o) in overrides.iter().enumerate() {
-        let bad = |expected: &str| ScenarioError {
+        let at = |expected: &str, found: Option<String>| ScenarioError {
             file: format!("--set {o}"),
             line: None,
             field: o.split('=').next().unwrap_or("").to_string(),
             expected: expected.into(),
-            found: Some(o.split_once('=').map_or("nothing", |(_, v)| v).to_string()),
+            found,
+        };
+        let bad = |expected: &str| {
+            at(
+                expected,
+                Some(o.split_once('=').map_or("nothing", |(_, v)| v).to_string()),
+            )
         };
         let Some((path, raw)) = o.split_once('=') else {
             return Err(bad("key.path=value"));
@@ -162,28 +230,54 @@ fn apply_overrides(
                 "a dotted key path with the index as a key, such as flow.0.size (not flow[0])",
             ));
         }
-        let mut value: toml_edit::Value = raw
-            .trim()
-            .parse()
-            .unwrap_or_else(|_| toml_edit::Value::from(raw.trim()));
+        if keys
+            .iter()
+            .any(|k| k.contains(['"', '\'', '#', '=']) || k.chars().any(char::is_whitespace))
+        {
+            return Err(bad(
+                "a dotted key path of bare names and indices, such as flow.0.size (no quotes, \
+                 spaces or comments)",
+            ));
+        }
+        let mut value = override_value(raw).map_err(|e| {
+            let raw = raw.trim();
+            at(
+                &e,
+                Some(if raw.is_empty() { "nothing" } else { raw }.into()),
+            )
+        })?;
         let (last, parents) = keys.split_last().expect("invariant: at least one key");
         if last.parse::<usize>().is_ok() {
-            return Err(bad("a key name last, not an index"));
+            return Err(bad(
+                "a key name last, not an index (a table of an array is set key by key: \
+                 flow.0.size=..., flow.0.start=...)",
+            ));
         }
         let mut cur: &mut dyn toml_edit::TableLike = doc.as_table_mut();
         let mut k = 0;
         // Inside an inline table ({ ... }) a comment is not allowed: the value goes in
         // unmarked (an error in it then names the file's line of the table).
         let mut inline = false;
+        // Below a name that is no section of a scenario, created here: every part is a key,
+        // and the schema's "unknown field" names the first.
+        let mut unknown = false;
         while k < parents.len() {
             let name = parents[k];
-            if name.parse::<usize>().is_ok() {
+            // The array's path as its tables are written ([[mipv6.router]]).
+            let table = keys[..=k]
+                .iter()
+                .filter(|p| p.parse::<usize>().is_err())
+                .copied()
+                .collect::<Vec<_>>()
+                .join(".");
+            if name.parse::<usize>().is_ok() && !unknown {
                 return Err(bad(
                     "an index only after the name of an array of tables such as flow",
                 ));
             }
             let c = cur;
-            if c.get(name).is_none() {
+            let absent = c.get(name).is_none();
+            if absent {
                 // Marked like a new value, so that an error about the new table (an unknown
                 // section) names the override too.
                 let mut t = toml_edit::Table::new();
@@ -193,36 +287,70 @@ fn apply_overrides(
             let item = c
                 .get_mut(name)
                 .expect("invariant: present or just inserted");
-            match parents.get(k + 1).map(|s| s.parse::<usize>()) {
-                Some(Ok(n)) => {
+            let next = parents.get(k + 1).copied();
+            if absent && TABLE_ARRAYS.contains(&table.as_str()) {
+                if let Some(next) = next.filter(|n| looks_like_an_index(n)) {
+                    // Nothing to index: the scenario has no such table.
+                    let hint = if table == "link" {
+                        " (a scenario with [wired] and [access.NAME] sets them by name: \
+                         access.NAME.rate)"
+                    } else {
+                        ""
+                    };
+                    return Err(at(
+                        &format!("the scenario has no [[{table}]] for {table}.{next} to set{hint}"),
+                        None,
+                    ));
+                }
+            }
+            unknown |= absent;
+            match next.map(|s| s.parse::<usize>()) {
+                Some(Ok(n)) if !unknown => {
                     let toml_edit::Item::ArrayOfTables(a) = item else {
-                        return Err(bad(&format!(
-                            "{name} to be an array of tables such as [[{name}]]"
-                        )));
+                        return Err(at(
+                            &format!("{table} to be an array of tables such as [[{table}]]"),
+                            Some(what(item).into()),
+                        ));
                     };
                     let len = a.len();
-                    // What was wrong is the index, not the value being set.
-                    cur = a.get_mut(n).ok_or_else(|| ScenarioError {
-                        found: Some(n.to_string()),
-                        ..bad(&format!(
-                            "an index below {len} for {name} ({len} [[{name}]] table{})",
-                            if len == 1 { "" } else { "s" }
-                        ))
+                    cur = a.get_mut(n).ok_or_else(|| {
+                        at(
+                            &format!(
+                                "an index from 0 to {} for [[{table}]] (the scenario has {len})",
+                                len.saturating_sub(1)
+                            ),
+                            Some(n.to_string()),
+                        )
                     })?;
                     k += 2;
                 }
                 _ if item.is_array_of_tables() => {
-                    let next = parents.get(k + 1).copied().unwrap_or(last);
-                    return Err(bad(&format!(
-                        "an index after {name}, an array of tables ([[{name}]]): \
-                         {name}.0.{next} for the first"
-                    )));
+                    let len = item.as_array_of_tables().map_or(0, |a| a.len());
+                    let next = next.unwrap_or(last);
+                    // Something meant as an index (-1, 1e0, 2^64): say which are valid.
+                    if looks_like_an_index(next) {
+                        return Err(at(
+                            &format!(
+                                "an index from 0 to {} for [[{table}]] (the scenario has {len})",
+                                len.saturating_sub(1)
+                            ),
+                            Some(format!("{next:?}")),
+                        ));
+                    }
+                    return Err(at(
+                        &format!(
+                            "an index after {name}, an array of tables ([[{table}]]): \
+                             {name}.0.{next} for the first"
+                        ),
+                        Some(path.trim().to_string()),
+                    ));
                 }
                 _ => {
                     inline = item.is_inline_table();
+                    let found = what(item);
                     cur = item
                         .as_table_like_mut()
-                        .ok_or_else(|| bad(&format!("{name} to be a table")))?;
+                        .ok_or_else(|| at(&format!("{name} to be a table"), Some(found.into())))?;
                     k += 1;
                 }
             }
@@ -238,6 +366,43 @@ fn apply_overrides(
         t.insert(last, toml_edit::Item::Value(value));
     }
     Ok((doc.to_string(), overrides.to_vec()))
+}
+
+/// An override's value: TOML, or a bare word taken as a string (`--set flow.0.tcp.cc=reno`).
+/// Nothing, or what starts as TOML (a quote, a bracket, a brace) and does not parse, is
+/// refused rather than taken as a string of its own characters (`flow.0.name="abc` once
+/// named the flow `"abc`).
+fn override_value(raw: &str) -> Result<toml_edit::Value, String> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Err(r#"a value after '=' (a quoted string for text: "")"#.into());
+    }
+    match raw.parse::<toml_edit::Value>() {
+        Ok(v) => Ok(v),
+        Err(e) if raw.starts_with(['"', '\'', '[', '{']) => Err(format!(
+            "a TOML value such as \"2 MB\", 5, true, [1, 2] or {{ rate = \"1 Mb/s\" }} ({})",
+            one_line(e.message())
+        )),
+        Err(_) => Ok(toml_edit::Value::from(raw)),
+    }
+}
+
+/// Whether an override's path part was meant as an index: a number of any form.
+fn looks_like_an_index(part: &str) -> bool {
+    let t = part.trim();
+    t != part || t.parse::<i128>().is_ok() || t.parse::<f64>().is_ok_and(|f| f.is_finite())
+}
+
+/// What an override's path ran into, for its error.
+fn what(item: &toml_edit::Item) -> &'static str {
+    match item {
+        toml_edit::Item::None => "nothing",
+        toml_edit::Item::Value(v) if v.is_inline_table() => "an inline table",
+        toml_edit::Item::Value(v) if v.is_array() => "an array",
+        toml_edit::Item::Value(_) => "a value",
+        toml_edit::Item::Table(_) => "a table",
+        toml_edit::Item::ArrayOfTables(_) => "an array of tables",
+    }
 }
 
 #[cfg(test)]

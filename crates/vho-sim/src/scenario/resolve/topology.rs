@@ -94,9 +94,15 @@ impl Ctx<'_> {
         };
         if let Some(m) = mobile {
             if m.node.is_some() || m.interfaces.is_some() {
+                // The key named: an error in a key a --set added is the --set's.
+                let key = if m.node.is_some() {
+                    "mobile.node"
+                } else {
+                    "mobile.interfaces"
+                };
                 return Err(self.err(
                     span.clone(),
-                    "mobile",
+                    key,
                     "only `start` in the common form (node and interfaces are implied)",
                     None,
                 ));

@@ -140,7 +140,8 @@ def run_case(case: int, text: str, work: Path, timeout: float) -> Outcome:
     except (OSError, ValueError) as e:
         return Outcome(case, "RUN WITHOUT A SUMMARY", str(e))
     for f in s["flows"]:
-        if f["bytes_delivered"] > f["bytes"]:
+        # An unbounded flow (TFRC, Pareto, CBR without a size) has `bytes` null.
+        if f.get("bytes") is not None and f["bytes_delivered"] > f["bytes"]:
             return Outcome(case, "IMPLAUSIBLE", f"{f['bytes_delivered']} > {f['bytes']} bytes")
     return Outcome(case, "run", s["run"]["ended_by"])
 

@@ -428,7 +428,8 @@ def _check_output(c: Case, out: Path, stderr: str) -> Outcome:
     if leftovers:
         return Outcome(c.case, "STAGING LEFT", ", ".join(leftovers), c.sets)
     for f in s["flows"]:
-        if f["bytes_delivered"] > f["bytes"]:
+        # An unbounded flow (TFRC, Pareto, CBR without a size) has `bytes` null.
+        if f.get("bytes") is not None and f["bytes_delivered"] > f["bytes"]:
             return Outcome(c.case, "IMPLAUSIBLE", f"{f['bytes_delivered']} > {f['bytes']}", c.sets)
     lines = [x for x in stderr.splitlines() if x.strip()]
     if any(not x.startswith("warning: ") for x in lines):

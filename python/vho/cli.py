@@ -564,6 +564,53 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from . import calibrate
+
+    cal = calibrate.load(args.calibration)
+    out = Path(args.out) if args.out else Path("out") / f"calibrate-{Path(args.calibration).stem}"
+    again = ["vho", *(args.argv or ["calibrate", args.calibration])]
+    args.stop_hint = (
+        f"the finished runs are kept beside {out}; the same command resumes them: "
+        + shlex.join(again)
+    )
+    report = calibrate.run(
+        cal,
+        out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        trials=args.trials,
+        fit=args.fit,
+        quiet=args.quiet,
+        force=args.force,
+        argv=args.argv,
+    )
+    import json
+
+    res = json.loads((out / "calibration.json").read_text(encoding="utf-8"))
+    d, b = res["defaults"], res["best"]
+
+    def f(v: float | None) -> str:
+        return "-" if v is None else f"{v:.4g}"
+
+    print(
+        f"loss at the defaults {f(d['loss'])}, at the best point {f(b['loss'])} "
+        f"(trial {b['trial']})"
+    )
+    print("best: " + ", ".join(f"{k} = {v}" for k, v in b["params"].items()))
+    if res["held_out"] is None:
+        print("held out: nothing (every target was fitted)")
+    else:
+        hd, hb = res["held_out"]["defaults"], res["held_out"]["best"]
+        print(
+            f"held out ({len(hb['targets'])}): mean abs. relative error "
+            f"{f(hd['mean_abs_rel_error'])} at the defaults, {f(hb['mean_abs_rel_error'])} at "
+            "the best point"
+        )
+    print(f"-> {out}/calibration.json, {report}")
+    return 0
+
+
 def _serve(text: str | None) -> list[str] | None:
     """``--serve``'s command line, split as a shell would (one line if it cannot be)."""
     if not text:
@@ -960,6 +1007,36 @@ def build_parser() -> argparse.ArgumentParser:
         help="replace a non-empty --out that is not a previous output of the study, whole",
     )
     rp.set_defaults(func=_cmd_reproduce)
+
+    ca = sub.add_parser(
+        "calibrate",
+        help="fit a scenario's (or a study's) open values to target numbers, held out",
+        description="Fits the open values a calibration file declares (each a --set key with a "
+        "range and the reason for it) to its target numbers (each with a standard error), with "
+        "Optuna's TPE sampler, every trial a few replications on the sweep engine; then runs "
+        "the defaults and the best point again on fresh draws and judges both, on the fitted "
+        "targets and on the held-out ones (fit = false). Writes calibration.json, report.md, "
+        "trials.parquet (every run), sensitivity.csv/.png. A killed calibration resumes when "
+        "run again with the same --out. Format: docs/guide/calibrate.md.",
+    )
+    ca.add_argument("calibration", help="calibration TOML file")
+    ca.add_argument("--out", help="output directory (default: out/calibrate-<file name>)")
+    ca.add_argument("--trials", type=_workers, help="optimiser trials (default: the file's)")
+    ca.add_argument(
+        "--fit",
+        action="append",
+        metavar="TARGET",
+        help="fit this target (repeatable); every other is held out (default: the file's fit = )",
+    )
+    ca.add_argument("--workers", type=_workers, help="local worker processes (default: all)")
+    ca.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on a Dask cluster")
+    ca.add_argument("--quiet", action="store_true", help="no progress lines")
+    ca.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a non-empty --out that is not a previous calibration's output, whole",
+    )
+    ca.set_defaults(func=_cmd_calibrate)
     return p
 
 

@@ -82,6 +82,40 @@ def canonical(o: OpenValue, x: Any) -> Any:
     return float(f"{x:.4g}")
 
 
+#: Refinement: the box around the best is this share of each range (on a log scale for a log
+#: value), and its first trials are random.
+REFINE_SPAN = 0.15
+REFINE_STARTUP = 4
+
+
+def _study(seed: int, startup: int) -> Any:
+    import optuna
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup, multivariate=True)
+    return optuna.create_study(direction="minimize", sampler=sampler)
+
+
+def narrowed(o: OpenValue, x: Any) -> Any:
+    """``o``'s distribution narrowed to REFINE_SPAN of its range around ``x`` (clipped to the
+    range); a categorical value keeps its choices."""
+    from optuna.distributions import FloatDistribution, IntDistribution
+
+    if o.kind == "categorical":
+        return distribution(o)
+    if o.log:
+        f = (o.high / o.low) ** (REFINE_SPAN / 2)
+        lo, hi = max(o.low, x / f), min(o.high, x * f)
+    else:
+        h = (o.high - o.low) * REFINE_SPAN / 2
+        lo, hi = max(o.low, x - h), min(o.high, x + h)
+    if o.kind == "int":
+        lo, hi = math.floor(lo), math.ceil(hi)
+        return IntDistribution(min(lo, int(x)), max(hi, int(x)), log=o.log)
+    return FloatDistribution(min(lo, x), max(hi, x), log=o.log)
+
+
 def search(
     cal: Calibration,
     root: Path,
@@ -96,40 +130,48 @@ def search(
     from optuna.trial import TrialState
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        sampler = optuna.samplers.TPESampler(
-            seed=cal.seed, n_startup_trials=STARTUP, multivariate=True
-        )
-    study = optuna.create_study(direction="minimize", sampler=sampler)
-    dists = {o.name: distribution(o) for o in cal.open}
-    study.enqueue_trial(cal.defaults())
     trials: list[Trial] = []
     frames = []
     seed = seed_of(cal, "search")
-    for k in range(cal.trials):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-            t = study.ask(dists)
-        params = {o.name: canonical(o, t.params[o.name]) for o in cal.open}
-        rows, stats = run_point(
-            cal, root, f"trial-{k:05d}", k, params, seed, workers=workers, scheduler=scheduler
-        )
-        value = loss(cal.targets, stats)
-        t.set_user_attr("means", {n: s.mean for n, s in stats.items()})
-        if math.isfinite(value):
-            study.tell(t, value)
-        else:
-            study.tell(t, state=TrialState.FAIL)
-        trials.append(Trial(k, params, value, stats))
-        frames.append(rows.assign(loss=value))
-        if not quiet:
-            best = min((x.loss for x in trials), default=math.inf)
-            sys.stderr.write(
-                f"trial {k + 1}/{cal.trials}: loss {value:.4g} (best {best:.4g}) "
-                + ", ".join(f"{o.name}={o.shown(params[o.name])}" for o in cal.open)
-                + "\n"
-            )
+    total = cal.trials + cal.refine
+
+    def stage(study: Any, dists: dict[str, Any], first: int, n: int) -> None:
+        for k in range(first, first + n):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                t = study.ask(dists)
+            params = {o.name: canonical(o, t.params[o.name]) for o in cal.open}
+            rows, stats = run_point(
+                cal, root, f"trial-{k:05d}", k, params, seed, workers=workers,
+                scheduler=scheduler,
+            )  # fmt: skip
+            value = loss(cal.targets, stats)
+            t.set_user_attr("means", {n: s.mean for n, s in stats.items()})
+            if math.isfinite(value):
+                study.tell(t, value)
+            else:
+                study.tell(t, state=TrialState.FAIL)
+            trials.append(Trial(k, params, value, stats))
+            frames.append(rows.assign(loss=value))
+            if not quiet:
+                best = min((x.loss for x in trials), default=math.inf)
+                sys.stderr.write(
+                    f"trial {k + 1}/{total}: loss {value:.4g} (best {best:.4g}) "
+                    + ", ".join(f"{o.name}={o.shown(params[o.name])}" for o in cal.open)
+                    + "\n"
+                )
+
+    study = _study(cal.seed, STARTUP)
+    study.enqueue_trial(cal.defaults())
+    stage(study, {o.name: distribution(o) for o in cal.open}, 0, cal.trials)
+    if cal.refine:
+        # Refinement: TPE again on a box around the best so far (REFINE_SPAN of each range,
+        # on its scale), the best first; deterministic, as it depends only on the trials.
+        best = min(trials, key=lambda t: t.loss if math.isfinite(t.loss) else math.inf)
+        narrow = _study(seed_of(cal, "refine") % 2**32, REFINE_STARTUP)
+        narrow.enqueue_trial(best.params)
+        dists = {o.name: narrowed(o, best.params[o.name]) for o in cal.open}
+        stage(narrow, dists, cal.trials, cal.refine)
     s = Search(trials, pd.concat(frames, ignore_index=True), study)
     cseed = seed_of(cal, "confirm")
     for name, tr in (("defaults", trials[0]), ("best", s.best)):

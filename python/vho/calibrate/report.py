@@ -148,12 +148,15 @@ def results(cal: Calibration, s: Search, sens: pd.DataFrame, version: str) -> di
         "cases": cal.cases,
         "seed": cal.seed,
         "trials": cal.trials,
+        "refine": cal.refine,
         "replications": cal.replications,
         "measure": cal.measure,
         "optimiser": {
             "library": "optuna",
             "sampler": "TPESampler(multivariate=True)",
             "startup_trials": _startup(),
+            "refine": "after the trials, TPE again on a box around the best (15 % of each "
+            "range), the best first",
             "trial_0": "the defaults",
         },
         "open": [
@@ -223,7 +226,9 @@ def markdown(cal: Calibration, res: dict[str, Any], command: str) -> str:
         "",
         f"- command: `{command}`",
         f"- calibration file: `{cal.path}`; vho {res['vho_version']}",
-        f"- {cal.trials} trials x {cal.replications} replications (seed {cal.seed}: every "
+        f"- {cal.trials} trials"
+        + (f" and {cal.refine} refining ones around the best" if cal.refine else "")
+        + f" x {cal.replications} replications (seed {cal.seed}: every "
         "trial draws the same replication seeds), then the defaults and the best point run "
         f"again on {cal.replications} fresh draws each: the numbers below are those runs'",
         "- optimiser: Optuna's TPE sampler (multivariate), seeded; trial 0 is the defaults, "

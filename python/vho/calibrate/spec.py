@@ -5,6 +5,7 @@ A calibration file (TOML)::
     [calibration]
     scenario = "../examples/dk-fig1-wlan-gprs.toml"   # relative to this file (or study = "naoe")
     trials = 24              # optimiser trials, the defaults' included
+    refine = 8               # then trials on a box around the best (optional, default 0)
     replications = 4         # runs per trial (seeds from the calibration's seed, the same
     seed = 1                 #   replication seeds at every trial: common random numbers)
     measure = "summary"      # or "capture:<node>": the metrics `vho analyze` reads there
@@ -151,6 +152,8 @@ class Calibration:
     replications: int
     seed: int
     measure: str = SUMMARY
+    #: Trials after ``trials`` on a box around the best so far (:func:`.fit.narrowed`).
+    refine: int = 0
     #: With a capture measure: `vho analyze --ta-mean` (None: its default).
     ta_mean: str | None = None
     study: str | None = None
@@ -175,13 +178,15 @@ class Calibration:
         return out
 
     def digest(self) -> str:
-        """Identifies what the trials run (not how many): a resumed calibration must match."""
+        """Identifies what the trials run: a resumed calibration must match."""
         body = json.dumps(
             [
                 self.scenario,
                 self.scenario_text,
                 self.fixed,
                 [repr(o) for o in self.open],
+                self.trials,
+                self.refine,
                 self.replications,
                 self.seed,
                 self.measure,
@@ -405,7 +410,10 @@ def parse(source: str, label: str = "<calibration>", base_dir: Path | None = Non
     hl = where.table("calibration")
     if not isinstance(head, dict):
         raise where.error(None, "[calibration]", "a [calibration] table with scenario or study")
-    allowed = {"scenario", "study", "cases", "trials", "replications", "seed", "measure", "ta_mean"}
+    allowed = {
+        "scenario", "study", "cases", "trials", "refine", "replications", "seed", "measure",
+        "ta_mean",
+    }  # fmt: skip
     bad = set(head) - allowed
     if bad:
         raise where.error(hl, "[calibration]", "only " + ", ".join(sorted(allowed)), sorted(bad))
@@ -414,6 +422,7 @@ def parse(source: str, label: str = "<calibration>", base_dir: Path | None = Non
         return where.key(hl, k)
 
     trials = _int(where, hline("trials"), "calibration.trials", head.get("trials", 20), 1)
+    refine = _int(where, hline("refine"), "calibration.refine", head.get("refine", 0), 0)
     reps = _int(where, hline("replications"), "calibration.replications",
                 head.get("replications", 4), 2)  # fmt: skip
     seed = head.get("seed", 1)
@@ -519,6 +528,7 @@ def parse(source: str, label: str = "<calibration>", base_dir: Path | None = Non
         open=opens,
         targets=targets,
         trials=trials,
+        refine=refine,
         replications=reps,
         seed=seed,
         measure=measure,

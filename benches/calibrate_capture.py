@@ -1,7 +1,7 @@
 """Calibrating an access link to a real capture (issue 36): a Linux TCP transfer through network
 namespaces whose path has a tbf rate and a delay the fit is not told, captured at the sender,
 measured by `vho analyze`; then `vho calibrate` fits the rate and delay of
-``scenarios/examples/access-link-capture.toml`` to what the analysis read (the goodput, the
+``scenarios/examples/linux-access-link.toml`` to what the analysis read (the goodput, the
 handshake's RTT), the simulated runs read by the same analysis at the same place, and the
 recovered values are compared with the truth.
 
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SCENARIO = REPO / "scenarios" / "examples" / "access-link-capture.toml"
+SCENARIO = REPO / "scenarios" / "examples" / "linux-access-link.toml"
 
 #: The truths of the full bench: (rate in Mb/s, one-way delay in ms), none the scenario's own.
 CASES = ((6.0, 35.0), (12.0, 15.0), (3.0, 60.0))

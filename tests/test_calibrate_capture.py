@@ -1,7 +1,7 @@
 """The real-capture recovery of issue 36, small: a Linux TCP transfer through network
 namespaces (`vho emulate`) whose path has a tbf rate and a delay the fit is not told, captured
 at the sender and read by `vho analyze`; `vho calibrate` fits the access link of
-``scenarios/examples/access-link-capture.toml`` to the goodput and the handshake's round trip
+``scenarios/examples/linux-access-link.toml`` to the goodput and the handshake's round trip
 it read, and must recover both within 10 %. ``benches/calibrate_capture.py`` is the full one
 (three cases, more trials, larger transfers).
 

@@ -173,3 +173,32 @@ def test_killed_and_resumed_gives_the_same_files_as_uninterrupted(tmp_path: Path
     parts = sorted((cut / "runs" / "trial-00000" / "results").glob("part-*.parquet"))
     assert parts and all(p.stat().st_mtime < killed_at for p in parts)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".vho-")]
+
+
+# ---- studies: the declared open values and split ----
+
+
+def test_a_study_calibration_is_judged_by_the_study_rule_both_sides(tmp_path: Path) -> None:
+    # Cottingham: fitted on WLAN -> GPRS (Table 1, upper half), every LAN -> GPRS number held
+    # out; the report judges both sides at the defaults and calibrated (issue 36 item 3).
+    out = tmp_path / "cot"
+    r = vho_cli("reproduce", "cottingham", "--calibrate", "--quick", "--out", str(out),
+                "--workers", "2", "--quiet")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    import pandas as pd
+
+    v = pd.read_csv(out / "verdicts.csv")
+    fit = set(v[v["side"] == "fit"]["key"])
+    assert fit == {"wlan-gprs.t_n.mean", "wlan-gprs.t_a.mean"}
+    held = v[v["side"] == "held out"]
+    assert len(held) > 10 and held["key"].str.startswith("lan-gprs").any()
+    res = json.loads((out / "calibration.json").read_text())
+    assert res["verdicts"]["held out"]["of"] == len(held)
+    assert "held out:" in r.stdout and "calibrated" in r.stdout
+    assert "at the defaults and calibrated" in (out / "report.md").read_text()
+
+
+def test_daniel_kojo_declares_nothing_to_calibrate(tmp_path: Path) -> None:
+    r = vho_cli("reproduce", "daniel-kojo", "--calibrate", "--out", str(tmp_path / "dk"))
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "no open values" in r.stderr

@@ -40,6 +40,7 @@ OWNED = (
     r"report\.md",
     r"trials\.parquet",
     r"sensitivity\.(csv|png|svg)",
+    r"verdicts\.csv",
     "runs",
 )
 COMMAND = "vho calibrate"
@@ -119,6 +120,15 @@ def run(
             sens = sensitivity.table(cal, s.study)
             res = report.results(cal, s, sens, __version__)
             res["digest"] = cal.digest()
+            extra: list[str] = []
+            if cal.study is not None:
+                from . import studies
+
+                table = studies.verdicts(cal, s)
+                counts = studies.tally(table)
+                res["verdicts"] = counts
+                files.write_table(table, stage / "verdicts.csv")
+                extra = studies.markdown(table, counts, cal.study)
             files.write_text_atomic(stage / "calibration.json", report.dumps(res))
             rows = s.rows.drop(columns=[c for c in ("wall_s",) if c in s.rows.columns])
             table = pa.Table.from_pandas(rows, preserve_index=False)
@@ -126,14 +136,14 @@ def run(
             files.write_table(sens, stage / "sensitivity.csv")
             title = f"sensitivity of each target to each open value ({cal.trials} trials)"
             sensitivity.figure(sens, stage / "sensitivity", title)
-            files.write_text_atomic(
-                stage / "report.md", report.markdown(cal, res, command_line(argv))
-            )
+            md = report.markdown(cal, res, command_line(argv))
+            files.write_text_atomic(stage / "report.md", md + "\n".join(extra))
         except BaseException:
             os.replace(stage / "runs", runs_dir)
             raise
     if not quiet:
-        sys.stderr.write(f"calibration: {cal.trials} trials in {time.perf_counter() - t0:.1f} s\n")
+        n = cal.trials + cal.refine
+        sys.stderr.write(f"calibration: {n} trials in {time.perf_counter() - t0:.1f} s\n")
     return out / "report.md"
 
 

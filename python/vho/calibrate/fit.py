@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from .spec import Calibration, OpenValue
-from .trials import Stats, loss, run_point, seed_of
+from .trials import Stats, loss, run_point, seed_of, z_score
 
 #: Random trials before TPE models the losses (Optuna's default is 10); fixed, not a share of
 #: the trials, so that a calibration extended with more trials replays its first ones.
@@ -50,6 +50,8 @@ class Search:
     rows: pd.DataFrame
     study: Any
     confirm: dict[str, Trial] = field(default_factory=dict)
+    #: The confirmation runs' rows (the defaults', the best's).
+    confirm_rows: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     @property
     def best(self) -> Trial:
@@ -77,15 +79,22 @@ def canonical(o: OpenValue, x: Any) -> Any:
     target's resolution here)."""
     if o.kind in ("categorical", "int"):
         return x
-    if o.kind == "size":
+    if o.kind in ("size", "packets"):
         return float(round(x))
     return float(f"{x:.4g}")
 
 
 #: Refinement: the box around the best is this share of each range (on a log scale for a log
-#: value), and its first trials are random.
+#: value) in the first round, half as much in each next one; a round has at most REFINE_ROUND
+#: trials, its first REFINE_STARTUP random.
 REFINE_SPAN = 0.15
-REFINE_STARTUP = 4
+REFINE_ROUND = 8
+REFINE_STARTUP = 3
+
+
+def refine_rounds(n: int) -> list[int]:
+    """``n`` refining trials as rounds of at most REFINE_ROUND."""
+    return [min(REFINE_ROUND, n - i) for i in range(0, n, REFINE_ROUND)]
 
 
 def _study(seed: int, startup: int) -> Any:
@@ -97,18 +106,18 @@ def _study(seed: int, startup: int) -> Any:
     return optuna.create_study(direction="minimize", sampler=sampler)
 
 
-def narrowed(o: OpenValue, x: Any) -> Any:
-    """``o``'s distribution narrowed to REFINE_SPAN of its range around ``x`` (clipped to the
+def narrowed(o: OpenValue, x: Any, span: float = REFINE_SPAN) -> Any:
+    """``o``'s distribution narrowed to ``span`` of its range around ``x`` (clipped to the
     range); a categorical value keeps its choices."""
     from optuna.distributions import FloatDistribution, IntDistribution
 
     if o.kind == "categorical":
         return distribution(o)
     if o.log:
-        f = (o.high / o.low) ** (REFINE_SPAN / 2)
+        f = (o.high / o.low) ** (span / 2)
         lo, hi = max(o.low, x / f), min(o.high, x * f)
     else:
-        h = (o.high - o.low) * REFINE_SPAN / 2
+        h = (o.high - o.low) * span / 2
         lo, hi = max(o.low, x - h), min(o.high, x + h)
     if o.kind == "int":
         lo, hi = math.floor(lo), math.ceil(hi)
@@ -147,6 +156,7 @@ def search(
             )  # fmt: skip
             value = loss(cal.targets, stats)
             t.set_user_attr("means", {n: s.mean for n, s in stats.items()})
+            t.set_user_attr("z", {x.name: z_score(x, stats[x.name]) for x in cal.targets})
             if math.isfinite(value):
                 study.tell(t, value)
             else:
@@ -164,23 +174,29 @@ def search(
     study = _study(cal.seed, STARTUP)
     study.enqueue_trial(cal.defaults())
     stage(study, {o.name: distribution(o) for o in cal.open}, 0, cal.trials)
-    if cal.refine:
-        # Refinement: TPE again on a box around the best so far (REFINE_SPAN of each range,
-        # on its scale), the best first; deterministic, as it depends only on the trials.
+    first = cal.trials
+    for i, n in enumerate(refine_rounds(cal.refine)):
+        # Refinement: TPE again on a box around the best so far (REFINE_SPAN of each range on
+        # its scale, halved each round), the best first; deterministic: it depends only on the
+        # trials before it.
         best = min(trials, key=lambda t: t.loss if math.isfinite(t.loss) else math.inf)
-        narrow = _study(seed_of(cal, "refine") % 2**32, REFINE_STARTUP)
+        narrow = _study(seed_of(cal, f"refine-{i}") % 2**32, min(REFINE_STARTUP, n - 1))
         narrow.enqueue_trial(best.params)
-        dists = {o.name: narrowed(o, best.params[o.name]) for o in cal.open}
-        stage(narrow, dists, cal.trials, cal.refine)
+        span = REFINE_SPAN / 2**i
+        dists = {o.name: narrowed(o, best.params[o.name], span) for o in cal.open}
+        stage(narrow, dists, first, n)
+        first += n
     s = Search(trials, pd.concat(frames, ignore_index=True), study)
     cseed = seed_of(cal, "confirm")
     for name, tr in (("defaults", trials[0]), ("best", s.best)):
         if name == "best" and s.best.number == 0:
             s.confirm["best"] = s.confirm["defaults"]
+            s.confirm_rows["best"] = s.confirm_rows["defaults"]
             continue
-        _, stats = run_point(
+        rows, stats = run_point(
             cal, root, f"confirm-{name}", tr.number, tr.params, cseed, workers=workers,
-            scheduler=scheduler,
+            scheduler=scheduler, replications=cal.confirm,
         )  # fmt: skip
         s.confirm[name] = Trial(tr.number, tr.params, loss(cal.targets, stats), stats)
+        s.confirm_rows[name] = rows
     return s

@@ -150,13 +150,14 @@ def results(cal: Calibration, s: Search, sens: pd.DataFrame, version: str) -> di
         "trials": cal.trials,
         "refine": cal.refine,
         "replications": cal.replications,
+        "confirm": cal.confirm,
         "measure": cal.measure,
         "optimiser": {
             "library": "optuna",
             "sampler": "TPESampler(multivariate=True)",
             "startup_trials": _startup(),
-            "refine": "after the trials, TPE again on a box around the best (15 % of each "
-            "range), the best first",
+            "refine": "after the trials, rounds of up to 8 TPE trials on a box around the best "
+            "(15 % of each range, halved each round), the best first",
             "trial_0": "the defaults",
         },
         "open": [
@@ -230,7 +231,7 @@ def markdown(cal: Calibration, res: dict[str, Any], command: str) -> str:
         + (f" and {cal.refine} refining ones around the best" if cal.refine else "")
         + f" x {cal.replications} replications (seed {cal.seed}: every "
         "trial draws the same replication seeds), then the defaults and the best point run "
-        f"again on {cal.replications} fresh draws each: the numbers below are those runs'",
+        f"again on {cal.confirm} fresh draws each: the numbers below are those runs'",
         "- optimiser: Optuna's TPE sampler (multivariate), seeded; trial 0 is the defaults, "
         f"the first {res['optimiser']['startup_trials']} trials are random",
         "- loss: Σ over the fit targets of ((simulated mean - target) / se)², se = "
@@ -326,9 +327,9 @@ def markdown(cal: Calibration, res: dict[str, Any], command: str) -> str:
     lines += [
         "## Sensitivity",
         "",
-        "Each row: how much of the variation of the loss or of a target over the trials each "
-        "open value explains (Optuna's PED-ANOVA importance, each row sums to 1; `-`: cannot "
-        "be told).",
+        "Each row: how much each open value decides whether the trials come close to a target "
+        "(its z²), or lower the loss: Optuna's PED-ANOVA importance over the trials, each row "
+        "normalised to 1 (`-`: cannot be told).",
         "",
         "| | " + " | ".join(f"`{o.name}`" for o in cal.open) + " |",
         "|---|" + "---|" * len(cal.open),

@@ -37,7 +37,7 @@ def table(cal: Calibration, study: Any) -> pd.DataFrame:
     rows = []
     targets: list[tuple[str, Any]] = [(LOSS, None)]
     for t in cal.targets:
-        targets.append((t.name, lambda tr, n=t.name: tr.user_attrs["means"].get(n, math.nan)))
+        targets.append((t.name, lambda tr, n=t.name: tr.user_attrs["z"].get(n, math.nan) ** 2))
     for label, fn in targets:
         vals = [fn(tr) if fn else tr.value for tr in done]
         row: dict[str, Any] = {"target": label}

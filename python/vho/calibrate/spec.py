@@ -8,6 +8,7 @@ A calibration file (TOML)::
     refine = 8               # then trials on a box around the best (optional, default 0)
     replications = 4         # runs per trial (seeds from the calibration's seed, the same
     seed = 1                 #   replication seeds at every trial: common random numbers)
+    confirm = 8              # runs of the defaults and the best again (default: replications)
     measure = "summary"      # or "capture:<node>": the metrics `vho analyze` reads there
     ta_mean = "after-handover"   # with a capture: `vho analyze --ta-mean` (optional)
 
@@ -17,7 +18,7 @@ A calibration file (TOML)::
     [[open]]                 # one value the fit may move
     name = "access.gprs.delay"   # a --set key path
     also = ["..."]               # more keys set to the same value (optional)
-    type = "duration"            # int, float, categorical, duration, rate or size
+    type = "duration"            # int, float, categorical, duration, rate, size or packets
     default = "300 ms"
     low = "100 ms"
     high = "600 ms"
@@ -58,7 +59,7 @@ class CalibrationError(VhoError):
 
 
 #: Open value types: (base unit of a quantity, how its number is written back).
-QUANTITY_TYPES = {"duration": "s", "rate": "b/s", "size": "B"}
+QUANTITY_TYPES = {"duration": "s", "rate": "b/s", "size": "B", "packets": "packets"}
 TYPES = ("int", "float", "categorical", *QUANTITY_TYPES)
 
 #: How the runs are measured: their summary (`vho run`'s metrics), or a capture read by
@@ -101,8 +102,8 @@ class OpenValue:
         """The optimiser's number as the TOML literal of a ``--set``."""
         if self.kind in QUANTITY_TYPES:
             unit = QUANTITY_TYPES[self.kind]
-            if unit == "B":
-                return json.dumps(f"{round(x)} B")
+            if unit in ("B", "packets"):
+                return json.dumps(f"{round(x)} {unit}")
             return json.dumps(f"{x:.9g} {unit}")
         if self.kind == "int":
             return str(int(x))
@@ -152,6 +153,8 @@ class Calibration:
     replications: int
     seed: int
     measure: str = SUMMARY
+    #: Replications of the confirmation runs (the defaults and the best point, fresh draws).
+    confirm: int = 0
     #: Trials after ``trials`` on a box around the best so far (:func:`.fit.narrowed`).
     refine: int = 0
     #: With a capture measure: `vho analyze --ta-mean` (None: its default).
@@ -188,6 +191,7 @@ class Calibration:
                 self.trials,
                 self.refine,
                 self.replications,
+                self.confirm,
                 self.seed,
                 self.measure,
                 self.ta_mean,
@@ -332,6 +336,7 @@ def _open_value(where: _Where, i: int, raw: Any) -> OpenValue:
                 "duration": 'a duration such as "300 ms"',
                 "rate": 'a rate such as "200 kb/s"',
                 "size": 'a size such as "64 KB"',
+                "packets": 'a count such as "50 packets"',
             }[kind]
             raise where.error(at(k), f"{fname} {k}", what, v) from None
         if not math.isfinite(nums[k]):
@@ -411,8 +416,8 @@ def parse(source: str, label: str = "<calibration>", base_dir: Path | None = Non
     if not isinstance(head, dict):
         raise where.error(None, "[calibration]", "a [calibration] table with scenario or study")
     allowed = {
-        "scenario", "study", "cases", "trials", "refine", "replications", "seed", "measure",
-        "ta_mean",
+        "scenario", "study", "cases", "trials", "refine", "replications", "confirm", "seed",
+        "measure", "ta_mean",
     }  # fmt: skip
     bad = set(head) - allowed
     if bad:
@@ -425,6 +430,7 @@ def parse(source: str, label: str = "<calibration>", base_dir: Path | None = Non
     refine = _int(where, hline("refine"), "calibration.refine", head.get("refine", 0), 0)
     reps = _int(where, hline("replications"), "calibration.replications",
                 head.get("replications", 4), 2)  # fmt: skip
+    confirm = _int(where, hline("confirm"), "calibration.confirm", head.get("confirm", reps), 2)
     seed = head.get("seed", 1)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise where.error(hline("seed"), "calibration.seed", "an integer in [0, 2^63)", seed)
@@ -530,6 +536,7 @@ def parse(source: str, label: str = "<calibration>", base_dir: Path | None = Non
         trials=trials,
         refine=refine,
         replications=reps,
+        confirm=confirm,
         seed=seed,
         measure=measure,
         ta_mean=ta_mean,
@@ -541,7 +548,8 @@ def parse(source: str, label: str = "<calibration>", base_dir: Path | None = Non
 def _study_targets(where: _Where, study: str, traw: list[dict[str, Any]]) -> list[Target]:
     """A study's targets are its paper numbers (``metric`` = the number's key): value and
     standard error from the paper (a mean: σ / √n; a number without spread: the half-width of
-    the interval it stands for, over 1.96), unless the file gives them."""
+    the interval it stands for, over 1.96; at least the printed number's rounding), unless the
+    file gives them."""
     from ..reproduce import STUDIES
 
     numbers = {n.key: n for n in STUDIES[study].paper}
@@ -556,11 +564,14 @@ def _study_targets(where: _Where, study: str, traw: list[dict[str, Any]]) -> lis
                 t["metric"],
             )  # fmt: skip
         if n.kind == "mean":
-            se = n.sd / math.sqrt(n.n) if n.n and n.sd > 0 else abs(n.value) * 0.05
+            se = n.sd / math.sqrt(n.n) if n.n and n.sd > 0 else 0.0
         else:
             lo, hi = n.interval()
             half = (hi - lo) / 2 if math.isfinite(hi - lo) and hi > lo else abs(n.value) * 0.1
-            se = half / 1.96 if half > 0 else 1.0
+            se = half / 1.96
+        # At least the rounding of the printed number (uniform over its last digit: an integer
+        # ±0.5, sd 0.5 / √3): a σ printed as 0 is not an exact 0.
+        se = max(se, 0.5 / math.sqrt(3) * (1.0 if float(n.value).is_integer() else 0.1))
         out.append(
             Target(
                 t["name"], t["metric"], t.get("value", n.value), t.get("se", se), t["fit"],

@@ -80,7 +80,9 @@ def seed_of(cal: Calibration, what: str) -> int:
     return int.from_bytes(h.digest(), "little") >> 1
 
 
-def _scenario_sweep(cal: Calibration, name: str, trial: int, params: dict[str, Any], seed: int):
+def _scenario_sweep(
+    cal: Calibration, name: str, trial: int, params: dict[str, Any], seed: int, reps: int
+) -> Any:
     from ..sweep.spec import Measure, Sweep
 
     measures = None
@@ -100,7 +102,7 @@ def _scenario_sweep(cal: Calibration, name: str, trial: int, params: dict[str, A
         fixed=list(cal.fixed),
         columns=[],
         points=[{"trial": trial, **shown}],
-        replications=cal.replications,
+        replications=reps,
         seed=seed,
         seeds="common",
         name=name,
@@ -110,14 +112,16 @@ def _scenario_sweep(cal: Calibration, name: str, trial: int, params: dict[str, A
     )
 
 
-def study_design(cal: Calibration, params: dict[str, Any], seed: int) -> Any:
+def study_design(
+    cal: Calibration, params: dict[str, Any], seed: int, reps: int | None = None
+) -> Any:
     """A study's design for one point of the open values: its paper's cases (those named in
     ``cases``, or all), each with the open values' overrides after its own, no run kept."""
     from ..reproduce import STUDIES
     from ..reproduce.study import Options
 
     study = STUDIES[cal.study or ""]
-    o = Options(quick=True, seed=seed, reps=cal.replications, sensitivity=False)
+    o = Options(quick=True, seed=seed, reps=reps or cal.replications, sensitivity=False)
     d = study.design(o)
     extra = tuple(cal.overrides(params))
     points = tuple(
@@ -138,14 +142,17 @@ def run_point(
     *,
     workers: int | None,
     scheduler: str | None,
+    replications: int | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Stats]]:
-    """Runs (or resumes) one point into ``root/name``: its rows and each target's stats."""
+    """Runs (or resumes) one point into ``root/name`` (``replications``: other than the
+    calibration's): its rows and each target's stats."""
+    reps = replications or cal.replications
     from .. import sweep as sw
     from ..reproduce.study import expand, run_design
 
     where = root / name
     if cal.study is None:
-        s = _scenario_sweep(cal, name, trial, params, seed)
+        s = _scenario_sweep(cal, name, trial, params, seed, reps)
         sw.run(s, where, workers=workers, scheduler=scheduler, resume=True, quiet=True)
         rows = expand(sw.results(where))
         stats = {}
@@ -162,7 +169,7 @@ def run_point(
     from ..reproduce import STUDIES
 
     study = STUDIES[cal.study]
-    design = study_design(cal, params, seed)
+    design = study_design(cal, params, seed, reps)
     try:
         rows = run_design(
             design, where, workers=workers, scheduler=scheduler, quiet=True, keep_all=False,

@@ -326,8 +326,9 @@ def _cmd_examples(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return 0
     w = max(len(e.name) for e in found)
+    k = max(len(e.kind) for e in found)
     for e in found:
-        print(f"{e.name:<{w}}  {e.kind:<8}  {e.title}")
+        print(f"{e.name:<{w}}  {e.kind:<{k}}  {e.title}")
     print("\nvho examples NAME prints one; vho examples --copy DIR writes them all to DIR")
     return 0
 

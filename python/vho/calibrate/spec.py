@@ -519,6 +519,10 @@ def parse(source: str, label: str = "<calibration>", base_dir: Path | None = Non
     if study is not None:
         targets = _study_targets(where, study, traw)
         _check_cases(where, hline("cases"), study, cases)
+        spath = _study_path(study)
+        _check_scenario(
+            where, str(spath), spath.read_text(encoding="utf-8"), fixed, set_line, opens
+        )
     else:
         targets = [
             Target(t["name"], t["metric"], t["value"], t["se"], t["fit"], t["line"]) for t in traw
@@ -579,6 +583,14 @@ def _study_targets(where: _Where, study: str, traw: list[dict[str, Any]]) -> lis
             )
         )  # fmt: skip
     return out
+
+
+def _study_path(study: str) -> Path:
+    """A study's scenario file (the one its design overrides)."""
+    from ..reproduce import STUDIES
+    from ..reproduce.study import Options
+
+    return STUDIES[study].design(Options(quick=True)).path
 
 
 def _check_cases(where: _Where, line: int | None, study: str, cases: list[str]) -> None:

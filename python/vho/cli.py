@@ -1073,7 +1073,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--fit",
         action="append",
         metavar="TARGET",
-        help="fit this target (repeatable); every other is held out (default: the file's fit = )",
+        help="fit this target (repeatable); every other is held out (default: the targets the "
+        "file marks fit = true)",
     )
     ca.add_argument("--workers", type=_workers, help="local worker processes (default: all)")
     ca.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on a Dask cluster")

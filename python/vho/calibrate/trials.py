@@ -177,7 +177,10 @@ def run_point(
         )  # fmt: skip
     except VhoError as e:
         raise CalibrationError(f"{cal.path}: trial {trial}: {e}") from None
-    rows.insert(0, "trial", trial)
     ev = study.evidence(rows, design)
+    # The rows as the study's runs.csv keeps them (Chen's 16 Pareto flows' metrics left out),
+    # the trial first.
+    keep = [c for c in rows.columns if not any(c.startswith(d) for d in design.drop_columns)]
+    rows = pd.concat([pd.Series(trial, index=rows.index, name="trial"), rows[keep]], axis=1)
     stats = {t.name: Stats.of(ev[t.metric].x if t.metric in ev else []) for t in cal.targets}
     return rows, stats

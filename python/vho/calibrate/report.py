@@ -115,8 +115,8 @@ def unreached(cal: Calibration, s: Search) -> list[dict[str, Any]]:
         near = min(
             s.trials,
             key=lambda tr: (
-                abs(z_score(t, tr.stats[t.name]))
-                if math.isfinite(z_score(t, tr.stats[t.name]))
+                abs(tr.stats[t.name].mean - t.value)
+                if math.isfinite(tr.stats[t.name].mean)
                 else math.inf
             ),
         )

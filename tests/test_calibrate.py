@@ -96,6 +96,15 @@ def test_bad_calibration_files_are_refused_in_one_line(
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".vho-")]
 
 
+def test_fit_names_a_target_of_the_file(tmp_path: Path) -> None:
+    f = tmp_path / "cal.toml"
+    f.write_text(HEAD + OPEN + target(4.5), encoding="utf-8")
+    r = vho_cli("calibrate", str(f), "--fit", "nope", "--out", str(tmp_path / "out"))
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "--fit: no target 'nope'" in r.stderr
+    assert "transfer time" in r.stderr
+
+
 # ---- what a fit reports ----
 
 
@@ -172,6 +181,14 @@ def test_killed_and_resumed_gives_the_same_files_as_uninterrupted(tmp_path: Path
     # from before it).
     parts = sorted((cut / "runs" / "trial-00000" / "results").glob("part-*.parquet"))
     assert parts and all(p.stat().st_mtime < killed_at for p in parts)
+    # Run once more over the finished output: every trial replayed from its rows, nothing run,
+    # the same files.
+    before = {p: p.stat().st_mtime for p in (cut / "runs").rglob("part-*.parquet")}
+    r = vho_cli("calibrate", str(f), "--out", str(cut), "--workers", "2")
+    assert r.returncode == 0, r.stderr
+    assert (cut / "calibration.json").read_bytes() == (whole / "calibration.json").read_bytes()
+    after = {p.relative_to(cut): p.stat().st_mtime for p in (cut / "runs").rglob("part-*.parquet")}
+    assert sorted(after.values()) == sorted(before.values())
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".vho-")]
 
 

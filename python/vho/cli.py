@@ -625,7 +625,9 @@ def _reproduce_calibrated(args: argparse.Namespace) -> int:
             f"vho reproduce {args.study} --calibrate: the study declares no open values to fit: "
             f"{studies.NOT_CALIBRATED[args.study]}"
         )
-    cal = calibrate.load(studies.path(args.study))
+    import dataclasses
+
+    cal = dataclasses.replace(calibrate.load(studies.path(args.study)), seed=args.seed)
     if args.quick:
         cal = studies.quick(cal)
     out = Path(args.out) if args.out else Path("out") / f"{args.study}-calibrated"

@@ -134,7 +134,10 @@ def run(
             table = pa.Table.from_pandas(rows, preserve_index=False)
             pq.write_table(table, stage / "trials.parquet")
             files.write_table(sens, stage / "sensitivity.csv")
-            title = f"sensitivity of each target to each open value ({cal.trials} trials)"
+            title = (
+                "sensitivity of each target to each open value (the "
+                f"{cal.trials} trials over the declared ranges)"
+            )
             sensitivity.figure(sens, stage / "sensitivity", title)
             md = report.markdown(cal, res, command_line(argv))
             files.write_text_atomic(stage / "report.md", md + "\n".join(extra))

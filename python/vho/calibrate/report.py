@@ -329,7 +329,8 @@ def markdown(cal: Calibration, res: dict[str, Any], command: str) -> str:
         "",
         "Each row: how much each open value decides whether the trials come close to a target "
         "(its z²), or lower the loss: Optuna's PED-ANOVA importance over the trials, each row "
-        "normalised to 1 (`-`: cannot be told).",
+        "normalised to 1 (`-`: cannot be told). Over the trials on the declared ranges (the "
+        "refining ones, on narrowed boxes, are left out).",
         "",
         "| | " + " | ".join(f"`{o.name}`" for o in cal.open) + " |",
         "|---|" + "---|" * len(cal.open),

@@ -11,8 +11,9 @@ targets apart, with each target's sensitivity to each open value
 (:mod:`vho.calibrate.sensitivity`).
 
 The runs are made in a directory beside the output (``.vho-calibrate-<out>-<key>``, the key a
-hash of what the trials run and vho's version), so a calibration killed (even by SIGKILL) and
-started again with the same ``--out`` resumes: its trials are replayed, their runs read back.
+hash of what the trials run, vho's version and Optuna's), so a calibration killed (even by
+SIGKILL) and started again with the same ``--out`` resumes: its trials are replayed, their
+runs read back.
 The output is staged and swapped in whole (:func:`vho.files.staged_output`); the runs move
 into it as ``runs/``.
 
@@ -61,9 +62,14 @@ def with_fit(cal: Calibration, fit: list[str] | None) -> Calibration:
 
 
 def _runs_dir(out: Path, cal: Calibration) -> Path:
+    """Where the trials run: beside the output, keyed by what they run, vho's version and
+    Optuna's (another sampler would propose other points: its trials are not these)."""
+    import optuna
+
     from .. import __version__
 
-    key = hashlib.blake2b(f"{cal.digest()}\0{__version__}".encode(), digest_size=8).hexdigest()
+    body = f"{cal.digest()}\0{__version__}\0{optuna.__version__}"
+    key = hashlib.blake2b(body.encode(), digest_size=8).hexdigest()
     return out.absolute().parent / f".vho-calibrate-{out.name}-{key}"
 
 

@@ -79,7 +79,10 @@ def _previous_runs(out: Path, cal: Calibration) -> Path | None:
         prev = json.loads((out / "calibration.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if prev.get("digest") == cal.digest() and (out / "runs").is_dir():
+    import optuna
+
+    same = prev.get("optimiser", {}).get("version") == optuna.__version__
+    if same and prev.get("digest") == cal.digest() and (out / "runs").is_dir():
         return out / "runs"
     return None
 

@@ -154,6 +154,7 @@ def results(cal: Calibration, s: Search, sens: pd.DataFrame, version: str) -> di
         "measure": cal.measure,
         "optimiser": {
             "library": "optuna",
+            "version": _optuna_version(),
             "sampler": "TPESampler(multivariate=True)",
             "startup_trials": _startup(),
             "refine": "after the trials, rounds of up to 8 TPE trials on a box around the best "
@@ -202,6 +203,12 @@ def results(cal: Calibration, s: Search, sens: pd.DataFrame, version: str) -> di
         ],
         "trial_losses": [_f(t.loss) for t in s.trials],
     }
+
+
+def _optuna_version() -> str:
+    import optuna
+
+    return optuna.__version__
 
 
 def _startup() -> int:

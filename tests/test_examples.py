@@ -18,6 +18,7 @@ def test_every_example_and_sweep_of_the_repository_is_shipped() -> None:
     shipped = {(e.kind, e.name) for e in examples.bundled()}
     expected = {("scenario", p.stem) for p in (REPO / "scenarios/examples").glob("*.toml")}
     expected |= {("sweep", p.stem) for p in (REPO / "scenarios/sweeps").glob("*.toml")}
+    expected |= {("calibration", p.stem) for p in (REPO / "scenarios/calibrations").glob("*.toml")}
     assert shipped == expected
     for e in examples.bundled():
         assert e.title, e

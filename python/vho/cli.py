@@ -326,8 +326,9 @@ def _cmd_examples(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return 0
     w = max(len(e.name) for e in found)
+    k = max(len(e.kind) for e in found)
     for e in found:
-        print(f"{e.name:<{w}}  {e.kind:<8}  {e.title}")
+        print(f"{e.name:<{w}}  {e.kind:<{k}}  {e.title}")
     print("\nvho examples NAME prints one; vho examples --copy DIR writes them all to DIR")
     return 0
 
@@ -545,6 +546,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         raise VhoError(
             f"vho reproduce: no study {args.study!r}; expected one of {', '.join(STUDIES)}"
         )
+    if args.calibrate:
+        return _reproduce_calibrated(args)
     out = Path(args.out) if args.out else Path("out") / args.study
     report = reproduce_study(
         study,
@@ -561,6 +564,92 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         argv=args.argv,
     )
     print(f"-> {out}/table.csv, {report} ({megabytes(size_of(out))})")
+    return 0
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from . import calibrate
+
+    cal = calibrate.load(args.calibration)
+    out = Path(args.out) if args.out else Path("out") / f"calibrate-{Path(args.calibration).stem}"
+    again = ["vho", *(args.argv or ["calibrate", args.calibration])]
+    args.stop_hint = (
+        f"the finished runs are kept beside {out}; the same command resumes them: "
+        + shlex.join(again)
+    )
+    report = calibrate.run(
+        cal,
+        out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        trials=args.trials,
+        fit=args.fit,
+        quiet=args.quiet,
+        force=args.force,
+        argv=args.argv,
+    )
+    import json
+
+    res = json.loads((out / "calibration.json").read_text(encoding="utf-8"))
+    d, b = res["defaults"], res["best"]
+
+    def f(v: float | None) -> str:
+        return "-" if v is None else f"{v:.4g}"
+
+    print(
+        f"loss at the defaults {f(d['loss'])}, at the best point {f(b['loss'])} "
+        f"(trial {b['trial']})"
+    )
+    print("best: " + ", ".join(f"{k} = {v}" for k, v in b["params"].items()))
+    if res["held_out"] is None:
+        print("held out: nothing (every target was fitted)")
+    else:
+        hd, hb = res["held_out"]["defaults"], res["held_out"]["best"]
+        print(
+            f"held out ({len(hb['targets'])}): mean abs. relative error "
+            f"{f(hd['mean_abs_rel_error'])} at the defaults, {f(hb['mean_abs_rel_error'])} at "
+            "the best point"
+        )
+    print(f"-> {out}/calibration.json, {report}")
+    return 0
+
+
+def _reproduce_calibrated(args: argparse.Namespace) -> int:
+    """`vho reproduce STUDY --calibrate`: the study's calibration file (its open values and
+    hold-out split), run by `vho calibrate`."""
+    from . import calibrate
+    from .calibrate import studies
+
+    if args.study in studies.NOT_CALIBRATED:
+        raise VhoError(
+            f"vho reproduce {args.study} --calibrate: the study declares no open values to fit: "
+            f"{studies.NOT_CALIBRATED[args.study]}"
+        )
+    import dataclasses
+
+    cal = dataclasses.replace(calibrate.load(studies.path(args.study)), seed=args.seed)
+    if args.quick:
+        cal = studies.quick(cal)
+    out = Path(args.out) if args.out else Path("out") / f"{args.study}-calibrated"
+    args.stop_hint = "the finished runs are kept beside the output; the same command resumes them"
+    report = calibrate.run(
+        cal,
+        out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        quiet=args.quiet,
+        force=args.force,
+        argv=args.argv,
+    )
+    import json
+
+    res = json.loads((out / "calibration.json").read_text(encoding="utf-8"))
+    for side, c in res["verdicts"].items():
+        print(
+            f"{side}: {c['defaults']} of {c['of']} paper numbers agree at the defaults, "
+            f"{c['calibrated']} of {c['of']} calibrated"
+        )
+    print(f"-> {out}/verdicts.csv, {report}")
     return 0
 
 
@@ -959,7 +1048,45 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="replace a non-empty --out that is not a previous output of the study, whole",
     )
+    rp.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="fit the study's declared open values on its declared split (vho calibrate with "
+        "vho/reproduce/<study>/calibration.toml); the report judges the defaults and the "
+        "calibrated set side by side, fitted and held-out numbers apart",
+    )
     rp.set_defaults(func=_cmd_reproduce)
+
+    ca = sub.add_parser(
+        "calibrate",
+        help="fit a scenario's (or a study's) open values to target numbers, held out",
+        description="Fits the open values a calibration file declares (each a --set key with a "
+        "range and the reason for it) to its target numbers (each with a standard error), with "
+        "Optuna's TPE sampler, every trial a few replications on the sweep engine; then runs "
+        "the defaults and the best point again on fresh draws and judges both, on the fitted "
+        "targets and on the held-out ones (fit = false). Writes calibration.json, report.md, "
+        "trials.parquet (every run), sensitivity.csv/.png. A killed calibration resumes when "
+        "run again with the same --out. Format: docs/guide/calibrate.md.",
+    )
+    ca.add_argument("calibration", help="calibration TOML file")
+    ca.add_argument("--out", help="output directory (default: out/calibrate-<file name>)")
+    ca.add_argument("--trials", type=_workers, help="optimiser trials (default: the file's)")
+    ca.add_argument(
+        "--fit",
+        action="append",
+        metavar="TARGET",
+        help="fit this target (repeatable); every other is held out (default: the targets the "
+        "file marks fit = true)",
+    )
+    ca.add_argument("--workers", type=_workers, help="local worker processes (default: all)")
+    ca.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on a Dask cluster")
+    ca.add_argument("--quiet", action="store_true", help="no progress lines")
+    ca.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a non-empty --out that is not a previous calibration's output, whole",
+    )
+    ca.set_defaults(func=_cmd_calibrate)
     return p
 
 

@@ -1,7 +1,8 @@
 """The example scenarios and sweeps shipped inside the package (``vho examples``), so that an
 installed vho, with no source tree, has something to run: ``vho/data/examples`` and
-``vho/data/sweeps`` (symbolic links to ``scenarios/`` in the repository, copies in a wheel;
-a sweep names its scenario as ``../examples/NAME.toml``, which holds in both layouts).
+``vho/data/sweeps`` and ``vho/data/calibrations`` (symbolic links to ``scenarios/`` in the
+repository, copies in a wheel; a sweep or a calibration names its scenario as
+``../examples/NAME.toml``, which holds in both layouts).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from .errors import VhoError
 MAX_TITLE = 90
 
 #: The package's folders of examples, each with the kind of file it holds.
-FOLDERS = (("examples", "scenario"), ("sweeps", "sweep"))
+FOLDERS = (("examples", "scenario"), ("sweeps", "sweep"), ("calibrations", "calibration"))
 
 
 @dataclass(frozen=True)

@@ -535,7 +535,24 @@ def _run_open(
     st.finish(total)
 
 
+class _Quiet:
+    """The progress bar of a quiet sweep: counts, draws nothing. (A disabled tqdm still starts
+    its monitor thread, which outlives the sweep in the caller's process: a program that runs
+    sweeps in-process, `vho calibrate`'s trials, would be left with a thread it never made.)"""
+
+    def __init__(self, initial: int) -> None:
+        self.n = initial
+
+    def update(self, k: int = 1) -> None:
+        self.n += k
+
+    def close(self) -> None:
+        pass
+
+
 def _progress(total: int, initial: int, quiet: bool, desc: str | None = None) -> Any:
+    if quiet:
+        return _Quiet(initial)
     from tqdm import tqdm
 
     return tqdm(

@@ -27,6 +27,7 @@ import filecmp
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -128,9 +129,21 @@ STATUS = {
 EARLY_OR_LATE = {-signal.SIGINT, -signal.SIGTERM, -signal.SIGHUP}
 
 
-#: The vho package's first line: importing `vho._sigint`, which installs the command's handler
-#: for a Ctrl-C while it loads.
-START = 'vho/__init__.py", line 14, in <module>'
+#: The vho package's lines up to its import of `vho._sigint`, which installs the command's
+#: handler for a Ctrl-C while it loads (a SIGINT 52 ms in once came at its `from __future__`).
+START_LINE = next(
+    n
+    for n, line in enumerate((ROOT / "python/vho/__init__.py").read_text().splitlines(), 1)
+    if line.startswith("from . import _sigint")
+)
+
+
+def _before_the_handler(frame: str) -> bool:
+    """Whether a traceback's `File ...` line is vho/__init__.py's before its handler is set."""
+    m = re.search(r'vho/__init__\.py", line (\d+), in <module>', frame)
+    return m is not None and int(m.group(1)) <= START_LINE
+
+
 #: The verdicts that pass: a run (complete, or interrupted and gone), a refusal, or a signal in
 #: the interpreter's start-up, before any of vho's code ran (Python's "Fatal Python error:
 #: init_import_site" traceback: not vho's to catch).
@@ -296,7 +309,7 @@ def _judge(
     if "Traceback" in err or "panicked" in err:
         frames = [x for x in err.splitlines() if x.strip().startswith("File ")]
         ours = [x for x in frames if "/vho/" in x]
-        if all(x.rstrip().endswith(START) for x in ours) and not namespaces_of(pid):
+        if all(_before_the_handler(x) for x in ours) and not namespaces_of(pid):
             # Python's own start-up (site's .pth imports) or the vho package's first line,
             # before the handler that line installs: the interpreter's traceback (and its
             # death by SIGINT), not the command's; nothing made yet.

@@ -211,6 +211,42 @@ def test_sigint_then_sigterm_at_once_is_one_line(tmp_path: Path) -> None:
         assert not list(tmp_path.glob(".vho-partial-*")) and not out.exists()
 
 
+#: A command whose code turns the stop signal's exception into an ImportError, as numpy's
+#: Cython `import_array` does while pandas loads.
+WRAPS_THE_STOP = """
+import argparse, os, signal, time
+import vho.cli as cli
+
+def command(args):
+    try:
+        os.kill(os.getpid(), signal.SIGNUM)
+        time.sleep(20)
+    except BaseException as e:
+        raise ImportError("numpy._core.multiarray failed to import") from e
+
+parser = argparse.ArgumentParser()
+parser.set_defaults(func=command)
+cli.build_parser = lambda: parser
+raise SystemExit(cli.main([]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("signum", "line", "status"),
+    [("SIGTERM", "vho: terminated\n", 143), ("SIGINT", "vho: interrupted\n", 130)],
+)
+def test_a_stop_signal_a_library_turned_into_its_own_error_is_still_a_stop(
+    signum: str, line: str, status: int
+) -> None:
+    # benches/fuzz_emulate.py (seed 1, case 532): a SIGTERM while pandas imported numpy came out
+    # as "ImportError: numpy._core.multiarray failed to import", a traceback and status 1.
+    p = subprocess.run(
+        [sys.executable, "-c", WRAPS_THE_STOP.replace("SIGNUM", signum)],
+        env=ENV, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert (p.stderr, p.returncode) == (line, status)
+
+
 def test_a_signal_just_as_the_staging_directory_is_made_leaves_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1117,14 +1117,21 @@ def _ignore(signum: int, frame: object) -> None:
     SIGINT did that.)"""
 
 
+#: The signal that stopped the command, once one has: what a library made of the exception the
+#: handler raised is still that stop (see :func:`main`).
+_stopped_by: int | None = None
+
+
 def _on_stop_signal(signum: int, frame: object) -> None:
     """SIGINT, SIGTERM or SIGHUP while a command runs: the first stops it (KeyboardInterrupt,
     or :class:`_Terminated`, so that every ``finally`` runs); the ones after it are ignored while
     it stops. A Ctrl-C held down once raised a second KeyboardInterrupt in the stop path (a
     traceback, the staging or namespaces left: issue 40, benches/fuzz_emulate.py); the
     handler itself ignores the next, so that no instant is left between the two."""
+    global _stopped_by
     for s in STOP_SIGNALS:
         signal.signal(s, _ignore)
+    _stopped_by = signum
     if signum != signal.SIGINT:
         raise _Terminated(signum)
     raise KeyboardInterrupt
@@ -1153,6 +1160,10 @@ def _stopped(how: str, status: int) -> int:
     return status
 
 
+def _stop_reason(signum: int) -> str:
+    return "terminated" if signum == signal.SIGTERM else "hung up (SIGHUP)"
+
+
 def _with_hint(how: str, args: argparse.Namespace) -> str:
     """The stop message, with what the command said to do next (a sweep: how to resume)."""
     hint = getattr(args, "stop_hint", None)
@@ -1177,6 +1188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _stopped("interrupted", 130)
     args.cmd = command
     args.argv = list(sys.argv[1:] if argv is None else argv)
+    global _stopped_by
+    _stopped_by = None
     previous: dict[int, object] = {}
     if threading_main():
         for s in STOP_SIGNALS:
@@ -1198,8 +1211,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _stopped(_with_hint("interrupted", args), 130)
     except _Terminated as e:
-        how = "terminated" if e.signum == signal.SIGTERM else "hung up (SIGHUP)"
-        return _stopped(_with_hint(how, args), 128 + e.signum)
+        return _stopped(_with_hint(_stop_reason(e.signum), args), 128 + e.signum)
+    except Exception:
+        if _stopped_by is None:
+            raise
+        # The stop signal's exception, turned into another by the code it interrupted: numpy's
+        # Cython `import_array` makes whatever is raised while it imports an ImportError
+        # ("numpy._core.multiarray failed to import"), a traceback with status 1 for a SIGTERM
+        # while pandas loaded (benches/fuzz_emulate.py, seed 1, case 532).
+        how = "interrupted" if _stopped_by == signal.SIGINT else _stop_reason(_stopped_by)
+        return _stopped(_with_hint(how, args), 128 + _stopped_by)
     finally:
         from . import _sigint
 

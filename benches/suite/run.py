@@ -11,6 +11,11 @@ over the runs, from wait4).
 
     cargo build --release -p vho-sim --example run_timed
     python3 benches/suite/run.py [--runs 5] [--only NAME[,NAME]] [--json FILE]
+        [--no-ns2] [--bin PATH] [--vs-bin PATH]
+
+`--vs-bin` runs a second build of `run_timed` (another commit's, a profile-guided one) in
+turn with the first and prints, per workload, the ratio of its median loop CPU time to the
+first's.
 
 vho runs as `target/release/examples/run_timed SCENARIO 1` (recording off; it prints the
 events, the packets its sources sent and the wall time of `world::run` alone); ns-2 as
@@ -250,6 +255,8 @@ def main() -> None:
     ap.add_argument("--only", help="comma-separated workload names")
     ap.add_argument("--no-ns2", action="store_true", help="vho only")
     ap.add_argument("--json", type=Path, help="write every run's figures here")
+    ap.add_argument("--bin", type=Path, default=RUN_TIMED, help="the run_timed build to time")
+    ap.add_argument("--vs-bin", type=Path, help="a second run_timed build, in turn")
     a = ap.parse_args()
     chosen = WORKLOADS
     if a.only:
@@ -265,18 +272,23 @@ def main() -> None:
         chosen = [w for w in WORKLOADS if w.name in names]
     if not Path("/usr/bin/time").exists():
         sys.exit("/usr/bin/time: install GNU time (apt-get install time)")
-    if not RUN_TIMED.exists():
-        sys.exit(f"{RUN_TIMED}: build it (cargo build --release -p vho-sim --example run_timed)")
+    for b in (a.bin, a.vs_bin):
+        if b is not None and not b.exists():
+            sys.exit(f"{b}: build it (cargo build --release -p vho-sim --example run_timed)")
     have_ns = shutil.which("ns") is not None and not a.no_ns2
     if shutil.which("ns") is None and not a.no_ns2:
         print("ns-2 not found (apt-get install ns2): vho only", file=sys.stderr)
     load0 = load()
-    runs: dict[str, dict[str, list[Run]]] = {w.name: {"vho": [], "ns2": []} for w in chosen}
+    runs: dict[str, dict[str, list[Run]]] = {
+        w.name: {"vho": [], "ns2": [], "vs": []} for w in chosen
+    }
     for r in range(a.runs):
         for w in chosen:
-            runs[w.name]["vho"].append(
-                timed([str(RUN_TIMED), str(w.scenario), "1", *w.sets], "vho ")
-            )
+            runs[w.name]["vho"].append(timed([str(a.bin), str(w.scenario), "1", *w.sets], "vho "))
+            if a.vs_bin is not None:
+                runs[w.name]["vs"].append(
+                    timed([str(a.vs_bin), str(w.scenario), "1", *w.sets], "vho ")
+                )
             if w.ns2 and have_ns:
                 runs[w.name]["ns2"].append(timed(["ns", *w.ns2], "ns2 "))
         print(f"round {r + 1}/{a.runs} done, load {load()}", file=sys.stderr)
@@ -319,6 +331,14 @@ def main() -> None:
                 row["loop_cpu_ns2_s"] = statistics.median(x.loop_cpu_s or 0.0 for x in n)
                 row["ratio_loop_cpu"] = row["loop_cpu_ns2_s"] / row["loop_cpu_vho_s"]
                 row["ns_per_event_ns2"] = row["loop_cpu_ns2_s"] / n[-1].events * 1e9
+        vs = runs[w.name]["vs"]
+        if vs:
+            row["vs_loop_cpu_s"] = statistics.median(x.loop_cpu_s or 0.0 for x in vs)
+            row["vs_over_bin_cpu"] = row["vs_loop_cpu_s"] / row["loop_cpu_vho_s"]
+            print(
+                f"{w.name:20} --vs-bin / --bin, loop CPU: {row['vs_over_bin_cpu']:.3f} "
+                f"({row['vs_loop_cpu_s']:.3f} s against {row['loop_cpu_vho_s']:.3f} s)"
+            )
         table[w.name] = row
 
         def g(k: str, fmt: str, row: dict = row) -> str:

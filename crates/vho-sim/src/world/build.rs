@@ -173,6 +173,7 @@ impl World {
             mobiles,
             interruptions_pending: 0,
             maybe_done: spec.flows.is_empty(),
+            done_prefix: 0,
             handovers,
             flows,
             any_functions: !spec.functions.is_empty() || mip.is_some(),

@@ -531,10 +531,17 @@ impl MptcpTable {
         }
         let maps = &mut f.dirs[side].maps;
         let from = maps.len().saturating_sub(MAPPING_LOOKBACK);
-        if maps[from..]
-            .iter()
-            .any(|m| m.dsn == dsn && m.ssn == ssn && m.len == len)
+        // The same mapping again (every segment of a TSO/GSO packet repeats it, and a
+        // retransmission does): one mapping. A mapping sent again from the same DSN and
+        // subflow sequence with another length is that mapping redrawn (Linux sends a
+        // mapping's length with or without the DATA_FIN's octet, RFC 8684 §3.3.3): its
+        // latest length counts, as Wireshark's latest covering mapping does.
+        if let Some(m) = maps[from..]
+            .iter_mut()
+            .rev()
+            .find(|m| m.dsn == dsn && m.ssn == ssn)
         {
+            m.len = len;
             return;
         }
         maps.push(MapRec {
@@ -651,10 +658,12 @@ impl MptcpTable {
         let mut acks = AckColumns::default();
         let mut connections = Vec::new();
         for (ci, c) in self.conns.iter().enumerate() {
-            // Times relative to the connection's first data byte: DSN - (IDSN + 1).
+            // DSNs relative to the IDSN, as Wireshark's `mptcp.dsn`: the first data byte is 1
+            // (RFC 8684 §3.3: the SYN takes the IDSN). Without the keys, from the lowest seen.
             let base = |d: usize| {
-                c.idsn[d].map(|i| i.wrapping_add(1)).or_else(|| {
-                    c.dirs[d].segments.iter().map(|s| s.dsn).min()
+                c.idsn[d].or_else(|| {
+                    let low = c.dirs[d].segments.iter().map(|s| s.dsn).min();
+                    low.map(|l| l.wrapping_sub(1))
                 })
             };
             let bases = [base(0), base(1)];
@@ -665,7 +674,11 @@ impl MptcpTable {
                 let f = &sfs[i];
                 subflows.push(SubflowResult::of(f));
                 for (side, dir) in f.dirs.iter().enumerate() {
-                    let d = if f.client_is_conn_client { side } else { 1 - side };
+                    let d = if f.client_is_conn_client {
+                        side
+                    } else {
+                        1 - side
+                    };
                     for m in &dir.maps {
                         mappings.connection.push(ci);
                         mappings.subflow.push(f.conv);
@@ -687,6 +700,7 @@ impl MptcpTable {
                     segments.t_s.push(secs(s.ts_ns));
                     segments.ssn.push(s.ssn);
                     segments.dsn.push(rel(d, s.dsn));
+                    segments.dsn_raw.push(s.dsn);
                     segments.len.push(s.len);
                     segments.mapping_frame.push(s.mapping_frame);
                     segments.flags.push(s.flags);
@@ -712,7 +726,7 @@ impl MptcpTable {
                         })
                         .sum(),
                     data_fin: x.data_fin,
-                    data_acked_bytes: x.data_ack.map(|a| rel(d, a)),
+                    data_ack: x.data_ack.map(|a| rel(d, a)),
                     ..x.counts
                 }
             };
@@ -728,8 +742,20 @@ impl MptcpTable {
                 checksum: c.checksum,
                 client: host(0),
                 server: host(1),
-                first_s: secs(c.subflows.iter().map(|&i| sfs[i].first_ns).min().unwrap_or(0)),
-                last_s: secs(c.subflows.iter().map(|&i| sfs[i].last_ns).max().unwrap_or(0)),
+                first_s: secs(
+                    c.subflows
+                        .iter()
+                        .map(|&i| sfs[i].first_ns)
+                        .min()
+                        .unwrap_or(0),
+                ),
+                last_s: secs(
+                    c.subflows
+                        .iter()
+                        .map(|&i| sfs[i].last_ns)
+                        .max()
+                        .unwrap_or(0),
+                ),
                 subflows,
                 client_to_server: dir(0),
                 server_to_client: dir(1),
@@ -896,8 +922,9 @@ pub struct DirResult {
     pub max_out_of_order_bytes: u64,
     pub unmapped_segments: u64,
     pub data_fin: bool,
-    /// The highest DATA_ACK for this data, relative to its first byte.
-    pub data_acked_bytes: Option<u64>,
+    /// The highest DATA_ACK for this data, relative to the sender's IDSN (the next DSN
+    /// expected: bytes acknowledged + 1, + 1 more after the DATA_FIN).
+    pub data_ack: Option<u64>,
 }
 
 /// ADD_ADDR / REMOVE_ADDR seen (RFC 8684 §3.4).
@@ -946,8 +973,11 @@ pub struct SegmentColumns {
     pub t_s: Vec<f64>,
     /// Subflow sequence number of its first byte, relative to the subflow's ISN.
     pub ssn: Vec<u32>,
-    /// DSN of its first byte, relative to the direction's first data byte (IDSN + 1).
+    /// DSN of its first byte relative to the sender's IDSN (the first data byte is 1, as
+    /// Wireshark's `mptcp.dsn`).
     pub dsn: Vec<u64>,
+    /// The same, 64 bits as on the wire (Wireshark's `mptcp.rawdsn64`).
+    pub dsn_raw: Vec<u64>,
     pub len: Vec<u32>,
     /// The frame that carried its mapping first.
     pub mapping_frame: Vec<u64>,

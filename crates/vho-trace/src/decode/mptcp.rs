@@ -101,19 +101,35 @@ pub enum MptcpOption {
         port: Option<u16>,
     },
     /// REMOVE_ADDR (§3.4.2, Figure 13): up to the 37 address IDs an option holds.
-    RemoveAddr { ids: Vec<u8> },
+    RemoveAddr {
+        ids: Vec<u8>,
+    },
     /// MP_PRIO (§3.3.8, Figure 11): the sender asks to be a backup path or not.
-    Prio { backup: bool },
+    Prio {
+        backup: bool,
+    },
     /// MP_FAIL (§3.7, Figure 16): the DSN where the checksum failed.
-    Fail { dsn: u64 },
+    Fail {
+        dsn: u64,
+    },
     /// MP_FASTCLOSE (§3.5, Figure 14): the receiver's key.
-    FastClose { key: u64 },
+    FastClose {
+        key: u64,
+    },
     /// MP_TCPRST (§3.6, Figure 15): the flags octet and the reason code.
-    TcpRst { flags: u8, reason: u8 },
+    TcpRst {
+        flags: u8,
+        reason: u8,
+    },
     /// A subtype RFC 8684 does not define (0xf is MP_EXPERIMENTAL).
-    Other { subtype: u8 },
+    Other {
+        subtype: u8,
+    },
     /// An option whose length its subtype does not allow, or cut by the header's end.
-    Malformed { subtype: u8, len: u8 },
+    Malformed {
+        subtype: u8,
+        len: u8,
+    },
 }
 
 fn be16(v: &[u8], i: usize) -> u16 {
@@ -363,12 +379,20 @@ mod tests {
         rest.extend_from_slice(&1000u16.to_be_bytes());
         assert!(matches!(
             parse(&opt(0x01, &rest)),
-            MptcpOption::Capable { data_len: Some(1000), checksum: None, .. }
+            MptcpOption::Capable {
+                data_len: Some(1000),
+                checksum: None,
+                ..
+            }
         ));
         rest.extend_from_slice(&0xbeefu16.to_be_bytes());
         assert!(matches!(
             parse(&opt(0x01, &rest)),
-            MptcpOption::Capable { data_len: Some(1000), checksum: Some(0xbeef), .. }
+            MptcpOption::Capable {
+                data_len: Some(1000),
+                checksum: Some(0xbeef),
+                ..
+            }
         ));
     }
 
@@ -408,12 +432,20 @@ mod tests {
         rest.extend_from_slice(&5u32.to_be_bytes());
         assert!(matches!(
             parse(&opt(0x10, &rest)),
-            MptcpOption::JoinSynAck { backup: false, addr_id: 3, nonce: 5, .. }
+            MptcpOption::JoinSynAck {
+                backup: false,
+                addr_id: 3,
+                nonce: 5,
+                ..
+            }
         ));
         assert_eq!(parse(&opt(0x10, &[0; 21])), MptcpOption::JoinAck);
         assert!(matches!(
             parse(&opt(0x10, &[0; 10])),
-            MptcpOption::Malformed { subtype: MP_JOIN, len: 13 }
+            MptcpOption::Malformed {
+                subtype: MP_JOIN,
+                len: 13
+            }
         ));
     }
 
@@ -432,7 +464,10 @@ mod tests {
         };
         assert_eq!(d.data_ack, Some((100, false)));
         let m = d.mapping.expect("a mapping");
-        assert_eq!((m.dsn, m.dsn_wide, m.ssn, m.data_len), (5000, false, 1, 1448));
+        assert_eq!(
+            (m.dsn, m.dsn_wide, m.ssn, m.data_len),
+            (5000, false, 1, 1448)
+        );
         assert_eq!((m.checksum, d.data_fin), (None, false));
     }
 
@@ -451,7 +486,10 @@ mod tests {
         };
         assert_eq!(d.data_ack, Some((1 << 40, true)));
         let m = d.mapping.expect("a mapping");
-        assert_eq!((m.dsn, m.dsn_wide, m.checksum), ((1 << 33) + 7, true, Some(0x1234)));
+        assert_eq!(
+            (m.dsn, m.dsn_wide, m.checksum),
+            ((1 << 33) + 7, true, Some(0x1234))
+        );
         assert!(d.data_fin);
     }
 
@@ -484,10 +522,7 @@ mod tests {
             MptcpOption::Malformed { subtype: DSS, .. }
         ));
         // Only kind and length.
-        assert!(matches!(
-            parse(&[KIND, 2]),
-            MptcpOption::Malformed { .. }
-        ));
+        assert!(matches!(parse(&[KIND, 2]), MptcpOption::Malformed { .. }));
     }
 
     #[test]
@@ -517,7 +552,11 @@ mod tests {
         );
         assert!(matches!(
             parse(&opt(0x31, &[2, 10, 0, 2, 1])),
-            MptcpOption::AddAddr { echo: true, port: None, .. }
+            MptcpOption::AddAddr {
+                echo: true,
+                port: None,
+                ..
+            }
         ));
         let mut rest = vec![4];
         rest.extend_from_slice(&"2001:db8::2".parse::<Ipv6Addr>().expect("ip").octets());
@@ -525,11 +564,19 @@ mod tests {
         rest.extend_from_slice(&[0; 8]);
         assert!(matches!(
             parse(&opt(0x30, &rest)),
-            MptcpOption::AddAddr { addr_id: 4, addr: IpAddr::V6(_), port: Some(8080), .. }
+            MptcpOption::AddAddr {
+                addr_id: 4,
+                addr: IpAddr::V6(_),
+                port: Some(8080),
+                ..
+            }
         ));
         assert!(matches!(
             parse(&opt(0x30, &[2, 10, 0])),
-            MptcpOption::Malformed { subtype: ADD_ADDR, .. }
+            MptcpOption::Malformed {
+                subtype: ADD_ADDR,
+                ..
+            }
         ));
     }
 
@@ -547,11 +594,17 @@ mod tests {
         assert_eq!(parse(&opt(0x70, &rest)), MptcpOption::FastClose { key: 77 });
         assert_eq!(
             parse(&opt(0x81, &[3])),
-            MptcpOption::TcpRst { flags: 1, reason: 3 }
+            MptcpOption::TcpRst {
+                flags: 1,
+                reason: 3
+            }
         );
         assert!(matches!(
             parse(&opt(0x60, &[0])),
-            MptcpOption::Malformed { subtype: MP_FAIL, .. }
+            MptcpOption::Malformed {
+                subtype: MP_FAIL,
+                ..
+            }
         ));
         assert_eq!(parse(&opt(0xf0, &[])), MptcpOption::Other { subtype: 0xf });
     }

@@ -190,9 +190,7 @@ def test_malformed_mptcp_options_are_counted_not_fatal(tmp_path: Path) -> None:
     short_dss = bytes([30, 8, 0x20, 0x03, 0, 0, 0, 1])
     past_end = bytes([30, 40, 0x20, 0x01])
     cap = tmp_path / "bad.pcap"
-    cap.write_bytes(
-        _pcap([_tcp(bad_capable), _tcp(short_dss, 0x10, 10), _tcp(past_end, 0x10, 10)])
-    )
+    cap.write_bytes(_pcap([_tcp(bad_capable), _tcp(short_dss, 0x10, 10), _tcp(past_end, 0x10, 10)]))
     m = vho.analyze(cap).metrics
     assert m["tcp_segments"] == 3
     assert m["mptcp"]["options"]["malformed"] == 3

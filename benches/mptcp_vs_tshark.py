@@ -1,7 +1,8 @@
 """`vho analyze`'s Multipath TCP analysis against tshark's MPTCP dissector (issue 39, item 4).
 
-For each capture: tshark (two passes, `-o mptcp.analyze_mappings:TRUE -o
-mptcp.intersubflows_retransmission:TRUE`) gives per frame its TCP conversation
+For each capture: tshark (`-o mptcp.analyze_mappings:TRUE -o
+mptcp.intersubflows_retransmission:TRUE`; one pass, and two for `mptcp.reinjected_in`) gives
+per frame its TCP conversation
 (`tcp.stream`), its MPTCP connection (`mptcp.stream`), its DSN (`mptcp.dsn`, relative to the
 IDSN), the frame of its mapping (`mptcp.related_mapping`), and the frames it reinjects or that
 reinject it (`mptcp.reinjection_of`, `mptcp.reinjected_in`); vho's analysis gives the same per
@@ -57,10 +58,9 @@ PREFS = (
 )
 
 
-def tshark_rows(capture: Path) -> list[dict[str, str]]:
-    """tshark's fields for every frame of ``capture`` (two passes, so that a frame also
-    names the later frames that reinjected it)."""
-    cmd = ["tshark", "-r", str(capture), "-2", "-T", "fields", "-E", "header=y"]
+def _tshark(capture: Path, two_pass: bool) -> list[dict[str, str]]:
+    cmd = ["tshark", "-r", str(capture), *(["-2"] if two_pass else [])]
+    cmd += ["-T", "fields", "-E", "header=y"]
     cmd += ["-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=,"]
     for p in PREFS:
         cmd += ["-o", p]
@@ -68,6 +68,21 @@ def tshark_rows(capture: Path) -> list[dict[str, str]]:
         cmd += ["-e", f]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     return list(csv.DictReader(io.StringIO(out), delimiter="\t"))
+
+
+def tshark_rows(capture: Path) -> list[dict[str, str]]:
+    """tshark's fields for every frame of ``capture``: from one pass, as Wireshark shows a
+    capture, but ``mptcp.reinjected_in`` and ``mptcp.related_mapping`` from two passes (``-2``:
+    one pass cannot name a later frame, and names each frame its own mapping's; two name the
+    last frame that carried the mapping). tshark 4.0.17's two passes get a joined subflow's
+    DSNs wrong (its ``mptcp.rawdsn64`` is not what the frame's DSS option says, and no frame
+    of it is a ``mptcp.reinjection_of``), so the rest is the first pass's."""
+    one = _tshark(capture, two_pass=False)
+    two = {r["frame.number"]: r for r in _tshark(capture, two_pass=True)}
+    for r in one:
+        for f in ("mptcp.reinjected_in", "mptcp.related_mapping"):
+            r[f] = two.get(r["frame.number"], {}).get(f, "")
+    return one
 
 
 def write_csv(rows: list[dict[str, str]], path: Path) -> None:
@@ -134,6 +149,7 @@ def tshark_figures(rows: list[dict[str, str]]) -> dict[str, Any]:
     conns: dict[int, set[int]] = defaultdict(set)
     dsn: dict[int, int] = {}
     analysis_dsn: dict[int, int] = {}
+    mapping_frame: dict[int, int] = {}
     mapping_groups: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
     reinjection, reinjected = set(), set()
     for r in rows:
@@ -148,6 +164,7 @@ def tshark_figures(rows: list[dict[str, str]]) -> dict[str, Any]:
         if r["mptcp.related_mapping"]:
             m = int(r["mptcp.related_mapping"].split(",")[0])
             mapping_groups[stream][m].add(frame)
+            mapping_frame[frame] = m
         if _frames(r["mptcp.reinjection_of"]):
             reinjection.add(frame)
         if _frames(r["mptcp.reinjected_in"]):
@@ -159,6 +176,7 @@ def tshark_figures(rows: list[dict[str, str]]) -> dict[str, Any]:
         "connections": sorted(sorted(s) for s in conns.values()),
         "dsn": dsn,
         "analysis_dsn": analysis_dsn,
+        "mapping_frame": mapping_frame,
         "mappings": {
             s: sorted(sorted(g) for g in groups.values()) for s, groups in mapping_groups.items()
         },
@@ -174,11 +192,12 @@ def vho_figures(m: dict[str, Any]) -> dict[str, Any]:
     ``MptcpResult`` as JSON)."""
     seg = m["segments"]
     conns = [sorted(s["index"] for s in c["subflows"]) for c in m["connections"]]
-    dsn, groups = {}, defaultdict(lambda: defaultdict(set))
+    dsn, groups, mapping_frame = {}, defaultdict(lambda: defaultdict(set)), {}
     reinjection, reinjected = set(), set()
     for i, frame in enumerate(seg["frame"]):
         dsn[frame] = seg["dsn_raw"][i]
         groups[seg["subflow"][i]][seg["mapping_frame"][i]].add(frame)
+        mapping_frame[frame] = seg["mapping_frame"][i]
         if seg["flags"][i] & 1:
             reinjection.add(frame)
         if seg["flags"][i] & 2:
@@ -186,6 +205,7 @@ def vho_figures(m: dict[str, Any]) -> dict[str, Any]:
     return {
         "connections": sorted(conns),
         "dsn": dsn,
+        "mapping_frame": mapping_frame,
         "mappings": {s: sorted(sorted(g) for g in gs.values()) for s, gs in groups.items()},
         "reinjections": reinjection,
         "reinjected_later": reinjected,
@@ -233,19 +253,36 @@ def compare(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
 
 
 def agrees(c: dict[str, Any]) -> bool:
-    """Connections, DSNs, mappings and reinjections (by tshark's decoded fields) equal, and
-    every frame tshark's analysis says was reinjected later is one vho says so too.
-
-    tshark 4.0.17's own reinjection analysis is not held equal: it never sets
-    ``mptcp.reinjection_of`` in these captures, and its ``mptcp.rawdsn64`` for a joined
-    subflow's frames is not the DSN their DSS options carry (see the report)."""
+    """Connections, every data segment's DSN (by tshark's analysis and by its decoded
+    options), every segment's mapping, the reinjections (``mptcp.reinjection_of``, one pass)
+    equal; every frame tshark's two passes say was reinjected later (``mptcp.reinjected_in``)
+    is one vho says so too, and vho's are those tshark's decoded options give."""
     return (
         c["connections"]["vho"] == c["connections"]["tshark"]
         and c["dsn_equal"]["equal"] == c["dsn_equal"]["of"]
+        and c["dsn_equal_to_mptcp_rawdsn64"]["equal"] == c["dsn_equal_to_mptcp_rawdsn64"]["of"]
         and c["mapping_groups_equal"]
+        and c["reinjection_frames_equal"]
         and c["reinjections_by_fields"]["frames_equal"]
         and c["reinjected_later_by_fields"]["frames_equal"]
         and c["reinjected_later_both"] == c["reinjected_later"]["tshark"]
+    )
+
+
+def line(c: dict[str, Any]) -> str:
+    """The figures in one line: vho's, then tshark's."""
+    r, rl = c["reinjections_by_fields"], c["reinjected_later_by_fields"]
+    return (
+        f"subflows {c['subflows']['vho']}/{c['subflows']['tshark']}, data segments "
+        f"{c['data_segments']['vho']}/{c['data_segments']['tshark']}, DSN equal "
+        f"{c['dsn_equal']['equal']}/{c['dsn_equal']['of']} (mptcp.rawdsn64 "
+        f"{c['dsn_equal_to_mptcp_rawdsn64']['equal']}/{c['dsn_equal_to_mptcp_rawdsn64']['of']}), "
+        f"mappings {sum(c['mappings_per_subflow']['vho'].values())}/"
+        f"{sum(c['mappings_per_subflow']['tshark'].values())} (groups equal "
+        f"{c['mapping_groups_equal']}), reinjections {r['vho']}/{r['tshark_fields']} by "
+        f"fields, {c['reinjections']['tshark']} by mptcp.reinjection_of; reinjected later "
+        f"{rl['vho']}/{rl['tshark_fields']} by fields, mptcp.reinjected_in "
+        f"{c['reinjected_later']['tshark']} (all {c['reinjected_later_both']} in vho's)"
     )
 
 
@@ -263,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("captures", nargs="*", type=Path)
     ap.add_argument("--emulate", type=Path, metavar="DIR")
     ap.add_argument("--tshark-csv", nargs=2, type=Path, metavar=("CAPTURE", "OUT"))
+    ap.add_argument("--verbose", action="store_true", help="every figure, as JSON")
     args = ap.parse_args(argv)
     if args.tshark_csv:
         write_csv(tshark_rows(args.tshark_csv[0]), args.tshark_csv[1])
@@ -274,8 +312,9 @@ def main(argv: list[str] | None = None) -> int:
     for cap in captures:
         c = compare(vho_figures(vho_mptcp(cap)), tshark_figures(tshark_rows(cap)))
         ok &= agrees(c)
-        print(f"{cap}: {'agrees' if agrees(c) else 'DIFFERS'}")
-        print(json.dumps(c, indent=1, default=sorted))
+        print(f"{cap}: {'agrees' if agrees(c) else 'DIFFERS'}: {line(c)}")
+        if args.verbose:
+            print(json.dumps(c, indent=1, default=sorted))
     return 0 if ok else 1
 
 

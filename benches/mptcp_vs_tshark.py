@@ -318,15 +318,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if ok else 1
 
 
-def emulate_captures(out: Path) -> list[Path]:
-    """WLAN -> GPRS, hard and soft, 300 KB over Multipath TCP through `vho emulate`."""
+def emulate_captures(out: Path, scenarios: dict[str, str] | None = None) -> list[Path]:
+    """WLAN -> GPRS, hard and soft (``tests/mptcp_scenarios.py``, or ``scenarios``: name ->
+    TOML), 300 KB over Multipath TCP through `vho emulate --multipath` (root): each run's
+    captures at the mobile and the correspondent."""
     from vho.emulate import emulate
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-    from mptcp_scenarios import SCENARIOS
+    if scenarios is None:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+        from mptcp_scenarios import SCENARIOS
 
+        scenarios = SCENARIOS
     caps = []
-    for name, text in SCENARIOS.items():
+    for name, text in scenarios.items():
         d = out / name
         emulate(text, out_dir=d, multipath=True, force=True)
         caps += [d / "mh.pcap", d / "ch.pcap"]

@@ -10,6 +10,7 @@ makes new captures and compares them.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import struct
 import sys
@@ -83,6 +84,27 @@ def test_the_stored_tshark_fields_are_tsharks(name: str) -> None:
     fresh = peer.tshark_figures(peer.tshark_rows(capture))
     stored = _tshark_stored(capture)
     assert fresh == stored
+
+
+@needs_tshark
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("ip") is None, reason="needs root and ip (iproute2)"
+)
+@pytest.mark.parametrize("name", ["hard", "soft"])
+def test_fresh_emulator_captures_agree_with_tshark(tmp_path: Path, name: str) -> None:
+    # The kernel's MPTCP through `vho emulate --multipath`, captured at both hosts.
+    from mptcp_scenarios import SCENARIOS
+
+    from vho import _native
+
+    before = {n for n, _ in _native.emulate_namespaces()}
+    caps = peer.emulate_captures(tmp_path, {name: SCENARIOS[name]})
+    assert {n for n, _ in _native.emulate_namespaces()} <= before
+    for cap in caps:
+        c = peer.compare(
+            peer.vho_figures(peer.vho_mptcp(cap)), peer.tshark_figures(peer.tshark_rows(cap))
+        )
+        assert peer.agrees(c), (cap, peer.line(c))
 
 
 # -- The connection ----------------------------------------------------------------------------

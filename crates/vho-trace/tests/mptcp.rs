@@ -253,9 +253,67 @@ fn data_below_the_highest_dsn_on_another_path_is_out_of_dsn_order() {
 }
 
 #[test]
+fn a_dsn_at_the_top_of_the_space_does_not_wrap_its_range() {
+    // A crafted 64-bit DSN 10 below 2^64 with 1,000 bytes: counted, no panic.
+    let r = with_data(&[
+        (0, 1, 1000, vec![dss(u64::MAX - 10, 1, 1000, true)]),
+        (1, 1, 1000, vec![dss(u64::MAX - 10, 1, 1000, true)]),
+    ]);
+    assert_eq!(r.segments.flags[1], seg::REINJECTION | seg::DATA_RETRANSMISSION);
+    assert_eq!(r.connections[0].server_to_client.unique_bytes, 10);
+}
+
+#[test]
 fn a_capture_without_mptcp_costs_no_subflow() {
     let mut t = MptcpTable::default();
     t.push(1, 0, &seg(WLAN, SERVER, SYN, 5, 0, vec![]));
     assert!(t.is_empty());
     assert!(t.finish().connections.is_empty());
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+    use vho_trace::decode::mptcp::parse;
+
+    /// An MPTCP option from arbitrary bytes (kind and length set as the option walk does).
+    fn option(mut body: Vec<u8>) -> MptcpOption {
+        body.splice(0..0, [30u8, 0]);
+        body[1] = body.len() as u8;
+        parse(&body)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn any_option_bytes_parse_without_panic(body in proptest::collection::vec(any::<u8>(), 0..38)) {
+            let _ = option(body);
+        }
+
+        #[test]
+        fn any_segments_are_analysed_without_panic(
+            segs in proptest::collection::vec(
+                (0usize..3, any::<bool>(), any::<u8>(), any::<u32>(), 0u32..3000,
+                 proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..30), 0..3)),
+                0..40,
+            ),
+            wide_dsn in any::<u64>(),
+        ) {
+            let mut t = MptcpTable::default();
+            // A real handshake first, so that data meets a connection.
+            let (token, _) = token_of(SERVER_KEY);
+            handshakes(&mut t, token);
+            for (i, (conv, from_server, flags, seq, len, bodies)) in segs.into_iter().enumerate() {
+                let mut opts: Vec<MptcpOption> = bodies.into_iter().map(option).collect();
+                if i % 5 == 0 {
+                    opts.push(dss(wide_dsn, seq, len as u16, true));
+                }
+                let client = if conv == 1 { GPRS } else { WLAN };
+                let (a, b) = if from_server { (SERVER, client) } else { (client, SERVER) };
+                t.push(100 + i as u64, conv, &seg(a, b, flags, seq, len, opts));
+            }
+            let _ = t.finish();
+        }
+    }
 }

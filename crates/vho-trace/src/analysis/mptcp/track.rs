@@ -389,7 +389,8 @@ impl MptcpTable {
         let len = s.payload_len;
         let dir = &mut self.conns[c].dirs[d];
         let idx = dir.segments.len() as u32;
-        let (lo, hi) = (dsn, dsn.wrapping_add(u64::from(len)) - 1);
+        // Ranges stop at the top of the DSN space: a crafted DSN near 2^64 does not wrap.
+        let (lo, hi) = (dsn, dsn.saturating_add(u64::from(len) - 1));
         let mut flags = 0;
         // Reinjections: overlaps with the other subflows' segments (Wireshark's
         // mptcp_add_duplicated_dsn over the connection's other subflows).
@@ -422,7 +423,7 @@ impl MptcpTable {
         dir.ranges.entry(sf).or_default().insert((lo, idx), hi);
         // Bytes seen before, on any subflow: a data-level retransmission; else new data
         // below the highest DSN: out of order.
-        let end = lo.wrapping_add(u64::from(len));
+        let end = hi.saturating_add(1);
         let seen = overlap(&dir.covered, lo, end);
         if seen > 0 {
             flags |= seg::DATA_RETRANSMISSION;

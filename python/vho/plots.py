@@ -261,6 +261,7 @@ def mptcp_sequence(
             d.dsn.astype(float) + d.len,
             color=SUBFLOW_COLOURS[i % len(SUBFLOW_COLOURS)],
             lw=1.5,
+            zorder=2,
             label=label,
         )
     for col, mark, words in (
@@ -280,7 +281,14 @@ def mptcp_sequence(
             ax.scatter(d.t_s, d.dsn.astype(float), s=18, label=words, zorder=3, **mark)
     if acks is not None and len(acks):
         ax.step(
-            acks.t_s, acks.ack.astype(float), where="post", color="grey", lw=1, label="DATA_ACK"
+            acks.t_s,
+            acks.ack.astype(float),
+            where="post",
+            color="grey",
+            lw=0.8,
+            alpha=0.7,
+            zorder=1,
+            label="DATA_ACK",
         )
     _axes(ax, "data sequence number (relative to the IDSN)", handovers, title)
     ax.legend(fontsize=8, loc="upper left")

@@ -445,7 +445,7 @@ def _write(
                 sim_drops=sim_drops,
             )
         if a.mptcp is not None:
-            written += mp.write(a.mptcp, stage)
+            written += mp.write(a.mptcp, stage, every)
         body = json.dumps(a.metrics, indent=2, allow_nan=False) + "\n"
         (stage / METRICS).write_text(body, encoding="utf-8")
         return written

@@ -101,18 +101,19 @@ def _typed(df: pd.DataFrame) -> pd.DataFrame:
     return df.astype({c: t for c, t in types.items() if c in df.columns})
 
 
-def write(raw: dict[str, Any], stage: Path) -> list[Path]:
-    """The Parquet tables and the connections' DSN time-sequence graphs into ``stage``."""
+def write(raw: dict[str, Any], stage: Path, handovers: list[float] | None = None) -> list[Path]:
+    """The Parquet tables and the connections' DSN time-sequence graphs into ``stage``
+    (``handovers``: instants to mark)."""
     segments(raw).to_parquet(stage / SEGMENTS, index=False)
     mappings(raw).to_parquet(stage / MAPPINGS, index=False)
     data_acks(raw).to_parquet(stage / DATA_ACKS, index=False)
-    return figures(raw, stage)
+    return figures(raw, stage, handovers or [])
 
 
-def figures(raw: dict[str, Any], out: Path) -> list[Path]:
+def figures(raw: dict[str, Any], out: Path, handovers: list[float] | None = None) -> list[Path]:
     """Per connection (the first :data:`MAX_FIGURES`), its time-sequence graph in DSN space:
     the direction that carried more data, each segment coloured by its subflow, reinjections
-    and data-level retransmissions marked, the DATA_ACK line."""
+    and data-level retransmissions marked, the DATA_ACK line, the ``handovers``."""
     segs = segments(raw)
     acks = data_acks(raw)
     written: list[Path] = []
@@ -133,6 +134,7 @@ def figures(raw: dict[str, Any], out: Path) -> list[Path]:
             a,
             out / FIGURE.format(c["index"]),
             subflows=names,
+            handovers=handovers or [],
             title=f"MPTCP connection {c['index']}: {direction.replace('_', ' ')}, DSN space",
         )
     return written

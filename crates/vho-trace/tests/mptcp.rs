@@ -259,7 +259,10 @@ fn a_dsn_at_the_top_of_the_space_does_not_wrap_its_range() {
         (0, 1, 1000, vec![dss(u64::MAX - 10, 1, 1000, true)]),
         (1, 1, 1000, vec![dss(u64::MAX - 10, 1, 1000, true)]),
     ]);
-    assert_eq!(r.segments.flags[1], seg::REINJECTION | seg::DATA_RETRANSMISSION);
+    assert_eq!(
+        r.segments.flags[1],
+        seg::REINJECTION | seg::DATA_RETRANSMISSION
+    );
     assert_eq!(r.connections[0].server_to_client.unique_bytes, 10);
 }
 

@@ -1,5 +1,5 @@
 """``vho analyze``: any TCP capture in (pcap, pcapng; simulated or real), handover metrics and
-figures out.
+figures out; Multipath TCP connections too (:mod:`.mptcp`).
 
 The per-packet work is vho-trace's (Rust, streamed: memory bounded by open flows); this
 module selects flows, tells each from the side of its data (:mod:`.metrics`), finds the
@@ -271,6 +271,11 @@ def analyze(
     the samples after the first data packet on the new interface, the last one excluded.
     Given, each flow's entry names it (``ta_mean``) and holds t_a and the mean of both spans
     (``adaptation_time_by_mean``); ``adaptation_time_s`` is t_a against the one asked for.
+
+    A capture holding Multipath TCP (RFC 8684) also gets ``metrics["mptcp"]`` (its
+    connections, subflows joined by token, reinjections, DSN order; see :mod:`.mptcp`),
+    :attr:`CaptureAnalysis.mptcp` and, with ``out_dir``, the MPTCP Parquet tables and each
+    connection's time-sequence graph in DSN space; a capture without it gets none of these.
 
     Raises :class:`vho.errors.CaptureError` for an unreadable capture and
     :class:`vho.errors.VhoError` for a bad argument.

@@ -34,6 +34,8 @@ OUT_OF_ORDER = 0x08
 
 #: Connections drawn, at most (the first ones).
 MAX_FIGURES = 8
+#: Connections ``vho analyze`` prints, at most (metrics.json has them all).
+MAX_PRINTED = 10
 
 
 def section(raw: dict[str, Any], written: bool) -> dict[str, Any]:
@@ -152,7 +154,7 @@ def lines(m: dict[str, Any]) -> list[str]:
     bad = m["options"]["malformed"]
     if bad:
         out[0] += f", {bad} malformed MPTCP options"
-    for c in m["connections"]:
+    for c in m["connections"][:MAX_PRINTED]:
         cl, sv = c["client"], c["server"]
         tokens = "/".join(x["token"] or "?" for x in (cl, sv))
         out.append(
@@ -182,6 +184,8 @@ def lines(m: dict[str, Any]) -> list[str]:
                 f"{d['data_retransmissions']} ({d['retransmitted_bytes']} B), out of DSN order "
                 f"{d['out_of_order']} (up to {d['max_out_of_order_bytes']} B behind)"
             )
+    if n > MAX_PRINTED:
+        out.append(f"  ... and {n - MAX_PRINTED} more connections in metrics.json")
     if m["unjoined_subflows"]:
         out.append(f"  {len(m['unjoined_subflows'])} MPTCP subflows joined no connection seen")
     return out

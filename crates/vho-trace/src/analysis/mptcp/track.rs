@@ -70,8 +70,11 @@ impl MptcpTable {
                 }) => {
                     data_ack = data_ack.or(*a);
                     if let Some(m) = m {
-                        mapping = Some((*m, *data_fin));
-                    } else if *data_fin {
+                        mapping = Some(*m);
+                    }
+                    // RFC 8684 §3.3.3: DATA_FIN, with its mapping (or alone, with the
+                    // infinite mapping's zero length).
+                    if *data_fin {
                         self.on_data_fin(sf, side);
                     }
                 }
@@ -83,15 +86,9 @@ impl MptcpTable {
             return;
         };
         let d = self.conn_dir(sf, side);
-        if let Some((m, fin)) = mapping {
-            let ssn_end = m.ssn.wrapping_add(u32::from(m.data_len));
+        if let Some(m) = mapping {
             let dsn = self.expand(c, d, m.dsn, m.dsn_wide);
             self.add_mapping(sf, side, frame, s, dsn, m.ssn, u32::from(m.data_len));
-            if fin && (m.data_len == 0 || ssn_end == m.ssn) {
-                self.on_data_fin(sf, side);
-            } else if fin {
-                self.conns[c].dirs[d].data_fin = true;
-            }
         }
         if let Some((ack, wide)) = data_ack {
             let acked = 1 - d;
@@ -151,7 +148,7 @@ impl MptcpTable {
         side: usize,
         s: &Segment,
         o: &MptcpOption,
-        mapping: &mut Option<(Mapping, bool)>,
+        mapping: &mut Option<Mapping>,
     ) {
         let MptcpOption::Capable {
             version,
@@ -225,7 +222,7 @@ impl MptcpTable {
                     data_len: len,
                     checksum: None,
                 };
-                mapping.get_or_insert((m, false));
+                mapping.get_or_insert(m);
             }
         }
     }

@@ -279,6 +279,10 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
             f"  ... and {rest} more flows in {out}/{m['flows_file']} ({small['flows']} with "
             f"under {small['max_data_segments'] + 1} data segments, {small['syn_only']} a lone SYN)"
         )
+    if "mptcp" in m:
+        from .analysis.mptcp import lines
+
+        print("\n".join(lines(m["mptcp"])))
     print(f"-> {out}/metrics.json" + (f" and {len(a.figures)} figure files" if a.figures else ""))
     return 0
 

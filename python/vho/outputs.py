@@ -632,6 +632,159 @@ METRICS: tuple[tuple[str, str], ...] = (
         "the mean throughput after the handover, bit/s",
     ),
     ("flows[].adaptation_time_by_mean.after-handover.adaptation_time_s", "t_a against it"),
+    (
+        "mptcp",
+        "only for a capture holding a Multipath TCP option (RFC 8684): its connections, "
+        "subflows joined by token (each subflow is also a conversation of `flows[]`)",
+    ),
+    ("mptcp.connections_total", "MPTCP connections (an MP_CAPABLE handshake each)"),
+    (
+        "mptcp.options.NAME",
+        "MPTCP options seen by subtype (mp_capable, mp_join, dss, "
+        "add_addr, remove_addr, mp_prio, mp_fail, mp_fastclose, mp_tcprst, other) and malformed "
+        "ones (a length their subtype does not allow, or cut by the header's end)",
+    ),
+    ("mptcp.connections[].index", "the connection's number (as Wireshark's `mptcp.stream`)"),
+    ("mptcp.connections[].version", "MP_CAPABLE's version (1: RFC 8684, 0: RFC 6824)"),
+    ("mptcp.connections[].checksum", "DSS checksums negotiated (MP_CAPABLE's A flag)"),
+    ("mptcp.connections[].client.addr", "the initial subflow's MP_CAPABLE SYN sender"),
+    ("mptcp.connections[].client.port", "its port"),
+    ("mptcp.connections[].client.key", "its key (hex), when the handshake showed it"),
+    (
+        "mptcp.connections[].client.token",
+        "its token (hex): the top 32 bits of SHA-256 of its key (RFC 8684 §3.1)",
+    ),
+    ("mptcp.connections[].server.addr", "the other host of the initial subflow"),
+    ("mptcp.connections[].server.port", "its port"),
+    ("mptcp.connections[].server.key", "its key (hex)"),
+    ("mptcp.connections[].server.token", "its token (hex): what MP_JOIN SYNs to it name"),
+    ("mptcp.connections[].first_s", "its first subflow's first packet"),
+    ("mptcp.connections[].last_s", "the last packet of any of its subflows"),
+    ("mptcp.connections[].subflows[]", "the initial subflow, then each joined one"),
+    ("mptcp.connections[].subflows[].index", "the subflow's conversation (`flows[].index`)"),
+    ("mptcp.connections[].subflows[].role", "initial (MP_CAPABLE), join (MP_JOIN), unknown"),
+    ("mptcp.connections[].subflows[].token", "the token its MP_JOIN SYN named (hex)"),
+    ("mptcp.connections[].subflows[].first_s", "its first packet"),
+    ("mptcp.connections[].subflows[].last_s", "its last packet"),
+    ("mptcp.connections[].subflows[].packets", "its packets, both ways"),
+    ("mptcp.connections[].subflows[].client.addr", "its SYN's sender"),
+    ("mptcp.connections[].subflows[].client.port", "its port"),
+    (
+        "mptcp.connections[].subflows[].client.addr_id",
+        "the address ID it used (MP_JOIN; 0 on the initial subflow, RFC 8684 §3.4.1)",
+    ),
+    (
+        "mptcp.connections[].subflows[].client.backup",
+        "it asked for the subflow to be a backup (MP_JOIN's B flag, or its last MP_PRIO)",
+    ),
+    ("mptcp.connections[].subflows[].client.data_segments", "data segments it sent"),
+    ("mptcp.connections[].subflows[].client.bytes", "their payload bytes"),
+    ("mptcp.connections[].subflows[].client.mappings", "distinct DSS mappings it sent"),
+    (
+        "mptcp.connections[].subflows[].client.unmapped_segments",
+        "its data segments no mapping covered",
+    ),
+    ("mptcp.connections[].subflows[].server.addr", "the other end"),
+    ("mptcp.connections[].subflows[].server.port", "its port"),
+    ("mptcp.connections[].subflows[].server.addr_id", "its address ID (MP_JOIN's SYN/ACK)"),
+    ("mptcp.connections[].subflows[].server.backup", "as `client.backup`"),
+    ("mptcp.connections[].subflows[].server.data_segments", "data segments it sent"),
+    ("mptcp.connections[].subflows[].server.bytes", "their payload bytes"),
+    ("mptcp.connections[].subflows[].server.mappings", "distinct DSS mappings it sent"),
+    ("mptcp.connections[].subflows[].server.unmapped_segments", "as `client.unmapped_segments`"),
+    (
+        "mptcp.connections[].DIR.data_segments",
+        "DIR is client_to_server or server_to_client: "
+        "data segments of that direction, every subflow",
+    ),
+    ("mptcp.connections[].DIR.bytes", "their payload bytes, every copy counted"),
+    ("mptcp.connections[].DIR.unique_bytes", "data sequence bytes seen at least once"),
+    ("mptcp.connections[].DIR.mappings", "distinct DSS mappings over every subflow"),
+    (
+        "mptcp.connections[].DIR.reinjections",
+        "segments whose DSN range overlaps one sent earlier on another subflow "
+        "(Wireshark's `mptcp.reinjection_of`)",
+    ),
+    ("mptcp.connections[].DIR.reinjected_bytes", "their payload bytes"),
+    (
+        "mptcp.connections[].DIR.reinjected_later",
+        "segments overlapped by one sent later on another subflow (`mptcp.reinjected_in`)",
+    ),
+    (
+        "mptcp.connections[].DIR.data_retransmissions",
+        "segments carrying DSN bytes seen before on any subflow (a data-level retransmission)",
+    ),
+    ("mptcp.connections[].DIR.retransmitted_bytes", "the bytes seen before"),
+    (
+        "mptcp.connections[].DIR.out_of_order",
+        "new data starting below the highest DSN seen before it: at a receiver-side capture, "
+        "MPTCP-level reordering between subflows; at a sender-side one, the scheduler's order",
+    ),
+    ("mptcp.connections[].DIR.max_out_of_order_bytes", "the farthest behind such a segment was"),
+    ("mptcp.connections[].DIR.unmapped_segments", "data segments no DSS mapping covered"),
+    ("mptcp.connections[].DIR.data_fin", "a DATA_FIN was seen (RFC 8684 §3.3.3)"),
+    (
+        "mptcp.connections[].DIR.data_ack",
+        "the highest DATA_ACK for this data, relative to the sender's IDSN",
+    ),
+    ("mptcp.connections[].addresses[]", "ADD_ADDR and REMOVE_ADDR seen (RFC 8684 §3.4)"),
+    ("mptcp.connections[].addresses[].t_s", "when"),
+    ("mptcp.connections[].addresses[].from", "client or server"),
+    ("mptcp.connections[].addresses[].kind", "add or remove"),
+    ("mptcp.connections[].addresses[].addr_id", "the address ID"),
+    ("mptcp.connections[].addresses[].addr", "the address announced (null for a removal)"),
+    ("mptcp.connections[].addresses[].port", "the port announced, if any"),
+    ("mptcp.connections[].mp_fail", "MP_FAIL options (RFC 8684 §3.7)"),
+    ("mptcp.connections[].mp_fastclose", "an MP_FASTCLOSE was seen (§3.5)"),
+    ("mptcp.connections[].mp_tcprst", "MP_TCPRST options (§3.6)"),
+    (
+        "mptcp.unjoined_subflows[]",
+        "subflows whose connection the capture does not show, with the keys of "
+        "`connections[].subflows[]`",
+    ),
+    ("mptcp.segments_file", "mptcp_segments.parquet (null without an output directory)"),
+    ("mptcp.mappings_file", "mptcp_mappings.parquet"),
+    ("mptcp.data_acks_file", "mptcp_data_acks.parquet"),
+)
+
+#: The Parquet tables `vho analyze` writes beside metrics.json for a capture with MPTCP:
+#: (file, column, meaning).
+ANALYZE_PARQUET: tuple[tuple[str, str, str], ...] = (
+    ("mptcp_segments.parquet", "connection", "the connection (`mptcp.connections[].index`)"),
+    ("mptcp_segments.parquet", "direction", "client_to_server or server_to_client"),
+    ("mptcp_segments.parquet", "subflow", "the subflow's conversation (`flows[].index`)"),
+    ("mptcp_segments.parquet", "frame", "the frame's number in the capture, from 1"),
+    ("mptcp_segments.parquet", "t_s", "its time"),
+    ("mptcp_segments.parquet", "ssn", "its first byte's subflow sequence, relative to the ISN"),
+    (
+        "mptcp_segments.parquet",
+        "dsn",
+        "its first byte's data sequence number relative to the sender's IDSN (the first "
+        "data byte is 1, as Wireshark's `mptcp.dsn`)",
+    ),
+    ("mptcp_segments.parquet", "dsn_raw", "the same, 64 bits as on the wire"),
+    ("mptcp_segments.parquet", "len", "payload bytes"),
+    ("mptcp_segments.parquet", "mapping_frame", "the frame that first carried its DSS mapping"),
+    ("mptcp_segments.parquet", "reinjection", "overlaps a segment sent earlier on another subflow"),
+    (
+        "mptcp_segments.parquet",
+        "reinjected_later",
+        "overlapped by a segment sent later on another subflow",
+    ),
+    ("mptcp_segments.parquet", "data_retransmission", "carries DSN bytes seen before"),
+    ("mptcp_segments.parquet", "out_of_order", "new data below the highest DSN seen before"),
+    ("mptcp_mappings.parquet", "connection", "the connection"),
+    ("mptcp_mappings.parquet", "subflow", "the subflow that sent it"),
+    ("mptcp_mappings.parquet", "direction", "client_to_server or server_to_client"),
+    ("mptcp_mappings.parquet", "frame", "the first frame that carried it"),
+    ("mptcp_mappings.parquet", "t_s", "its time"),
+    ("mptcp_mappings.parquet", "dsn", "the mapping's first DSN, relative as in the segments"),
+    ("mptcp_mappings.parquet", "ssn", "its first subflow sequence number (RFC 8684 §3.3.1)"),
+    ("mptcp_mappings.parquet", "len", "its data-level length"),
+    ("mptcp_data_acks.parquet", "connection", "the connection"),
+    ("mptcp_data_acks.parquet", "direction", "the direction of the data acknowledged"),
+    ("mptcp_data_acks.parquet", "t_s", "when the DATA_ACK advanced"),
+    ("mptcp_data_acks.parquet", "ack", "the DATA_ACK, relative to that data's IDSN"),
 )
 
 
@@ -706,14 +859,24 @@ def documented(path: str) -> bool:
 
 def documented_metric(path: str) -> bool:
     """Whether `metrics.json`'s key `path` is documented."""
+    import re
+
     if path.startswith("flows[].wireshark."):
         return True
+    if path.startswith("mptcp.options."):
+        return True
+    path = re.sub(
+        r"^mptcp\.connections\[\]\.(client_to_server|server_to_client)\.",
+        "mptcp.connections[].DIR.",
+        path,
+    )
+    path = re.sub(r"^mptcp\.unjoined_subflows\[\]\.", "mptcp.connections[].subflows[].", path)
     return any(p == path for p, _ in METRICS)
 
 
 def documented_column(file: str, column: str) -> bool:
-    """Whether a Parquet series' column is documented."""
-    return (file, column) in {(f, c) for f, c, _ in PARQUET}
+    """Whether a Parquet series' (or `vho analyze`'s MPTCP tables') column is documented."""
+    return (file, column) in {(f, c) for f, c, _ in PARQUET + ANALYZE_PARQUET}
 
 
 def sweep_column_pattern(column: str, axes: list[str], metrics: set[str]) -> str | None:
@@ -769,6 +932,11 @@ def markdown() -> str:
     out += [f"| `{c}` | {m} |" for c, m in SWEEP]
     out += ["", "## `metrics.json` (`vho analyze`)", "", "| key | meaning |", "|---|---|"]
     out += [f"| `{p}` | {m} |" for p, m in METRICS]
+    out += ["", "### MPTCP tables (`vho analyze`)", ""]
+    for file in dict.fromkeys(f for f, _, _ in ANALYZE_PARQUET):
+        out += [f"#### `{file}`", "", "| column | meaning |", "|---|---|"]
+        out += [f"| `{c}` | {m} |" for f, c, m in ANALYZE_PARQUET if f == file]
+        out.append("")
     out += ["", "## pcap address plan", "", ADDRESSES]
     return "\n".join(out)
 

@@ -9,6 +9,9 @@
 - :func:`congestion_window`: the sender's cwnd and ssthresh over time (vho's time series).
 - :func:`data_in_flight`: the data in flight seen in a capture over time, when no time series
   is at hand.
+- :func:`mptcp_sequence`: a Multipath TCP connection's time-sequence graph in data sequence
+  space, each subflow in its colour, reinjections and data-level retransmissions marked, the
+  DATA_ACK line.
 - :func:`variants_over_time`: a quantity over time for several variants of a run, panel above
   panel, with the instants each variant acted (Chen et al. Figs. 6-8).
 """
@@ -226,6 +229,70 @@ def time_sequence_figure(
         frameon=False,
     )
     return fig
+
+
+#: Subflow colours of :func:`mptcp_sequence`, in the order of the subflows given.
+SUBFLOW_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:cyan")
+
+
+def mptcp_sequence(
+    data: pd.DataFrame,
+    acks: pd.DataFrame | None,
+    stem: str | Path,
+    *,
+    subflows: dict[int, str],
+    title: str = "",
+    handovers: Iterable[float] = (),
+    formats: Iterable[str] = ("png", "svg"),
+) -> list[Path]:
+    """A Multipath TCP connection's time-sequence graph in DSN space, written to ``stem``:
+    ``data`` (``t_s``, ``subflow``, ``dsn``, ``len``, ``reinjection``,
+    ``data_retransmission``; :func:`vho.analysis.mptcp.segments`) one colour per subflow
+    (``subflows``: index -> legend label), ``acks`` (``t_s``, ``ack``) the DATA_ACK line.
+    Returns the files written."""
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for i, (index, label) in enumerate(subflows.items()):
+        d = data[data.subflow == index]
+        if d.empty:
+            continue
+        ax.vlines(
+            d.t_s,
+            d.dsn.astype(float),
+            d.dsn.astype(float) + d.len,
+            color=SUBFLOW_COLOURS[i % len(SUBFLOW_COLOURS)],
+            lw=1.5,
+            zorder=2,
+            label=label,
+        )
+    for col, mark, words in (
+        (
+            "reinjection",
+            {"marker": "x", "color": "tab:red"},
+            "reinjection (sent on another subflow before)",
+        ),
+        (
+            "data_retransmission",
+            {"marker": "o", "facecolors": "none", "edgecolors": "black"},
+            "DSN bytes seen before",
+        ),
+    ):
+        d = data[data[col]]
+        if len(d):
+            ax.scatter(d.t_s, d.dsn.astype(float), s=18, label=words, zorder=3, **mark)
+    if acks is not None and len(acks):
+        ax.step(
+            acks.t_s,
+            acks.ack.astype(float),
+            where="post",
+            color="grey",
+            lw=0.8,
+            alpha=0.7,
+            zorder=1,
+            label="DATA_ACK",
+        )
+    _axes(ax, "data sequence number (relative to the IDSN)", handovers, title)
+    ax.legend(fontsize=8, loc="upper left")
+    return _save(fig, Path(stem), formats)
 
 
 def _drops(ax: plt.Axes, drops: pd.DataFrame) -> None:

@@ -199,4 +199,15 @@ impl FlowStream {
         serde_json::to_string(self.inner.summary())
             .map_err(|e| crate::errors::capture_error(&format!("{}: {e}", self.path)))
     }
+
+    /// The capture's Multipath TCP connections (`vho_trace::analysis::mptcp::MptcpResult`)
+    /// as JSON text, once the iteration has ended; None for a capture without an MPTCP
+    /// option (and on a second call).
+    fn mptcp(&mut self) -> PyResult<Option<String>> {
+        self.inner
+            .take_mptcp()
+            .map(|m| serde_json::to_string(&m))
+            .transpose()
+            .map_err(|e| crate::errors::capture_error(&format!("{}: {e}", self.path)))
+    }
 }

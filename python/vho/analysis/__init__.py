@@ -1,5 +1,5 @@
 """``vho analyze``: any TCP capture in (pcap, pcapng; simulated or real), handover metrics and
-figures out.
+figures out; Multipath TCP connections too (:mod:`.mptcp`).
 
 The per-packet work is vho-trace's (Rust, streamed: memory bounded by open flows); this
 module selects flows, tells each from the side of its data (:mod:`.metrics`), finds the
@@ -28,6 +28,7 @@ from .. import _native, files
 from ..capture import read_tcp
 from ..errors import CaptureError, NoFlowMatched, OutsideCapture, VhoError
 from . import metrics
+from . import mptcp as mp
 from .flowspec import FlowSpec, parse
 
 __all__ = ["METRICS", "CaptureAnalysis", "analyze"]
@@ -55,6 +56,7 @@ OWNED = (
     re.escape(METRICS),
     re.escape(FLOWS),
     r"(sequence|throughput|cwnd)_flow\d+\.(png|svg)",
+    *mp.OWNED,
 )
 
 
@@ -75,6 +77,16 @@ class CaptureAnalysis:
     figures: list[Path] = field(default_factory=list)
     #: The span of t_a's mean asked for (``ta_mean``), None when not asked.
     ta_mean: str | None = None
+    #: vho-trace's Multipath TCP analysis (connections, and every MPTCP data segment and
+    #: mapping as columns), None for a capture without MPTCP (see :mod:`.mptcp`).
+    mptcp: dict[str, Any] | None = None
+
+    def mptcp_segments(self) -> pd.DataFrame:
+        """Every MPTCP data segment with its subflow and DSN (:func:`.mptcp.segments`);
+        empty without MPTCP."""
+        if self.mptcp is None:
+            return pd.DataFrame()
+        return mp.segments(self.mptcp)
 
     def raw_entries(self) -> list[dict[str, Any]]:
         """The metrics entries of the kept conversations."""
@@ -260,6 +272,11 @@ def analyze(
     Given, each flow's entry names it (``ta_mean``) and holds t_a and the mean of both spans
     (``adaptation_time_by_mean``); ``adaptation_time_s`` is t_a against the one asked for.
 
+    A capture holding Multipath TCP (RFC 8684) also gets ``metrics["mptcp"]`` (its
+    connections, subflows joined by token, reinjections, DSN order; see :mod:`.mptcp`),
+    :attr:`CaptureAnalysis.mptcp` and, with ``out_dir``, the MPTCP Parquet tables and each
+    connection's time-sequence graph in DSN space; a capture without it gets none of these.
+
     Raises :class:`vho.errors.CaptureError` for an unreadable capture and
     :class:`vho.errors.VhoError` for a bad argument.
     """
@@ -318,6 +335,7 @@ def _analyze(
         if out is not None:
             out.close()
     header = json.loads(stream.summary())
+    mptcp_text = stream.mptcp()
     _check_within(path, handover_at, header)
     if spec is not None and not kept.total:
         more = f" and {every - 5} more" if every > 5 else ""
@@ -354,8 +372,14 @@ def _analyze(
     }
     if ta_mean is not None:
         result["ta_mean"] = ta_mean
+    mptcp_raw = json.loads(mptcp_text) if mptcp_text is not None else None
+    if mptcp_raw is not None:
+        # Only for a capture with MPTCP: a plain TCP capture's metrics.json is unchanged.
+        result["mptcp"] = mp.section(mptcp_raw, stage is not None)
     raw = {**header, "flows": [c for _, c in listed]}
-    a = CaptureAnalysis(path, result, _scalar_rows(result["flows"]), raw, ta_mean=ta_mean)
+    a = CaptureAnalysis(
+        path, result, _scalar_rows(result["flows"]), raw, ta_mean=ta_mean, mptcp=mptcp_raw
+    )
     if stage is not None:
         beside = _series_for(path, series, kept.total)
         sim_drops = _drops_for(path, beside) if series is None else None
@@ -425,6 +449,8 @@ def _write(
                 every,
                 sim_drops=sim_drops,
             )
+        if a.mptcp is not None:
+            written += mp.write(a.mptcp, stage, every)
         body = json.dumps(a.metrics, indent=2, allow_nan=False) + "\n"
         (stage / METRICS).write_text(body, encoding="utf-8")
         return written

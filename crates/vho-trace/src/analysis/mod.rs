@@ -5,6 +5,7 @@
 //! - [`rtt`], [`sack`], [`stall`]: RTT samples, SACK/D-SACK blocks, the longest stall;
 //! - [`spurious`]: spurious retransmissions with their evidence, and the capture point;
 //! - [`handover`]: finding a change of path (a handover) with its evidence;
+//! - [`mptcp`]: Multipath TCP connections, their subflows joined by token, DSN mappings;
 //! - [`flow`]: a conversation, the state that connects the mechanisms;
 //! - [`table`]: the open conversations, each costing what it holds;
 //! - [`summary`]: the [`analyze`] entry point and its serializable result.
@@ -12,6 +13,7 @@
 pub mod adaptation;
 pub mod flow;
 pub mod handover;
+pub mod mptcp;
 pub mod rtt;
 pub mod sack;
 pub mod spurious;

@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::adaptation::{AdaptationTime, TaMean, ThroughputPoints};
 use super::flow::Flow;
 use super::handover::PathChange;
+use super::mptcp::{MptcpResult, MptcpTable};
 use super::rtt::RttStats;
 use super::spurious::{point_from_handshake, CapturePoint, SpuriousResult};
 use super::table::{FlowTable, Remaining};
@@ -305,6 +306,8 @@ pub struct FlowStream<R: Read> {
     remaining: Option<Remaining>,
     opts: AnalyzeOptions,
     summary: Summary,
+    /// Multipath TCP connections (see [`super::mptcp`]): costs nothing without MPTCP.
+    mptcp: MptcpTable,
 }
 
 impl FlowStream<BufReader<File>> {
@@ -331,6 +334,7 @@ impl<R: Read> FlowStream<R> {
                 file: label.to_string(),
                 ..Summary::default()
             },
+            mptcp: MptcpTable::default(),
         })
     }
 
@@ -356,7 +360,8 @@ impl<R: Read> FlowStream<R> {
                     match decode(rec.t_ns, rec.linktype, rec.data) {
                         Ok(seg) => {
                             a.tcp_segments += 1;
-                            table.push(&seg);
+                            let conv = table.push(&seg);
+                            self.mptcp.push(a.packets, conv, &seg);
                             self.ready.extend(table.take_done());
                         }
                         Err(s) => a.skipped.add(s),
@@ -393,5 +398,14 @@ impl<R: Read> FlowStream<R> {
     /// What the analysis found besides the conversations (complete after the last one).
     pub fn summary(&self) -> &Summary {
         &self.summary
+    }
+
+    /// The capture's Multipath TCP connections, once every conversation has been handed out;
+    /// `None` before, for a capture without an MPTCP option, and after the first call.
+    pub fn take_mptcp(&mut self) -> Option<MptcpResult> {
+        if self.table.is_some() || self.mptcp.is_empty() {
+            return None;
+        }
+        Some(std::mem::take(&mut self.mptcp).finish())
     }
 }

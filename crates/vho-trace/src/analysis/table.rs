@@ -212,8 +212,9 @@ impl FlowTable {
         self.index.len()
     }
 
-    /// Analyses one segment.
-    pub fn push(&mut self, s: &Segment) {
+    /// Analyses one segment; returns its conversation's index (the order of its first
+    /// packet, as `tcp.stream`).
+    pub fn push(&mut self, s: &Segment) -> usize {
         let key = FlowKey::of((s.src, s.tcp.sport), (s.dst, s.tcp.dport));
         let hash = self.hasher.hash_one(key);
         let (ones, flows) = (&self.ones, &self.flows);
@@ -238,34 +239,36 @@ impl FlowTable {
             }
             other => other,
         };
-        match slot {
+        let index = match slot {
             Some(slot) => self.push_to_flow(slot, hash, s),
             None => self.open_new(hash, s),
-        }
+        };
         self.max_open = self.max_open.max(self.index.len());
         self.segments += 1;
         if self.segments.is_multiple_of(SWEEP_EVERY) {
             self.sweep(s.ts_ns);
         }
+        index
     }
 
     /// A segment of the conversation in Flow slot `slot`: a new connection on the same
     /// ports finishes the old one first.
-    fn push_to_flow(&mut self, slot: u32, hash: u64, s: &Segment) {
+    fn push_to_flow(&mut self, slot: u32, hash: u64, s: &Segment) -> usize {
         let i = (slot & !FLOW_SLOT) as usize;
         let flow = self.flows[i]
             .as_mut()
             .expect("invariant: the index names occupied slots only");
         if flow.is_reuse(s) {
             self.remove(slot, hash);
-            self.open_new(hash, s);
+            self.open_new(hash, s)
         } else {
             flow.push(s);
+            flow.index
         }
     }
 
-    /// The first segment of a new conversation.
-    fn open_new(&mut self, hash: u64, s: &Segment) {
+    /// The first segment of a new conversation; returns its index.
+    fn open_new(&mut self, hash: u64, s: &Segment) -> usize {
         let index = self.next_index;
         self.next_index += 1;
         let slot = match OneSegment::of(index, s) {
@@ -280,6 +283,7 @@ impl FlowTable {
         self.index.insert_unique(hash, slot, |&v| {
             self.hasher.hash_one(key_of(ones, flows, v))
         });
+        index
     }
 
     /// Takes the conversation in `slot` out of the table, finished, into `finished`.

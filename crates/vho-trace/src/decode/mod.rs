@@ -2,6 +2,7 @@
 
 pub mod ip;
 pub mod link;
+pub mod mptcp;
 pub mod tcp;
 
 pub use tcp::TcpHeader;

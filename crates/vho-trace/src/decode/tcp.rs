@@ -1,6 +1,8 @@
 //! The TCP header (RFC 9293 §3.1) and the options vho reads: MSS (RFC 9293 §3.2), window
-//! scale and timestamps (RFC 7323), SACK-permitted and SACK blocks (RFC 2018).
+//! scale and timestamps (RFC 7323), SACK-permitted and SACK blocks (RFC 2018), and Multipath
+//! TCP's (RFC 8684, see [`super::mptcp`]).
 
+use super::mptcp::{self, MptcpOption};
 use super::Skip;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -21,6 +23,9 @@ pub struct TcpHeader {
     pub timestamps: Option<(u32, u32)>,
     /// SACK blocks (left, right), at most four (RFC 2018 §3).
     pub sack: Vec<(u32, u32)>,
+    /// Multipath TCP options (kind 30), in header order; a malformed one is
+    /// [`MptcpOption::Malformed`].
+    pub mptcp: Vec<MptcpOption>,
 }
 
 pub const FIN: u8 = 0x01;
@@ -63,6 +68,12 @@ pub fn parse(b: &[u8]) -> Result<TcpHeader, Skip> {
         let Some(&len) = opts.get(i + 1) else { break };
         let len = len as usize;
         if len < 2 || i + len > opts.len() {
+            if kind == mptcp::KIND {
+                h.mptcp.push(MptcpOption::Malformed {
+                    subtype: opts.get(i + 2).map_or(0xff, |b| b >> 4),
+                    len: len as u8,
+                });
+            }
             break; // a malformed option ends option parsing, as in Wireshark
         }
         let v = &opts[i + 2..i + len];
@@ -83,6 +94,7 @@ pub fn parse(b: &[u8]) -> Result<TcpHeader, Skip> {
                     u32::from_be_bytes([v[4], v[5], v[6], v[7]]),
                 ))
             }
+            (mptcp::KIND, _) => h.mptcp.push(mptcp::parse(&opts[i..i + len])),
             _ => {}
         }
         i += len;

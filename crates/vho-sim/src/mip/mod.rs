@@ -13,6 +13,7 @@ pub mod backoff;
 pub mod bicast;
 pub mod correspondent;
 pub mod home_agent;
+pub mod inbound;
 pub mod message;
 pub mod mobile;
 pub mod router;

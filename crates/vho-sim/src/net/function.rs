@@ -229,6 +229,22 @@ impl AnyFunction {
     }
 }
 
+/// A node's chain as Mobile IPv6's header processing asks it (`mip::inbound`): its mobile
+/// node entity reads inbound data, every function may refuse a Home Address option.
+impl crate::mip::inbound::Entities for [AnyFunction] {
+    fn on_inbound(&mut self, now: Time, pkt: &Packet, to: crate::mip::Addr) {
+        for f in self.iter_mut() {
+            if let AnyFunction::MobileNode(mn) = f {
+                mn.on_inbound(now, pkt, to);
+                return;
+            }
+        }
+    }
+    fn admit(&mut self, now: Time, pkt: &Packet) -> bool {
+        self.iter_mut().all(|f| f.admit(now, pkt))
+    }
+}
+
 /// The timing of a path through one access link, as a proxy configured for that link knows
 /// it: what a bandwidth-delay product is computed from.
 #[derive(Clone, Copy, Debug, PartialEq)]

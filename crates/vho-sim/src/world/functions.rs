@@ -73,8 +73,9 @@ impl World {
             self.advance(egress);
         }
         for i in first..self.functions[node].chain.len() {
-            if self.mip.is_some() && i > first {
-                // A Mobile IPv6 entity may have readdressed it (a tunnel, a care-of address).
+            if self.routes.by_address() && i > first {
+                // Routed by address, a function may have readdressed it (a Mobile IPv6
+                // tunnel, a care-of address).
                 egress = self.egress(node, idx).unwrap_or(NO_ROUTE);
             }
             let hop = Hop { ingress, egress };

@@ -3,7 +3,7 @@
 use crate::spec::{LinkIdx, NodeIdx};
 use std::collections::VecDeque;
 
-pub type DirIdx = u32;
+pub use crate::config::DirIdx;
 pub const NO_ROUTE: DirIdx = u32::MAX;
 
 /// Index of a link's direction: `2·link` for a → b, `2·link + 1` for b → a.

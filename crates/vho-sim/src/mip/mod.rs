@@ -3,7 +3,9 @@
 //! node's route optimisation, access routers' advertisements. Each is a protocol entity at a
 //! node, sans-IO like a TCP endpoint: packets in, packets out, a timer, and the world as a
 //! driver (`world::mip`). They are node functions (`net::function`) that also originate and
-//! terminate packets.
+//! terminate packets. What a node does with a packet for one of its addresses, the headers
+//! taken off and where it goes next, is [`inbound`]; the messages themselves are
+//! `packet::signal` (re-exported as [`message`]), the settings `config::mip`.
 //!
 //! A handover's network-layer latency falls out of these packets crossing the simulated links:
 //! T_n = t_d + t_c + t_r (Cottingham & Vidales eq. 1-4, `000_2dceaee3c96622fa.txt` l.73-106),

@@ -15,9 +15,9 @@
 
 use super::flow_control::LinkFlowControl;
 use super::nemo_combiner::NemoCombiner;
-pub use crate::function::{Counters, Fabric, Hop, LinkView, Verdict};
 use super::tunnel::IpInIp;
 use super::window_clamp::WindowClamp;
+pub use crate::function::{Counters, Fabric, Hop, LinkView, Verdict};
 use crate::mip::correspondent::Correspondent;
 use crate::mip::home_agent::HomeAgent;
 use crate::mip::mobile::MobileNode;

@@ -22,10 +22,10 @@
 //! goes out in order, before the packets that follow without a PIO; a packet that meets
 //! released copies still waiting at that instant queues behind them.
 
-pub use crate::config::mip::Combining;
 use super::combine::{AnyCombiner, Combiner, LinkClass, Verdict as CopyVerdict};
 use super::function::{Counters, Hop, Verdict};
 use super::routes::DirIdx;
+pub use crate::config::mip::Combining;
 use crate::packet::{ext, Packet, PktIdx};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;

@@ -11,9 +11,9 @@
 
 pub mod signal;
 
-pub use signal::Signal;
 use crate::tcp::{Segment, TxKind};
 use crate::time::Time;
+pub use signal::Signal;
 
 pub type PktIdx = u32;
 

@@ -45,12 +45,12 @@
 //! when every copy of n arrived after m had gone: n lost or late on the fast link and its slow
 //! copy later than m's hold, which eq. 2's estimate is meant to make rare.
 
+use super::sequence_table::{Lookup, SequenceTable};
+use super::{CombineError, Combiner, CombinerStats, LinkClass, Pio, SeqUnwrapper, Verdict};
 pub use crate::config::mip::{
     ApcConfig, InitialEDelay, DEFAULT_ALPHA, DEFAULT_FIRST_DELAY_WAIT, DOWNWARD_INITIAL_E_DELAY,
     UPWARD_INITIAL_E_DELAY,
 };
-use super::sequence_table::{Lookup, SequenceTable};
-use super::{CombineError, Combiner, CombinerStats, LinkClass, Pio, SeqUnwrapper, Verdict};
 use crate::time::{Dur, Time, NANOS_PER_MILLI};
 use std::collections::VecDeque;
 

@@ -1,6 +1,7 @@
 //! Driving Mobile IPv6 (`crate::mip`): the run's addresses and routes to them, the protocol
 //! entities at their nodes, packets addressed to a node's care-of address or through a tunnel
-//! it ends, and a handover as a link event the mobile node reacts to with signalling.
+//! it ends (their headers are `mip::inbound`'s business; the world does what it answers), and
+//! a handover as a link event the mobile node reacts to with signalling.
 //!
 //! Routing in a Mobile IPv6 run is by address. Each care-of address is reached over its own
 //! access link (the route table is computed over the graph in which each access link ends at
@@ -299,24 +300,6 @@ impl World {
         }
     }
 
-    /// Sends what node `node`'s functions originate now, then re-arms its wake-up.
-    pub(super) fn pump_functions(&mut self, node: NodeIdx) {
-        for i in 0..self.functions[node].chain.len() {
-            while let Some(p) = self.functions[node].chain[i].poll_transmit() {
-                let idx = self.slab.insert(p);
-                if p.is_tcp() {
-                    self.note_copy(idx);
-                }
-                if self.capture[node] {
-                    let pkt = *self.slab.get(idx);
-                    self.tap(node, &pkt);
-                }
-                self.forward_from(node, idx, None, i + 1);
-            }
-        }
-        self.release_held(node);
-    }
-
     /// Handover `h` in a Mobile IPv6 run: the link layer's part only. A hard handover takes
     /// the old link down (what waits in its queues is lost); the new link comes up if it was
     /// down; the mobile node is told, and the rest is its signalling.
@@ -376,14 +359,5 @@ impl World {
             self.took_effect(d);
             self.sample_queue(d);
         }
-    }
-
-    /// Tells node `node`'s functions the time (each acts on what is due), then lets them send.
-    pub(super) fn wake_functions(&mut self, node: NodeIdx) {
-        let now = self.now;
-        for f in &mut self.functions[node].chain {
-            f.handle_timeout(now);
-        }
-        self.pump_functions(node);
     }
 }

@@ -11,12 +11,19 @@
 //!   SACK scoreboard), driven by whichever clock owns them;
 //! - `probe`: CapProbe capacity estimation and handoff notification (IHN, EHN; FRA, ERR), for
 //!   TFRC Probe (`tfrc::probe`) and TCP Probe;
-//! - `link`, `net`, `handover`: links with queues and loss, nodes that forward, handover models;
+//! - `packet`: what a packet is and carries (a Mobile IPv6 message, `packet::signal`; a bicast
+//!   copy's identifier);
+//! - `config`, `spec`: the models' parameters as a scenario gives them, below the models;
+//! - `link`, `handover`: links with queues and loss, handover models;
+//! - `function`: the node-function contract; `mip` (Mobile IPv6's entities, and the header
+//!   handling at an address's owner, `mip::inbound`) and `net` (nodes' functions, routes) above it;
 //! - `sched`, `world`: the event clock that drives everything in simulated time;
 //! - `record`: pcap, time series, counters and the ground truth of what really happened;
 //! - `scenario`: the TOML schema, validated with the location of every error.
 
 pub mod agent;
+pub mod config;
+pub mod function;
 pub mod handover;
 pub mod link;
 pub mod mip;

@@ -8,8 +8,7 @@
 use crate::tcp::TcpConfig;
 use crate::time::{Dur, Time};
 
-pub type NodeIdx = usize;
-pub type LinkIdx = usize;
+pub use crate::config::{LinkIdx, NodeIdx};
 
 #[derive(Clone, Debug)]
 pub struct Spec {
@@ -30,10 +29,10 @@ pub struct Spec {
     pub functions: Vec<FunctionSpec>,
     /// Mobile IPv6 (`[mipv6]`): handovers as signalling packets (`crate::mip`); `None`, a
     /// handover is an instant plus a fixed delay.
-    pub mipv6: Option<crate::mip::MipSpec>,
+    pub mipv6: Option<crate::config::mip::MipSpec>,
     /// NEMO soft handover (`[nemo]`, with `[mipv6]`): bicasting at the home agent, combining
     /// at the mobile router (`crate::mip::bicast`, `crate::net::nemo_combiner`).
-    pub nemo: Option<crate::mip::bicast::NemoSpec>,
+    pub nemo: Option<crate::config::mip::NemoSpec>,
     pub record: RecordSpec,
 }
 
@@ -194,9 +193,9 @@ pub enum LinkLayerSpec {
     #[default]
     Plain,
     /// A 3G bearer in RLC Acknowledged Mode (`link::rlc_am`).
-    RlcAm(crate::link::rlc_am::RlcAmConfig),
+    RlcAm(crate::config::link::RlcAmConfig),
     /// An 802.11b station under DCF (`link::dcf`).
-    Dcf(crate::link::dcf::DcfConfig),
+    Dcf(crate::config::link::DcfConfig),
 }
 
 impl LinkLayerSpec {
@@ -329,7 +328,7 @@ pub struct ScheduleSpec {
     pub delay: Option<Level<Dur>>,
     /// A loss probability per packet (Bernoulli), where the direction's `loss_at` puts it.
     pub loss: Option<Level<f64>>,
-    pub state: Option<crate::link::change::LinkState>,
+    pub state: Option<crate::config::link::LinkState>,
     /// A Mahimahi packet-delivery trace (its lines' millisecond offsets, compacted)
     /// serialising the direction from `at` on, instead of a rate (`link::trace`).
     pub trace: Option<TraceSpec>,
@@ -346,7 +345,7 @@ pub struct ScheduleSpec {
 /// held them as a list): the hash does not depend on where the file is, and is what it was.
 #[derive(Clone, PartialEq)]
 pub struct TraceSpec {
-    pub opportunities: crate::link::trace::Opportunities,
+    pub opportunities: crate::config::link::Opportunities,
     pub source: Option<TraceSource>,
 }
 
@@ -407,7 +406,7 @@ pub struct FlowSpec {
     pub tcp: TcpConfig,
     /// The remedies asked for this flow, by name (`crate::remedy`); already applied to the
     /// spec (its TCP settings, its mobile's handovers) when the spec is built.
-    pub remedies: Vec<crate::remedy::Remedy>,
+    pub remedies: Vec<crate::config::Remedy>,
     /// TFRC Probe and its handoff notifications (`[flow.probe]`, the remedies `probe`, `ihn`,
     /// `ehn`, `fra`, `err`).
     pub probe: crate::probe::ProbeConfig,
@@ -481,7 +480,7 @@ impl Default for RecordSpec {
             goodput_window: None,
             queues: false,
             pcap_cross: false,
-            snaplen: crate::record::pcap::SNAPLEN,
+            snaplen: crate::config::SNAPLEN,
         }
     }
 }

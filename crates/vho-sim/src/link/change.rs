@@ -17,50 +17,11 @@
 //! - state: see [`LinkState`].
 
 use super::{LinkDir, LossModel};
+pub use crate::config::link::LinkState;
 use crate::packet::PktIdx;
 use crate::rng::Rng;
 use crate::spec::LossAt;
 use crate::time::{Dur, Time};
-
-/// A direction's scheduled state.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub enum LinkState {
-    /// Carrying traffic.
-    #[default]
-    Up,
-    /// Nothing starts serialising (the packet on the air finishes); the queue keeps accepting,
-    /// as a direction blocked by a handover's delay, and drains in order once up again.
-    Outage,
-    /// The interface stays up and serialises, but every packet whose serialisation ends
-    /// during the blackhole is lost (a path blackholed beyond the interface), booked as
-    /// [`DropCause::LinkState`].
-    Blackhole,
-    /// The interface is down: what waits in the queue is discarded as at a hard handover
-    /// ([`DropCause::HandoverFlush`]), what is on the air or propagating is lost as there
-    /// ([`DropCause::InFlight`], `world::schedule` calls [`LinkDir::discard_in_flight`]), and
-    /// every packet offered meanwhile is dropped ([`DropCause::LinkState`]).
-    Down,
-}
-
-impl LinkState {
-    pub const ALL: [LinkState; 4] = [
-        LinkState::Up,
-        LinkState::Outage,
-        LinkState::Blackhole,
-        LinkState::Down,
-    ];
-    pub fn name(self) -> &'static str {
-        match self {
-            LinkState::Up => "up",
-            LinkState::Outage => "outage",
-            LinkState::Blackhole => "blackhole",
-            LinkState::Down => "down",
-        }
-    }
-    pub fn from_name(s: &str) -> Option<LinkState> {
-        LinkState::ALL.into_iter().find(|l| l.name() == s)
-    }
-}
 
 /// A scheduled loss probability: fixed, or a linear ramp between two instants.
 #[derive(Clone, Copy, PartialEq, Debug)]

@@ -83,75 +83,10 @@
 //! [`Dcf::poll_timeout`], which includes the instant the MAC queue gains room; link schedules
 //! (Fig. 5's BER ramp) call [`Dcf::set_ber`].
 
+pub use crate::config::link::{DcfConfig, DATA_RATE_BPS, DEFAULT_MAC_QUEUE};
 use crate::rng::Rng;
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
-
-/// The data rate of 002's Table I: 1 Mb/s.
-pub const DATA_RATE_BPS: u64 = 1_000_000;
-
-/// Open: the MAC queue's capacity, in MSDUs, the one in transfer included. 002's NETEM
-/// emulation had no MAC queue of its own, only NETEM's. Two keep the next MSDU at hand when the
-/// post-backoff ends even if the direction in front feeds it one wake-up late (one would do for
-/// full rate: the head leaves before the post-backoff ends); everything else waits in the
-/// [`super::LinkDir`]'s queue, where its drop policy applies.
-pub const DEFAULT_MAC_QUEUE: usize = 2;
-
-/// The link's parameters; `Default` is 002's Table I with the standard's 802.11b values.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DcfConfig {
-    /// Rate of the data frames' MPDUs. Table I of 002: 1 Mb/s.
-    pub data_rate_bps: u64,
-    /// Rate of the ACK: the highest basic rate not above the data rate (9.6); 1 Mb/s, the
-    /// lowest rate of clauses 15 and 18, is in every 802.11b basic rate set.
-    pub basic_rate_bps: u64,
-    /// aSlotTime: 20 µs (Tables 15-2 and 18-5).
-    pub slot: Dur,
-    /// aSIFSTime: 10 µs (Tables 15-2 and 18-5).
-    pub sifs: Dur,
-    /// The long PLCP preamble (144 µs) and PLCP header (48 µs), sent at 1 Mb/s before every
-    /// frame (15.2, 18.2.2.1): 192 µs. Also aPHY-RX-START-Delay with the long preamble.
-    pub plcp: Dur,
-    /// MAC header (24 octets: frame control, duration, three addresses, sequence control) and
-    /// FCS (4) of a data frame (7.2.2): 28 octets.
-    pub mac_overhead_bytes: u32,
-    /// LLC/SNAP encapsulation of an IP packet (RFC 1042): 8 octets.
-    pub llc_snap_bytes: u32,
-    /// The ACK frame (7.2.1.3): frame control, duration, receiver address, FCS: 14 octets.
-    pub ack_bytes: u32,
-    /// aCWmin: 31 (Tables 15-2 and 18-5).
-    pub cw_min: u32,
-    /// aCWmax: 1023 (Tables 15-2 and 18-5).
-    pub cw_max: u32,
-    /// dot11ShortRetryLimit: transmission attempts of a frame before it is discarded, the
-    /// first included (Annex D MIB default: 7).
-    pub short_retry_limit: u8,
-    /// Bit error rate over the MPDU, of data and ACK frames alike. 002 ramps it over the
-    /// scenario (Fig. 5); 0 by default (a scenario value).
-    pub ber: f64,
-    /// The MAC queue's capacity in MSDUs: [`DEFAULT_MAC_QUEUE`] (open).
-    pub queue_capacity: usize,
-}
-
-impl Default for DcfConfig {
-    fn default() -> Self {
-        DcfConfig {
-            data_rate_bps: DATA_RATE_BPS,
-            basic_rate_bps: 1_000_000,
-            slot: Dur::from_micros(20),
-            sifs: Dur::from_micros(10),
-            plcp: Dur::from_micros(192),
-            mac_overhead_bytes: 28,
-            llc_snap_bytes: 8,
-            ack_bytes: 14,
-            cw_min: 31,
-            cw_max: 1023,
-            short_retry_limit: 7,
-            ber: 0.0,
-            queue_capacity: DEFAULT_MAC_QUEUE,
-        }
-    }
-}
 
 /// A configuration the model cannot run.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

@@ -65,62 +65,10 @@
 //! direction's next event at [`RlcAm::poll_timeout`]; link schedules (Fig. 5's BLER ramp) call
 //! [`RlcAm::set_bler`].
 
+pub use crate::config::link::{RlcAmConfig, BEARER_BPS};
 use crate::rng::Rng;
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
-
-/// The 384 kb/s bearer of 002's Table I: 12 blocks × 320 payload bits per 10 ms TTI (see
-/// [`RlcAmConfig::payload_rate_bps`]).
-pub const BEARER_BPS: u64 = 384_000;
-
-/// The bearer's parameters; `Default` is 002's Table I with the open values below.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RlcAmConfig {
-    /// Transmission Time Interval. Table I of 002: 10 ms.
-    pub tti: Dur,
-    /// Transport blocks (one RLC PDU each) per TTI. Table I of 002: 12.
-    pub blocks_per_tti: u16,
-    /// Transport block size, one whole AMD PDU. Table I of 002: 336 bits.
-    pub block_bits: u32,
-    /// The AMD PDU header: D/C (1 bit), sequence number (12 bits), polling bit (1) and header
-    /// extension (2), two octets (TS 25.322's AMD PDU format). 16 bits leave 320 payload bits,
-    /// which makes Table I's 12 blocks per 10 ms exactly the 384 kb/s bearer.
-    pub header_bits: u32,
-    /// Length Indicator at the end of each SDU: 7 bits plus the extension bit, one octet, as
-    /// TS 25.322 uses for AMD PDUs of at most 126 octets (ours are 42).
-    pub li_bits: u32,
-    /// Iub delay, each way (RNC to Node B). Table I of 002: 20 ms.
-    pub iub_delay: Dur,
-    /// Block error rate: each block lost independently with this probability. 002 ramps it
-    /// over the scenario (Fig. 5); 0 by default (a scenario value).
-    pub bler: f64,
-    /// MaxDAT (TS 25.322 §9.7.3.3, §9.4 VT(DAT)): a PDU is transmitted at most `max_dat - 1`
-    /// times; the status that would schedule it a `max_dat`-th time discards its SDU (and the
-    /// SDUs before it back to VT(A), see the module doc). Table I of 002: 5 (4 transmissions).
-    /// At least 2: at 1 no PDU would ever be sent.
-    pub max_dat: u8,
-    /// Open: how long the receiver waits after a gap before the status PDU goes out
-    /// (Timer_Status_Prohibit or the sender's poll timer; neither is given by 002, and \[13\]'s
-    /// value was not at hand). 40 ms makes the status loop (block out, status back) 100 ms, ten
-    /// TTIs: [`RlcAmConfig::retransmission_cycle`].
-    pub status_wait: Dur,
-}
-
-impl Default for RlcAmConfig {
-    fn default() -> Self {
-        RlcAmConfig {
-            tti: Dur::from_millis(10),
-            blocks_per_tti: 12,
-            block_bits: 336,
-            header_bits: 16,
-            li_bits: 8,
-            iub_delay: Dur::from_millis(20),
-            bler: 0.0,
-            max_dat: 5,
-            status_wait: Dur::from_millis(40),
-        }
-    }
-}
 
 /// A configuration the model cannot run.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

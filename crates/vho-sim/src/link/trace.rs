@@ -17,25 +17,12 @@
 //! A packet's serialisation ends at the opportunity that carries its last byte. The lazy
 //! serialiser asks for that instant when the packet starts ([`DeliveryTrace::done`]).
 
+pub use crate::config::link::Opportunities;
 use crate::time::{Dur, Time};
-use std::sync::Arc;
 
 /// Bytes per delivery opportunity (`LinkQueue::PACKET_SIZE`, "default max TUN payload size",
 /// `src/frontend/link_queue.hh`).
 pub const MAHIMAHI_PACKET_SIZE: u32 = 1504;
-
-/// A trace's delivery opportunities, compacted: each distinct millisecond offset once, with
-/// how many opportunities it holds (a fast link's trace repeats each offset many times: a line
-/// per 1504 bytes). 12 bytes per distinct offset, however many lines the file had; shared
-/// (`Arc`) between the scenario and every direction the trace drives.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Opportunities {
-    /// The distinct offsets (ms), increasing (a repeat past `u32::MAX` opportunities starts a
-    /// second entry with the same offset).
-    ms: Arc<[u64]>,
-    /// How many opportunities each offset holds (at least 1).
-    count: Arc<[u32]>,
-}
 
 /// [`Opportunities`] built line by line, checked as mm-link checks a trace (`new`).
 #[derive(Default)]

@@ -10,29 +10,9 @@
 //! window's start, the BU's transit being the clock offset §IV-B shows cancels in eq. 2.
 
 use super::message::Addr;
-use crate::net::combine::Pio;
-use crate::net::nemo_combiner::Combining;
-use crate::spec::NodeIdx;
+pub use crate::config::mip::NemoSpec;
+use crate::packet::Pio;
 use crate::time::{Time, NANOS_PER_MILLI};
-
-/// A NEMO soft handover in a scenario (`[nemo]`): which mobile is a mobile router, the nodes
-/// behind it, the home agent's bicasting window and the router's combining.
-#[derive(Clone, PartialEq, Debug)]
-pub struct NemoSpec {
-    /// The mobile router, an index into `Spec::mobiles`.
-    pub router: usize,
-    /// Its mobile network: the local fixed nodes (LFNs) behind it, each on a link to it.
-    pub network: Vec<NodeIdx>,
-    /// The bicasting window [from, until): the handover's trigger and its completion (§V-C:
-    /// 5 s and 15 s). `None`: no bicasting, the Make-Before-Break baseline (the path switches
-    /// with the `[[handover]]`).
-    pub bicast: Option<(Time, Time)>,
-    /// Bicasting upward too (§IV-B: "applied to the down-link traffic from the HA to the MR
-    /// and/or the up-link traffic"): the router sends the network's packets through both
-    /// reverse tunnels, the home agent combines them.
-    pub uplink: bool,
-    pub combining: Combining,
-}
 
 /// The home agent's bicasting policy for one mobile router.
 #[derive(Clone, Debug)]

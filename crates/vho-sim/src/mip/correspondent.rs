@@ -9,7 +9,7 @@
 
 use super::message::{Addr, RH2_BYTES};
 use super::{signal_packet, Addresses, Signal, BINDING_LIFETIME_4S};
-use crate::net::function::{Counters, Verdict};
+use crate::function::{Counters, Verdict};
 use crate::packet::{ext, Packet};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;

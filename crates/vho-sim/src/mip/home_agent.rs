@@ -10,7 +10,7 @@
 use super::bicast::Bicast;
 use super::message::{Addr, PIO_BYTES};
 use super::{encapsulate, signal_packet, Addresses, Signal};
-use crate::net::function::{Counters, Verdict};
+use crate::function::{Counters, Verdict};
 use crate::packet::{ext, Packet};
 use crate::time::Time;
 use std::collections::VecDeque;

@@ -3,7 +3,9 @@
 //! node's route optimisation, access routers' advertisements. Each is a protocol entity at a
 //! node, sans-IO like a TCP endpoint: packets in, packets out, a timer, and the world as a
 //! driver (`world::mip`). They are node functions (`net::function`) that also originate and
-//! terminate packets.
+//! terminate packets. What a node does with a packet for one of its addresses, the headers
+//! taken off and where it goes next, is [`inbound`]; the messages themselves are
+//! `packet::signal` (re-exported as [`message`]), the settings `config::mip`.
 //!
 //! A handover's network-layer latency falls out of these packets crossing the simulated links:
 //! T_n = t_d + t_c + t_r (Cottingham & Vidales eq. 1-4, `000_2dceaee3c96622fa.txt` l.73-106),
@@ -13,10 +15,12 @@ pub mod backoff;
 pub mod bicast;
 pub mod correspondent;
 pub mod home_agent;
-pub mod message;
+pub mod inbound;
 pub mod mobile;
 pub mod router;
 
+pub use crate::config::mip::{Dad, Detection, MipSpec, RoStart, RouterSpec};
+pub use crate::packet::signal as message;
 use crate::spec::{LinkIdx, NodeIdx};
 use crate::time::Dur;
 pub use message::{Addr, Signal};
@@ -56,64 +60,6 @@ pub const ADV_INTERVAL_SLACK: Dur = Dur::from_millis(20);
 /// MAX_RR_BINDING_LIFETIME (§12), longer than any run here: bindings never expire mid-run.
 pub const BINDING_LIFETIME_4S: u16 = 105;
 
-/// How the mobile node learns that it must move (Cottingham & Vidales §4: t_d).
-#[derive(Clone, Copy, PartialEq, Debug)]
-pub enum Detection {
-    /// The current router is declared lost after `k` of its advertisement intervals without an
-    /// advertisement (MIPL's "2 lost RAs", 000 l.108-110); a new link is found by its
-    /// router's first advertisement (eq. 2's wait).
-    RaMiss { k: u32 },
-    /// The link layer tells the mobile node at once (after `delay`) that a link went down or
-    /// came up; on a new link it solicits an advertisement.
-    L2Trigger { delay: Dur },
-}
-
-/// Duplicate address detection on a new link (RFC 4862 §5.4; eq. 3's t_DAD_LL and t_DAD_NL).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Dad {
-    /// DupAddrDetectTransmits = 1: one Neighbor Solicitation per address, U[0,
-    /// MAX_RTR_SOLICITATION_DELAY) after its start (Linux's `addrconf_dad_kick`), the address
-    /// taken RetransTimer after it; link-local first (as the interface comes up), then the
-    /// care-of address (`mobile::MobileNode::start_dad`).
-    Full,
-    /// RFC 4429: the Neighbor Solicitations are sent, the addresses used at once.
-    Optimistic,
-    /// DupAddrDetectTransmits = 0: no solicitation, the addresses used at once.
-    None,
-}
-
-/// When the mobile node starts return routability with a correspondent after moving.
-#[derive(Clone, Copy, PartialEq, Debug)]
-pub enum RoStart {
-    /// When its home agent acknowledges the new binding.
-    AfterBa,
-    /// `delay` after that acknowledgement (the bare phenomenon of §6.1's unexplained LAN
-    /// time, 000 l.183).
-    AfterBaDelay(Dur),
-    /// When the home agent's acknowledgement has come and a data packet from the
-    /// correspondent then arrives tunnelled (the mobile starts route optimisation for a
-    /// correspondent it hears from through its home agent, RFC 6275 §11.3.1's "MAY").
-    OnTraffic,
-    /// With the home registration, in parallel (000 l.106: "can be done simultaneously").
-    Parallel,
-}
-
-/// An access router and the access link it advertises on.
-#[derive(Clone, Copy, PartialEq, Debug)]
-pub struct RouterSpec {
-    pub node: NodeIdx,
-    pub link: LinkIdx,
-    /// Unsolicited advertisements at intervals uniform in [ra_min, ra_max] (RFC 4861 §6.2.4).
-    pub ra_min: Dur,
-    pub ra_max: Dur,
-    /// The link has link-layer addresses, carried in RS/RA options (RFC 4861 §4.1-4.2); not
-    /// on a point-to-point link such as GPRS.
-    pub link_layer: bool,
-    /// MinDelayBetweenRAs (RFC 6275 §13): a solicited advertisement comes no sooner than this
-    /// after the last multicast one (RFC 4861 §6.2.6).
-    pub min_delay_between_ras: Dur,
-}
-
 impl RouterSpec {
     /// The Advertisement Interval option's value: MaxRtrAdvInterval, plus 20 ms when below
     /// 200 ms (RFC 6275 §7.5).
@@ -124,35 +70,6 @@ impl RouterSpec {
             self.ra_max
         }
     }
-}
-
-/// Mobile IPv6 in a scenario (`[mipv6]`): one home agent, its mobile nodes' settings, the
-/// correspondents doing route optimisation, the access routers.
-#[derive(Clone, PartialEq, Debug)]
-pub struct MipSpec {
-    pub home_agent: NodeIdx,
-    /// Hosts that take part in route optimisation (correspondent nodes).
-    pub correspondents: Vec<NodeIdx>,
-    pub routers: Vec<RouterSpec>,
-    pub detection: Detection,
-    pub dad: Dad,
-    /// The mobile's interfaces that are up at time zero have their router, link-local and
-    /// care-of addresses already (000 l.59: GPRS attached "simultaneously"); otherwise only the
-    /// initial one has.
-    pub preconfigured: bool,
-    pub route_optimisation: bool,
-    pub ro_start: RoStart,
-    /// Per mobile (in `Spec::mobiles` order), its interfaces up at time zero.
-    pub attached: Vec<Vec<LinkIdx>>,
-    /// Whether a first Router Solicitation on a new link waits U[0, MAX_RTR_SOLICITATION_DELAY]
-    /// (RFC 4861 §6.3.7).
-    pub rs_delay: bool,
-    /// Whether the Binding Update to a correspondent asks for an acknowledgement (RFC 6275
-    /// §6.1.7's A flag; MIPL 2.0's default `UseCnBuAck` is off).
-    pub cn_ack: bool,
-    /// Processing time of the default-router and care-of address configuration, t_DR + t_CoA
-    /// (eq. 3; "terminal characteristics", 000 l.66; open, 0 by default).
-    pub processing: Dur,
 }
 
 /// The run's addresses: every node's own, then one care-of address per mobile interface.

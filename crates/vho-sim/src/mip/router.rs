@@ -7,7 +7,7 @@
 //! for is what eq. 2 of Cottingham & Vidales models (t_d, 000 l.79-99).
 
 use super::{signal_packet, Addr, RouterSpec, Signal, MAX_RA_DELAY_TIME};
-use crate::net::function::Counters;
+use crate::function::Counters;
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::time::{Dur, Time};

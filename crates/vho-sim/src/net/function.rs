@@ -15,64 +15,15 @@
 
 use super::flow_control::LinkFlowControl;
 use super::nemo_combiner::NemoCombiner;
-use super::routes::DirIdx;
 use super::tunnel::IpInIp;
 use super::window_clamp::WindowClamp;
-use crate::link::queue::Limit;
+pub use crate::function::{Counters, Fabric, Hop, LinkView, Verdict};
 use crate::mip::correspondent::Correspondent;
 use crate::mip::home_agent::HomeAgent;
 use crate::mip::mobile::MobileNode;
 use crate::mip::router::AccessRouter;
 use crate::packet::{Packet, PktIdx};
-use crate::spec::NodeIdx;
 use crate::time::{Dur, Time};
-
-/// What a function does with a packet it was handed.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Verdict {
-    /// On to the next function, then to the link its route names (possibly rewritten).
-    Pass,
-    /// The function keeps it and releases it later through `poll_release`.
-    Hold,
-    /// Dropped for want of room (booked as a queue overflow on `egress`).
-    Drop,
-    /// A copy made redundant by another (a combiner's duplicate): freed, no loss booked.
-    Absorb,
-}
-
-/// A link direction leaving the node, as the node sees it at the present instant.
-#[derive(Clone, Copy, Debug)]
-pub struct LinkView {
-    pub rate_bps: u64,
-    /// Bytes and packets waiting in the direction's queue (the one on the air excluded).
-    pub waiting_bytes: u64,
-    pub waiting_packets: usize,
-    /// The queue's configured limit.
-    pub limit: Limit,
-    /// When the queue next shrinks (the packet on the air finishes, or a blocked direction
-    /// may start); `None` when nothing is on the air or waiting.
-    pub next_dequeue: Option<Time>,
-}
-
-/// What the world lets a node function see: the node's routes and the links leaving it.
-pub trait Fabric {
-    /// The link direction a packet for `dst` leaves on now.
-    fn route(&self, dst: NodeIdx) -> Option<DirIdx>;
-    /// A direction leaving the node, brought up to the present.
-    fn link(&self, d: DirIdx) -> LinkView;
-}
-
-/// Where a packet handed to a function came from and where it is going.
-#[derive(Clone, Copy, Debug)]
-pub struct Hop {
-    /// The direction it arrived over; `None` when the node originated it.
-    pub ingress: Option<DirIdx>,
-    /// The direction its route names.
-    pub egress: DirIdx,
-}
-
-/// Per-function counters for `summary.json` (`functions`): name, value pairs.
-pub type Counters = Vec<(&'static str, u64)>;
 
 /// Every kind of node function. The Mobile IPv6 entities (`crate::mip`) are node functions
 /// that also originate packets (`poll_transmit`) and terminate signalling (`on_deliver`).
@@ -226,6 +177,22 @@ impl AnyFunction {
             AnyFunction::AccessRouter(f) => f.counters(),
             AnyFunction::NemoCombiner(f) => f.counters(),
         }
+    }
+}
+
+/// A node's chain as Mobile IPv6's header processing asks it (`mip::inbound`): its mobile
+/// node entity reads inbound data, every function may refuse a Home Address option.
+impl crate::mip::inbound::Entities for [AnyFunction] {
+    fn on_inbound(&mut self, now: Time, pkt: &Packet, to: crate::mip::Addr) {
+        for f in self.iter_mut() {
+            if let AnyFunction::MobileNode(mn) = f {
+                mn.on_inbound(now, pkt, to);
+                return;
+            }
+        }
+    }
+    fn admit(&mut self, now: Time, pkt: &Packet) -> bool {
+        self.iter_mut().all(|f| f.admit(now, pkt))
     }
 }
 

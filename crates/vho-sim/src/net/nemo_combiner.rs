@@ -25,17 +25,10 @@
 use super::combine::{AnyCombiner, Combiner, LinkClass, Verdict as CopyVerdict};
 use super::function::{Counters, Hop, Verdict};
 use super::routes::DirIdx;
+pub use crate::config::mip::Combining;
 use crate::packet::{ext, Packet, PktIdx};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
-
-/// What the mobile router does with the two copies (`[nemo] combining`).
-#[derive(Clone, Copy, PartialEq, Debug)]
-pub enum Combining {
-    None,
-    NemoSho,
-    Apc(super::combine::apc::ApcConfig),
-}
 
 /// [`NemoCombiner::totals`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 use crate::spec::{LinkIdx, NodeIdx};
 use std::collections::VecDeque;
 
-pub type DirIdx = u32;
+pub use crate::config::DirIdx;
 pub const NO_ROUTE: DirIdx = u32::MAX;
 
 /// Index of a link's direction: `2·link` for a → b, `2·link + 1` for b → a.
@@ -24,6 +24,8 @@ pub fn dir_is_a_to_b(d: DirIdx) -> bool {
 pub struct Routes {
     n: usize,
     next: Vec<DirIdx>,
+    /// Whether the table routes addresses rather than nodes (`by_address`).
+    by_address: bool,
 }
 
 impl Routes {
@@ -63,7 +65,25 @@ impl Routes {
             }
             next[src * n_nodes..(src + 1) * n_nodes].copy_from_slice(&first_hop);
         }
-        Routes { n: n_nodes, next }
+        Routes {
+            n: n_nodes,
+            next,
+            by_address: false,
+        }
+    }
+
+    /// Marks the table as one over addresses, some of which are not nodes (a mobile's care-of
+    /// addresses, `world::mip`): a packet in transit is then looked at where its destination's
+    /// owner is, a node's functions may readdress it (and give a packet with no route one),
+    /// and a mobile sends by its source address.
+    pub fn route_by_address(&mut self) {
+        self.by_address = true;
+    }
+
+    /// Whether the table is over addresses (`route_by_address`).
+    #[inline(always)]
+    pub fn by_address(&self) -> bool {
+        self.by_address
     }
 
     /// Sends everything `node` originates or forwards over direction `d` (a mobile host still

@@ -55,11 +55,9 @@ impl<W: std::io::Write> CaptureSink for WriteSink<W> {
     }
 }
 
+pub use crate::config::SNAPLEN;
 pub const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
 pub const LINKTYPE_RAW: u32 = 101;
-/// Snap length written in the file header unless the scenario sets `record.snaplen`: whole
-/// packets.
-pub const SNAPLEN: u32 = 65_535;
 /// The least `record.snaplen`: the longest header vho writes fits (outer IPv6 40 + a
 /// destination option 8 + inner IPv6 40 + type 2 routing header 24 + home address option 24
 /// + TCP with 40 bytes of options 60 = 196).

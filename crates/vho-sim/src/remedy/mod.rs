@@ -25,32 +25,8 @@ pub mod proxy;
 pub mod red;
 pub mod spurious;
 
+pub use crate::config::Remedy;
 use crate::spec::Spec;
-
-/// A remedy, by what it does.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Remedy {
-    Frto,
-    Eifel,
-    DsackUndo,
-    NoRestore,
-    RtoReset,
-    NewPath,
-    RttInjection,
-    FastRtoDecrease,
-    FlushOnHandover,
-    Red,
-    CwndClamp,
-    LinkFlowControl,
-    AdaptiveDupthresh,
-    Oracle,
-    OracleSystem,
-    Probe,
-    Ihn,
-    Ehn,
-    Fra,
-    Err,
-}
 
 impl Remedy {
     pub const ALL: [Remedy; 20] = [

@@ -23,9 +23,7 @@ impl World {
                 up[l] = l == m.initial;
             }
         }
-        if let Some(mip) = &spec.mipv6 {
-            up = super::mip::initial_up(spec, mip);
-        }
+        super::mip::initial_up(spec, &mut up);
         let mut dirs = Vec::with_capacity(2 * spec.links.len());
         for (l, link) in spec.links.iter().enumerate() {
             for (a_to_b, ds) in [(true, &link.ab), (false, &link.ba)] {
@@ -76,17 +74,7 @@ impl World {
             }
         }
         let mut functions = super::functions::build(spec, &dirs);
-        let mip = spec.mipv6.as_ref().map(|m| {
-            let mut chains: Vec<Vec<_>> = functions
-                .iter_mut()
-                .map(|f| std::mem::take(&mut f.chain))
-                .collect();
-            let w = super::mip::build(spec, m, &up, &mut chains);
-            for (f, c) in functions.iter_mut().zip(chains) {
-                f.chain = c;
-            }
-            Box::new(w)
-        });
+        let mip = super::mip::attach(spec, &up, &mut functions);
         let routes = match &mip {
             Some(w) => w.routes(&up),
             None => Routes::compute(n, &ends, &up),
@@ -94,8 +82,8 @@ impl World {
         let mut flows = Vec::with_capacity(spec.flows.len());
         for (f, fs) in spec.flows.iter().enumerate() {
             let to = |d: DirIdx| dirs[d as usize].to;
-            // With Mobile IPv6 a mobile's routes are its entities' business (by address).
-            if mip.is_none()
+            // Routed by address, a mobile's routes are its entities' business (Mobile IPv6).
+            if !routes.by_address()
                 && (routes.path(fs.src, fs.dst, to).is_none()
                     || routes.path(fs.dst, fs.src, to).is_none())
             {
@@ -176,7 +164,7 @@ impl World {
             done_prefix: 0,
             handovers,
             flows,
-            any_functions: !spec.functions.is_empty() || mip.is_some(),
+            any_functions: functions.iter().any(|f| !f.is_empty()),
             mip,
             schedule,
             pinned_uplink: None,

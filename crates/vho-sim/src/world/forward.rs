@@ -184,9 +184,12 @@ impl World {
         if !self.functions[node].is_empty() {
             let egress = match self.egress(node, idx) {
                 Some(d) => Some(d),
-                // A Mobile IPv6 entity may give a packet with no route yet one (a home agent
-                // tunnels a packet for a home address).
-                None => self.mip.is_some().then_some(crate::net::routes::NO_ROUTE),
+                // Routed by address, a function may give a packet with no route yet one (a
+                // Mobile IPv6 home agent tunnels a packet for a home address).
+                None => self
+                    .routes
+                    .by_address()
+                    .then_some(crate::net::routes::NO_ROUTE),
             };
             if let Some(d) = egress {
                 if !self.run_functions(node, idx, ingress, d, first) {
@@ -194,12 +197,8 @@ impl World {
                 }
             }
         }
-        if self.mip.is_some() {
-            let d = self.egress(node, idx);
-            self.offer_on(self.held(idx), d);
-        } else {
-            self.route_and_offer(node, idx);
-        }
+        let d = self.egress(node, idx);
+        self.offer_on(self.held(idx), d);
     }
 
     /// Offers the packet at `node` to the link its route names.
@@ -263,10 +262,10 @@ impl World {
         let idx = p.idx;
         if p.dst as NodeIdx != node {
             // In transit: routed by hops, whatever it carries (cross traffic crosses two
-            // routers for every sink it reaches), unless Mobile IPv6 routes by address. On
-            // the usual path the packet's slot is not read: the link held its size and
-            // destination.
-            if self.mip.is_some() {
+            // routers for every sink it reaches), unless the routes are by address (Mobile
+            // IPv6's care-of addresses). On the usual path the packet's slot is not read: the
+            // link held its size and destination.
+            if self.routes.by_address() {
                 self.arrive_other(node, via, idx);
             } else if self.any_functions {
                 self.forward_from(node, idx, Some(via), 0);
@@ -287,18 +286,16 @@ impl World {
     }
 
     /// A packet with extension headers, a signalling message, an outside packet, or any
-    /// packet of a Mobile IPv6 run in transit (routed by address): an outside packet at its
-    /// host goes to the driver.
+    /// packet in transit when routed by address: an outside packet at its host goes to the
+    /// driver, any other to the node's addresses (`arrive_addressed`).
     #[cold]
     #[inline(never)]
     fn arrive_other(&mut self, node: NodeIdx, via: DirIdx, idx: PktIdx) {
         let pkt = self.slab.get(idx);
         if pkt.proto == Proto::External && pkt.dst as NodeIdx == node {
             self.deliver_external(node, idx);
-        } else if self.mip.is_some() {
-            self.mip_arrive(node, via, idx);
         } else {
-            self.forward(node, idx, Some(via));
+            self.arrive_addressed(node, via, idx);
         }
     }
 

@@ -58,6 +58,33 @@ impl NodeFunctions {
 }
 
 impl World {
+    /// Sends what node `node`'s functions originate now, then re-arms its wake-up.
+    pub(super) fn pump_functions(&mut self, node: NodeIdx) {
+        for i in 0..self.functions[node].chain.len() {
+            while let Some(p) = self.functions[node].chain[i].poll_transmit() {
+                let idx = self.slab.insert(p);
+                if p.is_tcp() {
+                    self.note_copy(idx);
+                }
+                if self.capture[node] {
+                    let pkt = *self.slab.get(idx);
+                    self.tap(node, &pkt);
+                }
+                self.forward_from(node, idx, None, i + 1);
+            }
+        }
+        self.release_held(node);
+    }
+
+    /// Tells node `node`'s functions the time (each acts on what is due), then lets them send.
+    pub(super) fn wake_functions(&mut self, node: NodeIdx) {
+        let now = self.now;
+        for f in &mut self.functions[node].chain {
+            f.handle_timeout(now);
+        }
+        self.pump_functions(node);
+    }
+
     /// Runs node `node`'s functions from the `first`-th on packet `idx`, bound for `egress`.
     /// True when the packet goes on to the link; false when a function held or dropped it.
     pub(super) fn run_functions(
@@ -73,8 +100,9 @@ impl World {
             self.advance(egress);
         }
         for i in first..self.functions[node].chain.len() {
-            if self.mip.is_some() && i > first {
-                // A Mobile IPv6 entity may have readdressed it (a tunnel, a care-of address).
+            if self.routes.by_address() && i > first {
+                // Routed by address, a function may have readdressed it (a Mobile IPv6
+                // tunnel, a care-of address).
                 egress = self.egress(node, idx).unwrap_or(NO_ROUTE);
             }
             let hop = Hop { ingress, egress };

@@ -1,6 +1,7 @@
 //! Driving Mobile IPv6 (`crate::mip`): the run's addresses and routes to them, the protocol
 //! entities at their nodes, packets addressed to a node's care-of address or through a tunnel
-//! it ends, and a handover as a link event the mobile node reacts to with signalling.
+//! it ends (their headers are `mip::inbound`'s business; the world does what it answers), and
+//! a handover as a link event the mobile node reacts to with signalling.
 //!
 //! Routing in a Mobile IPv6 run is by address. Each care-of address is reached over its own
 //! access link (the route table is computed over the graph in which each access link ends at
@@ -11,12 +12,13 @@ use super::World;
 use crate::link::DropCause;
 use crate::mip::correspondent::Correspondent;
 use crate::mip::home_agent::HomeAgent;
+use crate::mip::inbound::{self, Inbound};
 use crate::mip::mobile::{HandoverTimes, IfaceSetup, MobileNode};
 use crate::mip::router::AccessRouter;
-use crate::mip::{decapsulate, message, Addr, Addresses, MipSpec};
+use crate::mip::{Addr, Addresses, MipSpec};
 use crate::net::function::AnyFunction;
 use crate::net::routes::{dir_index, DirIdx, Routes, NO_ROUTE};
-use crate::packet::{ext, PktIdx};
+use crate::packet::PktIdx;
 use crate::rng::Rng;
 use crate::spec::{HandoverKind, InFlight, LinkIdx, NodeIdx, Spec};
 
@@ -36,6 +38,7 @@ impl MipWorld {
     /// Routes to every address over the links up now.
     pub(super) fn routes(&self, up: &[bool]) -> Routes {
         let mut r = Routes::compute(self.addresses.count(), &self.route_ends, up);
+        r.route_by_address();
         for &m in &self.mobiles {
             r.alias(m, self.home_agent);
         }
@@ -44,26 +47,39 @@ impl MipWorld {
     }
 }
 
-/// The links up at time zero in a Mobile IPv6 run: every link but the mobiles' interfaces not
-/// attached then.
-pub(super) fn initial_up(spec: &Spec, mip: &MipSpec) -> Vec<bool> {
-    let mut up = vec![true; spec.links.len()];
+/// The links up at time zero in a Mobile IPv6 run: the mobiles' interfaces attached then
+/// (`[mipv6] attached`) come up beside the initial one; `up` unchanged in any other run.
+pub(super) fn initial_up(spec: &Spec, up: &mut [bool]) {
+    let Some(mip) = &spec.mipv6 else { return };
     for (m, ms) in spec.mobiles.iter().enumerate() {
         for &l in &ms.interfaces {
             up[l] = mip.attached.get(m).is_none_or(|a| a.contains(&l)) || l == ms.initial;
         }
     }
-    up
+}
+
+/// With `[mipv6]`, the Mobile IPv6 entities built into the nodes' chains (`build`) and what the
+/// world keeps of the run's addressing; `None` in any other run.
+pub(super) fn attach(
+    spec: &Spec,
+    up: &[bool],
+    functions: &mut [super::functions::NodeFunctions],
+) -> Option<Box<MipWorld>> {
+    let m = spec.mipv6.as_ref()?;
+    let mut chains: Vec<Vec<_>> = functions
+        .iter_mut()
+        .map(|f| std::mem::take(&mut f.chain))
+        .collect();
+    let w = build(spec, m, up, &mut chains);
+    for (f, c) in functions.iter_mut().zip(chains) {
+        f.chain = c;
+    }
+    Some(Box::new(w))
 }
 
 /// Builds the Mobile IPv6 entities into the nodes' chains (first in each chain: a home agent
 /// tunnels before any other function sees the packet).
-pub(super) fn build(
-    spec: &Spec,
-    mip: &MipSpec,
-    up: &[bool],
-    chains: &mut [Vec<AnyFunction>],
-) -> MipWorld {
+fn build(spec: &Spec, mip: &MipSpec, up: &[bool], chains: &mut [Vec<AnyFunction>]) -> MipWorld {
     let addresses = Addresses::new(spec.nodes.len(), &spec.mobiles);
     let mut route_ends: Vec<(NodeIdx, NodeIdx)> = spec.links.iter().map(|l| (l.a, l.b)).collect();
     for m in &spec.mobiles {
@@ -229,13 +245,14 @@ impl World {
         self.routes.next_hop(node, pkt.dst as NodeIdx)
     }
 
-    /// A packet reached `node` that is addressed to one of its care-of addresses, ends a
-    /// tunnel there, carries a routing header or option, or is signalling (or only passes
-    /// through).
+    /// A packet that reached `node` in a run routed by address (`Routes::by_address`), or one
+    /// with extension headers or signalling at its destination: one addressed to an address
+    /// `node` owns has its Mobile IPv6 headers taken off (`mip::inbound`) and goes where that
+    /// says; any other is forwarded.
     #[cold]
     #[inline(never)]
-    pub(super) fn mip_arrive(&mut self, node: NodeIdx, via: DirIdx, idx: PktIdx) {
-        let Some(w) = &self.mip else {
+    pub(super) fn arrive_addressed(&mut self, node: NodeIdx, via: DirIdx, idx: PktIdx) {
+        let Some(w) = self.mip.as_deref() else {
             self.forward(node, idx, Some(via));
             return;
         };
@@ -244,26 +261,17 @@ impl World {
             self.forward(node, idx, Some(via));
             return;
         }
-        let mobile = w.mobiles.iter().position(|&m| m == node);
         let to_addr = pkt.dst;
         if self.capture[node] {
             let pkt = *pkt;
             self.tap(node, &pkt);
         }
         let now = self.now;
-        let pkt = self.slab.get(idx);
-        if pkt.is_tcp() && pkt.ext & (ext::TUNNEL | ext::RH2) != 0 {
-            if let Some(m) = mobile {
-                let pkt = *self.slab.get(idx);
-                if let Some(mn) = self.mobile_entity(m) {
-                    mn.on_inbound(now, &pkt, to_addr);
-                }
-            }
-        }
+        let Some(w) = self.mip.as_deref() else { return };
+        let entities = self.functions[node].chain.as_mut_slice();
         let pkt = self.slab.get_mut(idx);
-        if pkt.ext & ext::TUNNEL != 0 {
-            decapsulate(pkt);
-            if pkt.dst as NodeIdx != node {
+        match inbound::receive(now, node, pkt, &w.addresses, entities) {
+            Inbound::ForwardInner => {
                 // A mobile router's network: the first data over the new link counts where
                 // the tunnel ends, the router (the last hop to the LFN is its own link).
                 if pkt.is_tcp() && pkt.to_receiver && pkt.seg.len > 0 {
@@ -274,64 +282,22 @@ impl World {
                         flow.tput.set_first_new(now.as_nanos());
                     }
                 }
-                // A tunnel's exit point forwards what it unwrapped (RFC 2473 §3.2).
                 self.forward(node, idx, Some(via));
-                return;
             }
-        }
-        // Signalling keeps its wire addresses: an entity reads the care-of address from the
-        // source and the home address from its owner (what RFC 6275 §9.3.1's option swap
-        // would give it).
-        if pkt.is_tcp() && pkt.ext & ext::RH2 != 0 {
-            pkt.dst = node as Addr;
-            pkt.wire_bytes -= message::RH2_BYTES;
-            pkt.ext &= !ext::RH2;
-        }
-        if pkt.is_tcp() && pkt.ext & ext::HAO != 0 {
-            let seen = *pkt;
-            let chain = &mut self.functions[node].chain;
-            if !chain.iter_mut().all(|f| f.admit(now, &seen)) {
-                // Refused at the correspondent (RFC 6275 §9.3.1): sent from a care-of address
-                // its binding does not have, a handover's loss; the Binding Error goes out.
+            Inbound::Refused => {
+                // The correspondent's Binding Error goes out.
                 self.free_dropped(idx, None, DropCause::HandoverFlush);
                 self.pump_functions(node);
-                return;
             }
-            let pkt = self.slab.get_mut(idx);
-            pkt.src = self
-                .mip
-                .as_ref()
-                .map_or(pkt.src, |w| w.addresses.owner(pkt.src) as Addr);
-            pkt.wire_bytes -= message::HAO_BYTES;
-            pkt.ext &= !ext::HAO;
-        }
-        if self.slab.get(idx).proto.is_agent() {
-            self.deliver(via, idx);
-            return;
-        }
-        let pkt = self.slab.remove(idx);
-        for i in 0..self.functions[node].chain.len() {
-            self.functions[node].chain[i].on_deliver(now, &pkt, to_addr);
-        }
-        self.pump_functions(node);
-    }
-
-    /// Sends what node `node`'s functions originate now, then re-arms its wake-up.
-    pub(super) fn pump_functions(&mut self, node: NodeIdx) {
-        for i in 0..self.functions[node].chain.len() {
-            while let Some(p) = self.functions[node].chain[i].poll_transmit() {
-                let idx = self.slab.insert(p);
-                if p.is_tcp() {
-                    self.note_copy(idx);
+            Inbound::ToAgent => self.deliver(via, idx),
+            Inbound::ToEntities => {
+                let pkt = self.slab.remove(idx);
+                for i in 0..self.functions[node].chain.len() {
+                    self.functions[node].chain[i].on_deliver(now, &pkt, to_addr);
                 }
-                if self.capture[node] {
-                    let pkt = *self.slab.get(idx);
-                    self.tap(node, &pkt);
-                }
-                self.forward_from(node, idx, None, i + 1);
+                self.pump_functions(node);
             }
         }
-        self.release_held(node);
     }
 
     /// Handover `h` in a Mobile IPv6 run: the link layer's part only. A hard handover takes
@@ -393,14 +359,5 @@ impl World {
             self.took_effect(d);
             self.sample_queue(d);
         }
-    }
-
-    /// Tells node `node`'s functions the time (each acts on what is due), then lets them send.
-    pub(super) fn wake_functions(&mut self, node: NodeIdx) {
-        let now = self.now;
-        for f in &mut self.functions[node].chain {
-            f.handle_timeout(now);
-        }
-        self.pump_functions(node);
     }
 }

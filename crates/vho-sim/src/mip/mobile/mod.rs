@@ -20,7 +20,7 @@ use super::{
     INITIAL_BINDACK_TIMEOUT, MAX_RTR_SOLICITATIONS, MAX_RTR_SOLICITATION_DELAY, RETRANS_TIMER,
     RTR_SOLICITATION_INTERVAL,
 };
-use crate::net::function::Counters;
+use crate::function::Counters;
 use crate::packet::{ext, Packet};
 use crate::rng::Rng;
 use crate::spec::LinkIdx;

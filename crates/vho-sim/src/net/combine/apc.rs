@@ -45,73 +45,14 @@
 //! when every copy of n arrived after m had gone: n lost or late on the fast link and its slow
 //! copy later than m's hold, which eq. 2's estimate is meant to make rare.
 
-use super::sequence_table::{Lookup, SequenceTable, DEFAULT_TABLE_SIZE};
+use super::sequence_table::{Lookup, SequenceTable};
 use super::{CombineError, Combiner, CombinerStats, LinkClass, Pio, SeqUnwrapper, Verdict};
+pub use crate::config::mip::{
+    ApcConfig, InitialEDelay, DEFAULT_ALPHA, DEFAULT_FIRST_DELAY_WAIT, DOWNWARD_INITIAL_E_DELAY,
+    UPWARD_INITIAL_E_DELAY,
+};
 use crate::time::{Dur, Time, NANOS_PER_MILLI};
 use std::collections::VecDeque;
-
-/// α of eq. 3: "We set 0.875 to the filter gain constant α in (3)" (§VI).
-pub const DEFAULT_ALPHA: f64 = 0.875;
-
-/// Initial T_eDelay for a downward handover (3G to WLAN): "set 1 second to the initial value
-/// of T_eDelay in case of downward handover" (§VI).
-pub const DOWNWARD_INITIAL_E_DELAY: Dur = Dur::from_secs(1);
-
-/// Initial T_eDelay for an upward handover (WLAN to 3G): "set to zero in case of handover from
-/// the fast link to the slow link so that smooth increase of delay is performed" (§IV-B, §VI).
-pub const UPWARD_INITIAL_E_DELAY: Dur = Dur::ZERO;
-
-/// With [`InitialEDelay::FirstSlowDelay`], the longest a fast copy waits for the first
-/// slow-link measurement. Open: §VII proposes waiting but names no bound, and one is needed in
-/// case the slow link delivers nothing. 2 s is twice §VI's fixed 1 s and above the 1.1 s lag
-/// of Fig. 6b, the case the variant is meant for.
-pub const DEFAULT_FIRST_DELAY_WAIT: Dur = Dur::from_secs(2);
-
-/// Where T_eDelay starts.
-#[derive(Clone, Copy, PartialEq, Debug)]
-pub enum InitialEDelay {
-    /// A fixed value (§VI: [`DOWNWARD_INITIAL_E_DELAY`], [`UPWARD_INITIAL_E_DELAY`]).
-    Fixed(Dur),
-    /// §VII: the first measured slow-link delay becomes T_eDelay (not filtered with eq. 3).
-    /// Until it is measured, a fast copy is held at most `max_wait`; once measured, every
-    /// held copy's hold is recomputed with eq. 2 from its own arrival (a hold already past
-    /// falls due at once).
-    FirstSlowDelay { max_wait: Dur },
-}
-
-#[derive(Clone, Copy, PartialEq, Debug)]
-pub struct ApcConfig {
-    /// α of eq. 3, the weight of the old estimate, in [0, 1].
-    pub alpha: f64,
-    pub initial: InitialEDelay,
-    /// Size of the Sequence Number Table ([`DEFAULT_TABLE_SIZE`], open).
-    pub table_size: u32,
-}
-
-impl ApcConfig {
-    /// §VI's downward handover: α = 0.875, T_eDelay from 1 s.
-    pub fn downward() -> ApcConfig {
-        ApcConfig {
-            alpha: DEFAULT_ALPHA,
-            initial: InitialEDelay::Fixed(DOWNWARD_INITIAL_E_DELAY),
-            table_size: DEFAULT_TABLE_SIZE,
-        }
-    }
-
-    /// §VI's upward handover: α = 0.875, T_eDelay from 0.
-    pub fn upward() -> ApcConfig {
-        ApcConfig {
-            initial: InitialEDelay::Fixed(UPWARD_INITIAL_E_DELAY),
-            ..ApcConfig::downward()
-        }
-    }
-}
-
-impl Default for ApcConfig {
-    fn default() -> Self {
-        ApcConfig::downward()
-    }
-}
 
 /// Fractional bits of α in the eq. 3 arithmetic.
 const ALPHA_BITS: u32 = 16;

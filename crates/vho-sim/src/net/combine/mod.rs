@@ -32,18 +32,8 @@
 pub mod apc;
 pub mod sequence_table;
 
+pub use crate::packet::Pio;
 use crate::time::{Dur, Time};
-
-/// The Packet Identifier Option of one copy (Fig. 3; §IV-B): "a 16-bit sequence number field
-/// and a 16-bit timestamp field". The sequence number "is incremented by one each time the HA
-/// duplicates a packet"; the timestamp is T_sent^n, "the elapsed time from T_bicasting" "with
-/// 1 ms clock resolution". Both wrap modulo 2^16 and are compared with serial-number
-/// arithmetic ([`serial_diff`]).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub struct Pio {
-    pub seq: u16,
-    pub sent_ms: u16,
-}
 
 /// Which of the MR's two links a copy came over. "It is also assumed that the MR has
 /// information about the link rate per interface beforehand, thus the MR can know if a

@@ -22,12 +22,7 @@ use super::{CombineError, Combiner, CombinerStats, LinkClass, Pio, SeqUnwrapper,
 use crate::time::Time;
 use std::marker::PhantomData;
 
-/// How many sequence numbers the table remembers below the highest recorded. Open: the paper
-/// gives no size. 4096 numbers is 512 bytes, and covers a later copy that lags the first by
-/// 4096 packets: 49 s of 1500-byte packets at the WLAN's 1 Mb/s, or 0.6 s of 40-byte ACKs at
-/// 2 Mb/s (upward bicasting of a TCP ACK stream), both beyond the second copy's lag in the
-/// paper's runs (Fig. 6b's largest, about 1.1 s, at 1 Mb/s of data).
-pub const DEFAULT_TABLE_SIZE: u32 = 4096;
+pub use crate::config::mip::DEFAULT_TABLE_SIZE;
 
 /// The largest window for which every number in it is within 2^15 of the highest (RFC 1982
 /// §3.2's domain).

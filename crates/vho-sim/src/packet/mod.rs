@@ -9,10 +9,11 @@
 //! (`crate::mip::Addresses`). A packet's `src`/`dst` are its outermost header's, what routers
 //! route on; a tunnelled packet keeps its inner header's in `inner_src`/`inner_dst`.
 
-use crate::mip::message::Signal;
-use crate::net::combine::Pio;
+pub mod signal;
+
 use crate::tcp::{Segment, TxKind};
 use crate::time::Time;
+pub use signal::Signal;
 
 pub type PktIdx = u32;
 
@@ -113,6 +114,17 @@ impl Packet {
     pub fn is_tcp(&self) -> bool {
         self.proto == Proto::Tcp
     }
+}
+
+/// The Packet Identifier Option of one copy (Fig. 3; §IV-B): "a 16-bit sequence number field
+/// and a 16-bit timestamp field". The sequence number "is incremented by one each time the HA
+/// duplicates a packet"; the timestamp is T_sent^n, "the elapsed time from T_bicasting" "with
+/// 1 ms clock resolution". Both wrap modulo 2^16 and are compared with serial-number
+/// arithmetic (`net::combine::serial_diff`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Pio {
+    pub seq: u16,
+    pub sent_ms: u16,
 }
 
 /// Storage for packets in the network, reused through a free list.

@@ -1,4 +1,5 @@
-//! Mobile IPv6's messages as the simulator carries them: what each says and how many bytes it
+//! Mobile IPv6's messages as the simulator carries them (`crate::mip`'s entities send and
+//! read them; `mip::message` is this module): what each says and how many bytes it
 //! takes on the wire. The bytes themselves are written only for captures (`record::pcap6`).
 //!
 //! Sizes are whole IPv6 packets (40-byte header included), laid out as RFC 6275 §6.1 and

@@ -112,6 +112,11 @@ impl TcpReceiver {
         self.delivered
     }
 
+    /// Whether the handshake is done (or none was asked).
+    pub fn is_established(&self) -> bool {
+        self.state == State::Established
+    }
+
     pub fn poll_timeout(&self) -> Option<Time> {
         self.timers.next()
     }

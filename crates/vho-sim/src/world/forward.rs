@@ -65,10 +65,12 @@ impl World {
         let (src, dst) = (flow.nodes[side] as NodeIdx, flow.nodes[side ^ 1] as NodeIdx);
         let ip_id = flow.ip_id[side];
         flow.ip_id[side] = ip_id.wrapping_add(1);
-        let (seg, proto) = match tx.body {
-            Body::Tcp(seg) => (seg, Proto::Tcp),
-            Body::Datagram(Payload::None) => (Default::default(), Proto::BareDatagram),
-            Body::Datagram(_) => (Default::default(), Proto::Datagram),
+        let (seg, proto, via) = match tx.body {
+            Body::Tcp(seg) => (seg, Proto::Tcp, 0),
+            Body::Datagram(Payload::None) => (Default::default(), Proto::BareDatagram, 0),
+            Body::Datagram(_) => (Default::default(), Proto::Datagram, 0),
+            // A subflow's segment: pinned to its interface's link (`pinned_egress`).
+            Body::Subflow(seg, _, link) => (seg, Proto::Tcp, link),
         };
         // Written straight into its slot: a packet built on the stack and then copied in
         // stalled the copy (`perf annotate`: a fifth of `pump`'s cycles on that store).
@@ -86,13 +88,18 @@ impl World {
             proto,
             ext: 0,
             inner_src: 0,
-            inner_dst: 0,
+            inner_dst: via,
             sig: crate::mip::Signal::None,
             pio: Default::default(),
         });
         // A bare datagram (cross traffic, a quarter of the events of Chen et al.'s world)
         // writes no payload: `payload` reads none for it.
-        if let (Body::Datagram(payload), Proto::Datagram) = (tx.body, proto) {
+        let payload = match (tx.body, proto) {
+            (Body::Datagram(payload), Proto::Datagram) => Some(payload),
+            (Body::Subflow(_, opt, _), _) => Some(Payload::Mptcp(opt)),
+            _ => None,
+        };
+        if let Some(payload) = payload {
             let i = idx as usize;
             if self.payloads.len() <= i {
                 self.payloads.resize(i + 1, Payload::None);
@@ -173,7 +180,12 @@ impl World {
     ) {
         if self.multihomed {
             let pkt = self.slab.get(idx);
-            if pkt.proto == crate::packet::Proto::External && pkt.inner_dst != 0 {
+            // An outside packet or an MPTCP subflow's segment pinned to its interface (an
+            // untunnelled packet's `inner_dst` is otherwise zero).
+            if pkt.inner_dst != 0
+                && pkt.ext & crate::packet::ext::TUNNEL == 0
+                && matches!(pkt.proto, Proto::External | Proto::Tcp)
+            {
                 match self.pinned_egress(node, idx) {
                     Ok(d) => self.offer_on(self.held(idx), Some(d)),
                     Err(cause) => self.free_dropped(idx, None, cause),
@@ -320,6 +332,8 @@ impl World {
         let pkt = self.slab.get(idx);
         let payload = match pkt.proto {
             Proto::Datagram => &self.payloads[idx as usize],
+            // Known per kind at compile time: nothing more on a TCP flow's path.
+            Proto::Tcp if S::TCP_PAYLOAD => &self.payloads[idx as usize],
             _ => &NONE,
         };
         let flow = &mut self.flows[f];

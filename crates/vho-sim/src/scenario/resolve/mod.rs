@@ -23,6 +23,7 @@ mod handovers;
 mod link_layer;
 mod links;
 mod mipv6;
+mod mptcp;
 mod nemo;
 mod pareto;
 mod schedules;
@@ -216,16 +217,19 @@ impl Ctx<'_> {
                     ));
                 }
             }
-            let kind = self.flow_kind(ft)?;
+            let mut kind = self.flow_kind(ft)?;
+            if let FlowKind::Mptcp(cfg) = &mut kind {
+                self.mptcp_paths(ft, b, src, dst, cfg)?;
+            }
             let bytes = match (&ft.size, kind) {
                 (Some(s), _) => self.with(s, "flow.size", units::size_bytes)?,
                 // A TFRC flow without a size is a bulk source: it sends until the run stops.
                 (None, FlowKind::Tfrc(_) | FlowKind::Pareto(_) | FlowKind::Cbr(_)) => u64::MAX,
-                (None, FlowKind::Tcp) => {
+                (None, FlowKind::Tcp | FlowKind::Mptcp(_)) => {
                     return Err(self.err(
                         f.span(),
                         "flow.size",
-                        "a size for a TCP flow (required)",
+                        "a size for a TCP or MPTCP flow (required)",
                         None,
                     ))
                 }

@@ -356,6 +356,7 @@ pub fn run_scenario<'py>(
                 c.set_item("subflow", column(py, s, |a| f64::from(a.subflow))?)?;
                 c.set_item("link", column(py, s, |a| f64::from(a.link))?)?;
                 c.set_item("cwnd", column(py, s, |a| f64::from(a.cwnd))?)?;
+                c.set_item("mss", column(py, s, |a| f64::from(a.mss))?)?;
                 c.set_item("srtt_ns", column(py, s, |a| a.srtt_ns as f64)?)?;
                 c.set_item("bytes_sent", column(py, s, |a| a.bytes_sent as f64)?)?;
                 c.set_item("bytes_acked", column(py, s, |a| a.bytes_acked as f64)?)?;

@@ -284,6 +284,7 @@ impl MptcpSource {
                     subflow: s.id,
                     link: self.paths.links[usize::from(s.iface)] as u32,
                     cwnd: p.cwnd,
+                    mss: s.tcp.mss(),
                     srtt_ns: p.srtt.as_nanos(),
                     bytes_sent: st.data_bytes_sent,
                     bytes_acked: acked,

@@ -15,8 +15,9 @@ pub struct MptcpSample {
     /// re-created over an interface gets a new one).
     pub subflow: u8,
     pub link: u32,
-    /// Bytes (`tcpi_snd_cwnd` times the MSS).
+    /// Bytes (`tcpi_snd_cwnd` times `tcpi_snd_mss`).
     pub cwnd: u32,
+    pub mss: u32,
     pub srtt_ns: u64,
     /// Data bytes sent, retransmissions included (`tcpi_bytes_sent`), and acknowledged
     /// (`tcpi_bytes_acked`).

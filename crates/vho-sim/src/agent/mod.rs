@@ -60,7 +60,7 @@ pub enum Payload {
     /// A CBR datagram's sequence number (its send time is `Packet::sent_at`).
     Cbr(cbr::CbrHeader),
     /// The MPTCP option of a subflow's segment (RFC 8684 §3), beside the segment that rides
-    /// in `Packet::seg` (`Body::Subflow`).
+    /// in `Packet::seg` (`Agent::tcp_payload`).
     Mptcp(mptcp::MptcpOption),
 }
 
@@ -81,10 +81,6 @@ pub struct Transmit {
 pub enum Body {
     Tcp(Segment),
     Datagram(Payload),
-    /// A Multipath TCP subflow's segment with its MPTCP option, sent across the mobile's
-    /// access link whose index is the third field less one (the subflow's interface; a
-    /// multipath host's per-interface address, `World::multihome`).
-    Subflow(Segment, mptcp::MptcpOption, u32),
 }
 
 impl Transmit {
@@ -243,6 +239,14 @@ pub trait Agent {
     /// A handover notification; whether the agent may have something to send now.
     fn notify_handover(&mut self, _now: Time, _h: &HandoverNote) -> bool {
         false
+    }
+    /// For a kind whose TCP segments carry something beside them (`Kind::TCP_PAYLOAD`: an
+    /// MPTCP subflow's option), asked right after each `poll_transmit`: what rides beside the
+    /// segment just given, and the mobile's access link it must cross plus one (a subflow's
+    /// interface, a multipath host's per-interface address: `World::multihome`; 0: routed).
+    /// Kept out of `Transmit`, whose every copy on TCP's hot path it would have grown.
+    fn tcp_payload(&mut self) -> Option<(Payload, u32)> {
+        None
     }
     /// The source of the flow has finished (`FateOut::source_finished`).
     fn peer_finished(&mut self) {}

@@ -43,27 +43,44 @@ fn ends(spec: &Spec) -> (MptcpSource, MptcpSink) {
     }
 }
 
-/// What an agent sent: the segment, its option, the link it was pinned to.
-fn parts(tx: &Transmit) -> (crate::tcp::Segment, MptcpOption, usize) {
-    match tx.body {
-        Body::Subflow(seg, opt, via) => (seg, opt, via as usize - 1),
+/// What an agent sent: the transmit, its option, the link it was pinned to.
+struct Sent {
+    tx: Transmit,
+    opt: MptcpOption,
+    link: usize,
+}
+
+fn parts(s: &Sent) -> (crate::tcp::Segment, MptcpOption, usize) {
+    match s.tx.body {
+        Body::Tcp(seg) => (seg, s.opt, s.link),
         _ => panic!("a subflow's segment"),
     }
 }
 
-fn packet(tx: &Transmit, to_receiver: bool) -> (Packet, Payload) {
-    let (seg, opt, _) = parts(tx);
+fn packet(s: &Sent, to_receiver: bool) -> (Packet, Payload) {
+    let (seg, opt, _) = parts(s);
     let pkt = Packet {
         seg,
         to_receiver,
-        wire_bytes: tx.wire_bytes,
+        wire_bytes: s.tx.wire_bytes,
         ..Packet::default()
     };
     (pkt, Payload::Mptcp(opt))
 }
 
-fn drain(a: &mut impl Agent, now: Time) -> Vec<Transmit> {
-    std::iter::from_fn(|| a.poll_transmit(now)).collect()
+fn drain(a: &mut impl Agent, now: Time) -> Vec<Sent> {
+    std::iter::from_fn(|| {
+        let tx = a.poll_transmit(now)?;
+        match a.tcp_payload() {
+            Some((Payload::Mptcp(opt), via)) => Some(Sent {
+                tx,
+                opt,
+                link: via as usize - 1,
+            }),
+            _ => panic!("an option beside every subflow segment"),
+        }
+    })
+    .collect()
 }
 
 fn link_index(spec: &Spec, name: &str) -> usize {

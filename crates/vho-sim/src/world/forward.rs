@@ -27,7 +27,13 @@ impl World {
         // `side & 1`: the index is known to be in bounds.
         let side = side & 1;
         while let Some(tx) = A::of(&mut self.flows[f].agents[side]).poll_transmit(now) {
-            self.emit(f, side, tx);
+            // Known per kind at compile time: nothing more for TCP's own segments.
+            let beside = if A::TCP_PAYLOAD {
+                A::of(&mut self.flows[f].agents[side]).tcp_payload()
+            } else {
+                None
+            };
+            self.emit(f, side, tx, beside);
         }
         let flow = &mut self.flows[f];
         // Its state recorded (with series), then its next timer.
@@ -60,18 +66,18 @@ impl World {
 
     /// Wraps what an agent sends into a packet at its node and sends it on its way.
     #[inline(always)]
-    fn emit(&mut self, f: usize, side: usize, tx: Transmit) {
+    fn emit(&mut self, f: usize, side: usize, tx: Transmit, beside: Option<(Payload, u32)>) {
         let flow = &mut self.flows[f];
         let (src, dst) = (flow.nodes[side] as NodeIdx, flow.nodes[side ^ 1] as NodeIdx);
         let ip_id = flow.ip_id[side];
         flow.ip_id[side] = ip_id.wrapping_add(1);
-        let (seg, proto, via) = match tx.body {
-            Body::Tcp(seg) => (seg, Proto::Tcp, 0),
-            Body::Datagram(Payload::None) => (Default::default(), Proto::BareDatagram, 0),
-            Body::Datagram(_) => (Default::default(), Proto::Datagram, 0),
-            // A subflow's segment: pinned to its interface's link (`pinned_egress`).
-            Body::Subflow(seg, _, link) => (seg, Proto::Tcp, link),
+        let (seg, proto) = match tx.body {
+            Body::Tcp(seg) => (seg, Proto::Tcp),
+            Body::Datagram(Payload::None) => (Default::default(), Proto::BareDatagram),
+            Body::Datagram(_) => (Default::default(), Proto::Datagram),
         };
+        // An MPTCP subflow's segment: pinned to its interface's link (`pinned_egress`).
+        let via = beside.map_or(0, |(_, via)| via);
         // Written straight into its slot: a packet built on the stack and then copied in
         // stalled the copy (`perf annotate`: a fifth of `pump`'s cycles on that store).
         let idx = self.slab.insert(Packet {
@@ -96,8 +102,7 @@ impl World {
         // writes no payload: `payload` reads none for it.
         let payload = match (tx.body, proto) {
             (Body::Datagram(payload), Proto::Datagram) => Some(payload),
-            (Body::Subflow(_, opt, _), _) => Some(Payload::Mptcp(opt)),
-            _ => None,
+            _ => beside.map(|(p, _)| p),
         };
         if let Some(payload) = payload {
             let i = idx as usize;

@@ -140,6 +140,8 @@ pub struct MptcpSource {
     reinjections: u64,
     stale_events: u64,
     series: Option<Vec<MptcpSample>>,
+    /// The option of the segment just given (`Agent::tcp_payload`).
+    beside: Option<(Payload, u32)>,
 }
 
 /// The connection at the data receiver.
@@ -162,6 +164,8 @@ pub struct MptcpSink {
     progress: Vec<Time>,
     /// Handovers of the flow's mobile, for the record only: (instant, interface left, taken).
     handovers: Vec<(Time, u8, u8)>,
+    /// The option of the segment just given (`Agent::tcp_payload`).
+    beside: Option<(Payload, u32)>,
 }
 
 /// The data receiver's port of subflow `id`: the flow's receiver port, 1000 apart per
@@ -244,6 +248,7 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
         reinjections: 0,
         stale_events: 0,
         series: spec.record.series.then(Vec::new),
+        beside: None,
     };
     let sink = MptcpSink {
         paths,
@@ -261,21 +266,25 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
         next: 0,
         progress: Vec::new(),
         handovers,
+        beside: None,
     };
     (source, sink)
 }
 
-/// Wraps a subflow's segment with its option into what the world sends, across `link`.
+/// Wraps a subflow's segment into what the world sends, its option (and the link it must
+/// cross) kept in `beside` for `Agent::tcp_payload`.
 fn transmit(
     hm: HeaderModel,
     seg: crate::tcp::Segment,
     kind: crate::tcp::TxKind,
     opt: MptcpOption,
     link: LinkIdx,
+    beside: &mut Option<(Payload, u32)>,
 ) -> Transmit {
     let syn_ack = seg.flags.contains(Flags::SYN) && seg.flags.contains(Flags::ACK);
+    *beside = Some((Payload::Mptcp(opt), link as u32 + 1));
     Transmit {
-        body: Body::Subflow(seg, opt, link as u32 + 1),
+        body: Body::Tcp(seg),
         wire_bytes: hm.segment_bytes(&seg) + opt.wire_len(syn_ack),
         kind,
         copy: 0,

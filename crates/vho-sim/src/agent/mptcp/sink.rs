@@ -129,9 +129,20 @@ impl Agent for MptcpSink {
                 };
             }
             let link = self.paths.links[usize::from(s.iface)];
-            return Some(transmit(self.header_model, seg, tx.kind, opt, link));
+            return Some(transmit(
+                self.header_model,
+                seg,
+                tx.kind,
+                opt,
+                link,
+                &mut self.beside,
+            ));
         }
         None
+    }
+
+    fn tcp_payload(&mut self) -> Option<(Payload, u32)> {
+        self.beside.take()
     }
 
     fn poll_timeout(&self) -> Option<Time> {

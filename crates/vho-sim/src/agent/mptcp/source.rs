@@ -332,9 +332,20 @@ impl Agent for MptcpSource {
                 opt.n_maps = n_maps;
             }
             let link = self.paths.links[usize::from(s.iface)];
-            return Some(transmit(self.header_model, seg, tx.kind, opt, link));
+            return Some(transmit(
+                self.header_model,
+                seg,
+                tx.kind,
+                opt,
+                link,
+                &mut self.beside,
+            ));
         }
         None
+    }
+
+    fn tcp_payload(&mut self) -> Option<(Payload, u32)> {
+        self.beside.take()
     }
 
     fn poll_timeout(&self) -> Option<Time> {

@@ -205,7 +205,8 @@ SUMMARY: tuple[tuple[str, str], ...] = (
     ("flows[].mptcp.handovers[].taken", "the interface it took"),
     (
         "flows[].mptcp.handovers[].resume_s",
-        "time to resume: to the connection's in-order data moving on again (null: never)",
+        "time to resume: to the connection's in-order data moving on again with data over "
+        "another interface than the one lost (null: never)",
     ),
     (
         "flows[].mptcp.handovers[].failback_s",

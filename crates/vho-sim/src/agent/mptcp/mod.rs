@@ -160,8 +160,9 @@ pub struct MptcpSink {
     joined: bool,
     signal: Option<AddrSignal>,
     next: usize,
-    /// Instants the connection's in-order data moved on (for the resume times).
-    progress: Vec<Time>,
+    /// Instants the connection's in-order data moved on, and the interface of the subflow
+    /// whose data moved it (for the resume times).
+    progress: Vec<(Time, u8)>,
     /// Handovers of the flow's mobile, for the record only: (instant, interface left, taken).
     handovers: Vec<(Time, u8, u8)>,
     /// The option of the segment just given (`Agent::tcp_payload`).

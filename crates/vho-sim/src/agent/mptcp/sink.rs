@@ -166,8 +166,10 @@ impl Agent for MptcpSink {
         let opt = mptcp_option(payload);
         let before = self.rx.ack_seq();
         let mut data = None;
+        let mut via = None;
         if let Some(i) = self.find(seg.dst_port) {
             let s = &mut self.subflows[i];
+            via = Some(s.iface);
             if s.life == Life::Open {
                 for m in opt.maps() {
                     s.maps.push(*m);
@@ -192,8 +194,8 @@ impl Agent for MptcpSink {
             AddrSignal::Add(iface) => self.reopen(iface),
             AddrSignal::None => {}
         }
-        if self.rx.ack_seq() > before {
-            self.progress.push(now);
+        if let (true, Some(iface)) = (self.rx.ack_seq() > before, via) {
+            self.progress.push((now, iface));
         }
         Arrival {
             data,

@@ -55,7 +55,7 @@ pub struct MptcpHandover {
     pub lost: String,
     pub taken: String,
     /// Time to resume: from the handover to the connection's in-order data moving on again
-    /// (`null`: it never did).
+    /// with data that came over another interface than the one lost (`null`: it never did).
     pub resume_s: Option<f64>,
     /// Time to fail back: from the handover to the first data on a subflow over the interface
     /// taken, when an earlier handover had left that interface (its return); `null`
@@ -119,7 +119,12 @@ pub fn summary(s: &MptcpSource, r: &MptcpSink, happened: &[Time]) -> MptcpSummar
         .iter()
         .filter(|(t, _, _)| happened.contains(t))
         .map(|&(at, from, to)| {
-            let resume = r.progress.iter().find(|&&p| p >= at);
+            // Data over another path than the one lost moves the connection on again.
+            let resume = r
+                .progress
+                .iter()
+                .find(|&&(p, iface)| p >= at && iface != from)
+                .map(|&(p, _)| p);
             // The interface taken returns if an earlier handover had left it.
             let returning = r
                 .handovers

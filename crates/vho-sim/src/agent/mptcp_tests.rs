@@ -221,24 +221,49 @@ fn data_carries_its_dss_mapping_and_acks_carry_data_ack() {
         dsn += u64::from(seg.len);
     }
     assert!(dsn > 0, "data went out");
-    // The receiver takes the first data segment and acknowledges it at both levels.
+    // The receiver takes the first data segment and acknowledges it at both levels (by its
+    // delayed-ACK timer at the latest).
     let first = data
         .iter()
         .find(|d| parts(d).0.len > 0)
         .expect("a data segment");
     let (p, pl) = packet(first, true);
     let arrival = r.handle_packet(t1, &p, &pl);
-    assert_eq!(arrival.delivered, Some(u64::from(p.seg.len)));
-    let ack = drain(&mut r, t1 + Dur::from_millis(300));
-    let ack = ack
+    let len = u64::from(p.seg.len);
+    assert_eq!(arrival.delivered, Some(len));
+    let mut acks = drain(&mut r, t1);
+    let later = t1 + Dur::from_secs(1);
+    r.handle_timeout(later);
+    acks.extend(drain(&mut r, later));
+    let ack = acks
         .iter()
-        .chain(&drain(&mut r, t1 + Dur::from_secs(1)))
         .map(parts)
-        .find(|(seg, _, _)| seg.ack > seg.seq)
-        .map(|(_, o, _)| o);
-    if let Some(o) = ack {
-        assert_eq!(o.data_ack, Some(u64::from(p.seg.len)));
-    }
+        .find(|(seg, _, _)| !seg.flags.contains(Flags::SYN) && seg.len == 0)
+        .expect("an ACK of the data");
+    assert_eq!(ack.1.data_ack, Some(len));
+}
+
+#[test]
+fn a_segment_resent_across_two_mappings_carries_both() {
+    // RFC 8684 §3.3.1: every byte's mapping must reach the receiver; a resent segment cut
+    // from the subflow's stream may cover the end of one mapping and the start of the next.
+    let mut t = super::mptcp::MapTable::default();
+    t.push(super::mptcp::Mapping {
+        dsn: 5000,
+        ssn: 0,
+        len: 500,
+    });
+    t.push(super::mptcp::Mapping {
+        dsn: 9000,
+        ssn: 500,
+        len: 1448,
+    });
+    let (maps, n) = t.covering(0, 1448);
+    assert_eq!(n, 2);
+    assert_eq!((maps[0].dsn, maps[1].dsn), (5000, 9000));
+    let mut got = Vec::new();
+    t.map_range(0, 1448, |dsn, len| got.push((dsn, len)));
+    assert_eq!(got, vec![(5000, 500), (9000, 948)]);
 }
 
 #[test]
@@ -454,6 +479,14 @@ fn an_mptcp_flow_needs_a_mobile_host_at_one_end() {
                 [[flow]]\nfrom = \"a\"\nto = \"b\"\nsize = \"1 KB\"\nkind = \"mptcp\"\n";
     let e = load(text).expect_err("refused");
     assert_eq!(e.field, "flow.from", "{e}");
+}
+
+#[test]
+fn an_mptcp_flow_is_refused_beside_mobile_ipv6() {
+    // A multipath host has an address per interface, not a home and a care-of address.
+    let text = scenario("1 KB", "1 s", "[mipv6]\n");
+    let e = load(&text).expect_err("refused");
+    assert_eq!(e.field, "flow.kind", "{e}");
 }
 
 #[test]

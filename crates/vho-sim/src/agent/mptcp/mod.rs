@@ -39,7 +39,7 @@ mod sink;
 mod source;
 mod summary;
 
-pub use option::{AddrSignal, Handshake, Mapping, MptcpOption, Reassembly};
+pub use option::{AddrSignal, Handshake, MapTable, Mapping, MptcpOption, Reassembly};
 pub use summary::{summary, MptcpSample, MptcpSummary, SubflowSummary};
 
 use super::{Body, Payload, Transmit};
@@ -50,7 +50,6 @@ use crate::tcp::segment::Flags;
 use crate::tcp::{SeqNum, TcpConfig, TcpReceiver, TcpSender};
 use crate::time::Time;
 use crate::traffic::mptcp::MptcpConfig;
-use option::MapTable;
 use sched::StaleCheck;
 use std::collections::VecDeque;
 

@@ -87,6 +87,26 @@ impl Ctx<'_> {
         let functions = self.functions(&file, &b)?;
         let mipv6 = self.mipv6(&file, &b, &handovers, &flows)?;
         let nemo = self.nemo(&file, &b, mipv6.as_ref())?;
+        if mipv6.is_some() || nemo.is_some() {
+            // A multipath host has an address per interface (`World::multihome`), not a home
+            // address and a care-of address.
+            let mptcp = file.flow.iter().find(|f| {
+                f.get_ref()
+                    .kind
+                    .as_ref()
+                    .is_some_and(|k| k.get_ref() == "mptcp")
+            });
+            if let Some(f) = mptcp {
+                let span = f.get_ref().kind.as_ref().map_or(0..0, |k| k.span());
+                return Err(self.err(
+                    span,
+                    "flow.kind",
+                    "a kind other than \"mptcp\" in a run with [mipv6] or [nemo] (a multipath \
+                     host has an address per interface, not a care-of address)",
+                    Some("\"mptcp\"".into()),
+                ));
+            }
+        }
         let mut pcap_at = Vec::new();
         for n in &file.record.pcap {
             pcap_at.push(b.node(self, n, "record.pcap")?);

@@ -108,10 +108,11 @@ fn the_initial_subflow_opens_with_mp_capable_over_the_initial_interface() {
 }
 
 #[test]
-fn joins_wait_for_the_initial_subflow_and_carry_mp_join_and_the_backup_bit() {
+fn joins_wait_for_the_connection_to_be_fully_established_and_carry_the_backup_bit() {
     // RFC 8684 §3.2: MP_JOIN carries the token MP_CAPABLE's keys gave, so it follows the
     // initial handshake; pm_netlink.c opens the endpoints' subflows once the connection is
-    // established (`mptcp_pm_nl_fully_established`), each SYN with the endpoint's backup bit.
+    // fully established (`mptcp_pm_nl_fully_established`), at the client on the first DSS
+    // after the SYN-ACK (`check_fully_established`), each SYN with the endpoint's backup bit.
     let text = scenario("100 KB", "10 s", "")
         + "[flow.mptcp]\nendpoints = { gprs = [\"subflow\", \"backup\"] }\n";
     let spec = load(&text).expect("loads");
@@ -131,6 +132,20 @@ fn joins_wait_for_the_initial_subflow_and_carry_mp_join_and_the_backup_bit() {
     assert!(seg.flags.contains(Flags::SYN) && seg.flags.contains(Flags::ACK));
     assert_eq!(opt.handshake, Handshake::Capable);
     let (p, pl) = packet(&synack[0], true);
+    r.handle_packet(t, &p, &pl);
+    let third = drain(&mut r, t);
+    assert!(
+        third.iter().all(|x| !parts(x).0.flags.contains(Flags::SYN)),
+        "no join at the SYN-ACK"
+    );
+    // The third ACK reaches the sender, whose first data (with its DSS) reaches the client.
+    for a in &third {
+        let (p, pl) = packet(a, false);
+        s.handle_packet(t, &p, &pl);
+    }
+    let data = drain(&mut s, t);
+    let (p, pl) = packet(&data[0], true);
+    assert!(p.seg.len > 0);
     r.handle_packet(t, &p, &pl);
     let after = drain(&mut r, t);
     let joins: Vec<_> = after

@@ -157,6 +157,8 @@ pub struct MptcpSink {
     /// Interfaces whose subflow is to be opened (after the initial one is established).
     to_join: Vec<u8>,
     joined: bool,
+    /// A DSS came from the peer on the established initial subflow (`check_fully_established`).
+    fully_established: bool,
     signal: Option<AddrSignal>,
     next: usize,
     /// Instants the connection's in-order data moved on, and the interface of the subflow
@@ -262,6 +264,7 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
         rx: Reassembly::default(),
         to_join: Vec::new(),
         joined: false,
+        fully_established: false,
         signal: None,
         next: 0,
         progress: Vec::new(),

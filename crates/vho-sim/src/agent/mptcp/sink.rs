@@ -38,16 +38,14 @@ impl MptcpSink {
         });
     }
 
-    /// Once the initial subflow is established, the path manager opens one subflow per
-    /// endpoint that asks for it (`mptcp_pm_nl_fully_established` →
-    /// `mptcp_pm_create_subflow_or_signal_addr`, pm_netlink.c), up to the limit.
+    /// Once the connection is fully established at this end, the path manager opens one
+    /// subflow per endpoint that asks for it (`mptcp_pm_nl_fully_established` →
+    /// `mptcp_pm_create_subflow_or_signal_addr`, pm_netlink.c), up to the limit. The client
+    /// is fully established not at the SYN-ACK but at the first DSS from the peer after it
+    /// (`check_fully_established`, net/mptcp/options.c: MP_CAPABLE's third ACK may be lost):
+    /// for a download, the first data segment, a round trip later.
     fn maybe_join(&mut self) {
-        if self.joined
-            || !self
-                .subflows
-                .first()
-                .is_some_and(|s| s.tcp.is_established())
-        {
+        if self.joined || !self.fully_established {
             return;
         }
         self.joined = true;
@@ -170,6 +168,11 @@ impl Agent for MptcpSink {
         if let Some(i) = self.find(seg.dst_port) {
             let s = &mut self.subflows[i];
             via = Some(s.iface);
+            let dss = opt.data_ack.is_some() || opt.n_maps > 0;
+            if i == 0 && dss && !seg.flags.contains(Flags::SYN) && s.tcp.is_established() {
+                self.fully_established = true;
+            }
+            let s = &mut self.subflows[i];
             if s.life == Life::Open {
                 for m in opt.maps() {
                     s.maps.push(*m);

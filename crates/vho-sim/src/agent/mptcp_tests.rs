@@ -385,6 +385,50 @@ fn a_subflow_counts_retransmission_periods_without_an_ack() {
     assert_eq!(c.count, 0);
 }
 
+// ---- LIA (RFC 6356) ----
+
+#[test]
+fn lia_alpha_on_two_equal_paths_is_one_half() {
+    // RFC 6356 §3: alpha = cwnd_total · max(cwnd_i / rtt_i²) / (Σ cwnd_i / rtt_i)²; two paths
+    // of window w and RTT r: 2w · (w / r²) / (2w / r)² = 1/2.
+    use super::mptcp::lia::{alpha, Path};
+    let p = Path {
+        cwnd: 14_480,
+        srtt_ns: 100_000_000,
+    };
+    assert!((alpha(&[p, p]) - 0.5).abs() < 1e-12);
+    // One path: alpha = w · (w / r²) / (w / r)² = 1, Reno.
+    assert!((alpha(&[p]) - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn lia_caps_each_subflows_increase_at_the_coupled_one() {
+    // RFC 6356 §3: min(alpha · acked · mss / cwnd_total, acked · mss / cwnd_i). Two equal
+    // subflows of 10 segments (alpha 1/2): an ACK of one segment raises a window by
+    // 0.5 · 1448 · 1448 / 28960 = 36.2 bytes, a quarter of Reno's 1448² / 14480 = 144.8.
+    use super::mptcp::lia::increase;
+    assert_eq!(increase(0.5, 1448, 1448, 14_480, 28_960), 36);
+    // A path alone in the connection (alpha 1, total its own window): Reno's increase.
+    assert_eq!(increase(1.0, 1448, 1448, 14_480, 14_480), 144);
+}
+
+#[test]
+fn lia_acts_on_a_two_path_run_and_is_refused_over_cubic() {
+    // RFC 6356 §3 caps the subflows' congestion-avoidance increase: the same run with LIA
+    // differs from the uncoupled one (here LIA's slower growth overflows WLAN's queue less
+    // and finishes first). LIA is defined over Reno's increase: over CUBIC it is refused.
+    let base =
+        scenario("3 MB", "300 s", "") + "[flow.tcp]\nprofile = \"linux\"\ncc = \"newreno\"\n";
+    let lia = base.clone() + "[flow.mptcp]\ncongestion_control = \"lia\"\n";
+    let (u, l) = (run(&base), run(&lia));
+    assert!(u.flows[0].completed && l.flows[0].completed);
+    assert_eq!(l.flows[0].mptcp().expect("mptcp").congestion_control, "lia");
+    assert_ne!(u.flows[0].transfer_time_s, l.flows[0].transfer_time_s);
+    let text = scenario("1 KB", "1 s", "") + "[flow.mptcp]\ncongestion_control = \"lia\"\n";
+    let e = load(&text).expect_err("lia over the default cubic is refused");
+    assert_eq!(e.field, "flow.tcp.cc", "{e}");
+}
+
 // ---- whole runs ----
 
 #[test]
@@ -515,7 +559,7 @@ fn endpoints_name_the_mobiles_interfaces_and_known_flags() {
     assert!(e.contains("wlan, gprs") || e.contains("gprs"), "{e}");
     let e = bad("[flow.mptcp]\nendpoints = { gprs = [\"signal\"] }\n");
     assert!(e.contains("ADD_ADDR"), "{e}");
-    let e = bad("[flow.mptcp]\ncongestion_control = \"lia\"\n");
+    let e = bad("[flow.mptcp]\ncongestion_control = \"olia\"\n");
     assert!(e.contains("uncoupled"), "{e}");
     let e = bad("remedies = [\"rto-reset\"]\n");
     assert!(e.contains("MPTCP"), "{e}");

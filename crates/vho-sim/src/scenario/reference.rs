@@ -609,10 +609,12 @@ pub fn keys() -> Vec<KeyDoc> {
         k(
             "flow.mptcp",
             "congestion_control",
+            "\"uncoupled\" | \"lia\"",
             "\"uncoupled\"",
-            "\"uncoupled\"",
-            "each subflow runs flow.tcp's congestion control on its own, as Linux upstream \
-             (LIA, RFC 6356, and OLIA are not modelled yet)",
+            "uncoupled: each subflow runs flow.tcp's congestion control on its own, as Linux \
+             upstream; lia: RFC 6356's Linked Increases over the subflows' reno or newreno \
+             (flow.tcp.cc), each congestion-avoidance increase capped at LIA's (OLIA is not \
+             modelled yet)",
         ),
         k(
             "flow.mptcp",

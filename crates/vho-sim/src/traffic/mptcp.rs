@@ -61,11 +61,17 @@ pub enum Coupling {
     /// controller).
     #[default]
     Uncoupled,
+    /// LIA, the Linked Increases Algorithm (RFC 6356), over the subflows' Reno/NewReno
+    /// (`agent::mptcp::lia`; the out-of-tree multipath-tcp.org kernel's `lia`).
+    Lia,
 }
 
 impl Coupling {
     pub fn name(self) -> &'static str {
-        "uncoupled"
+        match self {
+            Coupling::Uncoupled => "uncoupled",
+            Coupling::Lia => "lia",
+        }
     }
 }
 

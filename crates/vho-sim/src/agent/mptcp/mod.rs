@@ -33,6 +33,7 @@
 //! Deviation: subflows do not share a connection-level send buffer; a subflow is handed data
 //! only when it can send it at once (see `sched::SubView::room`).
 
+pub mod lia;
 mod option;
 pub mod sched;
 mod sink;

@@ -3,12 +3,13 @@
 
 use super::option::{AddrSignal, Handshake, MapTable, Mapping, MptcpOption};
 use super::sched::{self, RetransView, StaleCheck, Staleness, SubView};
-use super::{iss, mptcp_option, transmit, Life, MptcpSample, MptcpSource, SendFlow};
+use super::{iss, lia, mptcp_option, transmit, Life, MptcpSample, MptcpSource, SendFlow};
 use crate::agent::{Agent, AgentSeries, Arrival, HandoverNote, Payload, Transmit};
 use crate::packet::Packet;
 use crate::tcp::segment::Flags;
 use crate::tcp::TcpSender;
 use crate::time::Time;
+use crate::traffic::mptcp::Coupling;
 
 impl MptcpSource {
     fn find(&self, port: u16) -> Option<usize> {
@@ -268,6 +269,42 @@ impl MptcpSource {
         }
     }
 
+    /// LIA (RFC 6356 §3): an ACK of `acked` bytes in congestion avoidance on subflow `i`
+    /// (`before`, its state before the ACK) raises its window by LIA's increase at most.
+    fn couple(&mut self, i: usize, before: crate::tcp::sender::SenderProbe, acked: u64) {
+        let after = self.subflows[i].tcp.probe();
+        let grew = after.cwnd > before.cwnd;
+        let in_ca = before.cwnd >= before.ssthresh && !before.in_recovery && !after.in_recovery;
+        if !grew || !in_ca || acked == 0 {
+            return;
+        }
+        let paths: Vec<lia::Path> = self
+            .subflows
+            .iter()
+            .filter(|s| s.life == Life::Open && s.tcp.is_established())
+            .map(|s| {
+                let p = s.tcp.probe();
+                lia::Path {
+                    cwnd: p.cwnd,
+                    srtt_ns: p.srtt.as_nanos(),
+                }
+            })
+            .filter(|p| p.srtt_ns > 0)
+            .collect();
+        if paths.len() < 2 {
+            return; // one path: LIA is Reno
+        }
+        let total: u64 = paths.iter().map(|p| u64::from(p.cwnd)).sum();
+        let mss = self.subflows[i].tcp.mss();
+        let cap = lia::increase(lia::alpha(&paths), acked, mss, before.cwnd, total);
+        let limit = before
+            .cwnd
+            .saturating_add(cap.min(u64::from(u32::MAX)) as u32);
+        if after.cwnd > limit {
+            self.subflows[i].tcp.set_cwnd(limit);
+        }
+    }
+
     fn record(&mut self, now: Time) {
         let Some(series) = &mut self.series else {
             return;
@@ -378,9 +415,14 @@ impl Agent for MptcpSource {
         };
         if let Some(i) = i {
             if self.subflows[i].life == Life::Open {
+                let before = self.subflows[i].tcp.probe();
+                let (_, acked_before) = self.subflows[i].tcp.data_offsets();
                 self.subflows[i].tcp.handle_segment(now, seg);
                 let (_, acked) = self.subflows[i].tcp.data_offsets();
                 self.subflows[i].maps.prune_below(acked);
+                if self.paths.cfg.coupling == Coupling::Lia {
+                    self.couple(i, before, acked - acked_before);
+                }
             }
         }
         if let Some(ack) = opt.data_ack {

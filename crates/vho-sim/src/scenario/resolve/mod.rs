@@ -259,6 +259,19 @@ impl Ctx<'_> {
                 None => Time::ZERO,
             };
             let tcp = self.tcp(ft.tcp.as_ref())?;
+            if let FlowKind::Mptcp(c) = &kind {
+                // RFC 6356 §3 couples Reno's increase; over CUBIC it is undefined.
+                let reno = matches!(tcp.cc, CcAlgorithm::Reno | CcAlgorithm::NewReno);
+                if c.coupling == crate::traffic::mptcp::Coupling::Lia && !reno {
+                    return Err(self.err(
+                        ft.tcp.as_ref().map_or(f.span(), |t| t.span()),
+                        "flow.tcp.cc",
+                        "reno or newreno with flow.mptcp.congestion_control = \"lia\" (RFC \
+                         6356 couples Reno's increase)",
+                        Some(format!("{:?}", tcp.cc)),
+                    ));
+                }
+            }
             let mut remedies = Vec::new();
             for r in ft.remedies.iter().flatten() {
                 let remedy = Remedy::from_name(r.get_ref()).ok_or_else(|| {

@@ -2,7 +2,7 @@
 //! (`crate::traffic::mptcp`, `agent::mptcp`) between a mobile host and another host.
 
 use super::*;
-use crate::traffic::mptcp::{flags, Endpoint, MptcpConfig, MAX_ENDPOINTS};
+use crate::traffic::mptcp::{flags, Coupling, Endpoint, MptcpConfig, MAX_ENDPOINTS};
 
 impl Ctx<'_> {
     /// The kind and the keys that need no topology; the endpoints are `mptcp_paths`'s.
@@ -45,15 +45,19 @@ impl Ctx<'_> {
             }
         }
         if let Some(s) = &t.congestion_control {
-            if s.get_ref() != "uncoupled" {
-                return Err(self.err(
-                    s.span(),
-                    "flow.mptcp.congestion_control",
-                    "\"uncoupled\" (Linux upstream: each subflow runs tcp.cc on its own; LIA \
-                     and OLIA are not modelled yet)",
-                    Some(format!("{:?}", s.get_ref())),
-                ));
-            }
+            cfg.coupling =
+                match s.get_ref().as_str() {
+                    "uncoupled" => Coupling::Uncoupled,
+                    "lia" => Coupling::Lia,
+                    _ => return Err(self.err(
+                        s.span(),
+                        "flow.mptcp.congestion_control",
+                        "\"uncoupled\" (Linux upstream: each subflow runs tcp.cc on its own) or \
+                         \"lia\" (RFC 6356, over tcp.cc reno or newreno); OLIA is not \
+                         modelled yet",
+                        Some(format!("{:?}", s.get_ref())),
+                    )),
+                };
         }
         if let Some(n) = &t.stale_loss_cnt {
             cfg.stale_loss_cnt = match u8::try_from(*n.get_ref()) {

@@ -383,6 +383,13 @@ impl TcpSender {
         self.iss + 1
     }
 
+    /// Sets the congestion window outright, ssthresh kept (a coupled controller's cap on a
+    /// subflow's increase: MPTCP's LIA, `agent::mptcp::lia`).
+    pub fn set_cwnd(&mut self, cwnd: u32) {
+        let ssthresh = self.cc.ssthresh();
+        self.cc.set_window(cwnd, ssthresh);
+    }
+
     /// Whether the connection is established (the handshake done, or none asked).
     pub fn is_established(&self) -> bool {
         self.state >= State::Established

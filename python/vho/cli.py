@@ -128,6 +128,26 @@ def _flow_lines(f: dict) -> list[str]:
             f"{_fmt(c['delay_p50_s'], ' s')}, p95 {_fmt(c['delay_p95_s'], ' s')}, max "
             f"{_fmt(c['delay_max_s'], ' s')}; jitter {_fmt(c['jitter_s'] * 1e3, ' ms')}; {gap}",
         ]
+    if kind == "mptcp":
+        m = f["mptcp"]
+        lines = [
+            f"{head}{ended}, goodput {_fmt(f['goodput_bps'], ' b/s', 0)}; "
+            f"{m['subflows_created']} subflows, reinjected {m['bytes_retrans']} B",
+        ]
+        for s in m["subflows"]:
+            closed = "" if s["closed_s"] is None else f", closed at {s['closed_s']:.3f} s"
+            lines.append(
+                f"  subflow {s['id']} over {s['interface']}{' (backup)' if s['backup'] else ''}: "
+                f"sent {s['bytes_sent']} B, acked {s['bytes_acked']} B, "
+                f"retransmissions {s['total_retrans']}{closed}"
+            )
+        for h in m["handovers"]:
+            back = "" if h["failback_s"] is None else f", failback {_fmt(h['failback_s'], ' s')}"
+            lines.append(
+                f"  {h['lost']} lost at {h['at_s']:.3f} s: resumed in "
+                f"{_fmt(h['resume_s'], ' s')}{back}"
+            )
+        return lines
     return [f"{head} {state}"]
 
 

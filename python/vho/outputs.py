@@ -44,9 +44,9 @@ SUMMARY: tuple[tuple[str, str], ...] = (
     ("flows[].to", "the receiving node"),
     (
         "flows[].kind",
-        "what carries the flow (`flow.kind`): tcp, tfrc, pareto or cbr; the keys from "
-        "`data_packets_sent` to `duplicate_acks` are a TCP flow's only, `tfrc`, `cross` and "
-        "`cbr` the other kinds' own",
+        "what carries the flow (`flow.kind`): tcp, tfrc, pareto, cbr or mptcp; the keys from "
+        "`data_packets_sent` to `duplicate_acks` are a TCP flow's only, `tfrc`, `cross`, "
+        "`cbr` and `mptcp` the other kinds' own",
     ),
     ("flows[].tcp_profile", "a TCP flow's profile (`flow.tcp.profile`)"),
     ("flows[].bytes", "the bytes the flow was given to send (null: it sends until the run ends)"),
@@ -180,6 +180,39 @@ SUMMARY: tuple[tuple[str, str], ...] = (
         "the longest time between two arrivals (a handover's outage as the stream saw it), s",
     ),
     ("flows[].cbr.max_gap_from_s", "when that gap began (the arrival before it)"),
+    ("flows[].mptcp.scheduler", 'an MPTCP flow (`kind = "mptcp"`): its packet scheduler'),
+    ("flows[].mptcp.congestion_control", "how its subflows' windows relate: uncoupled or lia"),
+    ("flows[].mptcp.subflows_created", "subflows it had over its life (ids never reused)"),
+    (
+        "flows[].mptcp.bytes_retrans",
+        "data-level bytes sent again on another subflow (MPTCP_INFO's mptcpi_bytes_retrans)",
+    ),
+    ("flows[].mptcp.reinjections", "reinjections: the connection timer's and stranded data's"),
+    ("flows[].mptcp.stale_subflows", "subflows found stale (Linux's MPTcpExtSubflowStale)"),
+    ("flows[].mptcp.duplicate_bytes", "bytes the receiver got twice at the data level"),
+    ("flows[].mptcp.subflows[].id", "the subflow's id (its order of creation)"),
+    ("flows[].mptcp.subflows[].interface", "the mobile's interface (access link) it runs over"),
+    ("flows[].mptcp.subflows[].backup", "a backup subflow (the endpoint's backup flag)"),
+    ("flows[].mptcp.subflows[].opened_s", "when the data sender took its SYN"),
+    ("flows[].mptcp.subflows[].closed_s", "when its interface's address was removed (null: open)"),
+    ("flows[].mptcp.subflows[].bytes_sent", "data bytes sent, resent included (tcpi_bytes_sent)"),
+    ("flows[].mptcp.subflows[].bytes_acked", "data bytes acknowledged (tcpi_bytes_acked)"),
+    ("flows[].mptcp.subflows[].total_retrans", "segments retransmitted (tcpi_total_retrans)"),
+    ("flows[].mptcp.subflows[].bytes_reinjected", "data-level bytes reinjected onto it"),
+    ("flows[].mptcp.subflows[].bytes_received", "data bytes the receiver got on it"),
+    ("flows[].mptcp.handovers[].at_s", "a handover of the flow's mobile"),
+    ("flows[].mptcp.handovers[].lost", "the interface it left (its path lost)"),
+    ("flows[].mptcp.handovers[].taken", "the interface it took"),
+    (
+        "flows[].mptcp.handovers[].resume_s",
+        "time to resume: to the connection's in-order data moving on again with data over "
+        "another interface than the one lost (null: never)",
+    ),
+    (
+        "flows[].mptcp.handovers[].failback_s",
+        "time to fail back: to the first data over the interface taken when an earlier "
+        "handover had left it (null otherwise)",
+    ),
     ("handovers[].at_s", "the handover's instant"),
     ("handovers[].mobile", "the mobile node that hands over"),
     ("handovers[].from", "the access link it leaves"),
@@ -415,6 +448,16 @@ PARQUET: tuple[tuple[str, str, str], ...] = (
     ("series_cbr.parquet", "seq", "the datagram's sequence number, from 0"),
     ("series_cbr.parquet", "sent_s", "when its source sent it"),
     ("series_cbr.parquet", "delay_s", "its one-way delay, t_s less sent_s"),
+    ("series_mptcp.parquet", "t_s", "when an MPTCP subflow's state changed"),
+    ("series_mptcp.parquet", "flow", "the flow's name"),
+    ("series_mptcp.parquet", "subflow", "the subflow's id (stable: never reused)"),
+    ("series_mptcp.parquet", "interface", "the mobile's interface it runs over"),
+    ("series_mptcp.parquet", "snd_cwnd", "its congestion window, segments (tcpi_snd_cwnd)"),
+    ("series_mptcp.parquet", "snd_mss", "its segment size, bytes (tcpi_snd_mss)"),
+    ("series_mptcp.parquet", "rtt_s", "its smoothed RTT, s (tcpi_rtt)"),
+    ("series_mptcp.parquet", "bytes_sent", "data bytes sent so far (tcpi_bytes_sent)"),
+    ("series_mptcp.parquet", "bytes_acked", "data bytes acknowledged so far (tcpi_bytes_acked)"),
+    ("series_mptcp.parquet", "open", "whether the subflow is open (false once closed)"),
 )
 
 #: The columns of a sweep's results (`DIR/results/*.parquet`, one row per run; `vho compare`

@@ -20,6 +20,9 @@ A run writes, in its output directory:
   ``record.pcap_cross``.
 - ``series_cbr.parquet`` with series and a CBR flow (``kind = "cbr"``): every datagram its
   receiver got, in arrival order (``t_s`` arrival, ``seq``, ``sent_s``, ``delay_s``).
+- ``series_mptcp.parquet`` with series and an MPTCP flow (``kind = "mptcp"``): each subflow's
+  state whenever it changed (``subflow`` id, ``interface``, ``snd_cwnd``, ``rtt_s``,
+  ``bytes_sent``, ``bytes_acked``), named as the kernel's ``TCP_INFO`` names them.
 
 The series do not wait in memory for the run's end: the core hands their rows to hidden files
 of the staging directory as it records them (``.series-*.rows``), and each Parquet file is
@@ -79,7 +82,7 @@ OWNED = (
     re.escape(TIMING),
     re.escape(RESOLVED),
     r".+\.pcap",
-    r"series_(tcp|tfrc|queues|drops|cross|probe|cbr)\.parquet",
+    r"series_(tcp|tfrc|queues|drops|cross|probe|cbr|mptcp)\.parquet",
     r"sequence_.+\.(png|svg)",
 )
 
@@ -661,6 +664,44 @@ def _cbr_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
     return pd.concat(frames, ignore_index=True)
 
 
+def _mptcp_frame(raw: dict, summary: dict) -> pd.DataFrame | None:
+    """Each MPTCP subflow's state whenever it changed: its id (stable: never reused), the
+    interface it runs over, and ``TCP_INFO``'s names for what the kernel reports per subflow
+    (``snd_cwnd`` in segments of ``snd_mss``, ``rtt_s``, ``bytes_sent``, ``bytes_acked``);
+    ``None`` without an MPTCP flow recording series. Columns come as little-endian f8 bytes."""
+    entries = raw.get("mptcp_series") or []
+    if all(e is None for e in entries):
+        return None
+    import numpy as np
+    import pandas as pd
+
+    frames = []
+    for f, cols in zip(summary["flows"], entries, strict=True):
+        if cols is None:
+            continue
+        col = {k: np.frombuffer(v, dtype="<f8") for k, v in cols.items()}
+        names = {s["id"]: s["interface"] for s in f["mptcp"]["subflows"]}
+        sub = col["subflow"].astype("int64")
+        mss = col["mss"].astype("int64")
+        frames.append(
+            pd.DataFrame(
+                {
+                    "t_s": col["t_ns"] / 1e9,
+                    "flow": f["name"],
+                    "subflow": sub,
+                    "interface": [names.get(int(i), "") for i in sub],
+                    "snd_cwnd": col["cwnd"].astype("int64") // np.maximum(mss, 1),
+                    "snd_mss": mss,
+                    "rtt_s": col["srtt_ns"] / 1e9,
+                    "bytes_sent": col["bytes_sent"].astype("int64"),
+                    "bytes_acked": col["bytes_acked"].astype("int64"),
+                    "open": col["open"] > 0,
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
 def _spill_files(raw: dict) -> list[str]:
     """The spill files the core left in the staging directory (removed once written)."""
     entries = [*(raw.get("tcp_series") or []), *(raw.get("tfrc_series") or [])]
@@ -733,6 +774,9 @@ def run(
             cbr = _cbr_frame(raw, summary)
             if cbr is not None:
                 _to_parquet(cbr, stage / "series_cbr.parquet")
+            mptcp = _mptcp_frame(raw, summary)
+            if mptcp is not None:
+                _to_parquet(mptcp, stage / "series_mptcp.parquet")
             if plot:
                 _plot_sequences(stage, raw["capture_nodes"], summary, on_disk)
             resolved = _native.resolve_scenario(label, text, overrides, seed)

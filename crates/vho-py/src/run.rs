@@ -88,6 +88,8 @@ impl PacketTap for PcapTap {
                 (6001u16.wrapping_add(f), 50001u16.wrapping_add(f)),
                 pkt.wire_bytes,
             ),
+            // A subflow's segment is a TCP packet: written by `packet`, never here.
+            Payload::Mptcp(_) => return,
             // A CBR datagram on the flow's ports, its payload zeros.
             Payload::Cbr(_) => vho_sim::record::pcap_cross::encode_cross(
                 &mut self.buf,
@@ -198,7 +200,9 @@ fn column<'py, T: Copy>(
 /// `cause`, by index); `rx_bins` (per flow: interval_s and the bytes per interval as
 /// little-endian u64s, or None when the scenario records no series), `cross_bins` (per flow: a Pareto flow's
 /// interval_s and bytes sent and delivered per interval, or None for the others), `cbr_series`
-/// (per flow: a CBR receiver's datagrams as they arrived, columns of f8 bytes, or None).
+/// (per flow: a CBR receiver's datagrams as they arrived, columns of f8 bytes, or None),
+/// `mptcp_series` (per flow: an MPTCP connection's subflows' state whenever it changed,
+/// columns of f8 bytes, or None).
 #[pyfunction]
 #[pyo3(signature = (label, text, overrides, seed=None, pcap_dir=None))]
 pub fn run_scenario<'py>(
@@ -343,5 +347,25 @@ pub fn run_scenario<'py>(
         }
     }
     d.set_item("cbr_series", cbr)?;
+    let mptcp = PyList::empty(py);
+    for s in out.series.iter().map(|s| &s.mptcp) {
+        match s {
+            Some(s) => {
+                let c = PyDict::new(py);
+                c.set_item("t_ns", column(py, s, |a| a.t.as_nanos() as f64)?)?;
+                c.set_item("subflow", column(py, s, |a| f64::from(a.subflow))?)?;
+                c.set_item("link", column(py, s, |a| f64::from(a.link))?)?;
+                c.set_item("cwnd", column(py, s, |a| f64::from(a.cwnd))?)?;
+                c.set_item("mss", column(py, s, |a| f64::from(a.mss))?)?;
+                c.set_item("srtt_ns", column(py, s, |a| a.srtt_ns as f64)?)?;
+                c.set_item("bytes_sent", column(py, s, |a| a.bytes_sent as f64)?)?;
+                c.set_item("bytes_acked", column(py, s, |a| a.bytes_acked as f64)?)?;
+                c.set_item("open", column(py, s, |a| f64::from(u8::from(a.open)))?)?;
+                mptcp.append(c)?
+            }
+            None => mptcp.append(py.None())?,
+        }
+    }
+    d.set_item("mptcp_series", mptcp)?;
     Ok(d)
 }

@@ -426,6 +426,9 @@ pub enum FlowKind {
     /// A constant-bit-rate UDP stream whose receiver measures each datagram's one-way delay
     /// and loss (`agent::cbr`).
     Cbr(crate::traffic::cbr::CbrConfig),
+    /// A Multipath TCP connection (RFC 8684) between a mobile host and another host, a
+    /// subflow per interface (`agent::mptcp`); its subflows run the flow's `tcp`.
+    Mptcp(crate::traffic::mptcp::MptcpConfig),
 }
 
 impl FlowKind {
@@ -435,6 +438,7 @@ impl FlowKind {
             FlowKind::Tfrc(_) => "tfrc",
             FlowKind::Pareto(_) => "pareto",
             FlowKind::Cbr(_) => "cbr",
+            FlowKind::Mptcp(_) => "mptcp",
         }
     }
 }

@@ -16,7 +16,9 @@
 //!   with the flow's ground truth (`record::truth`) and series;
 //! - [`tfrc`]: a TFRC sender and receiver (RFC 5348), `crate::tfrc`'s;
 //! - [`pareto`]: ns-2's Pareto on/off source of cross traffic, and [`sink`]: a counting sink;
-//! - [`cbr`]: a constant-bit-rate UDP source and a receiver measuring one-way delay and loss.
+//! - [`cbr`]: a constant-bit-rate UDP source and a receiver measuring one-way delay and loss;
+//! - [`mptcp`]: a Multipath TCP connection at each end (RFC 8684, as Linux runs it), owning a
+//!   TCP sender or receiver per subflow.
 //!
 //! Besides what a real end sees, an agent is told its own packets' fates ([`Agent::fate`]:
 //! delivered, dropped, copied or absorbed in the network): ground truth for the record and for
@@ -24,6 +26,7 @@
 //! design: `tcp::oracle`).
 
 pub mod cbr;
+pub mod mptcp;
 pub mod pareto;
 pub mod sink;
 pub mod tcp;
@@ -38,6 +41,7 @@ use crate::time::Time;
 use serde::Serialize;
 
 pub use cbr::{CbrArrival, CbrSink, CbrSource, CbrSummary};
+pub use mptcp::{MptcpSink, MptcpSource, MptcpSummary};
 pub use pareto::{CrossBins, CrossSummary, ParetoSource, CROSS_INTERVAL};
 pub use sink::Sink;
 pub use tcp::{TcpSink, TcpSource};
@@ -55,6 +59,9 @@ pub enum Payload {
     Tfrc(crate::tfrc::TfrcHeader),
     /// A CBR datagram's sequence number (its send time is `Packet::sent_at`).
     Cbr(cbr::CbrHeader),
+    /// The MPTCP option of a subflow's segment (RFC 8684 §3), beside the segment that rides
+    /// in `Packet::seg` (`Agent::tcp_payload`).
+    Mptcp(mptcp::MptcpOption),
 }
 
 /// A packet an agent sends: the world wraps it at the agent's node and sends it on its way.
@@ -151,6 +158,8 @@ pub struct AgentSeries {
     pub cross: Option<CrossBins>,
     /// A CBR receiver's datagrams as they arrived.
     pub cbr: Option<Vec<cbr::CbrArrival>>,
+    /// An MPTCP connection's subflows' state over time.
+    pub mptcp: Option<Vec<mptcp::MptcpSample>>,
     /// Halves of `cross` until merged: bytes sent per interval (the source's), delivered
     /// (the sink's).
     pub(crate) cross_sent: Option<Vec<u64>>,
@@ -174,6 +183,7 @@ impl AgentSeries {
             probe: a.probe.or(b.probe),
             cross,
             cbr: a.cbr.or(b.cbr),
+            mptcp: a.mptcp.or(b.mptcp),
             cross_sent: None,
             cross_delivered: None,
         }
@@ -191,6 +201,8 @@ pub enum AnyAgent {
     Sink(Sink),
     CbrSource(CbrSource),
     CbrSink(CbrSink),
+    MptcpSource(MptcpSource),
+    MptcpSink(MptcpSink),
 }
 
 macro_rules! each {
@@ -204,6 +216,8 @@ macro_rules! each {
             AnyAgent::Sink($a) => $e,
             AnyAgent::CbrSource($a) => $e,
             AnyAgent::CbrSink($a) => $e,
+            AnyAgent::MptcpSource($a) => $e,
+            AnyAgent::MptcpSink($a) => $e,
         }
     };
 }
@@ -225,6 +239,14 @@ pub trait Agent {
     /// A handover notification; whether the agent may have something to send now.
     fn notify_handover(&mut self, _now: Time, _h: &HandoverNote) -> bool {
         false
+    }
+    /// For a kind whose TCP segments carry something beside them (`Kind::TCP_PAYLOAD`: an
+    /// MPTCP subflow's option), asked right after each `poll_transmit`: what rides beside the
+    /// segment just given, and the mobile's access link it must cross plus one (a subflow's
+    /// interface, a multipath host's per-interface address: `World::multihome`; 0: routed).
+    /// Kept out of `Transmit`, whose every copy on TCP's hot path it would have grown.
+    fn tcp_payload(&mut self) -> Option<(Payload, u32)> {
+        None
     }
     /// The source of the flow has finished (`FateOut::source_finished`).
     fn peer_finished(&mut self) {}
@@ -293,6 +315,9 @@ impl AnyAgent {
 /// dispatches, and each moved its answer through the `match` (callgrind, run_timed:
 /// 11.8 % more instructions in the 20 MB cell, 16.7 % in Chen et al.'s world).
 pub trait Kind: Agent {
+    /// Its TCP segments carry something beside them in the payload table (an MPTCP
+    /// subflow's option): the delivery path reads it only for such kinds.
+    const TCP_PAYLOAD: bool = false;
     /// The agent of this kind that `a` holds (`a` holds one: its flow's `Ends` says so).
     fn of(a: &mut AnyAgent) -> &mut Self;
 }
@@ -322,6 +347,23 @@ kinds!(
     CbrSink(CbrSink),
 );
 
+macro_rules! kinds_with_tcp_payload {
+    ($($variant:ident($t:ty)),* $(,)?) => {
+        $(impl Kind for $t {
+            const TCP_PAYLOAD: bool = true;
+            #[inline(always)]
+            fn of(a: &mut AnyAgent) -> &mut Self {
+                match a {
+                    AnyAgent::$variant(x) => x,
+                    _ => unreachable!("invariant: a flow's ends are the kinds its `Ends` names"),
+                }
+            }
+        })*
+    };
+}
+
+kinds_with_tcp_payload!(MptcpSource(MptcpSource), MptcpSink(MptcpSink));
+
 /// The kinds of a flow's two ends, as [`build`] pairs them: what `with_ends!` matches on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ends {
@@ -329,6 +371,7 @@ pub enum Ends {
     Tfrc,
     Pareto,
     Cbr,
+    Mptcp,
 }
 
 impl Ends {
@@ -338,6 +381,7 @@ impl Ends {
             FlowKind::Tfrc(_) => Ends::Tfrc,
             FlowKind::Pareto(_) => Ends::Pareto,
             FlowKind::Cbr(_) => Ends::Cbr,
+            FlowKind::Mptcp(_) => Ends::Mptcp,
         }
     }
 }
@@ -348,8 +392,8 @@ macro_rules! with_ends {
     ($ends:expr, $S:ident, $R:ident => $e:expr) => {{
         #[allow(unused_imports)]
         use $crate::agent::{
-            Agent as _, CbrSink, CbrSource, Ends, ParetoSource, Sink, TcpSink, TcpSource, TfrcSink,
-            TfrcSource,
+            Agent as _, CbrSink, CbrSource, Ends, MptcpSink, MptcpSource, ParetoSource, Sink,
+            TcpSink, TcpSource, TfrcSink, TfrcSource,
         };
         match $ends {
             Ends::Tcp => {
@@ -380,6 +424,13 @@ macro_rules! with_ends {
                 type $R = CbrSink;
                 $e
             }
+            Ends::Mptcp => {
+                #[allow(dead_code)]
+                type $S = MptcpSource;
+                #[allow(dead_code)]
+                type $R = MptcpSink;
+                $e
+            }
         }
     }};
 }
@@ -405,6 +456,10 @@ pub fn build(spec: &Spec, f: usize) -> [AnyAgent; 2] {
             AnyAgent::CbrSource(CbrSource::new(*cfg, fs)),
             AnyAgent::CbrSink(CbrSink::new(*cfg, spec.record.series)),
         ],
+        FlowKind::Mptcp(cfg) => {
+            let (s, r) = mptcp::build(spec, f, *cfg);
+            [AnyAgent::MptcpSource(s), AnyAgent::MptcpSink(r)]
+        }
     }
 }
 
@@ -419,6 +474,8 @@ pub enum KindRecord {
     Cross(CrossSummary),
     #[serde(rename = "cbr")]
     Cbr(CbrSummary),
+    #[serde(rename = "mptcp")]
+    Mptcp(MptcpSummary),
 }
 
 /// A flow's kind's record, run from `start` to `now`; `dropped`, its packets dropped in the
@@ -458,6 +515,11 @@ pub fn summarise(
             None,
         ),
         [A::CbrSource(s), A::CbrSink(r)] => (None, Some(KindRecord::Cbr(cbr::summary(s, r))), None),
+        [A::MptcpSource(s), A::MptcpSink(r)] => (
+            None,
+            Some(KindRecord::Mptcp(mptcp::summary(s, r, handovers))),
+            None,
+        ),
         _ => unreachable!("invariant: `build` pairs each source with its own kind's sink"),
     };
     Summarised { tcp, record, probe }
@@ -465,3 +527,5 @@ pub fn summarise(
 
 #[cfg(test)]
 mod cbr_tests;
+#[cfg(test)]
+mod mptcp_tests;

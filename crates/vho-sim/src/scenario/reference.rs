@@ -577,7 +577,7 @@ pub fn keys() -> Vec<KeyDoc> {
         k(
             "flow",
             "kind",
-            "\"tcp\" | \"tfrc\" | \"pareto\" | \"cbr\"",
+            "\"tcp\" | \"tfrc\" | \"pareto\" | \"cbr\" | \"mptcp\"",
             "\"tcp\"",
             "the protocol carrying the flow: TCP, or TFRC (RFC 5348: equation-based rate \
              control over UDP; no retransmission, never completes, runs to run.stop), or \
@@ -586,7 +586,63 @@ pub fn keys() -> Vec<KeyDoc> {
              (summary.json's flows[].cross and drops, series_cross.parquet), never captured \
              unless record.pcap_cross; or cbr: a constant-bit-rate UDP stream whose receiver \
              measures every datagram's one-way delay and loss (flows[].cbr; series_cbr.parquet \
-             with record.series), what to run beside TCP to see the link's own behaviour",
+             with record.series), what to run beside TCP to see the link's own behaviour; or \
+             mptcp: Multipath TCP (RFC 8684) as Linux upstream runs it between a mobile host and \
+             another host, a subflow per interface of the mobile (every interface up at once; \
+             flows[].mptcp; series_mptcp.parquet with record.series); its subflows run flow.tcp",
+        ),
+        k(
+            "flow",
+            "mptcp",
+            "a table of the flow.mptcp keys",
+            "what vho emulate --multipath configures",
+            "an MPTCP flow's path manager, scheduler and congestion control",
+        ),
+        k(
+            "flow.mptcp",
+            "scheduler",
+            "\"default\"",
+            "\"default\"",
+            "the packet scheduler: Linux's default (mptcp_subflow_get_send: the active subflow \
+             whose queued data drains first; backups only when no other is active)",
+        ),
+        k(
+            "flow.mptcp",
+            "congestion_control",
+            "\"uncoupled\" | \"lia\"",
+            "\"uncoupled\"",
+            "uncoupled: each subflow runs flow.tcp's congestion control on its own, as Linux \
+             upstream; lia: RFC 6356's Linked Increases over the subflows' reno or newreno \
+             (flow.tcp.cc), each congestion-avoidance increase capped at LIA's (OLIA is not \
+             modelled yet)",
+        ),
+        k(
+            "flow.mptcp",
+            "endpoints",
+            "an inline table: the mobile's interface (its access link's name) = a list of \
+             \"subflow\", \"backup\", \"fullmesh\"",
+            "every interface but the initial one: [\"subflow\"]",
+            "the in-kernel path manager's endpoints (ip-mptcp(8)): subflow opens a subflow over \
+             the interface once the initial one is established (MP_JOIN), backup makes its \
+             subflows backups, fullmesh is subflow here (the peer has one address); the initial \
+             subflow goes over the initial interface whatever its flags (backup applies); \
+             signal (ADD_ADDR) is refused: the peer would open the subflow",
+        ),
+        k(
+            "flow.mptcp",
+            "stale_loss_cnt",
+            "an integer from 1 to 255",
+            "4",
+            "retransmission periods without an ACK after which a subflow is stale and its data \
+             is reinjected (net.mptcp.stale_loss_cnt, Linux's default 4)",
+        ),
+        k(
+            "flow.mptcp",
+            "max_subflows",
+            "an integer from 0 to 8",
+            "8",
+            "subflows besides the initial one (ip mptcp limits subflow; vho emulate \
+             --multipath sets 8)",
         ),
         k(
             "flow",

@@ -108,7 +108,7 @@ pub fn to_toml(spec: &Spec) -> String {
     }
     let mut i = 0;
     while i < spec.flows.len() {
-        let n = identical_run(&spec.flows[i..]);
+        let n = identical_run(spec, &spec.flows[i..]);
         let f = &spec.flows[i];
         match n {
             Some(n) => flow(
@@ -160,11 +160,11 @@ pub fn to_toml(spec: &Spec) -> String {
 /// `[mipv6]` with every setting, and one `[[mipv6.router]]` per access link.
 /// How many flows from the first form a run that one `[[flow]]` table with `count` gives back:
 /// named `NAME-0`, `NAME-1`, ... and alike in all else (at least two; else `None`).
-fn identical_run(flows: &[FlowSpec]) -> Option<usize> {
+fn identical_run(spec: &Spec, flows: &[FlowSpec]) -> Option<usize> {
     let base = flows.first()?.name.strip_suffix("-0")?;
     let body = |f: &FlowSpec| {
         let mut o = String::new();
-        flow_body(&mut o, f);
+        flow_body(&mut o, spec, f);
         (f.src, f.dst, o)
     };
     let first = body(&flows[0]);
@@ -188,11 +188,11 @@ fn flow(o: &mut String, spec: &Spec, f: &FlowSpec, name: &str, count: Option<usi
         q(&spec.nodes[f.src].name),
         q(&spec.nodes[f.dst].name)
     );
-    flow_body(o, f);
+    flow_body(o, spec, f);
 }
 
 /// A flow's keys after its name and ends.
-fn flow_body(o: &mut String, f: &FlowSpec) {
+fn flow_body(o: &mut String, spec: &Spec, f: &FlowSpec) {
     if f.bytes != u64::MAX {
         let _ = writeln!(o, "size = \"{} B\"", f.bytes);
     }
@@ -221,6 +221,39 @@ fn flow_body(o: &mut String, f: &FlowSpec) {
         );
         return;
     }
+    if let crate::spec::FlowKind::Mptcp(c) = &f.kind {
+        let _ = writeln!(
+            o,
+            "kind = \"mptcp\"\n[flow.mptcp]\nscheduler = {}\ncongestion_control = {}\n\
+             stale_loss_cnt = {}\nmax_subflows = {}\n[flow.mptcp.endpoints]",
+            q(c.scheduler.name()),
+            q(c.coupling.name()),
+            c.stale_loss_cnt,
+            c.max_subflows
+        );
+        let m = spec
+            .mobiles
+            .iter()
+            .find(|m| m.node == f.src || m.node == f.dst);
+        for e in c.endpoints() {
+            let Some(&l) = m.and_then(|m| m.interfaces.get(usize::from(e.interface))) else {
+                continue;
+            };
+            use crate::traffic::mptcp::flags as fl;
+            let names: Vec<String> = [
+                (fl::SUBFLOW, "subflow"),
+                (fl::BACKUP, "backup"),
+                (fl::FULLMESH, "fullmesh"),
+            ]
+            .iter()
+            .filter(|(b, _)| e.flags & b != 0)
+            .map(|(_, n)| q(n))
+            .collect();
+            let _ = writeln!(o, "{} = [{}]", q(&spec.links[l].name), names.join(", "));
+        }
+        let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
+        return;
+    }
     if !f.remedies.is_empty() {
         let names: Vec<String> = f.remedies.iter().map(|r| q(r.name())).collect();
         let _ = writeln!(o, "remedies = [{}]", names.join(", "));
@@ -237,7 +270,9 @@ fn flow_body(o: &mut String, f: &FlowSpec) {
             let _ = writeln!(o, "[flow.tcp]\n{}", tcp(&f.tcp));
         }
         // Written whole above (a Pareto or CBR flow has no remedies, TCP or probe).
-        crate::spec::FlowKind::Pareto(_) | crate::spec::FlowKind::Cbr(_) => {}
+        crate::spec::FlowKind::Pareto(_)
+        | crate::spec::FlowKind::Cbr(_)
+        | crate::spec::FlowKind::Mptcp(_) => {}
     }
     if f.probe.enabled {
         let p = &f.probe;

@@ -321,6 +321,7 @@ pub struct FlowT {
     pub tfrc: Option<Spanned<TfrcT>>,
     pub pareto: Option<Spanned<ParetoT>>,
     pub cbr: Option<Spanned<CbrT>>,
+    pub mptcp: Option<Spanned<MptcpT>>,
     pub remedies: Option<Vec<S>>,
     pub probe: Option<Spanned<ProbeT>>,
     /// This many identical flows (`MAX_FLOW_COUNT` at most), named `NAME-0` ... `NAME-(n-1)`.
@@ -362,6 +363,19 @@ pub struct ParetoT {
 pub struct CbrT {
     pub rate: Option<S>,
     pub packet_size: Option<S>,
+}
+
+/// `[flow.mptcp]`: a Multipath TCP connection's parameters
+/// (`crate::traffic::mptcp::MptcpConfig`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MptcpT {
+    pub scheduler: Option<S>,
+    pub congestion_control: Option<S>,
+    /// The mobile's interface (its access link's name) -> the endpoint's flags.
+    pub endpoints: Option<Spanned<std::collections::BTreeMap<String, Vec<S>>>>,
+    pub stale_loss_cnt: Option<Spanned<i64>>,
+    pub max_subflows: Option<Spanned<i64>>,
 }
 
 /// `[flow.tfrc]`: a TFRC flow's parameters (`crate::tfrc::TfrcConfig`).

@@ -112,6 +112,11 @@ impl TcpReceiver {
         self.delivered
     }
 
+    /// Whether the handshake is done (or none was asked).
+    pub fn is_established(&self) -> bool {
+        self.state == State::Established
+    }
+
     pub fn poll_timeout(&self) -> Option<Time> {
         self.timers.next()
     }
@@ -307,6 +312,10 @@ impl TcpReceiver {
         }
     }
 
+    /// Inlined into its callers: with a second one (an MPTCP subflow's, `agent::mptcp`) the
+    /// compiler stopped inlining it into TCP's `pump`, 1.7 % more instructions in the 20 MB
+    /// cell (callgrind, run_timed).
+    #[inline(always)]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
         match self.state {
             State::Closed => {
@@ -358,6 +367,8 @@ impl TcpReceiver {
         }
     }
 
+    /// Inlined as `poll_transmit` is (see there).
+    #[inline(always)]
     fn ack(&mut self, now: Time) -> Transmit {
         self.ack_now = false;
         self.unacked = 0;

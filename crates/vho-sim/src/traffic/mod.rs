@@ -10,4 +10,5 @@
 //! receiver measures each datagram's delay and loss.
 
 pub mod cbr;
+pub mod mptcp;
 pub mod pareto;

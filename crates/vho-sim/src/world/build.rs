@@ -148,7 +148,7 @@ impl World {
                 .any(|d| !matches!(d.loss, crate::link::loss::LossModel::None))
             // A link layer's discards are booked as losses on the air are.
             || super::link_layers::any(&dirs);
-        Ok(World {
+        let mut w = World {
             now: Time::ZERO,
             queue: EventQueue::with_capacity(64),
             slab: Default::default(),
@@ -182,7 +182,17 @@ impl World {
             external_out: None,
             multihomed: false,
             spec: spec.clone(),
-        })
+        };
+        // A Multipath TCP flow's mobile uses every interface at once, as `vho emulate
+        // --multipath` makes it (`World::multihome`): its subflows' packets take their own.
+        if spec
+            .flows
+            .iter()
+            .any(|f| matches!(f.kind, crate::spec::FlowKind::Mptcp(_)))
+        {
+            w.multihome();
+        }
+        Ok(w)
     }
 }
 

@@ -27,7 +27,13 @@ impl World {
         // `side & 1`: the index is known to be in bounds.
         let side = side & 1;
         while let Some(tx) = A::of(&mut self.flows[f].agents[side]).poll_transmit(now) {
-            self.emit(f, side, tx);
+            // Known per kind at compile time: nothing more for TCP's own segments.
+            let beside = if A::TCP_PAYLOAD {
+                A::of(&mut self.flows[f].agents[side]).tcp_payload()
+            } else {
+                None
+            };
+            self.emit(f, side, tx, beside);
         }
         let flow = &mut self.flows[f];
         // Its state recorded (with series), then its next timer.
@@ -60,7 +66,7 @@ impl World {
 
     /// Wraps what an agent sends into a packet at its node and sends it on its way.
     #[inline(always)]
-    fn emit(&mut self, f: usize, side: usize, tx: Transmit) {
+    fn emit(&mut self, f: usize, side: usize, tx: Transmit, beside: Option<(Payload, u32)>) {
         let flow = &mut self.flows[f];
         let (src, dst) = (flow.nodes[side] as NodeIdx, flow.nodes[side ^ 1] as NodeIdx);
         let ip_id = flow.ip_id[side];
@@ -70,6 +76,8 @@ impl World {
             Body::Datagram(Payload::None) => (Default::default(), Proto::BareDatagram),
             Body::Datagram(_) => (Default::default(), Proto::Datagram),
         };
+        // An MPTCP subflow's segment: pinned to its interface's link (`pinned_egress`).
+        let via = beside.map_or(0, |(_, via)| via);
         // Written straight into its slot: a packet built on the stack and then copied in
         // stalled the copy (`perf annotate`: a fifth of `pump`'s cycles on that store).
         let idx = self.slab.insert(Packet {
@@ -86,13 +94,17 @@ impl World {
             proto,
             ext: 0,
             inner_src: 0,
-            inner_dst: 0,
+            inner_dst: via,
             sig: crate::mip::Signal::None,
             pio: Default::default(),
         });
         // A bare datagram (cross traffic, a quarter of the events of Chen et al.'s world)
         // writes no payload: `payload` reads none for it.
-        if let (Body::Datagram(payload), Proto::Datagram) = (tx.body, proto) {
+        let payload = match (tx.body, proto) {
+            (Body::Datagram(payload), Proto::Datagram) => Some(payload),
+            _ => beside.map(|(p, _)| p),
+        };
+        if let Some(payload) = payload {
             let i = idx as usize;
             if self.payloads.len() <= i {
                 self.payloads.resize(i + 1, Payload::None);
@@ -173,7 +185,12 @@ impl World {
     ) {
         if self.multihomed {
             let pkt = self.slab.get(idx);
-            if pkt.proto == crate::packet::Proto::External && pkt.inner_dst != 0 {
+            // An outside packet or an MPTCP subflow's segment pinned to its interface (an
+            // untunnelled packet's `inner_dst` is otherwise zero).
+            if pkt.inner_dst != 0
+                && pkt.ext & crate::packet::ext::TUNNEL == 0
+                && matches!(pkt.proto, Proto::External | Proto::Tcp)
+            {
                 match self.pinned_egress(node, idx) {
                     Ok(d) => self.offer_on(self.held(idx), Some(d)),
                     Err(cause) => self.free_dropped(idx, None, cause),
@@ -317,6 +334,8 @@ impl World {
         let pkt = self.slab.get(idx);
         let payload = match pkt.proto {
             Proto::Datagram => &self.payloads[idx as usize],
+            // Known per kind at compile time: nothing more on a TCP flow's path.
+            Proto::Tcp if S::TCP_PAYLOAD => &self.payloads[idx as usize],
             _ => &NONE,
         };
         let flow = &mut self.flows[f];

@@ -72,7 +72,7 @@ pub struct FlowSummary {
     pub name: String,
     pub from: String,
     pub to: String,
-    /// "tcp", "tfrc", "pareto" or "cbr" (`[[flow]] kind`).
+    /// "tcp", "tfrc", "pareto", "cbr" or "mptcp" (`[[flow]] kind`).
     pub kind: &'static str,
     /// A TCP flow's profile (absent for the other kinds).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -108,7 +108,8 @@ pub struct FlowSummary {
     #[serde(flatten)]
     pub oracle: Option<OracleSummary>,
     /// Another kind's record under its own key: `tfrc` (`kind = "tfrc"`), `cross`
-    /// (`kind = "pareto"`), `cbr` (`kind = "cbr"`); absent for TCP.
+    /// (`kind = "pareto"`), `cbr` (`kind = "cbr"`), `mptcp` (`kind = "mptcp"`); absent for
+    /// TCP.
     #[serde(flatten)]
     pub record: Option<KindRecord>,
     /// TCP Probe's or TFRC Probe's record (Chen et al. §3; `null` without the probe).
@@ -134,6 +135,13 @@ impl FlowSummary {
     pub fn cross(&self) -> Option<&super::CrossSummary> {
         match &self.record {
             Some(KindRecord::Cross(c)) => Some(c),
+            _ => None,
+        }
+    }
+    /// An MPTCP flow's record.
+    pub fn mptcp(&self) -> Option<&crate::agent::MptcpSummary> {
+        match &self.record {
+            Some(KindRecord::Mptcp(m)) => Some(m),
             _ => None,
         }
     }

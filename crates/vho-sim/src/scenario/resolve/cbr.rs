@@ -17,6 +17,7 @@ impl Ctx<'_> {
             ),
             (ft.tfrc.as_ref().map(|t| t.span()), "tfrc"),
             (ft.pareto.as_ref().map(|t| t.span()), "pareto"),
+            (ft.mptcp.as_ref().map(|t| t.span()), "mptcp"),
             (ft.probe.as_ref().map(|t| t.span()), "probe"),
         ] {
             if let Some(span) = span {

@@ -23,6 +23,7 @@ mod handovers;
 mod link_layer;
 mod links;
 mod mipv6;
+mod mptcp;
 mod nemo;
 mod pareto;
 mod schedules;
@@ -86,6 +87,26 @@ impl Ctx<'_> {
         let functions = self.functions(&file, &b)?;
         let mipv6 = self.mipv6(&file, &b, &handovers, &flows)?;
         let nemo = self.nemo(&file, &b, mipv6.as_ref())?;
+        if mipv6.is_some() || nemo.is_some() {
+            // A multipath host has an address per interface (`World::multihome`), not a home
+            // address and a care-of address.
+            let mptcp = file.flow.iter().find(|f| {
+                f.get_ref()
+                    .kind
+                    .as_ref()
+                    .is_some_and(|k| k.get_ref() == "mptcp")
+            });
+            if let Some(f) = mptcp {
+                let span = f.get_ref().kind.as_ref().map_or(0..0, |k| k.span());
+                return Err(self.err(
+                    span,
+                    "flow.kind",
+                    "a kind other than \"mptcp\" in a run with [mipv6] or [nemo] (a multipath \
+                     host has an address per interface, not a care-of address)",
+                    Some("\"mptcp\"".into()),
+                ));
+            }
+        }
         let mut pcap_at = Vec::new();
         for n in &file.record.pcap {
             pcap_at.push(b.node(self, n, "record.pcap")?);
@@ -216,16 +237,19 @@ impl Ctx<'_> {
                     ));
                 }
             }
-            let kind = self.flow_kind(ft)?;
+            let mut kind = self.flow_kind(ft)?;
+            if let FlowKind::Mptcp(cfg) = &mut kind {
+                self.mptcp_paths(ft, b, src, dst, cfg)?;
+            }
             let bytes = match (&ft.size, kind) {
                 (Some(s), _) => self.with(s, "flow.size", units::size_bytes)?,
                 // A TFRC flow without a size is a bulk source: it sends until the run stops.
                 (None, FlowKind::Tfrc(_) | FlowKind::Pareto(_) | FlowKind::Cbr(_)) => u64::MAX,
-                (None, FlowKind::Tcp) => {
+                (None, FlowKind::Tcp | FlowKind::Mptcp(_)) => {
                     return Err(self.err(
                         f.span(),
                         "flow.size",
-                        "a size for a TCP flow (required)",
+                        "a size for a TCP or MPTCP flow (required)",
                         None,
                     ))
                 }
@@ -235,6 +259,19 @@ impl Ctx<'_> {
                 None => Time::ZERO,
             };
             let tcp = self.tcp(ft.tcp.as_ref())?;
+            if let FlowKind::Mptcp(c) = &kind {
+                // RFC 6356 §3 couples Reno's increase; over CUBIC it is undefined.
+                let reno = matches!(tcp.cc, CcAlgorithm::Reno | CcAlgorithm::NewReno);
+                if c.coupling == crate::traffic::mptcp::Coupling::Lia && !reno {
+                    return Err(self.err(
+                        ft.tcp.as_ref().map_or(f.span(), |t| t.span()),
+                        "flow.tcp.cc",
+                        "reno or newreno with flow.mptcp.congestion_control = \"lia\" (RFC \
+                         6356 couples Reno's increase)",
+                        Some(format!("{:?}", tcp.cc)),
+                    ));
+                }
+            }
             let mut remedies = Vec::new();
             for r in ft.remedies.iter().flatten() {
                 let remedy = Remedy::from_name(r.get_ref()).ok_or_else(|| {

@@ -22,6 +22,7 @@ impl Ctx<'_> {
             ),
             (ft.tfrc.as_ref().map(|t| t.span()), "tfrc"),
             (ft.cbr.as_ref().map(|t| t.span()), "cbr"),
+            (ft.mptcp.as_ref().map(|t| t.span()), "mptcp"),
             (ft.size.as_ref().map(|s| s.span()), "size"),
         ] {
             if let Some(span) = span {

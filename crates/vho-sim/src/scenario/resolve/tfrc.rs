@@ -36,6 +36,14 @@ impl Ctx<'_> {
                         None,
                     ));
                 }
+                if let Some(t) = &ft.mptcp {
+                    return Err(self.err(
+                        t.span(),
+                        "flow.mptcp",
+                        "no [flow.mptcp] on a TCP flow (give kind = \"mptcp\")",
+                        None,
+                    ));
+                }
                 Ok(FlowKind::Tcp)
             }
             "tfrc" => {
@@ -43,6 +51,7 @@ impl Ctx<'_> {
                     (ft.tcp.is_some(), "tcp"),
                     (ft.pareto.is_some(), "pareto"),
                     (ft.cbr.is_some(), "cbr"),
+                    (ft.mptcp.is_some(), "mptcp"),
                 ] {
                     if bad {
                         return Err(self.err(
@@ -70,10 +79,11 @@ impl Ctx<'_> {
             }
             "pareto" => self.pareto_kind(ft),
             "cbr" => self.cbr_kind(ft),
+            "mptcp" => self.mptcp_kind(ft),
             other => Err(self.err(
                 ft.kind.as_ref().map_or(0..0, |k| k.span()),
                 "flow.kind",
-                "\"tcp\", \"tfrc\", \"pareto\" or \"cbr\"",
+                "\"tcp\", \"tfrc\", \"pareto\", \"cbr\" or \"mptcp\"",
                 Some(format!("{other:?}")),
             )),
         }

@@ -351,6 +351,63 @@ impl TcpSender {
         }
     }
 
+    /// The application hands the sender `bytes` more (a sender built with no bytes and no
+    /// FIN, fed as it goes: a Multipath TCP subflow, to which the connection's scheduler hands
+    /// one mapping at a time, `agent::mptcp`).
+    pub fn push(&mut self, bytes: u32) {
+        debug_assert!(
+            self.unbuffered == 0 && !self.cfg.fin,
+            "invariant: an open sender"
+        );
+        self.data_end = self.data_end + bytes;
+        self.final_ack = self.data_end;
+    }
+
+    /// Bytes handed over and not yet sent once (SND.MAX to the end of the buffer).
+    pub fn unsent(&self) -> u32 {
+        self.data_end - self.snd_max
+    }
+
+    /// Bytes handed over so far and acknowledged so far, from the first data byte.
+    pub fn data_offsets(&self) -> (u64, u64) {
+        let start = self.iss + 1;
+        (
+            u64::from(self.data_end - start),
+            u64::from(self.snd_una.max(start) - start),
+        )
+    }
+
+    /// The sequence number of the first data byte (ISS + 1): what a subflow's DSS mappings
+    /// count from (RFC 8684 §3.3.1's relative subflow sequence number).
+    pub fn data_start(&self) -> SeqNum {
+        self.iss + 1
+    }
+
+    /// Sets the congestion window outright, ssthresh kept (a coupled controller's cap on a
+    /// subflow's increase: MPTCP's LIA, `agent::mptcp::lia`).
+    pub fn set_cwnd(&mut self, cwnd: u32) {
+        let ssthresh = self.cc.ssthresh();
+        self.cc.set_window(cwnd, ssthresh);
+    }
+
+    /// Whether the connection is established (the handshake done, or none asked).
+    pub fn is_established(&self) -> bool {
+        self.state >= State::Established
+    }
+
+    /// ACKs received so far: what changes whenever Linux's `tcp_sock.rcv_tstamp` would, which
+    /// MPTCP's stale check compares between retransmission periods
+    /// (`mptcp_pm_subflow_chk_stale`, net/mptcp/pm.c).
+    pub fn acks_received(&self) -> u64 {
+        self.stats.acks_received
+    }
+
+    /// When the retransmission timer expires, if it runs (Linux's `icsk_timeout` with
+    /// `icsk_pending`, which MPTCP's own retransmission timer follows: `mptcp_set_timeout`).
+    pub fn rto_deadline(&self) -> Option<Time> {
+        self.timers.get(Timer::Retransmit)
+    }
+
     pub fn probe(&self) -> SenderProbe {
         SenderProbe {
             cwnd: self.cc.cwnd(),

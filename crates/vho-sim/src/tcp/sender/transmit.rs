@@ -10,6 +10,10 @@ use crate::tcp::timer::Timer;
 use crate::time::Time;
 
 impl TcpSender {
+    /// Inlined into its callers: with a second one (an MPTCP subflow's, `agent::mptcp`) the
+    /// compiler stopped inlining it into TCP's `pump`, 1.7 % more instructions in the 20 MB
+    /// cell (callgrind, run_timed).
+    #[inline(always)]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
         if self.send_synack {
             self.send_synack = false;
@@ -75,7 +79,9 @@ impl TcpSender {
         }
     }
 
-    /// Window-limited sending outside SACK recovery (RFC 5681: min(cwnd, rwnd)).
+    /// Window-limited sending outside SACK recovery (RFC 5681: min(cwnd, rwnd)). Inlined as
+    /// `poll_transmit` is (see there).
+    #[inline(always)]
     pub(super) fn poll_window(&mut self, now: Time) -> Option<Transmit> {
         let keeps_sack =
             matches!(self.recovery, Recovery::Timeout { .. }) && self.skip_sacked_after_rto();

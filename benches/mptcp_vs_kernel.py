@@ -1,0 +1,114 @@
+"""The MPTCP model (`kind = "mptcp"`, `agent::mptcp`) held against the kernel's Multipath TCP
+(`vho emulate --multipath`, issue 39 item 2): Daniel & Kojo's handover cells of
+`benches/emu_vs_profile.py` (WLAN -> GPRS at 0.2 s and GPRS -> WLAN at 1 s; soft, hard and with
+a 1 s delay; 200 KB and 2 MB downloads), the same links and handovers on both sides, the
+subflows running the `linux` profile with cubic beside the kernel's cubic.
+
+    python3 benches/mptcp_vs_kernel.py [--sizes 200KB,2MB] [--out FILE.csv]
+                                       [--emulate [--reps 3]]
+
+The kernel's transfer times are, by default, the `mptcp_s` columns of
+`benches/data/emu_kernel_200k.csv` and `benches/data/emu_kernel_2m.csv` (measured by
+`benches/emu_vs_profile.py --mptcp-only --cells handover`, Linux 6.18 on this 2-core machine:
+3 runs per 200 KB cell, 2 per 2 MB cell; see that script's doc). `--emulate` measures them
+again (needs root and an idle machine: the kernel's timing is real). The model is
+deterministic here (no random loss): one run per cell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benches"))
+
+from emu_vs_profile import STUDY, cells, kernel_sets  # noqa: E402
+
+from vho.runner import run  # noqa: E402
+
+KERNEL_CSV = {
+    "200 KB": ROOT / "benches" / "data" / "emu_kernel_200k.csv",
+    "2 MB": ROOT / "benches" / "data" / "emu_kernel_2m.csv",
+}
+
+
+def model_sets(sets: list[str]) -> list[str]:
+    """The cell as an MPTCP flow: its subflows the `linux` profile with cubic (the kernel's
+    `--cc` default), the path manager's endpoints as `vho emulate --multipath` sets them."""
+    return [*sets, 'flow.0.tcp={profile="linux", cc="cubic"}', 'flow.0.kind="mptcp"']
+
+
+def kernel_times(size: str) -> dict[str, float]:
+    with open(KERNEL_CSV[size], newline="") as fh:
+        return {
+            r["cell"]: float(r["mptcp_s"])
+            for r in csv.DictReader(fh)
+            if r.get("mptcp_s") not in (None, "", "nan")
+        }
+
+
+def emulated(cell_sets: list[str], reps: int) -> float:
+    from vho.emulate import emulate
+
+    times = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for rep in range(1, reps + 1):
+            f = emulate(
+                STUDY,
+                out_dir=Path(tmp) / f"k{rep}",
+                overrides=[*cell_sets, "run.stop=150 s"],
+                seed=rep,
+                multipath=True,
+            ).summary["flows"][0]
+            if f["completed"]:
+                times.append(f["transfer_time_s"])
+    return statistics.mean(times) if times else float("nan")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="200KB,2MB")
+    ap.add_argument("--out", default=str(ROOT / "benches" / "out" / "mptcp_vs_kernel.csv"))
+    ap.add_argument("--emulate", action="store_true", help="measure the kernel again (root)")
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+    sizes = [s.replace("KB", " KB").replace("MB", " MB") for s in args.sizes.split(",")]
+    rows = []
+    for size in sizes:
+        kernel = {} if args.emulate else kernel_times(size)
+        for cell in cells(["handover"], [size]):
+            k = emulated(kernel_sets(cell), args.reps) if args.emulate else kernel.get(cell.name)
+            f = run(STUDY, overrides=model_sets(cell.sets)).summary["flows"][0]
+            m = f["transfer_time_s"] if f["completed"] else float("nan")
+            mp = f["mptcp"]
+            row = {
+                "cell": cell.name,
+                "kernel_mptcp_s": k,
+                "model_mptcp_s": m,
+                "diff_pct": 100 * (m - k) / k if k else float("nan"),
+                "model_bytes_retrans": mp["bytes_retrans"],
+                "model_resume_s": mp["handovers"][0]["resume_s"] if mp["handovers"] else None,
+                "model_subflows": mp["subflows_created"],
+            }
+            rows.append(row)
+            print(
+                f"| {cell.name} | {k:.2f} | {m:.2f} | {row['diff_pct']:+.1f} % | "
+                f"{mp['bytes_retrans']} | {row['model_resume_s']} |",
+                flush=True,
+            )
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    with open(args.out, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print(f"-> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,303 @@
+//! Multipath TCP (RFC 8684) as Linux upstream runs it (`net/mptcp/`), as two agents: the
+//! connection at the data sender ([`MptcpSource`]) and at the data receiver ([`MptcpSink`]),
+//! each owning one TCP endpoint per subflow (`crate::tcp`'s sender and receiver, unchanged:
+//! a subflow is a TCP connection) and the connection-level state above them.
+//!
+//! - Subflows: the initial one over the mobile host's initial interface, its SYN carrying
+//!   MP_CAPABLE (RFC 8684 §3.1); once it is established, one more per endpoint with the
+//!   `subflow` (or `fullmesh`) flag, each SYN carrying MP_JOIN (§3.2) and the endpoint's
+//!   backup bit, over that endpoint's interface (the world sends a subflow's packets across
+//!   its interface's link, `Body::Subflow`). The path manager's limit on subflows
+//!   (`ip mptcp limits subflow`) bounds them.
+//! - Data: the scheduler hands each subflow one mapping (a segment's worth of data sequence
+//!   space) when it has room; every data segment carries its DSS mapping, every ACK a DATA_ACK
+//!   (§3.3). The receiver delivers by data sequence number whichever subflow brought the
+//!   bytes (`option::Reassembly`).
+//! - Scheduling: `sched::get_send` (Linux's `mptcp_subflow_get_send`).
+//! - Reinjection: when the connection's retransmission timer expires with data unacknowledged
+//!   at the data level, the head of it is resent on `sched::get_retrans`'s subflow (Linux's
+//!   `__mptcp_retrans`); a subflow gone `stale_loss_cnt` periods without an ACK is stale and
+//!   every unacknowledged byte is pushed again through the scheduler
+//!   (`mptcp_pm_nl_subflow_chk_stale` → `__mptcp_retransmit_pending_data`).
+//! - Path manager events: with `handover.notify`, the mobile's interface going down removes
+//!   its address: its subflows close at both ends (REMOVE_ADDR, §3.4.2; pm_netlink.c
+//!   `mptcp_pm_nl_rm_addr_or_subflow`) and their data is reinjected; its coming back re-adds
+//!   the endpoint and a subflow is opened over it again (`mptcp_nl_add_subflow_or_signal_addr`).
+//!   Without a notification, as in `vho emulate --multipath` where the devices stay up, only
+//!   the stale rule and reinjection react.
+//!
+//! Deviation: the model's TCP sender is the passive end, so a subflow's SYN always comes from
+//! the data receiver; Linux's client (the mobile) sends it. For a download the two agree; for
+//! an upload the correspondent host opens the subflows, the mobile asking for a re-created one
+//! with ADD_ADDR (§3.4.1). The handshake takes the same round trip either way.
+//! Deviation: subflows do not share a connection-level send buffer; a subflow is handed data
+//! only when it can send it at once (see `sched::SubView::room`).
+
+pub mod lia;
+mod option;
+pub mod sched;
+mod sink;
+mod source;
+mod summary;
+
+pub use option::{AddrSignal, Handshake, MapTable, Mapping, MptcpOption, Reassembly};
+pub use summary::{summary, MptcpSample, MptcpSummary, SubflowSummary};
+
+use super::{Body, Payload, Transmit};
+use crate::rng::Rng;
+use crate::spec::{FlowSpec, LinkIdx, Spec};
+use crate::tcp::config::HeaderModel;
+use crate::tcp::segment::Flags;
+use crate::tcp::{SeqNum, TcpConfig, TcpReceiver, TcpSender};
+use crate::time::Time;
+use crate::traffic::mptcp::MptcpConfig;
+use sched::StaleCheck;
+use std::collections::VecDeque;
+
+/// What both ends know of the connection: its mobile host's interfaces (as links, in the
+/// mobile's order) and the path manager's endpoints on them.
+#[derive(Clone, Debug)]
+pub struct Paths {
+    pub cfg: MptcpConfig,
+    /// The mobile's interfaces' links, in its `interfaces` order.
+    pub links: Vec<LinkIdx>,
+    /// The initial interface (an index into `links`).
+    pub initial: u8,
+    /// The mobile runs the data sender (an upload).
+    pub mobile_sends: bool,
+    /// The interfaces' link names (for the record).
+    pub names: Vec<String>,
+}
+
+impl Paths {
+    fn backup(&self, iface: u8) -> bool {
+        self.cfg.endpoint(iface).is_some_and(|e| e.backup())
+    }
+}
+
+/// A subflow's life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Life {
+    Open,
+    /// Closed at this instant (its interface's address removed).
+    Closed(Time),
+}
+
+/// The data sender's side of one subflow.
+struct SendFlow {
+    id: u8,
+    iface: u8,
+    backup: bool,
+    /// The data receiver's port of the subflow (its own per subflow; the sender's is shared).
+    port: u16,
+    tcp: TcpSender,
+    maps: MapTable,
+    life: Life,
+    opened: Time,
+    stale: bool,
+    check: StaleCheck,
+    /// Data-level bytes it carried again for another subflow (reinjected onto it).
+    reinjected: u64,
+    last_row: Option<(u32, u64, u64, u64)>,
+}
+
+/// The data receiver's side of one subflow.
+struct RecvFlow {
+    id: u8,
+    iface: u8,
+    backup: bool,
+    port: u16,
+    tcp: TcpReceiver,
+    maps: MapTable,
+    /// Subflow bytes already handed to the connection (in order at the subflow level).
+    consumed: u64,
+    life: Life,
+    data_bytes: u64,
+    /// When data last arrived on it, and when it first did after each of the record's
+    /// handover instants (filled at the end from `arrivals`).
+    arrivals: Vec<Time>,
+}
+
+/// The connection at the data sender.
+pub struct MptcpSource {
+    paths: Paths,
+    tcp: TcpConfig,
+    header_model: HeaderModel,
+    seed: u64,
+    name: String,
+    port: u16,
+    total: u64,
+    snd_nxt: u64,
+    snd_una: u64,
+    subflows: Vec<SendFlow>,
+    /// Data-level ranges waiting to be sent again (reinjection), oldest first.
+    reinject: VecDeque<(u64, u64)>,
+    rtx_timer: Option<Time>,
+    /// Signals for the peer riding the next segment (REMOVE_ADDR / ADD_ADDR).
+    signal: Option<AddrSignal>,
+    next: usize,
+    bytes_reinjected: u64,
+    reinjections: u64,
+    stale_events: u64,
+    series: Option<Vec<MptcpSample>>,
+    /// The option of the segment just given (`Agent::tcp_payload`).
+    beside: Option<(Payload, u32)>,
+}
+
+/// The connection at the data receiver.
+pub struct MptcpSink {
+    paths: Paths,
+    tcp: TcpConfig,
+    header_model: HeaderModel,
+    seed: u64,
+    name: String,
+    port: u16,
+    port_base: u16,
+    subflows: Vec<RecvFlow>,
+    rx: Reassembly,
+    /// Interfaces whose subflow is to be opened (after the initial one is established).
+    to_join: Vec<u8>,
+    joined: bool,
+    /// A DSS came from the peer on the established initial subflow (`check_fully_established`).
+    fully_established: bool,
+    signal: Option<AddrSignal>,
+    next: usize,
+    /// Instants the connection's in-order data moved on, and the interface of the subflow
+    /// whose data moved it (for the resume times).
+    progress: Vec<(Time, u8)>,
+    /// Handovers of the flow's mobile, for the record only: (instant, interface left, taken).
+    handovers: Vec<(Time, u8, u8)>,
+    /// The option of the segment just given (`Agent::tcp_payload`).
+    beside: Option<(Payload, u32)>,
+}
+
+/// The data receiver's port of subflow `id`: the flow's receiver port, 1000 apart per
+/// subflow (a client's ephemeral port per subflow, as Linux's subflows have).
+fn subflow_port(base: u16, id: u8) -> u16 {
+    base.wrapping_add(1000u16.wrapping_mul(u16::from(id)))
+}
+
+/// A subflow's TCP: the flow's own, with the handshake MP_CAPABLE and MP_JOIN need, and no
+/// FIN (the connection ends with DATA_FIN, not modelled: it completes when all data is
+/// DATA_ACKed).
+fn subflow_tcp(fs: &FlowSpec) -> TcpConfig {
+    let mut t = fs.tcp;
+    t.handshake = true;
+    t.one_way_syn = false;
+    t.fin = false;
+    t
+}
+
+fn iss(seed: u64, name: &str, id: u8, end: &str) -> SeqNum {
+    let mut rng = Rng::stream(seed, &format!("flow:{name}:mptcp:{id}:{end}:iss"));
+    SeqNum(rng.next_u64() as u32)
+}
+
+/// The two ends of MPTCP flow `f`, `paths` as the scenario resolved them.
+pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink) {
+    let fs = &spec.flows[f];
+    let m = spec
+        .mobiles
+        .iter()
+        .position(|m| m.node == fs.src || m.node == fs.dst)
+        .expect("invariant: the scenario checks an MPTCP flow ends at a mobile host");
+    let ms = &spec.mobiles[m];
+    let paths = Paths {
+        cfg,
+        links: ms.interfaces.clone(),
+        initial: ms
+            .interfaces
+            .iter()
+            .position(|&l| l == ms.initial)
+            .unwrap_or(0) as u8,
+        mobile_sends: ms.node == fs.src,
+        names: ms
+            .interfaces
+            .iter()
+            .map(|&l| spec.links[l].name.clone())
+            .collect(),
+    };
+    // The instants as the world draws them (`handover::draw_instant`), for the record.
+    let handovers = spec
+        .handovers
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.mobile == m)
+        .map(|(i, h)| {
+            let ix = |l| ms.interfaces.iter().position(|&x| x == l).unwrap_or(0) as u8;
+            let at = crate::handover::draw_instant(h, spec.seed, i);
+            (at, ix(h.from), ix(h.to))
+        })
+        .collect();
+    let tcp = subflow_tcp(fs);
+    let port = super::tcp::SENDER_PORT_BASE.wrapping_add(f as u16);
+    let port_base = super::tcp::RECEIVER_PORT_BASE.wrapping_add(f as u16);
+    let source = MptcpSource {
+        paths: paths.clone(),
+        tcp,
+        header_model: tcp.header_model,
+        seed: spec.seed,
+        name: fs.name.clone(),
+        port,
+        total: fs.bytes,
+        snd_nxt: 0,
+        snd_una: 0,
+        subflows: Vec::new(),
+        reinject: VecDeque::new(),
+        rtx_timer: None,
+        signal: None,
+        next: 0,
+        bytes_reinjected: 0,
+        reinjections: 0,
+        stale_events: 0,
+        series: spec.record.series.then(Vec::new),
+        beside: None,
+    };
+    let sink = MptcpSink {
+        paths,
+        tcp,
+        header_model: tcp.header_model,
+        seed: spec.seed,
+        name: fs.name.clone(),
+        port,
+        port_base,
+        subflows: Vec::new(),
+        rx: Reassembly::default(),
+        to_join: Vec::new(),
+        joined: false,
+        fully_established: false,
+        signal: None,
+        next: 0,
+        progress: Vec::new(),
+        handovers,
+        beside: None,
+    };
+    (source, sink)
+}
+
+/// Wraps a subflow's segment into what the world sends, its option (and the link it must
+/// cross) kept in `beside` for `Agent::tcp_payload`.
+fn transmit(
+    hm: HeaderModel,
+    seg: crate::tcp::Segment,
+    kind: crate::tcp::TxKind,
+    opt: MptcpOption,
+    link: LinkIdx,
+    beside: &mut Option<(Payload, u32)>,
+) -> Transmit {
+    let syn_ack = seg.flags.contains(Flags::SYN) && seg.flags.contains(Flags::ACK);
+    *beside = Some((Payload::Mptcp(opt), link as u32 + 1));
+    Transmit {
+        body: Body::Tcp(seg),
+        wire_bytes: hm.segment_bytes(&seg) + opt.wire_len(syn_ack),
+        kind,
+        copy: 0,
+    }
+}
+
+fn mptcp_option(payload: &Payload) -> MptcpOption {
+    match payload {
+        Payload::Mptcp(o) => *o,
+        _ => MptcpOption::default(),
+    }
+}

@@ -1,0 +1,140 @@
+//! Which subflow carries data next, which one a reinjection goes on, and when a subflow is
+//! stale: Linux upstream's rules (net/mptcp/protocol.c, net/mptcp/pm.c, pm_netlink.c), as
+//! pure functions over what the connection knows of its subflows.
+
+use crate::time::Dur;
+
+/// What the scheduler reads of one subflow.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SubView {
+    /// `mptcp_subflow_active` (protocol.h): established, not closed, not stale.
+    pub active: bool,
+    pub backup: bool,
+    /// `sk_stream_memory_free`, as this model bounds a subflow's buffer: it has sent all it
+    /// was handed and its window has room (a mapping goes to a subflow that sends it now).
+    pub room: bool,
+    /// Bytes handed to it and not acknowledged (`sk_wmem_queued`).
+    pub queued: u64,
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub srtt: Dur,
+}
+
+/// Linux's pacing rate of a subflow, bytes per second times 2^-0 (`tcp_update_pacing_rate`,
+/// net/ipv4/tcp_input.c): cwnd / srtt, times `tcp_pacing_ss_ratio` (200 %) while cwnd is below
+/// half ssthresh (slow start), `tcp_pacing_ca_ratio` (120 %) after. `None` before an RTT.
+fn pacing_rate(s: &SubView) -> Option<u128> {
+    let srtt = s.srtt.as_nanos();
+    if srtt == 0 {
+        return None;
+    }
+    let ratio: u128 = if s.cwnd < s.ssthresh / 2 { 200 } else { 120 };
+    Some((u128::from(s.cwnd) * 1_000_000_000 * ratio / 100 / u128::from(srtt)).max(1))
+}
+
+/// The default scheduler's pick (`mptcp_subflow_get_send`, net/mptcp/protocol.c): among the
+/// active subflows, the one whose queued data would drain first at its pacing rate (its
+/// "linger time", `sk_wmem_queued << 32 / pace`), the non-backup ones first; a backup only
+/// when no non-backup subflow is active. The pick must then have room, or nothing is sent
+/// now (the data waits for the faster subflow rather than queueing on a slower one: the
+/// BLEST-like rule of the function's comment).
+pub fn get_send(subs: &[SubView]) -> Option<usize> {
+    let mut best: [Option<(u128, usize)>; 2] = [None, None];
+    let mut nr_active = 0;
+    for (i, s) in subs.iter().enumerate() {
+        if !s.active {
+            continue;
+        }
+        nr_active += usize::from(!s.backup);
+        // A subflow with no RTT yet has nothing queued: it lingers for no time.
+        let linger = match pacing_rate(s) {
+            Some(pace) => (u128::from(s.queued) << 32) / pace,
+            None => 0,
+        };
+        let slot = &mut best[usize::from(s.backup)];
+        if slot.is_none_or(|(l, _)| linger < l) {
+            *slot = Some((linger, i));
+        }
+    }
+    let pick = if nr_active == 0 { best[1] } else { best[0] };
+    pick.map(|(_, i)| i).filter(|&i| subs[i].room)
+}
+
+/// What the reinjection pick reads of one subflow.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RetransView {
+    /// Established and not closed (`__mptcp_subflow_active`; a stale subflow may be picked).
+    pub usable: bool,
+    pub backup: bool,
+    /// Data outstanding at its TCP level (`tcp_rtx_and_write_queues_empty` false).
+    pub outstanding: bool,
+    pub stale_count: u8,
+}
+
+/// Where stranded data is reinjected (`mptcp_subflow_get_retrans`, net/mptcp/protocol.c): a
+/// subflow with nothing outstanding of its own (one still retransmitting is skipped: its
+/// queue would hold the data behind its own), a non-backup one first; a backup only when
+/// every busy subflow has gone more than one retransmission period without progress.
+pub fn get_retrans(subs: &[RetransView]) -> Option<usize> {
+    let (mut pick, mut backup) = (None, None);
+    let mut min_stale = u8::MAX;
+    for (i, s) in subs.iter().enumerate() {
+        if !s.usable {
+            continue;
+        }
+        if s.outstanding {
+            min_stale = min_stale.min(s.stale_count);
+            continue;
+        }
+        if s.backup {
+            backup.get_or_insert(i);
+            continue;
+        }
+        pick.get_or_insert(i);
+    }
+    pick.or(if min_stale > 1 { backup } else { None })
+}
+
+/// A subflow's record of retransmission periods without progress
+/// (`mptcp_pm_subflow_chk_stale`, net/mptcp/pm.c): compared at each expiry of the
+/// connection's retransmission timer while the subflow has data outstanding.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StaleCheck {
+    pub count: u8,
+    /// What `rcv_tstamp` read at the first period (here: the ACKs received).
+    acks_at: u64,
+}
+
+/// What a check found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Staleness {
+    /// An ACK came since the last check: the count restarts (`mptcp_subflow_set_active`).
+    Progress,
+    /// No ACK since: the count so far.
+    NoProgress(u8),
+}
+
+impl StaleCheck {
+    pub fn check(&mut self, acks_now: u64) -> Staleness {
+        if self.count == 0 {
+            self.acks_at = acks_now;
+            self.count = 1;
+            Staleness::NoProgress(1)
+        } else if self.acks_at == acks_now {
+            self.count = self.count.saturating_add(1);
+            Staleness::NoProgress(self.count)
+        } else {
+            self.count = 0;
+            Staleness::Progress
+        }
+    }
+}
+
+/// `TCP_RTO_MIN` (include/net/tcp.h, 200 ms): the connection's retransmission timer when no
+/// subflow's own timer runs (`mptcp_set_timeout`).
+pub const MPTCP_RTO_MIN: Dur = Dur::from_millis(200);
+
+/// The most a timer-driven reinjection resends at once: the head data fragment
+/// (`mptcp_rtx_head`, a page fragment of at most 32 KiB: `SKB_FRAG_PAGE_ORDER` 3 of 4 KiB
+/// pages).
+pub const RTX_HEAD_BYTES: u64 = 32 * 1024;

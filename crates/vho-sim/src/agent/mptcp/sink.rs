@@ -1,0 +1,221 @@
+//! The connection at the data receiver: its subflows' TCP receivers, the path manager's
+//! joins, the DSS mappings learnt and the data-level reassembly.
+
+use super::option::{AddrSignal, Handshake, MapTable, MptcpOption};
+use super::{iss, mptcp_option, subflow_port, transmit, Life, MptcpSink, RecvFlow};
+use crate::agent::{Agent, Arrival, HandoverNote, Payload, Transmit};
+use crate::packet::Packet;
+use crate::tcp::segment::Flags;
+use crate::tcp::TcpReceiver;
+use crate::time::Time;
+
+impl MptcpSink {
+    fn find(&self, port: u16) -> Option<usize> {
+        self.subflows.iter().position(|s| s.port == port)
+    }
+
+    /// Opens a subflow over interface `iface` (the initial one first).
+    fn open(&mut self, iface: u8) {
+        let id = self.subflows.len() as u8;
+        let port = subflow_port(self.port_base, id);
+        let tcp = TcpReceiver::new(
+            &self.tcp,
+            port,
+            self.port,
+            iss(self.seed, &self.name, id, "r"),
+        );
+        self.subflows.push(RecvFlow {
+            id,
+            iface,
+            backup: self.paths.backup(iface),
+            port,
+            tcp,
+            maps: MapTable::default(),
+            consumed: 0,
+            life: Life::Open,
+            data_bytes: 0,
+            arrivals: Vec::new(),
+        });
+    }
+
+    /// Once the connection is fully established at this end, the path manager opens one
+    /// subflow per endpoint that asks for it (`mptcp_pm_nl_fully_established` →
+    /// `mptcp_pm_create_subflow_or_signal_addr`, pm_netlink.c), up to the limit. The client
+    /// is fully established not at the SYN-ACK but at the first DSS from the peer after it
+    /// (`check_fully_established`, net/mptcp/options.c: MP_CAPABLE's third ACK may be lost):
+    /// for a download, the first data segment, a round trip later.
+    fn maybe_join(&mut self) {
+        if self.joined || !self.fully_established {
+            return;
+        }
+        self.joined = true;
+        let initial = self.paths.initial;
+        let ifaces: Vec<u8> = self
+            .paths
+            .cfg
+            .endpoints()
+            .iter()
+            .filter(|e| e.opens_subflow() && e.interface != initial)
+            .map(|e| e.interface)
+            .take(usize::from(self.paths.cfg.max_subflows))
+            .collect();
+        self.to_join.extend(ifaces);
+        for iface in std::mem::take(&mut self.to_join) {
+            self.open(iface);
+        }
+    }
+
+    fn close_iface(&mut self, now: Time, iface: u8) {
+        for s in self.subflows.iter_mut() {
+            if s.iface == iface && s.life == Life::Open {
+                s.life = Life::Closed(now);
+            }
+        }
+    }
+
+    /// Re-creates a subflow over `iface` if it has none open and its endpoint asks for one.
+    fn reopen(&mut self, iface: u8) {
+        let open = self
+            .subflows
+            .iter()
+            .any(|s| s.iface == iface && s.life == Life::Open);
+        let wanted = iface == self.paths.initial
+            || self
+                .paths
+                .cfg
+                .endpoint(iface)
+                .is_some_and(|e| e.opens_subflow());
+        if !open && wanted && self.joined {
+            self.open(iface);
+        }
+    }
+}
+
+impl Agent for MptcpSink {
+    fn start(&mut self, _now: Time) {
+        self.open(self.paths.initial);
+    }
+
+    fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        self.maybe_join();
+        let n = self.subflows.len();
+        for k in 0..n {
+            let i = (self.next + k) % n;
+            let s = &mut self.subflows[i];
+            if s.life != Life::Open {
+                continue;
+            }
+            let Some(tx) = s.tcp.poll_transmit(now) else {
+                continue;
+            };
+            self.next = (i + 1) % n;
+            let seg = tx.segment;
+            let mut opt = MptcpOption {
+                data_ack: Some(self.rx.ack_seq()),
+                addr: self.signal.take().unwrap_or_default(),
+                ..MptcpOption::default()
+            };
+            if seg.flags.contains(Flags::SYN) {
+                opt.data_ack = None;
+                opt.handshake = if s.id == 0 {
+                    Handshake::Capable
+                } else {
+                    Handshake::Join {
+                        interface: s.iface,
+                        backup: s.backup,
+                    }
+                };
+            }
+            let link = self.paths.links[usize::from(s.iface)];
+            return Some(transmit(
+                self.header_model,
+                seg,
+                tx.kind,
+                opt,
+                link,
+                &mut self.beside,
+            ));
+        }
+        None
+    }
+
+    fn tcp_payload(&mut self) -> Option<(Payload, u32)> {
+        self.beside.take()
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        self.subflows
+            .iter()
+            .filter(|s| s.life == Life::Open)
+            .filter_map(|s| s.tcp.poll_timeout())
+            .min()
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        for s in self.subflows.iter_mut() {
+            if s.life == Life::Open && s.tcp.poll_timeout().is_some_and(|t| t <= now) {
+                s.tcp.handle_timeout(now);
+            }
+        }
+    }
+
+    fn handle_packet(&mut self, now: Time, pkt: &Packet, payload: &Payload) -> Arrival {
+        let seg = &pkt.seg;
+        let opt = mptcp_option(payload);
+        let before = self.rx.ack_seq();
+        let mut data = None;
+        let mut via = None;
+        if let Some(i) = self.find(seg.dst_port) {
+            let s = &mut self.subflows[i];
+            via = Some(s.iface);
+            let dss = opt.data_ack.is_some() || opt.n_maps > 0;
+            if i == 0 && dss && !seg.flags.contains(Flags::SYN) && s.tcp.is_established() {
+                self.fully_established = true;
+            }
+            let s = &mut self.subflows[i];
+            if s.life == Life::Open {
+                for m in opt.maps() {
+                    s.maps.push(*m);
+                }
+                s.tcp.handle_segment(now, seg);
+                if seg.len > 0 {
+                    data = Some(u64::from(seg.len));
+                    s.data_bytes += u64::from(seg.len);
+                    s.arrivals.push(now);
+                }
+                // What the subflow now has in order goes to the connection by its DSN.
+                let upto = s.tcp.delivered_bytes();
+                let rx = &mut self.rx;
+                s.maps
+                    .map_range(s.consumed, upto, |dsn, len| rx.insert(dsn, len));
+                s.consumed = upto;
+                s.maps.prune_below(upto);
+            }
+        }
+        match opt.addr {
+            AddrSignal::Remove(iface) => self.close_iface(now, iface),
+            AddrSignal::Add(iface) => self.reopen(iface),
+            AddrSignal::None => {}
+        }
+        if let (true, Some(iface)) = (self.rx.ack_seq() > before, via) {
+            self.progress.push((now, iface));
+        }
+        Arrival {
+            data,
+            delivered: Some(self.rx.ack_seq()),
+            respond: true,
+        }
+    }
+
+    fn notify_handover(&mut self, now: Time, h: &HandoverNote) -> bool {
+        if !h.here {
+            return false;
+        }
+        // As the sender's (above): the address removed closes the interface's subflows and
+        // the peer is told; the one taken gets a subflow again.
+        self.close_iface(now, h.notice.from);
+        self.signal = Some(AddrSignal::Remove(h.notice.from));
+        self.reopen(h.notice.to);
+        true
+    }
+}

@@ -1,0 +1,480 @@
+//! The connection at the data sender: its subflows' TCP senders, the scheduler handing them
+//! data, DATA_ACK, the connection's retransmission timer, staleness and reinjection.
+
+use super::option::{AddrSignal, Handshake, MapTable, Mapping, MptcpOption};
+use super::sched::{self, RetransView, StaleCheck, Staleness, SubView};
+use super::{iss, lia, mptcp_option, transmit, Life, MptcpSample, MptcpSource, SendFlow};
+use crate::agent::{Agent, AgentSeries, Arrival, HandoverNote, Payload, Transmit};
+use crate::packet::Packet;
+use crate::tcp::segment::Flags;
+use crate::tcp::TcpSender;
+use crate::time::Time;
+use crate::traffic::mptcp::Coupling;
+
+impl MptcpSource {
+    fn find(&self, port: u16) -> Option<usize> {
+        self.subflows.iter().position(|s| s.port == port)
+    }
+
+    fn open_subflows(&self) -> usize {
+        self.subflows
+            .iter()
+            .filter(|s| s.life == Life::Open)
+            .count()
+    }
+
+    /// A SYN on a port it has no subflow for: MP_CAPABLE opens the connection, MP_JOIN adds a
+    /// subflow once the connection is established (RFC 8684 §3.2: the join carries the
+    /// token MP_CAPABLE gave; Linux's `mptcp_can_accept_new_subflow`) and within the limit.
+    fn accept(&mut self, now: Time, port: u16, opt: &MptcpOption) -> Option<usize> {
+        let (iface, backup) = match opt.handshake {
+            Handshake::Capable if self.subflows.is_empty() => {
+                (self.paths.initial, self.paths.backup(self.paths.initial))
+            }
+            Handshake::Join { interface, backup } => {
+                let established = self
+                    .subflows
+                    .first()
+                    .is_some_and(|s| s.tcp.is_established());
+                if !established || self.open_subflows() > usize::from(self.paths.cfg.max_subflows) {
+                    return None;
+                }
+                (interface, backup)
+            }
+            _ => return None,
+        };
+        let id = self.subflows.len() as u8;
+        let tcp = TcpSender::new(
+            &self.tcp,
+            self.port,
+            port,
+            iss(self.seed, &self.name, id, "s"),
+            0,
+        );
+        self.subflows.push(SendFlow {
+            id,
+            iface,
+            backup,
+            port,
+            tcp,
+            maps: MapTable::default(),
+            life: Life::Open,
+            opened: now,
+            stale: false,
+            check: StaleCheck::default(),
+            reinjected: 0,
+            last_row: None,
+        });
+        Some(self.subflows.len() - 1)
+    }
+
+    fn views(&self) -> Vec<SubView> {
+        self.subflows
+            .iter()
+            .map(|s| {
+                let p = s.tcp.probe();
+                let (handed, acked) = s.tcp.data_offsets();
+                SubView {
+                    active: s.life == Life::Open && s.tcp.is_established() && !s.stale,
+                    backup: s.backup,
+                    room: s.tcp.unsent() == 0 && p.flight_size < p.cwnd,
+                    queued: handed - acked,
+                    cwnd: p.cwnd,
+                    ssthresh: p.ssthresh,
+                    srtt: p.srtt,
+                }
+            })
+            .collect()
+    }
+
+    /// Hands subflow `i` data `[dsn, dsn + len)` as one mapping at the end of its buffer.
+    fn hand(&mut self, i: usize, dsn: u64, len: u32) {
+        let s = &mut self.subflows[i];
+        let (end, _) = s.tcp.data_offsets();
+        s.maps.push(Mapping { dsn, ssn: end, len });
+        s.tcp.push(len);
+    }
+
+    /// The scheduler at work (`__mptcp_push_pending`): reinjected data first, then new data,
+    /// a mapping of at most one segment at a time to the subflow `get_send` picks, within
+    /// the peer's connection-level window (`mptcp_wnd_end`).
+    fn push_pending(&mut self, now: Time) {
+        loop {
+            let Some(i) = sched::get_send(&self.views()) else {
+                return;
+            };
+            let mss = self.subflows[i].tcp.mss();
+            if let Some((dsn, end)) = self.reinject.pop_front() {
+                let len = (end - dsn).min(u64::from(mss)) as u32;
+                if dsn + u64::from(len) < end {
+                    self.reinject.push_front((dsn + u64::from(len), end));
+                }
+                if dsn + u64::from(len) <= self.snd_una {
+                    continue; // acknowledged meanwhile
+                }
+                self.hand(i, dsn, len);
+                self.subflows[i].reinjected += u64::from(len);
+                self.bytes_reinjected += u64::from(len);
+                self.arm_rtx(now);
+                continue;
+            }
+            let wnd_end = self.snd_una + u64::from(self.tcp.receive_window);
+            let len = u64::from(mss)
+                .min(self.total - self.snd_nxt)
+                .min(wnd_end.saturating_sub(self.snd_nxt)) as u32;
+            // A whole segment, or the transfer's tail: a mapping cut short by the window
+            // would leave the subflow's later segments straddling two (sender-side silly
+            // window avoidance, RFC 9293 §3.8.6.2.1, does the same for TCP).
+            if len == 0 || (len < mss && self.snd_nxt + u64::from(len) < self.total) {
+                return;
+            }
+            let dsn = self.snd_nxt;
+            self.hand(i, dsn, len);
+            self.snd_nxt += u64::from(len);
+            self.arm_rtx(now);
+        }
+    }
+
+    /// Starts the connection's retransmission timer unless it runs (`mptcp_reset_rtx_timer`
+    /// after a push): the longest of the subflows' own pending timeouts, or `TCP_RTO_MIN`
+    /// (`mptcp_set_timeout`).
+    fn arm_rtx(&mut self, now: Time) {
+        if self.rtx_timer.is_none() {
+            self.rtx_timer = Some(now + self.rtx_interval(now));
+        }
+    }
+
+    fn rtx_interval(&self, now: Time) -> crate::time::Dur {
+        self.subflows
+            .iter()
+            .filter(|s| s.life == Life::Open && s.check.count == 0)
+            .filter_map(|s| s.tcp.rto_deadline())
+            .map(|t| t.saturating_since(now))
+            .max()
+            .filter(|d| d.as_nanos() > 0)
+            .unwrap_or(sched::MPTCP_RTO_MIN)
+    }
+
+    /// DATA_ACK moved to `ack` (§3.3.2): data below it is the peer's; the timer restarts
+    /// while data is outstanding, stops when none is (`__mptcp_clean_una`).
+    fn on_data_ack(&mut self, now: Time, ack: u64) {
+        if ack <= self.snd_una {
+            return;
+        }
+        self.snd_una = ack.min(self.snd_nxt);
+        self.rtx_timer = None;
+        if self.snd_una < self.snd_nxt {
+            self.rtx_timer = Some(now + self.rtx_interval(now));
+        }
+    }
+
+    /// The connection's retransmission timer expired (`mptcp_retransmit_timer` →
+    /// `__mptcp_retrans`): each subflow with data outstanding is checked for staleness; the
+    /// head of the unacknowledged data is resent on `get_retrans`'s subflow.
+    fn on_rtx_timeout(&mut self, now: Time) {
+        self.rtx_timer = None;
+        if self.snd_una >= self.snd_nxt {
+            return;
+        }
+        self.check_stale();
+        let views: Vec<RetransView> = self
+            .subflows
+            .iter()
+            .map(|s| {
+                let (handed, acked) = s.tcp.data_offsets();
+                RetransView {
+                    usable: s.life == Life::Open && s.tcp.is_established(),
+                    backup: s.backup,
+                    outstanding: handed > acked,
+                    stale_count: s.check.count,
+                }
+            })
+            .collect();
+        if let Some(i) = sched::get_retrans(&views) {
+            let end = self.snd_nxt.min(self.snd_una + sched::RTX_HEAD_BYTES);
+            let mss = u64::from(self.subflows[i].tcp.mss());
+            let mut dsn = self.snd_una;
+            while dsn < end {
+                let len = (end - dsn).min(mss) as u32;
+                self.hand(i, dsn, len);
+                self.subflows[i].reinjected += u64::from(len);
+                self.bytes_reinjected += u64::from(len);
+                dsn += u64::from(len);
+            }
+            self.reinjections += 1;
+        }
+        self.rtx_timer = Some(now + self.rtx_interval(now));
+    }
+
+    /// `mptcp_pm_subflow_chk_stale` for every subflow with data outstanding; one reaching
+    /// `stale_loss_cnt` while another subflow is active becomes stale and the unacknowledged
+    /// data goes through the scheduler again (`mptcp_pm_nl_subflow_chk_stale`,
+    /// `__mptcp_retransmit_pending_data`).
+    fn check_stale(&mut self) {
+        let limit = self.paths.cfg.stale_loss_cnt;
+        let mut push = false;
+        for i in 0..self.subflows.len() {
+            let s = &self.subflows[i];
+            let (handed, acked) = s.tcp.data_offsets();
+            if s.life != Life::Open || handed == acked {
+                continue;
+            }
+            let acks = s.tcp.acks_received();
+            match self.subflows[i].check.check(acks) {
+                Staleness::Progress => self.subflows[i].stale = false,
+                Staleness::NoProgress(n) if n >= limit && !self.subflows[i].stale => {
+                    let alternative = self.subflows.iter().enumerate().any(|(j, o)| {
+                        j != i
+                            && o.life == Life::Open
+                            && o.tcp.is_established()
+                            && !o.stale
+                            && o.check.count < limit
+                    });
+                    if alternative {
+                        self.subflows[i].stale = true;
+                        self.stale_events += 1;
+                        push = true;
+                    }
+                }
+                Staleness::NoProgress(_) => {}
+            }
+        }
+        if push {
+            self.retransmit_pending();
+        }
+    }
+
+    /// Everything not DATA_ACKed goes through the scheduler again
+    /// (`__mptcp_retransmit_pending_data`).
+    fn retransmit_pending(&mut self) {
+        if self.snd_una < self.snd_nxt {
+            self.reinject.clear();
+            self.reinject.push_back((self.snd_una, self.snd_nxt));
+            self.reinjections += 1;
+        }
+    }
+
+    /// Closes the subflows over interface `iface` (its address removed): their
+    /// unacknowledged data is pushed again (`__mptcp_close_ssk` → `__mptcp_retransmit_pending_data`).
+    fn close_iface(&mut self, now: Time, iface: u8) {
+        let mut any = false;
+        for s in self.subflows.iter_mut() {
+            if s.iface == iface && s.life == Life::Open {
+                s.life = Life::Closed(now);
+                any = true;
+            }
+        }
+        if any {
+            self.retransmit_pending();
+        }
+    }
+
+    /// LIA (RFC 6356 §3): an ACK of `acked` bytes in congestion avoidance on subflow `i`
+    /// (`before`, its state before the ACK) raises its window by LIA's increase at most.
+    fn couple(&mut self, i: usize, before: crate::tcp::sender::SenderProbe, acked: u64) {
+        let after = self.subflows[i].tcp.probe();
+        let grew = after.cwnd > before.cwnd;
+        let in_ca = before.cwnd >= before.ssthresh && !before.in_recovery && !after.in_recovery;
+        if !grew || !in_ca || acked == 0 {
+            return;
+        }
+        let paths: Vec<lia::Path> = self
+            .subflows
+            .iter()
+            .filter(|s| s.life == Life::Open && s.tcp.is_established())
+            .map(|s| {
+                let p = s.tcp.probe();
+                lia::Path {
+                    cwnd: p.cwnd,
+                    srtt_ns: p.srtt.as_nanos(),
+                }
+            })
+            .filter(|p| p.srtt_ns > 0)
+            .collect();
+        if paths.len() < 2 {
+            return; // one path: LIA is Reno
+        }
+        let total: u64 = paths.iter().map(|p| u64::from(p.cwnd)).sum();
+        let mss = self.subflows[i].tcp.mss();
+        let cap = lia::increase(lia::alpha(&paths), acked, mss, before.cwnd, total);
+        let limit = before
+            .cwnd
+            .saturating_add(cap.min(u64::from(u32::MAX)) as u32);
+        if after.cwnd > limit {
+            self.subflows[i].tcp.set_cwnd(limit);
+        }
+    }
+
+    fn record(&mut self, now: Time) {
+        let Some(series) = &mut self.series else {
+            return;
+        };
+        for s in self.subflows.iter_mut() {
+            let p = s.tcp.probe();
+            let st = s.tcp.stats();
+            let (_, acked) = s.tcp.data_offsets();
+            let row = (p.cwnd, p.srtt.as_nanos(), st.data_bytes_sent, acked);
+            if s.last_row != Some(row) {
+                s.last_row = Some(row);
+                series.push(MptcpSample {
+                    t: now,
+                    subflow: s.id,
+                    link: self.paths.links[usize::from(s.iface)] as u32,
+                    cwnd: p.cwnd,
+                    mss: s.tcp.mss(),
+                    srtt_ns: p.srtt.as_nanos(),
+                    bytes_sent: st.data_bytes_sent,
+                    bytes_acked: acked,
+                    open: s.life == Life::Open,
+                });
+            }
+        }
+    }
+}
+
+impl Agent for MptcpSource {
+    fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        self.push_pending(now);
+        let n = self.subflows.len();
+        for k in 0..n {
+            let i = (self.next + k) % n;
+            let s = &mut self.subflows[i];
+            if s.life != Life::Open {
+                continue;
+            }
+            let Some(tx) = s.tcp.poll_transmit(now) else {
+                continue;
+            };
+            self.next = (i + 1) % n;
+            let seg = tx.segment;
+            let mut opt = MptcpOption {
+                data_ack: Some(0),
+                addr: self.signal.take().unwrap_or_default(),
+                ..MptcpOption::default()
+            };
+            if seg.flags.contains(Flags::SYN) {
+                opt.handshake = if s.id == 0 {
+                    Handshake::Capable
+                } else {
+                    Handshake::Join {
+                        interface: s.iface,
+                        backup: s.backup,
+                    }
+                };
+                opt.data_ack = None;
+            } else if seg.len > 0 {
+                let base = u64::from(seg.seq - s.tcp.data_start());
+                let (maps, n_maps) = s.maps.covering(base, seg.len);
+                opt.maps = maps;
+                opt.n_maps = n_maps;
+            }
+            let link = self.paths.links[usize::from(s.iface)];
+            return Some(transmit(
+                self.header_model,
+                seg,
+                tx.kind,
+                opt,
+                link,
+                &mut self.beside,
+            ));
+        }
+        None
+    }
+
+    fn tcp_payload(&mut self) -> Option<(Payload, u32)> {
+        self.beside.take()
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        let subs = self
+            .subflows
+            .iter()
+            .filter(|s| s.life == Life::Open)
+            .filter_map(|s| s.tcp.poll_timeout());
+        subs.chain(self.rtx_timer).min()
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        for s in self.subflows.iter_mut() {
+            if s.life == Life::Open && s.tcp.poll_timeout().is_some_and(|t| t <= now) {
+                s.tcp.handle_timeout(now);
+            }
+        }
+        if self.rtx_timer.is_some_and(|t| t <= now) {
+            self.on_rtx_timeout(now);
+        }
+    }
+
+    fn handle_packet(&mut self, now: Time, pkt: &Packet, payload: &Payload) -> Arrival {
+        let seg = &pkt.seg;
+        let opt = mptcp_option(payload);
+        let i = match self.find(seg.src_port) {
+            Some(i) => Some(i),
+            None if seg.flags.contains(Flags::SYN) => self.accept(now, seg.src_port, &opt),
+            None => None,
+        };
+        if let Some(i) = i {
+            if self.subflows[i].life == Life::Open {
+                let before = self.subflows[i].tcp.probe();
+                let (_, acked_before) = self.subflows[i].tcp.data_offsets();
+                self.subflows[i].tcp.handle_segment(now, seg);
+                let (_, acked) = self.subflows[i].tcp.data_offsets();
+                self.subflows[i].maps.prune_below(acked);
+                if self.paths.cfg.coupling == Coupling::Lia {
+                    self.couple(i, before, acked - acked_before);
+                }
+            }
+        }
+        if let Some(ack) = opt.data_ack {
+            self.on_data_ack(now, ack);
+        }
+        if let AddrSignal::Remove(iface) = opt.addr {
+            self.close_iface(now, iface);
+        }
+        Arrival {
+            respond: true,
+            ..Arrival::default()
+        }
+    }
+
+    fn notify_handover(&mut self, now: Time, h: &HandoverNote) -> bool {
+        if !h.here {
+            return false;
+        }
+        // The mobile's address on the interface left is removed: the path manager closes its
+        // subflows and tells the peer (REMOVE_ADDR); on the one taken it is (re-)added, and the
+        // peer, which opens subflows here (see the module's Deviation), is asked to (ADD_ADDR).
+        self.close_iface(now, h.notice.from);
+        self.signal = Some(AddrSignal::Remove(h.notice.from));
+        let to = h.notice.to;
+        let open = self
+            .subflows
+            .iter()
+            .any(|s| s.iface == to && s.life == Life::Open);
+        if !open
+            && self
+                .paths
+                .cfg
+                .endpoint(to)
+                .is_some_and(|e| e.opens_subflow())
+        {
+            self.signal = Some(AddrSignal::Add(to));
+        }
+        true
+    }
+
+    fn is_complete(&self) -> bool {
+        self.snd_una >= self.total
+    }
+
+    fn sample(&mut self, now: Time) {
+        self.record(now);
+    }
+
+    fn take_series(&mut self) -> AgentSeries {
+        AgentSeries {
+            mptcp: self.series.take(),
+            ..Default::default()
+        }
+    }
+}

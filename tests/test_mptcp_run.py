@@ -1,0 +1,64 @@
+"""`kind = "mptcp"` through `vho run`: the summary's `flows[].mptcp`, the per-subflow series
+with stable ids (`series_mptcp.parquet`, TCP_INFO's names), the report's lines, byte-identical
+reruns, and a refused endpoint flag as one line with status 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+import vho
+from vho.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "scenarios" / "examples" / "mptcp-wlan-gprs.toml"
+
+
+def test_the_example_completes_over_gprs_and_records_each_subflow(tmp_path: Path) -> None:
+    r = vho.run(EXAMPLE, out_dir=tmp_path / "o")
+    f = r.summary["flows"][0]
+    assert f["kind"] == "mptcp" and f["completed"]
+    m = f["mptcp"]
+    assert [s["interface"] for s in m["subflows"]] == ["wlan", "gprs"]
+    # WLAN is lost at 5 s: what was stranded on it went again over GPRS.
+    assert m["bytes_retrans"] > 0
+    h = m["handovers"][0]
+    assert (h["lost"], h["taken"]) == ("wlan", "gprs") and h["resume_s"] > 0
+    t = pq.read_table(tmp_path / "o" / "series_mptcp.parquet").to_pandas()
+    assert set(t.columns) >= {"t_s", "flow", "subflow", "interface", "snd_cwnd", "rtt_s"}
+    assert set(t["subflow"]) == {0, 1}
+    # An id names one interface throughout.
+    assert t.groupby("subflow")["interface"].nunique().max() == 1
+    # bytes_acked never goes back for a subflow.
+    for _, g in t.groupby("subflow"):
+        assert g["bytes_acked"].is_monotonic_increasing
+
+
+def test_reruns_are_byte_identical(tmp_path: Path) -> None:
+    a = vho.run(EXAMPLE, out_dir=tmp_path / "a")
+    b = vho.run(EXAMPLE, out_dir=tmp_path / "b")
+    assert a.summary["flows"] == b.summary["flows"]
+    for name in ("series_mptcp.parquet", "mh.pcap"):
+        pa, pb = tmp_path / "a" / name, tmp_path / "b" / name
+        if pa.exists():
+            assert pa.read_bytes() == pb.read_bytes()
+
+
+def test_vho_run_prints_each_subflow(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(EXAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert "subflow 0 over wlan" in out and "subflow 1 over gprs" in out
+    assert "wlan lost at 5.000 s: resumed in" in out
+
+
+def test_a_signal_endpoint_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = EXAMPLE.read_text().replace('gprs = ["subflow"]', 'gprs = ["signal"]')
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text)
+    assert main(["run", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "flow.mptcp.endpoints" in err and "ADD_ADDR" in err

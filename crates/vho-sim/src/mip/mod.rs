@@ -158,7 +158,8 @@ pub fn encapsulate(pkt: &mut crate::packet::Packet, src: Addr, dst: Addr) {
     pkt.src = src;
     pkt.dst = dst;
     pkt.wire_bytes += message::TUNNEL_BYTES;
-    pkt.ext |= crate::packet::ext::TUNNEL;
+    // The tunnel re-addresses the packet: a binding to the sender's link is not the tunnel's.
+    pkt.ext = (pkt.ext | crate::packet::ext::TUNNEL) & !crate::packet::ext::PINNED;
 }
 
 /// Takes the tunnel off `pkt` (RFC 2473 §3.2, at the tunnel's exit point), with the

@@ -42,7 +42,8 @@ pub enum Proto {
     BareDatagram,
 }
 
-/// `Packet::ext` bits: the headers a packet carries beyond its own, any combination.
+/// `Packet::ext` bits: the headers a packet carries beyond its own, any combination, and one
+/// binding that puts nothing on the wire (`PINNED`).
 pub mod ext {
     /// IPv6 in IPv6 (RFC 2473): `src`/`dst` are the tunnel's, `inner_*` the packet's.
     pub const TUNNEL: u8 = 1;
@@ -58,6 +59,13 @@ pub mod ext {
     /// bytes, so that the mobile router's combiner (`net::nemo_combiner`) can read it; the
     /// combiner clears it.
     pub const PIO: u8 = 8;
+    /// Bound to an access link, as a socket bound to its interface (`SO_BINDTODEVICE`), not a
+    /// header: the packet leaves a multipath host over, or reaches it across, the link
+    /// `inner_dst - 1` whatever the route says (an MPTCP subflow's segment, an outside packet
+    /// of `vho emulate --multipath`; `World::multihome`). Only an untunnelled packet has it.
+    pub const PINNED: u8 = 16;
+    /// The bits a packet's end looks at before it delivers it (`PINNED` only chose the link).
+    pub const HEADERS: u8 = TUNNEL | HAO | RH2 | PIO;
 }
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -180,7 +180,6 @@ impl World {
             booking,
             events: 0,
             external_out: None,
-            multihomed: false,
             spec: spec.clone(),
         };
         // A Multipath TCP flow's mobile uses every interface at once, as `vho emulate

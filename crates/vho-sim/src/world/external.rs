@@ -71,6 +71,11 @@ impl World {
             wire_bytes,
             sent_at: self.now,
             proto: Proto::External,
+            ext: if via.is_some() {
+                crate::packet::ext::PINNED
+            } else {
+                0
+            },
             inner_dst: via.map_or(0, |l| l as u32 + 1),
             ..Packet::default()
         });
@@ -88,7 +93,6 @@ impl World {
             }
         }
         self.routes = Routes::compute(self.spec.nodes.len(), &self.ends, &self.up);
-        self.multihomed = true;
         self.any_functions = true;
     }
 

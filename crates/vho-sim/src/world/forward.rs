@@ -92,7 +92,11 @@ impl World {
             copy: tx.copy,
             sent_at: self.now,
             proto,
-            ext: 0,
+            ext: if via != 0 {
+                crate::packet::ext::PINNED
+            } else {
+                0
+            },
             inner_src: 0,
             inner_dst: via,
             sig: crate::mip::Signal::None,
@@ -183,20 +187,13 @@ impl World {
         ingress: Option<DirIdx>,
         first: usize,
     ) {
-        if self.multihomed {
-            let pkt = self.slab.get(idx);
-            // An outside packet or an MPTCP subflow's segment pinned to its interface (an
-            // untunnelled packet's `inner_dst` is otherwise zero).
-            if pkt.inner_dst != 0
-                && pkt.ext & crate::packet::ext::TUNNEL == 0
-                && matches!(pkt.proto, Proto::External | Proto::Tcp)
-            {
-                match self.pinned_egress(node, idx) {
-                    Ok(d) => self.offer_on(self.held(idx), Some(d)),
-                    Err(cause) => self.free_dropped(idx, None, cause),
-                }
-                return;
+        // An outside packet or an MPTCP subflow's segment bound to its interface.
+        if self.slab.get(idx).ext & crate::packet::ext::PINNED != 0 {
+            match self.pinned_egress(node, idx) {
+                Ok(d) => self.offer_on(self.held(idx), Some(d)),
+                Err(cause) => self.free_dropped(idx, None, cause),
             }
+            return;
         }
         if !self.functions[node].is_empty() {
             let egress = match self.egress(node, idx) {
@@ -292,7 +289,7 @@ impl World {
             return;
         }
         let pkt = self.slab.get(idx);
-        if pkt.ext != 0 || !pkt.proto.is_agent() {
+        if pkt.ext & crate::packet::ext::HEADERS != 0 || !pkt.proto.is_agent() {
             self.arrive_other(node, via, idx);
             return;
         }

@@ -267,9 +267,6 @@ pub struct World {
     booking: bool,
     events: u64,
     spec: Spec,
-    /// Every mobile interface up at once, outside packets pinned to theirs
-    /// (`World::multihome`, emulation only).
-    multihomed: bool,
     /// Outside packets' fates for the driver (`world::external`); `None` in a simulation.
     external_out: Option<Box<ExternalOut>>,
 }

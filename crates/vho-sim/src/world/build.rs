@@ -1,13 +1,12 @@
 //! Building the world from a resolved spec: link directions with their queue limits (the
 //! `bdp` rule resolved over the paths that cross each link), routes, endpoints, handovers.
 
-use super::{DirEvents, Flow, GoodputWindow, HandoverState, MobileState, SimError, World};
+use super::{DirEvents, Flow, GoodputWindow, SimError, World};
 use crate::link::loss::LossModel;
 use crate::link::queue::Limit;
 use crate::link::red::{Red, RedParams};
 use crate::link::LinkDir;
 use crate::net::routes::{dir_is_a_to_b, dir_link, DirIdx, Routes};
-use crate::record::series::{DropSeries, QueueSeries};
 use crate::rng::Rng;
 use crate::sched::EventQueue;
 use crate::spec::{DirSpec, NodeIdx, QueueLimit, QueueModel, Spec};
@@ -75,6 +74,7 @@ impl World {
         }
         let mut functions = super::functions::build(spec, &dirs);
         let mip = super::mip::attach(spec, &up, &mut functions);
+        let functions = super::functions::Functions::new(functions);
         let routes = match &mip {
             Some(w) => w.routes(&up),
             None => Routes::compute(n, &ends, &up),
@@ -118,36 +118,10 @@ impl World {
                 rx_bins: spec.record.series.then(vho_bins),
             });
         }
-        let mobiles = spec
-            .mobiles
-            .iter()
-            .map(|m| MobileState {
-                active: m.initial,
-                pending_interruption: None,
-            })
-            .collect();
-        let handovers = spec
-            .handovers
-            .iter()
-            .enumerate()
-            .map(|(i, h)| HandoverState {
-                at: crate::handover::draw_instant(h, spec.seed, i),
-                interruption: None,
-                happened: false,
-            })
-            .collect();
-        let mut capture = vec![false; n];
-        for &node in &spec.record.pcap_at {
-            capture[node] = true;
-        }
+        let handovers =
+            super::handover::Handovers::build(spec, super::mip::handover_mechanism(spec));
         let schedule = super::schedule::Schedule::build(spec);
-        let booking = spec.record.series
-            || !schedule.is_empty()
-            || dirs
-                .iter()
-                .any(|d| !matches!(d.loss, crate::link::loss::LossModel::None))
-            // A link layer's discards are booked as losses on the air are.
-            || super::link_layers::any(&dirs);
+        let rec = super::recorders::Recorders::build(spec, &dirs, &schedule);
         let mut w = World {
             now: Time::ZERO,
             queue: EventQueue::with_capacity(64),
@@ -158,26 +132,13 @@ impl World {
             ends,
             up,
             routes,
-            mobiles,
-            interruptions_pending: 0,
-            maybe_done: spec.flows.is_empty(),
-            done_prefix: 0,
+            done: super::completion::Completion::new(spec.flows.len()),
             handovers,
             flows,
-            any_functions: functions.iter().any(|f| !f.is_empty()),
             mip,
             schedule,
-            pinned_uplink: None,
             functions,
-            capture,
-            taps: Vec::new(),
-            queue_series: if spec.record.series && spec.record.queues {
-                Some(QueueSeries::default())
-            } else {
-                None
-            },
-            drop_series: spec.record.series.then(DropSeries::default),
-            booking,
+            rec,
             events: 0,
             external_out: None,
             spec: spec.clone(),

@@ -93,7 +93,7 @@ impl World {
             }
         }
         self.routes = Routes::compute(self.spec.nodes.len(), &self.ends, &self.up);
-        self.any_functions = true;
+        self.functions.any = true;
     }
 
     /// The direction an outside packet pinned to an access link leaves `node` on: across

@@ -115,7 +115,7 @@ impl World {
             }
             self.payloads[i] = payload;
         }
-        if self.capture[src] {
+        if self.rec.captures(src) {
             self.tap_at(src, idx);
         }
         self.forward(src, idx, None);
@@ -139,11 +139,7 @@ impl World {
                 self.flows[pkt.flow as usize].agents[usize::from(!pkt.to_receiver)].captured();
             if captured {
                 let (now, payload) = (self.now, self.payload(idx));
-                for (n, tap) in self.taps.iter_mut() {
-                    if *n == node {
-                        tap.datagram(now, &pkt, &payload);
-                    }
-                }
+                self.rec.datagram(now, node, &pkt, &payload);
             }
             return;
         }
@@ -151,15 +147,7 @@ impl World {
     }
 
     pub(super) fn tap(&mut self, node: NodeIdx, pkt: &Packet) {
-        if !self.capture[node] {
-            return;
-        }
-        let now = self.now;
-        for (n, tap) in self.taps.iter_mut() {
-            if *n == node {
-                tap.packet(now, pkt);
-            }
-        }
+        self.rec.packet(self.now, node, pkt);
     }
 
     /// Offers the packet at `node` (arrived over `ingress`, or originated there) to the link
@@ -169,7 +157,7 @@ impl World {
         // One flag on the usual path (no node function anywhere): passing the ingress and
         // testing the node's list on every hop cost 0.9 % to 3.3 % of the 20 MB cell's
         // instructions (callgrind, run_timed).
-        if self.any_functions {
+        if self.functions.any {
             self.forward_from(node, idx, ingress, 0);
         } else {
             self.route_and_offer(node, idx);
@@ -281,7 +269,7 @@ impl World {
             // link held its size and destination.
             if self.routes.by_address() {
                 self.arrive_other(node, via, idx);
-            } else if self.any_functions {
+            } else if self.functions.any {
                 self.forward_from(node, idx, Some(via), 0);
             } else {
                 self.route_held(node, p);
@@ -293,7 +281,7 @@ impl World {
             self.arrive_other(node, via, idx);
             return;
         }
-        if self.capture[node] {
+        if self.rec.captures(node) {
             self.tap_at(node, idx);
         }
         self.deliver(via, idx);
@@ -340,7 +328,8 @@ impl World {
             let source = S::of(&mut flow.agents[0]);
             source.handle_packet(now, pkt, payload);
             self.slab.release(idx);
-            self.maybe_done |= flow.completed_at.is_some() && source.is_complete();
+            self.done
+                .note(flow.completed_at.is_some() && source.is_complete());
             self.pump_as::<S>(f, 0);
             return;
         }
@@ -369,7 +358,7 @@ impl World {
             }
             if flow.completed_at.is_none() && after >= self.spec.flows[f].bytes {
                 flow.completed_at = Some(now);
-                self.maybe_done |= S::of(&mut flow.agents[0]).is_complete();
+                self.done.note(S::of(&mut flow.agents[0]).is_complete());
             }
         }
         if finished {
@@ -395,7 +384,7 @@ impl World {
         if flow.completed_at.is_none() {
             flow.completed_at = Some(now);
         }
-        self.maybe_done = true;
+        self.done.note(true);
     }
 
     /// Tells the agent that sent the packet in slot `idx` of its `fate` in the network (a
@@ -439,7 +428,7 @@ impl World {
             flow.drops[d as usize][slot] += 1;
         }
         let out = self.fate(&pkt, &payload, Fate::Dropped);
-        if let (Some(ds), Some((offset, len))) = (&mut self.drop_series, out.drop_ref) {
+        if let (Some(ds), Some((offset, len))) = (&mut self.rec.drops, out.drop_ref) {
             ds.push(self.now, pkt.flow, offset, len, d, slot as u8);
         }
         if out.source_finished {

@@ -57,6 +57,30 @@ impl NodeFunctions {
     }
 }
 
+/// Every node's functions, and the one flag the forwarding path tests for them.
+pub(super) struct Functions {
+    nodes: Vec<NodeFunctions>,
+    /// Whether the forwarding path must offer packets to the node functions' path
+    /// (`World::forward_from`): some node has a function, or (`World::multihome`) outside
+    /// packets may be pinned to their link. Off, a packet goes straight to its route.
+    pub(super) any: bool,
+}
+
+impl std::ops::Deref for Functions {
+    type Target = [NodeFunctions];
+    #[inline(always)]
+    fn deref(&self) -> &[NodeFunctions] {
+        &self.nodes
+    }
+}
+
+impl std::ops::DerefMut for Functions {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [NodeFunctions] {
+        &mut self.nodes
+    }
+}
+
 impl World {
     /// Sends what node `node`'s functions originate now, then re-arms its wake-up.
     pub(super) fn pump_functions(&mut self, node: NodeIdx) {
@@ -66,7 +90,7 @@ impl World {
                 if p.is_tcp() {
                     self.note_copy(idx);
                 }
-                if self.capture[node] {
+                if self.rec.captures(node) {
                     let pkt = *self.slab.get(idx);
                     self.tap(node, &pkt);
                 }
@@ -204,6 +228,14 @@ impl World {
             fns.wake = Some(t);
             self.queue.schedule(t, Event::NodeWake(node as u32));
         }
+    }
+}
+
+impl Functions {
+    /// The nodes' functions as built (`build`, then `world::mip::attach`).
+    pub(super) fn new(nodes: Vec<NodeFunctions>) -> Self {
+        let any = nodes.iter().any(|f| !f.is_empty());
+        Functions { nodes, any }
     }
 }
 

@@ -6,9 +6,106 @@ use crate::handover::transfer_queue;
 use crate::link::DropCause;
 use crate::net::routes::{dir_index, dir_link, DirIdx, Routes};
 use crate::rng::Rng;
+use crate::spec::Spec;
 use crate::spec::{HandoverKind, InFlight};
 use crate::spec::{LinkIdx, NodeIdx};
 use crate::tcp::segment::{HandoverNotice, RateChange};
+use crate::time::{Dur, Time};
+
+/// How a handover is carried out, resolved when the world is built
+/// (`world::mip::handover_mechanism`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Mechanism {
+    /// The link layer switches the mobile's traffic to the new link: queues per the
+    /// handover's kind, routes recomputed (`World::apply_handover`).
+    LinkSwitch,
+    /// The link layer's part only; the mobile node's Mobile IPv6 signalling does the rest
+    /// (`World::apply_mip_handover`).
+    MobileIpv6,
+}
+
+pub(super) struct HandoverState {
+    pub(super) mechanism: Mechanism,
+    pub(super) at: Time,
+    pub(super) interruption: Option<Dur>,
+    /// The run reached the instant and carried the handover out.
+    pub(super) happened: bool,
+}
+
+struct MobileState {
+    active: LinkIdx,
+    /// (handover index, new link) awaiting the first packet over the new link.
+    pending_interruption: Option<(usize, LinkIdx)>,
+}
+
+/// The run's handovers as they are carried out, the mobiles they move, and the measure of
+/// each one's interruption (until the first packet reaches the mobile over its new link).
+pub(super) struct Handovers {
+    states: Vec<HandoverState>,
+    mobiles: Vec<MobileState>,
+    /// Mobiles whose handover awaits its first packet over the new link.
+    awaiting: usize,
+    /// The handover whose mobile still sends over its old link (`uplink_delay`).
+    pinned_uplink: Option<usize>,
+}
+
+impl Handovers {
+    pub(super) fn build(spec: &Spec, mechanism: Mechanism) -> Self {
+        Handovers {
+            states: spec
+                .handovers
+                .iter()
+                .enumerate()
+                .map(|(i, h)| HandoverState {
+                    mechanism,
+                    at: crate::handover::draw_instant(h, spec.seed, i),
+                    interruption: None,
+                    happened: false,
+                })
+                .collect(),
+            mobiles: spec
+                .mobiles
+                .iter()
+                .map(|m| MobileState {
+                    active: m.initial,
+                    pending_interruption: None,
+                })
+                .collect(),
+            awaiting: 0,
+            pinned_uplink: None,
+        }
+    }
+
+    pub(super) fn iter(&self) -> std::slice::Iter<'_, HandoverState> {
+        self.states.iter()
+    }
+
+    /// Handover `h` moved `mobile` to `link`: its interruption lasts until the first packet
+    /// over `link`.
+    fn switched(&mut self, h: usize, mobile: usize, link: LinkIdx) {
+        let m = &mut self.mobiles[mobile];
+        m.active = link;
+        if m.pending_interruption.is_none() {
+            self.awaiting += 1;
+        }
+        m.pending_interruption = Some((h, link));
+    }
+}
+
+impl std::ops::Index<usize> for Handovers {
+    type Output = HandoverState;
+    #[inline(always)]
+    fn index(&self, h: usize) -> &HandoverState {
+        &self.states[h]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Handovers {
+    #[inline(always)]
+    fn index_mut(&mut self, h: usize) -> &mut HandoverState {
+        &mut self.states[h]
+    }
+}
 
 impl World {
     /// The mobile's handover manager tells every agent about handover `h`; each kind decides
@@ -61,7 +158,7 @@ impl World {
 
     pub(super) fn apply_handover(&mut self, h: usize) {
         self.handovers[h].happened = true;
-        self.pinned_uplink = None;
+        self.handovers.pinned_uplink = None;
         let now = self.now;
         let spec = self.spec.handovers[h].clone();
         let mut rng = Rng::stream(self.spec.seed, &format!("handover:{h}:loss"));
@@ -117,12 +214,7 @@ impl World {
         }
         self.up[spec.from] = false;
         self.up[spec.to] = true;
-        let mobile = &mut self.mobiles[spec.mobile];
-        mobile.active = spec.to;
-        if mobile.pending_interruption.is_none() {
-            self.interruptions_pending += 1;
-        }
-        mobile.pending_interruption = Some((h, spec.to));
+        self.handovers.switched(h, spec.mobile, spec.to);
         // t_a counts from the receiver's first handover only (Cottingham & Vidales §5).
         for (f, fs) in self.spec.flows.iter().enumerate() {
             let flow = &mut self.flows[f];
@@ -136,7 +228,7 @@ impl World {
             // Until its registration completes the mobile keeps sending over the old link.
             let old_up = self.dir_of(spec.from, mobile_node, false);
             self.routes.pin_node(mobile_node, old_up);
-            self.pinned_uplink = Some(h);
+            self.handovers.pinned_uplink = Some(h);
             self.queue
                 .schedule(now + spec.uplink_delay, super::Event::UplinkMove(h as u32));
         }
@@ -147,8 +239,8 @@ impl World {
     /// Handover `h`'s mobile sends over the new link from now on (unless a later handover
     /// has already recomputed the routes).
     pub(super) fn move_uplink(&mut self, h: usize) {
-        if self.pinned_uplink == Some(h) {
-            self.pinned_uplink = None;
+        if self.handovers.pinned_uplink == Some(h) {
+            self.handovers.pinned_uplink = None;
             self.routes = Routes::compute(self.spec.nodes.len(), &self.ends, &self.up);
             self.routes_changed();
         }
@@ -165,23 +257,24 @@ impl World {
     #[inline]
     pub(super) fn note_mobile_arrival(&mut self, node: NodeIdx, via: DirIdx) {
         // Most arrivals come when no handover waits for its first packet.
-        if self.interruptions_pending > 0 {
+        if self.handovers.awaiting > 0 {
             self.note_interruption_end(node, via);
         }
     }
 
     #[cold]
     fn note_interruption_end(&mut self, node: NodeIdx, via: DirIdx) {
-        for m in 0..self.mobiles.len() {
+        let hs = &mut self.handovers;
+        for m in 0..hs.mobiles.len() {
             if self.spec.mobiles[m].node != node {
                 continue;
             }
-            if let Some((h, link)) = self.mobiles[m].pending_interruption {
+            if let Some((h, link)) = hs.mobiles[m].pending_interruption {
                 if dir_link(via) == link {
-                    let st = &mut self.handovers[h];
+                    let st = &mut hs.states[h];
                     st.interruption = Some(self.now.saturating_since(st.at));
-                    self.mobiles[m].pending_interruption = None;
-                    self.interruptions_pending -= 1;
+                    hs.mobiles[m].pending_interruption = None;
+                    hs.awaiting -= 1;
                 }
             }
         }

@@ -8,6 +8,7 @@
 //! the care-of address rather than at the mobile), a home address is routed to its home agent,
 //! and a mobile sends each packet over the interface its source address belongs to.
 
+use super::handover::Mechanism;
 use super::World;
 use crate::link::DropCause;
 use crate::mip::correspondent::Correspondent;
@@ -55,6 +56,16 @@ pub(super) fn initial_up(spec: &Spec, up: &mut [bool]) {
         for &l in &ms.interfaces {
             up[l] = mip.attached.get(m).is_none_or(|a| a.contains(&l)) || l == ms.initial;
         }
+    }
+}
+
+/// How the run's handovers are carried out: with `[mipv6]` the link layer's part, the rest
+/// the mobile node's signalling (`World::apply_mip_handover`); else a link-level switch
+/// (`World::apply_handover`).
+pub(super) fn handover_mechanism(spec: &Spec) -> Mechanism {
+    match spec.mipv6 {
+        Some(_) => Mechanism::MobileIpv6,
+        None => Mechanism::LinkSwitch,
     }
 }
 
@@ -262,7 +273,7 @@ impl World {
             return;
         }
         let to_addr = pkt.dst;
-        if self.capture[node] {
+        if self.rec.captures(node) {
             let pkt = *pkt;
             self.tap(node, &pkt);
         }

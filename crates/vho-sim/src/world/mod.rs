@@ -12,6 +12,7 @@
 //! superseded by an earlier one) runs harmlessly: everything it does first checks the state.
 
 mod build;
+mod completion;
 mod external;
 mod forward;
 mod functions;
@@ -20,6 +21,7 @@ mod link_layers;
 mod mip;
 mod nemo;
 mod oracle;
+mod recorders;
 mod schedule;
 mod spill;
 pub mod summary;
@@ -203,19 +205,6 @@ struct Flow {
     window: Option<GoodputWindow>,
 }
 
-struct MobileState {
-    active: LinkIdx,
-    /// (handover index, new link) awaiting the first packet over the new link.
-    pending_interruption: Option<(usize, LinkIdx)>,
-}
-
-struct HandoverState {
-    at: Time,
-    interruption: Option<Dur>,
-    /// The run reached the instant and carried the handover out.
-    happened: bool,
-}
-
 /// The events a link direction has pending (the earliest of each kind).
 #[derive(Clone, Copy, Default)]
 struct DirEvents {
@@ -235,36 +224,19 @@ pub struct World {
     ends: Vec<(NodeIdx, NodeIdx)>,
     up: Vec<bool>,
     routes: Routes,
-    mobiles: Vec<MobileState>,
-    /// Set once some flow has completed both ways: from then on the loop checks them all.
-    maybe_done: bool,
-    /// The flows before this index are done (`all_done`): a flow once done stays done
-    /// (`completed_at` is never cleared, a source's `is_complete` never turns false: a TCP
-    /// sender's state never falls below Established nor `snd_una` back), so each check
-    /// starts here and not at the first flow, which cost every event after the first
-    /// completion a walk over the finished flows (issue 38: the 1,000-flow workload).
-    done_prefix: usize,
-    /// Mobiles whose handover awaits its first packet over the new link.
-    interruptions_pending: usize,
-    handovers: Vec<HandoverState>,
+    /// Whether every flow is done (`world::completion`).
+    done: completion::Completion,
+    /// The handovers and the mobiles they move (`world::handover`).
+    handovers: handover::Handovers,
     flows: Vec<Flow>,
     /// Per node, the functions on its forwarding path (`net::function`); usually none.
-    functions: Vec<functions::NodeFunctions>,
-    /// Whether any node has a function (the forwarding path tests this flag only).
-    any_functions: bool,
-    /// The handover whose mobile still sends over its old link (`uplink_delay`).
-    pinned_uplink: Option<usize>,
+    functions: functions::Functions,
     /// Link parameters changing at scheduled times (`world::schedule`).
     schedule: schedule::Schedule,
     /// Mobile IPv6's addresses and entities (`world::mip`), in a run with `[mipv6]`.
     mip: Option<Box<mip::MipWorld>>,
-    capture: Vec<bool>,
-    taps: Vec<(NodeIdx, Box<dyn PacketTap>)>,
-    queue_series: Option<QueueSeries>,
-    drop_series: Option<DropSeries>,
-    /// Whether `book` has anything to do: some direction has a loss model, or queues are
-    /// recorded.
-    booking: bool,
+    /// The taps, the queue and drop series (`world::recorders`).
+    rec: recorders::Recorders,
     events: u64,
     spec: Spec,
     /// Outside packets' fates for the driver (`world::external`); `None` in a simulation.
@@ -319,7 +291,7 @@ impl GoodputWindow {
 /// Runs a scenario to completion (every flow done) or to its stop time.
 pub fn run(spec: &Spec, taps: Vec<(NodeIdx, Box<dyn PacketTap>)>) -> Result<RunOutput, SimError> {
     let mut w = World::new(spec)?;
-    w.taps = taps;
+    w.rec.taps = taps;
     let ended = w.run_loop()?;
     Ok(w.finish(ended))
 }
@@ -364,8 +336,7 @@ impl World {
                 (check_at, window_start) = (self.events + NO_PROGRESS_EVENTS, t);
             }
             self.dispatch(t, ev);
-            // Only an endpoint receiving can complete a flow (`arrive` raises the flag).
-            if self.maybe_done && self.all_done() {
+            if self.done.all_done(&self.flows) {
                 return Ok(EndedBy::Completed);
             }
         }
@@ -414,23 +385,15 @@ impl World {
                 self.pump(f as usize, 0);
                 self.pump(f as usize, 1);
             }
-            Event::Handover(h) if self.mip.is_some() => self.apply_mip_handover(h as usize),
-            Event::Handover(h) => self.apply_handover(h as usize),
+            Event::Handover(h) => match self.handovers[h as usize].mechanism {
+                handover::Mechanism::LinkSwitch => self.apply_handover(h as usize),
+                handover::Mechanism::MobileIpv6 => self.apply_mip_handover(h as usize),
+            },
             Event::Notify(h) => self.notify_handover(h as usize),
             Event::NodeWake(n) => self.on_node_wake(n as usize),
             Event::UplinkMove(h) => self.move_uplink(h as usize),
             Event::Schedule => self.on_schedule(),
         }
-    }
-
-    fn all_done(&mut self) -> bool {
-        while let Some(f) = self.flows.get(self.done_prefix) {
-            if !(f.completed_at.is_some() && f.agents[0].is_complete()) {
-                return false;
-            }
-            self.done_prefix += 1;
-        }
-        true
     }
 
     /// Agent `side` of flow `f` is woken: one dispatch on the flow's kinds for the wake-up
@@ -483,7 +446,7 @@ impl World {
     /// not.
     #[inline]
     fn book(&mut self, d: DirIdx) {
-        if self.booking {
+        if self.rec.booking {
             self.book_slow(d);
         }
     }
@@ -501,7 +464,7 @@ impl World {
             self.dirs[i].lost = lost;
         }
         let dir = &mut self.dirs[i];
-        if let (Some(qs), Some(starts)) = (&mut self.queue_series, &mut dir.starts) {
+        if let (Some(qs), Some(starts)) = (&mut self.rec.queues, &mut dir.starts) {
             for (t, packets, bytes) in starts.drain(..) {
                 qs.push(t, d, packets, bytes);
             }
@@ -533,7 +496,7 @@ impl World {
     /// usually off).
     #[inline(always)]
     fn sample_queue(&mut self, d: DirIdx) {
-        if let Some(qs) = &mut self.queue_series {
+        if let Some(qs) = &mut self.rec.queues {
             let q = &self.dirs[d as usize].queue;
             qs.push(self.now, d, q.len(), q.bytes());
         }

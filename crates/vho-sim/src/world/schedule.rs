@@ -269,7 +269,7 @@ impl World {
         while let Some(step) = self.schedule.pop_due(now) {
             self.apply_step(step);
         }
-        if self.any_functions {
+        if self.functions.any {
             // A function holding packets for a link (link-flow-control) looks again: the
             // link's service changed.
             self.routes_changed();

@@ -18,7 +18,7 @@ pub fn run_spilling(
     open: &mut dyn FnMut(SeriesId) -> Box<dyn RowSink>,
 ) -> Result<RunOutput, SimError> {
     let mut w = World::new(spec)?;
-    w.taps = taps;
+    w.rec.taps = taps;
     w.spill_series(open);
     let ended = w.run_loop()?;
     Ok(w.finish(ended))
@@ -32,10 +32,10 @@ impl World {
                 agent.spill_series(f, open);
             }
         }
-        if let Some(s) = &mut self.queue_series {
+        if let Some(s) = &mut self.rec.queues {
             s.spill_to(open(SeriesId::Queues));
         }
-        if let Some(s) = &mut self.drop_series {
+        if let Some(s) = &mut self.rec.drops {
             s.spill_to(open(SeriesId::Drops));
         }
     }

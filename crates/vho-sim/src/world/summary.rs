@@ -391,7 +391,7 @@ impl World {
         let handovers = spec
             .handovers
             .iter()
-            .zip(&self.handovers)
+            .zip(self.handovers.iter())
             .zip(&mip_times)
             .map(|((h, st), mt)| HandoverSummary {
                 at_s: st.at.as_secs_f64(),
@@ -516,12 +516,12 @@ impl World {
             })
             .collect();
         let rx_bins = self.flows.iter().map(|f| f.rx_bins.clone()).collect();
-        let taps = std::mem::take(&mut self.taps);
+        let taps = std::mem::take(&mut self.rec.taps);
         RunOutput {
             summary,
             series,
-            queue_series: self.queue_series.take(),
-            drop_series: self.drop_series.take(),
+            queue_series: self.rec.queues.take(),
+            drop_series: self.rec.drops.take(),
             rx_bins,
             taps,
         }

@@ -8,10 +8,12 @@
 differ, and every file present on one side only; it exits 1 when anything moved. Left out or
 read past, as they carry the machine's time and not the model's: `timing.json`, sweep locks,
 figures (matplotlib stamps SVGs; they are drawn from the tables compared), a report's lines
-that give a wall-clock time, CSV columns named `wall*`. A sweep's results are compared as one
-table per sweep (its part files split where the workers happened to finish), sorted by every
-column; any other Parquet file by content when its bytes differ. `--ignore-key K` drops a
-summary key from both sides (a key a change adds on purpose).
+that give a wall-clock time or its provenance (commit, command, the study code's digest; the
+runs' digest is compared), where the package and the output folder lie on disk, CSV columns
+named `wall*`. A sweep's results are compared as one table per sweep (its part files split
+where the workers happened to finish), sorted by every column; any other Parquet file by
+content when its bytes differ. `--ignore-key K` drops a summary key from both sides (a key a
+change adds on purpose).
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ SKIP = {"timing.json", ".lock"}
 SKIP_SUFFIXES = {".svg", ".png"}
 #: A report's line that gives a wall-clock time.
 WALL = re.compile(r"(?i)wall|runs in [0-9.]+ s")
+#: A report's provenance that names the build and the invocation, not what it computed: the
+#: commit line, the command (with its --out), the study code's digest (the runs' digest stays).
+PROVENANCE_LINE = re.compile(r"^- (vho \S+, commit \S+|command: .*)$")
+CODE_DIGEST = re.compile(r"study code sha256 [0-9a-f]+")
+#: Where the package or the output folder lies on disk (a sweep.json's scenario path).
+PLACE = re.compile(r"(/[^\s\"']*)?/(python/vho|site-packages/vho)/")
 #: Keys of a JSON file that carry wall-clock time or the build, dropped before comparing.
 VOLATILE_KEYS = {"wall_s", "wall_clock_s", "elapsed_s", "started_at", "finished_at", "commit"}
 
@@ -67,7 +75,11 @@ def write(dest: Path, jobs: int) -> int:
     return status
 
 
-def _digest(path: Path, ignore: frozenset[str] = frozenset()) -> str:
+def _placeless(text: str, root: Path) -> str:
+    return PLACE.sub("<vho>/", text.replace(str(root), "<out>"))
+
+
+def _digest(path: Path, ignore: frozenset[str] = frozenset(), root: Path = Path("/")) -> str:
     if path.suffix == ".csv":
         import pandas as pd
 
@@ -78,11 +90,15 @@ def _digest(path: Path, ignore: frozenset[str] = frozenset()) -> str:
         t = t[[c for c in t.columns if not str(c).startswith("wall")]]
         return hashlib.sha256(t.to_csv(index=False).encode()).hexdigest()
     if path.suffix == ".md":
-        lines = [ln for ln in path.read_text().splitlines() if not WALL.search(ln)]
+        lines = [
+            CODE_DIGEST.sub("study code sha256 -", _placeless(ln, root))
+            for ln in path.read_text().splitlines()
+            if not WALL.search(ln) and not PROVENANCE_LINE.match(ln)
+        ]
         return hashlib.sha256("\n".join(lines).encode()).hexdigest()
     if path.suffix == ".json":
         try:
-            data = json.loads(path.read_text())
+            data = json.loads(_placeless(path.read_text(), root))
         except (ValueError, UnicodeDecodeError):
             return hashlib.sha256(path.read_bytes()).hexdigest()
         scrubbed = json.dumps(_scrub(data, ignore), sort_keys=False)
@@ -139,7 +155,7 @@ def compare(before: Path, after: Path, ignore: frozenset[str] = frozenset()) -> 
         if not a.exists() or not b.exists():
             print(f"only in {'after' if b.exists() else 'before'}: {rel}")
             moved += 1
-        elif _digest(a, ignore) != _digest(b, ignore):
+        elif _digest(a, ignore, before) != _digest(b, ignore, after):
             if rel.suffix == ".parquet" and _same_parquet(a, b):
                 continue
             print(f"differs: {rel}")

@@ -548,7 +548,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             f"{top['worst_distance'] * 100:+.1f} % in {top['worst_scenario']}; within 5 % in "
             f"{top['within_goal']}/{top['scenarios']}"
             + (
-                f"; not measured in {top['scenarios'] - top['measured']}: no transfer completed)"
+                f"; not measured in {top['scenarios'] - top['measured']}: "
+                + (
+                    f"{top['skipped']} skipped, the rest no transfer completed)"
+                    if top["skipped"]
+                    else "no transfer completed)"
+                )
                 if top["measured"] < top["scenarios"]
                 else ")"
             )

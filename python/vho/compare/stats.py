@@ -160,8 +160,9 @@ def best(t: pd.DataFrame, references: set[str]) -> pd.DataFrame:
 def closest(t: pd.DataFrame, references: set[str]) -> pd.DataFrame:
     """Per candidate variant: its worst (largest) mean distance to the scenario's oracle over
     every scenario, the scenario where it is, in how many scenarios it is within GOAL and in
-    how many its distance is known (``measured``: it and its oracle completed transfers);
-    sorted, closest first. A scenario where its distance is unknown counts as not within."""
+    how many its distance is known (``measured``: it and its oracle completed transfers), in
+    how many it was ``skipped`` (the scenario cannot host it); sorted, closest first, those
+    skipped somewhere last. A scenario where its distance is unknown counts as not within."""
     cand = t[~t["variant"].isin(references)]
     rows = []
     for name, g in cand.groupby("variant", sort=False):
@@ -176,11 +177,21 @@ def closest(t: pd.DataFrame, references: set[str]) -> pd.DataFrame:
                 "measured": int(d.notna().sum()),
                 "scenarios": len(g),
                 "mean_gain_vs_plain": float(g["gain_vs_plain_mean"].mean()),
+                "skipped": int((g["skipped"] != "").sum()) if "skipped" in g else 0,
             }
         )
     columns = ["variant", "worst_distance", "worst_scenario", "within_goal", "measured"]
-    columns += ["scenarios", "mean_gain_vs_plain"]
+    columns += ["scenarios", "mean_gain_vs_plain", "skipped"]
     out = pd.DataFrame(rows, columns=columns)  # the columns also when every variant is a reference
-    return out.sort_values(
-        ["worst_distance", "mean_gain_vs_plain"], ascending=[True, False], kind="stable"
-    ).reset_index(drop=True)
+    # A variant some scenarios cannot host is no answer to "one combination for every
+    # scenario": after those that run everywhere, however close.
+    out["_partial"] = out["skipped"] > 0
+    return (
+        out.sort_values(
+            ["_partial", "worst_distance", "mean_gain_vs_plain"],
+            ascending=[True, True, False],
+            kind="stable",
+        )
+        .drop(columns="_partial")
+        .reset_index(drop=True)
+    )

@@ -36,12 +36,13 @@ def summary(d: Path, only: list[str] | None) -> None:
     t = pd.read_csv(d / "compare.csv", keep_default_na=True)
     t["skipped"] = t["skipped"].fillna("")
     runs = pd.concat([sweep.results(r) for r in sorted((d / "runs").iterdir())])
-    runs = runs[runs["variant"].isin(MP) & runs["error"].isna()]
+    # The completed runs (an incomplete one's bytes would pull the means down).
+    runs = runs[runs["variant"].isin(MP) & runs["error"].isna() & runs["transfer_time_s"].notna()]
     tcp = t[~t["variant"].isin([*REFS, *MP]) & t["transfer_time_s_mean"].notna()]
     best = tcp.loc[tcp.groupby("scenario")["transfer_time_s_mean"].idxmin()].set_index("scenario")
-    print("| scenario | variant | T (s) | vs best TCP | vs oracle | bytes per interface (KB) | "
-          "resume (s) | bytes sent again |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
+    print("| scenario | variant | T (s) | incomplete | vs best TCP | vs oracle | "
+          "bytes per interface (KB) | resume (s) | bytes sent again |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
     for _, r in t[t["variant"].isin(MP) & (t["skipped"] == "")].iterrows():
         s, v = r["scenario"], r["variant"]
         if only and s not in only:
@@ -54,10 +55,34 @@ def summary(d: Path, only: list[str] | None) -> None:
         kb = ", ".join(f"{i} {sum(b) / n / 1000:.0f}" for i, b in per.items())
         tb = best.loc[s, "transfer_time_s_mean"] if s in best.index else float("nan")
         print(
-            f"| {s} | {v} | {r['transfer_time_s_mean']:.3f} | "
+            f"| {s} | {v} | {r['transfer_time_s_mean']:.3f} | {r['incomplete']} | "
             f"{(r['transfer_time_s_mean'] / tb - 1) * 100:+.1f} % | "
             f"{r['distance_mean'] * 100:+.1f} % | {kb} | {r['mptcp_resume_s_mean']:.2f} | "
             f"{r['mptcp_bytes_retrans_mean']:.0f} |"
+        )
+
+
+def counts(d: Path) -> None:
+    """Per MPTCP variant: the scenarios hosting it, where it beats the best TCP variant, plain
+    TCP and the oracle, and its ratio to the best TCP variant's time (of the means)."""
+    t = pd.read_csv(d / "compare.csv", keep_default_na=True)
+    t["skipped"] = t["skipped"].fillna("")
+    tcp = t[~t["variant"].isin([*REFS, *MP]) & t["transfer_time_s_mean"].notna()]
+    best = tcp.loc[tcp.groupby("scenario")["transfer_time_s_mean"].idxmin()].set_index("scenario")
+    for m in MP:
+        r = t[(t["variant"] == m) & (t["skipped"] == "")].set_index("scenario")
+        done = r[r["transfer_time_s_mean"].notna()]
+        vb = done["transfer_time_s_mean"] / best.loc[done.index, "transfer_time_s_mean"] - 1
+        skipped = int((t["variant"] == m).sum()) - len(r)
+        print(
+            f"{m}: hosted by {len(r)} scenarios (skipped in {skipped}), "
+            f"a transfer completed in {len(done)}, some replication incomplete in "
+            f"{int((r['incomplete'] > 0).sum())}; beats the best TCP variant in {(vb < 0).sum()}, "
+            f"plain TCP in {int((done['gain_vs_plain_mean'] > 0).sum())}, the oracle in "
+            f"{int((done['distance_mean'] < 0).sum())}; within 5 % of the oracle in "
+            f"{int((done['distance_mean'] <= 0.05).sum())}; vs the best TCP variant: median "
+            f"{vb.median() * 100:+.1f} %, best {vb.min() * 100:+.1f} % ({vb.idxmin()}), worst "
+            f"{vb.max() * 100:+.1f} % ({vb.idxmax()})"
         )
 
 
@@ -121,6 +146,7 @@ def main() -> int:
         thesis_window()
     if a.dir:
         summary(Path(a.dir), a.scenarios.split(",") if a.scenarios else None)
+        counts(Path(a.dir))
     return 0
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from vho import compare, sweep
 from vho.cli import main
+from vho.compare import stats
 from vho.compare.variants import MPTCP, MPTCP_BACKUP, Interfaces, backup_endpoints, parse
 from vho.errors import VhoError
 
@@ -149,3 +150,14 @@ def test_variant_names() -> None:
     with pytest.raises(VhoError, match="'mptcp'"):
         parse("mptcpp")
     assert MPTCP in compare.DEFAULT_VARIANTS and MPTCP_BACKUP in compare.DEFAULT_VARIANTS
+
+
+def test_a_variant_skipped_somewhere_is_ranked_after_those_run_everywhere(out: Path) -> None:
+    """The goal is one combination for every scenario (issue 19 item 5): a variant some
+    scenario cannot host is no answer to it, however close it comes where it runs."""
+    t = pd.read_csv(out / "compare.csv", keep_default_na=False, na_values=[""])
+    t["skipped"] = t["skipped"].fillna("")
+    c = stats.closest(t, {"oracle", "oracle-system"})
+    assert set(c["variant"].iloc[-2:]) == {"mptcp", "mptcp-backup"}
+    assert (c.set_index("variant").loc[["mptcp", "mptcp-backup"], "skipped"] == 1).all()
+    assert c.iloc[0]["variant"] == "plain" and c.iloc[0]["skipped"] == 0

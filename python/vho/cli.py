@@ -948,8 +948,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--variant",
         action="append",
         metavar="REMEDY[,REMEDY...]",
-        help="a set of remedies to compare, or plain (repeatable; default: the built-in set; "
-        "plain TCP and the oracles are always run)",
+        help="a set of remedies to compare, or plain, or mptcp / mptcp-backup (the flow as "
+        "Multipath TCP; skipped, with the reason, where the scenario cannot host it) "
+        "(repeatable; default: the built-in set; plain TCP and the oracles are always run)",
     )
     cp.add_argument(
         "--scenario",

@@ -71,7 +71,7 @@ def write_markdown(
         "# vho compare: remedies against the oracle",
         "",
         f"`{command}`: {len(p.scenarios)} scenarios x {len(p.variants)} variants x "
-        f"{p.replications} replications = {len(runs)} runs in {wall_runs_s:.1f} s "
+        f"{p.replications} replications = {_count(p, runs)} in {wall_runs_s:.1f} s "
         f"(seeds common from {p.seed}: replication r has one handover instant in every "
         "variant). Every number is a mean over the replications, ± the half-width of its 95 % "
         "CI (Student's t); a ratio is paired, replication by replication. "
@@ -266,6 +266,15 @@ def write_markdown(
 
 #: A cell of a variant the scenario cannot host (its reason in the report's "Skipped").
 SKIPPED = "skipped"
+
+
+def _count(p: Plan, runs: pd.DataFrame) -> str:
+    """The runs, and those skipped (a scenario that cannot host a variant)."""
+    if not p.skipped:
+        return f"{len(runs)} runs"
+    return f"{len(runs) + len(p.skipped) * p.replications} runs ({len(runs)} run, " + (
+        f"{len(p.skipped) * p.replications} skipped)"
+    )
 
 
 def _tcp(r: pd.Series, col: str) -> str:

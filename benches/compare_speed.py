@@ -50,7 +50,9 @@ def main() -> None:
         out = Path(a.out or tmp)
         runs = run_all(plan, out, workers=a.workers, scheduler=None, quiet=True)
         t2, c2 = time.perf_counter(), cpu_s()
-        table = stats.table(runs, plan.scenarios, plan.variants, plan.sender, plan.system)
+        table = stats.table(
+            runs, plan.scenarios, plan.variants, plan.sender, plan.system, skipped=plan.skipped
+        )
         t3 = time.perf_counter()
         report.write_markdown(table, plan, runs, "vho compare", t2 - t1)
         report.write_figure(table, plan, out / "compare")

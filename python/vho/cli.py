@@ -548,7 +548,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             f"{top['worst_distance'] * 100:+.1f} % in {top['worst_scenario']}; within 5 % in "
             f"{top['within_goal']}/{top['scenarios']}"
             + (
-                f"; not measured in {top['scenarios'] - top['measured']}: no transfer completed)"
+                f"; not measured in {top['scenarios'] - top['measured']}: "
+                + (
+                    f"{top['skipped']} skipped, the rest no transfer completed)"
+                    if top["skipped"]
+                    else "no transfer completed)"
+                )
                 if top["measured"] < top["scenarios"]
                 else ")"
             )
@@ -943,8 +948,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--variant",
         action="append",
         metavar="REMEDY[,REMEDY...]",
-        help="a set of remedies to compare, or plain (repeatable; default: the built-in set; "
-        "plain TCP and the oracles are always run)",
+        help="a set of remedies to compare, or plain, or mptcp / mptcp-backup (the flow as "
+        "Multipath TCP; skipped, with the reason, where the scenario cannot host it) "
+        "(repeatable; default: the built-in set; plain TCP and the oracles are always run)",
     )
     cp.add_argument(
         "--scenario",

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from ..errors import VhoError
 from .run import REPLICATIONS, Plan, compare
-from .scenarios import Scenario, select
+from .scenarios import Scenario, mptcp_hosts, select
 from .stats import GOAL, METRICS
 from .variants import (
     DEFAULT_VARIANTS,
+    MPTCP_VARIANTS,
     SENDER_ORACLE,
     SYSTEM_ORACLE,
     Variant,
@@ -63,8 +64,10 @@ def plan(
     for x in [parse("plain"), *chosen, sender, system]:
         if x not in rows:
             rows.append(x)
+    chosen_scenarios = select(list(scenarios or []), fixed)
+    ifaces, skipped = mptcp_hosts(chosen_scenarios, tuple(fixed), rows)
     return Plan(
-        scenarios=select(list(scenarios or []), fixed),
+        scenarios=chosen_scenarios,
         variants=rows,
         sender=sender,
         system=system,
@@ -72,6 +75,8 @@ def plan(
         seed=seed,
         fixed=tuple(fixed),
         not_built=not_built,
+        ifaces=ifaces,
+        skipped=skipped,
     )
 
 
@@ -91,6 +96,7 @@ __all__ = [
     "DEFAULT_VARIANTS",
     "GOAL",
     "METRICS",
+    "MPTCP_VARIANTS",
     "REPLICATIONS",
     "Plan",
     "Scenario",

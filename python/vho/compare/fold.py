@@ -44,11 +44,12 @@ def same_runs(plan: Plan) -> dict[tuple[str, str], str]:
     out: dict[tuple[str, str], str] = {}
     for base, scenarios in plan.bases():
         for s in scenarios:
-            keys = [f"{k}={toml_literal(v)}" for k, v in s.keys.items()]
             seen: dict[str, str] = {}
             for x in plan.variants:
-                key, value = x.override()
-                ovr = [*base.fixed, *keys, f"{key}={toml_literal(value)}"]
+                if (s.name, x.name) in plan.skipped:
+                    continue
+                keys = [f"{k}={toml_literal(v)}" for k, v in plan.keys_of(s, x).items()]
+                ovr = [*base.fixed, *keys]
                 try:
                     r = resolved_without_names(plan, base.label, base.text, ovr)
                 except ScenarioError as e:

@@ -21,6 +21,7 @@ import pandas as pd
 from .. import files
 from .scenarios import SLOW_FAST
 from .stats import GOAL, best, closest
+from .variants import MPTCP_NAMES
 
 if TYPE_CHECKING:
     from .run import Plan
@@ -70,7 +71,7 @@ def write_markdown(
         "# vho compare: remedies against the oracle",
         "",
         f"`{command}`: {len(p.scenarios)} scenarios x {len(p.variants)} variants x "
-        f"{p.replications} replications = {len(runs)} runs in {wall_runs_s:.1f} s "
+        f"{p.replications} replications = {_count(p, runs)} in {wall_runs_s:.1f} s "
         f"(seeds common from {p.seed}: replication r has one handover instant in every "
         "variant). Every number is a mean over the replications, ± the half-width of its 95 % "
         "CI (Student's t); a ratio is paired, replication by replication. "
@@ -103,6 +104,7 @@ def write_markdown(
     if p.not_built:
         names = ", ".join(f"`{x.name}`" for x in p.not_built)
         out += [f"Default variants left out (a remedy not in this vho yet): {names}.", ""]
+    out += _skipped(p)
 
     out += ["## The goal: one combination within 5 % of the oracle in every scenario", ""]
     # Against a reference that is not an oracle there is no goal to meet: the distances are
@@ -167,8 +169,8 @@ def write_markdown(
                 out.append(
                     f"| {r['scenario']} | {_pct(r['distance_mean'], r['distance_ci95'])} | "
                     f"{_t(r)} | {_t(o)} | "
-                    f"{_s(r['spurious_timeouts_mean'])} | {_s(o['spurious_timeouts_mean'])} | "
-                    f"{_s(r['spurious_retransmissions_mean'])} | "
+                    f"{_tcp(r, 'spurious_timeouts_mean')} | {_s(o['spurious_timeouts_mean'])} | "
+                    f"{_tcp(r, 'spurious_retransmissions_mean')} | "
                     f"{_s(o['spurious_retransmissions_mean'])} | "
                     f"{_s(r['adaptation_time_s_mean'])} | {_s(o['adaptation_time_s_mean'])} |"
                 )
@@ -184,12 +186,19 @@ def write_markdown(
             "|---|---|---|---|---|---|",
         ]
         for _, r in c.iterrows():
+            skip = f" ({r['skipped']} skipped)" if r["skipped"] else ""
             out.append(
                 f"| {r['variant']} | {codes[r['variant']]} | {_pct(r['worst_distance'])} | "
-                f"{r['worst_scenario'] or '-'} | {r['within_goal']}/{r['scenarios']} | "
+                f"{r['worst_scenario'] or '-'} | {r['within_goal']}/{r['scenarios']}{skip} | "
                 f"{_pct(r['mean_gain_vs_plain'])} |"
             )
         out.append("")
+        if c["skipped"].any():
+            out += [
+                "A variant skipped in some scenarios (it cannot run there) comes after those "
+                "that run in every one, however close: it is no answer to the goal.",
+                "",
+            ]
 
     out += [
         "## Per scenario: the best variant",
@@ -238,7 +247,9 @@ def write_markdown(
         cells = []
         for x in shown:
             r = by.loc[(s.name, x.name)]
-            if pd.isna(r["transfer_time_s_mean"]):
+            if r.get("skipped", ""):
+                cells.append(SKIPPED)
+            elif pd.isna(r["transfer_time_s_mean"]):
                 cells.append(NOT_COMPLETED)
             elif pd.isna(r["gain_vs_plain_mean"]):
                 cells.append("-")
@@ -249,7 +260,94 @@ def write_markdown(
     if unpaired:
         out += ["", "-: no replication where both the variant and plain TCP completed."]
     out += ["", "The figure: `compare.png` / `compare.svg`.", ""]
+    out += _mptcp_section(t, p)
     return "\n".join(out)
+
+
+#: A cell of a variant the scenario cannot host (its reason in the report's "Skipped").
+SKIPPED = "skipped"
+
+
+def _count(p: Plan, runs: pd.DataFrame) -> str:
+    """The runs, and those skipped (a scenario that cannot host a variant)."""
+    if not p.skipped:
+        return f"{len(runs)} runs"
+    return f"{len(runs) + len(p.skipped) * p.replications} runs ({len(runs)} run, " + (
+        f"{len(p.skipped) * p.replications} skipped)"
+    )
+
+
+def _tcp(r: pd.Series, col: str) -> str:
+    """A TCP sender's count, or ``n/a`` on an MPTCP row (not measured there, not zero)."""
+    return "n/a" if r["variant"] in MPTCP_NAMES.values() else _s(r[col])
+
+
+def _skipped(p: Plan) -> list[str]:
+    """The (scenario, variant) pairs not run, grouped by variant and reason."""
+    if not p.skipped:
+        return []
+    groups: dict[tuple[str, str], list[str]] = {}
+    for (s, x), why in p.skipped.items():
+        groups.setdefault((x, why), []).append(s)
+    lines = [
+        f"**Skipped** ({len(p.skipped)} scenario x variant pairs, not run, `{SKIPPED}` below; "
+        "`compare.csv`'s `skipped` column):",
+        "",
+    ]
+    for (x, why), ss in groups.items():
+        some = ", ".join(ss[:3]) + (f" and {len(ss) - 3} more" if len(ss) > 3 else "")
+        lines.append(f"- `{x}` in {len(ss)} scenario{'s' * (len(ss) != 1)} ({some}): {why}.")
+    return [*lines, ""]
+
+
+def _mptcp_section(t: pd.DataFrame, p: Plan) -> list[str]:
+    """Multipath TCP beside the best TCP remedy and the oracle, per scenario that hosts it."""
+    mp = [x.name for x in p.variants if x.mptcp]
+    if not mp:
+        return []
+    refs = p.references
+    by = t.set_index(["scenario", "variant"])
+    tcp = t[~t["variant"].isin([*refs, *mp])]
+    bt = best(tcp, set()).set_index("scenario")
+    head = " | ".join(f"T {m} (s) | vs best TCP | vs oracle" for m in mp)
+    out = [
+        "## Multipath TCP beside the best TCP remedy and the oracle",
+        "",
+        "Per scenario that hosts it: the best TCP variant (the lowest mean transfer time of the "
+        "candidates that are not MPTCP), each MPTCP variant's time, its ratio to the best TCP "
+        "variant's (T_mptcp / T_best - 1, of the means: negative, MPTCP is faster) and its "
+        "paired distance to the scenario's oracle. t_a and the time to resume are the "
+        "receiver's, as for TCP; the TCP sender's counts (spurious retransmissions and timeouts, "
+        "timeouts) are not measured on an MPTCP connection (n/a, not zero): `compare.csv`'s "
+        "`mptcp_bytes_retrans` and `mptcp_resume_s` are its own.",
+        "",
+        f"| scenario | best TCP | T best TCP (s) | T oracle (s) | {head} |",
+        "|---|---|---|---|" + "---|---|---|" * len(mp),
+    ]
+    shown = 0
+    for s in p.scenarios:
+        if all(by.loc[(s.name, m)].get("skipped", "") for m in mp):
+            continue
+        ref = p.system.name if s.direction == SLOW_FAST else p.sender.name
+        o = by.loc[(s.name, ref)]
+        if s.name in bt.index:
+            b = bt.loc[s.name]
+            cells = [s.name, b["variant"], _t(b), _t(o)]
+            tb = b["transfer_time_s_mean"]
+        else:
+            cells, tb = [s.name, "none", NOT_COMPLETED, _t(o)], math.nan
+        for m in mp:
+            r = by.loc[(s.name, m)]
+            if r.get("skipped", ""):
+                cells += [SKIPPED, "-", "-"]
+                continue
+            tm = r["transfer_time_s_mean"]
+            cells += [_t(r), _pct(tm / tb - 1), _pct(r["distance_mean"], r["distance_ci95"])]
+        out.append("| " + " | ".join(cells) + " |")
+        shown += 1
+    if not shown:
+        out.append("| no scenario hosts an MPTCP variant (see Skipped above) |")
+    return [*out, ""]
 
 
 #: Font sizes of the figure, points: tick labels (scenario and variant names) and titles. A row

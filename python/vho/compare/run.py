@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import files, sweep
@@ -37,7 +38,7 @@ from ..sweep.spec import NO_RECORDING, Sweep, toml_literal
 from . import fold as folding
 from . import stats
 from .scenarios import Base, Scenario, check
-from .variants import BASELINE, Variant
+from .variants import BASELINE, Interfaces, Variant
 
 MANIFEST = "compare.json"
 RUNS = "runs"
@@ -63,10 +64,19 @@ class Plan:
     fixed: tuple[str, ...]
     #: Default variants left out because a remedy of theirs is not in this vho.
     not_built: tuple[Variant, ...] = ()
+    #: Per scenario, the mobile's interfaces (for the MPTCP variants; :func:`.scenarios.hosts`).
+    ifaces: dict[str, Interfaces] = field(default_factory=dict, compare=False)
+    #: (scenario, variant) -> why the scenario cannot host the variant (an MPTCP variant on a
+    #: mobile with one interface, or refused by the resolver): not run, named in the report.
+    skipped: dict[tuple[str, str], str] = field(default_factory=dict, compare=False)
 
     @property
     def references(self) -> set[str]:
         return {self.sender.name, self.system.name}
+
+    def keys_of(self, s: Scenario, x: Variant) -> dict:
+        """Every key one run of ``x`` on ``s`` sets (the scenario's, then the variant's)."""
+        return {**s.keys, **x.override(self.ifaces.get(s.name))}
 
     def bases(self) -> list[tuple[Base, list[Scenario]]]:
         out: dict[str, tuple[Base, list[Scenario]]] = {}
@@ -82,10 +92,9 @@ class Plan:
         points, labels = [], []
         for s in scenarios:
             for x in self.variants:
-                if (s.name, x.name) in same:
+                if (s.name, x.name) in same or (s.name, x.name) in self.skipped:
                     continue
-                key, value = x.override()
-                points.append({**s.keys, key: value})
+                points.append(self.keys_of(s, x))
                 labels.append((s.name, x.name))
         return LabelledSweep(
             label=base.label,
@@ -130,14 +139,16 @@ def validate(plan: Plan) -> None:
     for base, scenarios in plan.bases():
         fixed = [*base.fixed, *plan.fixed, *NO_RECORDING]
         for s in scenarios:
-            check(s, [*fixed, *_keys(s, BASELINE)])
+            check(s, [*fixed, *_keys(plan, s, BASELINE)])
         for x in plan.variants:
-            check(scenarios[0], [*fixed, *_keys(scenarios[0], x)])
+            # Each variant on the base's first scenario that hosts it.
+            s = next((s for s in scenarios if (s.name, x.name) not in plan.skipped), None)
+            if s is not None:
+                check(s, [*fixed, *_keys(plan, s, x)])
 
 
-def _keys(s: Scenario, x: Variant) -> list[str]:
-    key, value = x.override()
-    return [*(f"{k}={toml_literal(v)}" for k, v in s.keys.items()), f"{key}={toml_literal(value)}"]
+def _keys(plan: Plan, s: Scenario, x: Variant) -> list[str]:
+    return [f"{k}={toml_literal(v)}" for k, v in plan.keys_of(s, x).items()]
 
 
 def prepare_out(out: Path, resume: bool) -> None:
@@ -176,6 +187,9 @@ def _manifest(plan: Plan, complete: bool, extra: dict | None = None) -> str:
         "seeds": "common",
         "set": list(plan.fixed),
         "not_built": [x.name for x in plan.not_built],
+        "skipped": [
+            {"scenario": s, "variant": x, "reason": r} for (s, x), r in plan.skipped.items()
+        ],
         "complete": complete,
         **(extra or {}),
     }
@@ -207,8 +221,12 @@ def run_all(
     return folding.expand(pd.concat(frames, ignore_index=True), same)
 
 
-#: The columns of a run the comparison reads (the others stay in the Parquet parts).
-READ = ("task", "replication", "seed", "scenario", "variant", "error", "wall_s", *stats.METRICS)
+#: The columns of a run the comparison reads (the others stay in the Parquet parts); ``mptcp``,
+#: an MPTCP run's record, becomes :data:`vho.compare.stats.MPTCP_METRICS`.
+READ = (
+    "task", "replication", "seed", "scenario", "variant", "error", "wall_s", *stats.METRICS,
+    "mptcp",
+)  # fmt: skip
 
 
 def _results(d: Path) -> pd.DataFrame:
@@ -216,10 +234,21 @@ def _results(d: Path) -> pd.DataFrame:
     take seconds to convert, these a fraction of that."""
     parts = sorted((d / "results").glob("part-*.parquet"))
     if not parts:
-        return sweep.results(d)
-    have = set(pq.read_schema(parts[0]).names)
-    table = pq.read_table(d / "results", columns=[c for c in READ if c in have])
-    return table.to_pandas().sort_values("task", kind="stable").reset_index(drop=True)
+        df = sweep.results(d)
+    else:
+        # Part by part: the parts' columns differ when some runs are MPTCP (``mptcp``) and some
+        # TCP (the TCP sender's counts), and a part lacking a column reads as nulls there.
+        tables = []
+        for part in parts:
+            have = set(pq.read_schema(part).names)
+            tables.append(pq.read_table(part, columns=[c for c in READ if c in have]))
+        table = pa.concat_tables(tables, promote_options="permissive")
+        df = table.to_pandas().sort_values("task", kind="stable").reset_index(drop=True)
+    record = df.pop("mptcp") if "mptcp" in df else pd.Series([None] * len(df), index=df.index)
+    values = [stats.mptcp_metrics(r) for r in record]
+    for i, m in enumerate(stats.MPTCP_METRICS):
+        df[m] = [v[i] for v in values]
+    return df
 
 
 def compare(
@@ -255,7 +284,9 @@ def compare(
             shutil.rmtree(out / name)
     runs = run_all(plan, out, workers=workers, scheduler=scheduler, quiet=quiet, same=same)
     wall_runs = time.perf_counter() - t0
-    t = stats.table(runs, plan.scenarios, plan.variants, plan.sender, plan.system)
+    t = stats.table(
+        runs, plan.scenarios, plan.variants, plan.sender, plan.system, skipped=plan.skipped
+    )
     files.write_atomic(
         out / "compare.csv",
         lambda p: t.to_csv(p, index=False, float_format="%.6f", lineterminator="\n"),

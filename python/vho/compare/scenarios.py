@@ -23,6 +23,7 @@ from ..reproduce import daniel_kojo, thesis
 from ..runner import identity
 from ..sweep import units
 from ..sweep.spec import NO_RECORDING, toml_literal
+from .variants import Interfaces, Variant
 
 #: Issue 19, item 5: "at least every Daniel & Kojo cell with HTime <= 5 s".
 DK_MAX_HTIME_S = 5.0
@@ -129,15 +130,81 @@ def direction_of(resolved: dict[str, Any]) -> str:
     hs = resolved.get("handover", [])
     if not hs:
         return NO_DIRECTION
-    links = {link["name"]: link for link in resolved.get("link", [])}
-
-    def rate(name: str) -> float:
-        link = links.get(name, {})
-        qs = [units.quantity(link.get(d, {}).get("rate")) for d in ("forward", "reverse")]
-        return max((q[0] for q in qs if q is not None), default=0.0)
-
-    a, b = rate(hs[0]["from"]), rate(hs[0]["to"])
+    a, b = rate(resolved, hs[0]["from"]), rate(resolved, hs[0]["to"])
     return SLOW_FAST if b > a else FAST_SLOW if b < a else NO_DIRECTION
+
+
+def rate(resolved: dict[str, Any], name: str) -> float:
+    """A link's rate, bit/s: the faster of its two directions (0 when it has none)."""
+    link = next((x for x in resolved.get("link", []) if x["name"] == name), {})
+    qs = [units.quantity(link.get(d, {}).get("rate")) for d in ("forward", "reverse")]
+    return max((q[0] for q in qs if q is not None), default=0.0)
+
+
+def interfaces_of(resolved: dict[str, Any]) -> Interfaces | str:
+    """The interfaces of the mobile at one end of the resolved scenario's first flow, the
+    slowest its cellular one; or why an MPTCP connection has no paths to choose between there
+    (the resolver asks for a mobile at one end; one interface is one subflow)."""
+    flow = resolved.get("flow", [{}])[0]
+    ms = resolved.get("mobile", [])
+    ms = [ms] if isinstance(ms, dict) else ms
+    m = next((m for m in ms if m.get("node") in (flow.get("from"), flow.get("to"))), None)
+    if m is None:
+        return "no mobile host at either end of the flow (MPTCP's paths are a mobile's interfaces)"
+    names = tuple(m.get("interfaces", ()))
+    if len(names) < 2:
+        return (
+            f"the mobile {m.get('node')} has one interface ({', '.join(names) or 'none'}): an "
+            "MPTCP connection over it is one subflow, no multipath to compare"
+        )
+    cellular = min(names, key=lambda n: rate(resolved, n))
+    return Interfaces(names, m.get("start", names[0]), cellular)
+
+
+def mptcp_hosts(
+    scenarios: list[Scenario], fixed: tuple[str, ...], variants: list[Variant]
+) -> tuple[dict[str, Interfaces], dict[tuple[str, str], str]]:
+    """Per scenario, the mobile's interfaces; and each (scenario, MPTCP variant) the scenario
+    cannot host, with why: one interface; a slow -> fast handover (:func:`coming_up`); or the
+    resolver's refusal (an MPTCP flow with [mipv6] or [nemo], RFC 8684 needing an address per
+    interface: scenario/resolve/mod.rs)."""
+    mp = [x for x in variants if x.mptcp]
+    ifaces: dict[str, Interfaces] = {}
+    skipped: dict[tuple[str, str], str] = {}
+    if not mp:
+        return ifaces, skipped
+    for s in scenarios:
+        plain = [*s.base.fixed, *fixed, *NO_RECORDING, *_literal(s.keys)]
+        resolved = tomllib.loads(_native.resolve_scenario(s.base.label, s.base.text, plain))
+        got = interfaces_of(resolved)
+        if not isinstance(got, str) and s.direction == SLOW_FAST:
+            got = coming_up(resolved["handover"][0]["to"])
+        if isinstance(got, str):
+            skipped.update({(s.name, x.name): got for x in mp})
+            continue
+        ifaces[s.name] = got
+        for x in mp:
+            try:
+                _native.check_scenario(
+                    s.base.label, s.base.text, [*plain, *_literal(x.override(got))]
+                )
+            except ScenarioError as e:
+                skipped[(s.name, x.name)] = f"refused by the simulator: {e}"
+    return ifaces, skipped
+
+
+def coming_up(to: str) -> str:
+    """Why a slow -> fast scenario cannot host an MPTCP variant yet."""
+    return (
+        f"the handover brings the faster interface {to}, but vho's multipath host has every "
+        "interface up from the start (World::multihome, as vho emulate --multipath): the "
+        f"MPTCP flow would use {to} before the handover, not the same handover (an interface "
+        "that comes up at its handover is not modelled yet)"
+    )
+
+
+def _literal(keys: dict[str, Any]) -> list[str]:
+    return [f"{k}={toml_literal(v)}" for k, v in keys.items()]
 
 
 def select(given: list[str], fixed: tuple[str, ...]) -> list[Scenario]:

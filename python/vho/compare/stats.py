@@ -9,10 +9,18 @@ replication r has the same handover instant in every variant):
 
 A replication where either transfer did not complete pairs with nothing. The CI is Student's
 t on the paired differences (``vho.sweep.summarize.t975``), as ``vho sweep summarize``'s.
+
+An MPTCP variant's rows (issue 39 item 5) have the transfer time and t_a (both the receiver's:
+the connection's in-order delivery, whichever subflow brought it) and the ratios; the TCP
+sender's counts (:data:`TCP_ONLY`: spurious retransmissions and timeouts, timeouts) are NaN
+there, not zero: a connection of subflows has no one sender to count them on. Its own counts
+are :data:`MPTCP_METRICS`, NaN on TCP rows. A (scenario, variant) the scenario cannot host is
+a row of NaNs with its reason in ``skipped``.
 """
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -30,6 +38,15 @@ METRICS = (
     "timeouts",
     "adaptation_time_s",
 )
+
+#: The TCP sender's counts: not measured on an MPTCP connection (NaN there).
+TCP_ONLY = ("spurious_retransmissions", "spurious_timeouts", "timeouts")
+
+#: An MPTCP connection's own numbers (``flows[].mptcp`` of its summary, read by
+#: :func:`mptcp_metrics`): data-level bytes sent again (``mptcpi_bytes_retrans``: reinjected
+#: or resent by the connection's timer) and the time to resume after the first handover
+#: (from it to in-order progress by data over another interface than the one lost).
+MPTCP_METRICS = ("mptcp_bytes_retrans", "mptcp_resume_s")
 
 #: The issue's goal: one combination within 5 % of the oracle in every scenario.
 GOAL = 0.05
@@ -57,15 +74,28 @@ def _grouped(values: pd.Series, by: list[pd.Series] | pd.Series) -> pd.DataFrame
     return pd.DataFrame({"mean": mean, "ci95": t * std / np.sqrt(n.where(n > 1))})
 
 
+def mptcp_metrics(record: object) -> tuple[float, float]:
+    """:data:`MPTCP_METRICS` from a run's ``mptcp`` cell (the flow's ``flows[].mptcp``, as JSON
+    text in the sweep's rows); NaN for a TCP run's (None) or a missing figure."""
+    if not isinstance(record, str):
+        return math.nan, math.nan
+    m = json.loads(record)
+    hs = m.get("handovers") or []
+    resume = hs[0].get("resume_s") if hs else None
+    return float(m.get("bytes_retrans", math.nan)), math.nan if resume is None else float(resume)
+
+
 def table(
     df: pd.DataFrame,
     scenarios: list[Scenario],
     variants: list[Variant],
     sender: Variant,
     system: Variant,
+    skipped: dict[tuple[str, str], str] | None = None,
 ) -> pd.DataFrame:
     """One row per scenario and variant (in their orders), see the module doc. ``df``: every
-    run, with ``scenario``, ``variant`` and ``replication`` columns beside the metrics."""
+    run, with ``scenario``, ``variant`` and ``replication`` columns beside the metrics;
+    ``skipped``: (scenario, variant) -> why it was not run."""
     names = [x.name for x in variants]
     index = pd.MultiIndex.from_product([[s.name for s in scenarios], names])
     ok = df[df["error"].isna()]
@@ -79,7 +109,7 @@ def table(
     out["failed"] = out["replications"] - ok.groupby(keys).size().reindex(index).fillna(0)
     t = pd.to_numeric(ok["transfer_time_s"], errors="coerce")
     out["incomplete"] = t.isna().groupby(keys).sum().reindex(index).fillna(0)
-    for m in METRICS:
+    for m in (*METRICS, *MPTCP_METRICS):
         st = _grouped(ok[m], keys).reindex(index) if m in ok else None
         out[f"{m}_mean"] = st["mean"] if st is not None else math.nan
         out[f"{m}_ci95"] = st["ci95"] if st is not None else math.nan
@@ -113,6 +143,8 @@ def table(
     out.insert(1, "direction", out.pop("direction"))
     for c in ("replications", "failed", "incomplete"):
         out[c] = out[c].astype(int)
+    pairs = zip(out["scenario"], out["variant"], strict=True)
+    out["skipped"] = [(skipped or {}).get(k, "") for k in pairs]
     return out
 
 
@@ -128,8 +160,9 @@ def best(t: pd.DataFrame, references: set[str]) -> pd.DataFrame:
 def closest(t: pd.DataFrame, references: set[str]) -> pd.DataFrame:
     """Per candidate variant: its worst (largest) mean distance to the scenario's oracle over
     every scenario, the scenario where it is, in how many scenarios it is within GOAL and in
-    how many its distance is known (``measured``: it and its oracle completed transfers);
-    sorted, closest first. A scenario where its distance is unknown counts as not within."""
+    how many its distance is known (``measured``: it and its oracle completed transfers), in
+    how many it was ``skipped`` (the scenario cannot host it); sorted, closest first, those
+    skipped somewhere last. A scenario where its distance is unknown counts as not within."""
     cand = t[~t["variant"].isin(references)]
     rows = []
     for name, g in cand.groupby("variant", sort=False):
@@ -144,11 +177,21 @@ def closest(t: pd.DataFrame, references: set[str]) -> pd.DataFrame:
                 "measured": int(d.notna().sum()),
                 "scenarios": len(g),
                 "mean_gain_vs_plain": float(g["gain_vs_plain_mean"].mean()),
+                "skipped": int((g["skipped"] != "").sum()) if "skipped" in g else 0,
             }
         )
     columns = ["variant", "worst_distance", "worst_scenario", "within_goal", "measured"]
-    columns += ["scenarios", "mean_gain_vs_plain"]
+    columns += ["scenarios", "mean_gain_vs_plain", "skipped"]
     out = pd.DataFrame(rows, columns=columns)  # the columns also when every variant is a reference
-    return out.sort_values(
-        ["worst_distance", "mean_gain_vs_plain"], ascending=[True, False], kind="stable"
-    ).reset_index(drop=True)
+    # A variant some scenarios cannot host is no answer to "one combination for every
+    # scenario": after those that run everywhere, however close.
+    out["_partial"] = out["skipped"] > 0
+    return (
+        out.sort_values(
+            ["_partial", "worst_distance", "mean_gain_vs_plain"],
+            ascending=[True, True, False],
+            kind="stable",
+        )
+        .drop(columns="_partial")
+        .reset_index(drop=True)
+    )

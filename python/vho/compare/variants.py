@@ -1,6 +1,8 @@
 """The rows of a comparison: a *variant* is a set of remedies switched on for the scenario's
 flow (``[[flow]] remedies = [...]``, the list ``vho schema`` prints under "Remedies"); the
-empty set is the scenario's own TCP, the issue's "plain SACK TCP" baseline.
+empty set is the scenario's own TCP, the issue's "plain SACK TCP" baseline. Two variants are
+not TCP: ``mptcp`` and ``mptcp-backup`` run the scenario's flow as Multipath TCP (issue 39
+item 5; below, :data:`MPTCP_VARIANTS`).
 
 The default set is each remedy alone (but ``no-restore``, a response that needs a detector)
 and the combinations the sources argue for, each argued below. A combination naming a remedy
@@ -13,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from .. import _native
 from ..errors import VhoError
@@ -21,26 +24,83 @@ from ..errors import VhoError
 PLAIN = "plain"
 
 
+#: The MPTCP variants' names, by the path manager's flag on the cellular interface.
+MPTCP_NAMES = {"subflow": "mptcp", "backup": "mptcp-backup"}
+
+
+@dataclass(frozen=True)
+class Interfaces:
+    """The mobile's interfaces as an MPTCP variant needs them: their names (access links), the
+    initial one, and the cellular one (the slowest link; the one ``mptcp-backup`` backs up)."""
+
+    names: tuple[str, ...]
+    initial: str
+    cellular: str
+
+
 @dataclass(frozen=True)
 class Variant:
     """A set of remedies, in the order given (the core applies them in its own fixed order,
-    so the order changes nothing but the label)."""
+    so the order changes nothing but the label); or, with ``mptcp`` set, the flow as a
+    Multipath TCP connection (no remedies: the resolver refuses them on an MPTCP flow)."""
 
     remedies: tuple[str, ...]
+    #: "" (TCP), or the path manager's flag on the cellular interface: "subflow" (every
+    #: interface a subflow, as ``vho emulate --multipath``) or "backup".
+    mptcp: str = ""
 
     @property
     def name(self) -> str:
-        """``plain``, or the remedies joined by ``+``: ``frto+no-restore``."""
+        """``plain``, the remedies joined by ``+`` (``frto+no-restore``), or ``mptcp`` /
+        ``mptcp-backup``."""
+        if self.mptcp:
+            return MPTCP_NAMES[self.mptcp]
         return "+".join(self.remedies) if self.remedies else PLAIN
 
-    def override(self, flow: int = 0) -> tuple[str, list[str]]:
-        """The scenario key and value that switch the remedies on for ``flow``."""
-        return f"flow.{flow}.remedies", list(self.remedies)
+    def override(self, ifaces: Interfaces | None = None, flow: int = 0) -> dict[str, Any]:
+        """The scenario keys and values that make ``flow`` this variant: its remedies; for an
+        MPTCP variant the kind and (``mptcp-backup``) the path manager's endpoints, from the
+        mobile's ``ifaces`` (needed then)."""
+        keys: dict[str, Any] = {f"flow.{flow}.remedies": list(self.remedies)}
+        if not self.mptcp:
+            return keys
+        keys[f"flow.{flow}.kind"] = "mptcp"
+        if self.mptcp == "backup":
+            if ifaces is None:
+                raise VhoError(f"variant {self.name}: the mobile's interfaces are needed")
+            keys[f"flow.{flow}.mptcp.endpoints"] = backup_endpoints(ifaces)
+        return keys
+
+
+def backup_endpoints(ifaces: Interfaces) -> dict[str, list[str]]:
+    """``mptcp-backup``'s endpoints (ip-mptcp(8)): a ``subflow`` endpoint on every interface but
+    the initial one, the cellular one's ``backup`` too; the initial subflow runs over the
+    initial interface whatever its flags, a backup when that is the cellular one (RFC 8684
+    §3.1 / §3.2's B bit; the scheduler uses a backup only when no other subflow is active,
+    ``mptcp_subflow_get_send``)."""
+    out: dict[str, list[str]] = {}
+    for n in ifaces.names:
+        flags = [] if n == ifaces.initial else ["subflow"]
+        if n == ifaces.cellular:
+            flags.append("backup")
+        if flags:
+            out[n] = flags
+    return out
 
 
 def v(*remedies: str) -> Variant:
     return Variant(tuple(remedies))
 
+
+#: Multipath TCP (issue 39 item 5) as contenders: the scenario's flow (its bytes, direction,
+#: subflows running its own TCP) as an MPTCP connection over the mobile's interfaces, through
+#: the same handover. ``mptcp``: every interface a subflow (the path manager's default, what
+#: ``vho emulate --multipath`` configures): both paths carry data until the handover takes one
+#: away. ``mptcp-backup``: the cellular (slowest) interface a backup endpoint, used only when
+#: no other subflow is active: the handover's "use the cellular link only when WLAN is gone".
+MPTCP = Variant((), "subflow")
+MPTCP_BACKUP = Variant((), "backup")
+MPTCP_VARIANTS: tuple[Variant, ...] = (MPTCP, MPTCP_BACKUP)
 
 #: The baseline every gain is measured from.
 BASELINE = v()
@@ -94,6 +154,7 @@ DEFAULT_VARIANTS: tuple[Variant, ...] = (
     # Every mechanism the thesis proposes that acts on a different trouble, with D&K's
     # detection and response: the candidate for "one combination for every scenario".
     v("rto-reset", "fast-rto-decrease", "flush-on-handover", "frto", "no-restore"),
+    *MPTCP_VARIANTS,
 )
 
 #: The issue's oracle (item 3) and its system variant (the digest §4 point 4): the sender-
@@ -122,13 +183,17 @@ def parse(text: str, what: str = "--variant") -> Variant:
     t = text.strip()
     if t in ("", PLAIN):
         return BASELINE
+    for x in MPTCP_VARIANTS:
+        if t == x.name:
+            return x
     names = [n.strip() for n in re.split(r"[,+]", t)]
     known = known_remedies()
     for n in names:
         if n not in known:
             raise VhoError(
-                f"{what} {text}: no remedy {n!r} in this vho; expected {PLAIN!r} or remedies "
-                f"among {', '.join(known)}, separated by commas"
+                f"{what} {text}: no remedy {n!r} in this vho; expected {PLAIN!r}, "
+                f"{' or '.join(repr(x.name) for x in MPTCP_VARIANTS)}, or remedies among "
+                f"{', '.join(known)}, separated by commas"
             )
     if len(set(names)) != len(names):
         raise VhoError(f"{what} {text}: a remedy named twice")
@@ -139,5 +204,7 @@ def parse(text: str, what: str = "--variant") -> Variant:
 def available(variants: tuple[Variant, ...]) -> tuple[list[Variant], list[Variant]]:
     """The variants whose every remedy this vho has, and the others (for the report)."""
     known = set(known_remedies())
-    ok = [parse(",".join(x.remedies)) for x in variants if set(x.remedies) <= known]
+    ok = [
+        x if x.mptcp else parse(",".join(x.remedies)) for x in variants if set(x.remedies) <= known
+    ]
     return ok, [x for x in variants if not set(x.remedies) <= known]

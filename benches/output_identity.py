@@ -8,10 +8,11 @@
 differ, and every file present on one side only; it exits 1 when anything moved. Left out or
 read past, as they carry the machine's time and not the model's: `timing.json`, sweep locks,
 figures (matplotlib stamps SVGs; they are drawn from the tables compared), a report's lines
-that give a wall-clock time, CSV columns named `wall*`. A sweep's results are compared as one
-table per sweep (its part files split where the workers happened to finish), sorted by every
-column; any other Parquet file by content when its bytes differ. `--ignore-key K` drops a
-summary key from both sides (a key a change adds on purpose).
+that give a wall-clock time, a report stamp's commit, study code hash and command line, CSV
+columns named `wall*`. A sweep's results are compared as one table per sweep (its part files
+split where the workers happened to finish), sorted by every column; any other Parquet file by
+content when its bytes differ. `--ignore-key K` drops a summary key from both sides (a key a
+change adds on purpose).
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ SKIP = {"timing.json", ".lock"}
 SKIP_SUFFIXES = {".svg", ".png"}
 #: A report's line that gives a wall-clock time.
 WALL = re.compile(r"(?i)wall|runs in [0-9.]+ s")
+#: A study report's stamp that names the build and the command, not the model: the commit,
+#: the study code's hash (any change to the study's package moves it) and the command line
+#: (its --out). Read past; the study file's hash and the runs digest stay compared.
+STAMP = (
+    (re.compile(r"commit [0-9a-f]+(\+dirty)?"), "commit -"),
+    (re.compile(r"study code sha256 [0-9a-f]+"), "study code sha256 -"),
+    (re.compile(r"^- command: `.*`$"), "- command: -"),
+)
 #: Keys of a JSON file that carry wall-clock time or the build, dropped before comparing.
 VOLATILE_KEYS = {"wall_s", "wall_clock_s", "elapsed_s", "started_at", "finished_at", "commit"}
 
@@ -78,7 +87,7 @@ def _digest(path: Path, ignore: frozenset[str] = frozenset()) -> str:
         t = t[[c for c in t.columns if not str(c).startswith("wall")]]
         return hashlib.sha256(t.to_csv(index=False).encode()).hexdigest()
     if path.suffix == ".md":
-        lines = [ln for ln in path.read_text().splitlines() if not WALL.search(ln)]
+        lines = [_stamp(ln) for ln in path.read_text().splitlines() if not WALL.search(ln)]
         return hashlib.sha256("\n".join(lines).encode()).hexdigest()
     if path.suffix == ".json":
         try:
@@ -88,6 +97,12 @@ def _digest(path: Path, ignore: frozenset[str] = frozenset()) -> str:
         scrubbed = json.dumps(_scrub(data, ignore), sort_keys=False)
         return hashlib.sha256(scrubbed.encode()).hexdigest()
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _stamp(line: str) -> str:
+    for pattern, plain in STAMP:
+        line = pattern.sub(plain, line)
+    return line
 
 
 def _scrub(x: object, ignore: frozenset[str] = frozenset()) -> object:

@@ -2,8 +2,9 @@
 10 s on 2 cores"): every `--every`-th task of the study's sweep (160 cells x 32 replications)
 run in this process as a worker runs them (`sweep.engine.run_batch`), then the same runs'
 native calls alone (`_native.run_scenario`: the scenario loaded, the world run, the summary
-written as JSON) and the scenario loads alone (`_native.check_scenario`); the rest of
-`run_batch` is Python's per-run work (the summary's JSON read and flattened into a row).
+written as JSON), the scenario loads alone (`_native.check_scenario`), and the runs as the
+engine makes them, a point's replications in one `_native.run_seeds` call (one load); the rest
+of `run_batch` is Python's per-run work (the summary's JSON read and flattened into a row).
 
     python3 benches/dk_breakdown.py [--every 10]
 
@@ -45,6 +46,16 @@ def main() -> None:
     for r in b.runs:
         _native.check_scenario(b.label, b.texts[r.text], list(r.overrides))
     c_load = cpu() - c0
+    # As the engine runs them since issue 38: a point's replications in one call, one load.
+    points: dict[int, list] = {}
+    for r in b.runs:
+        points.setdefault(r.task.point, []).append(r)
+    c0 = cpu()
+    for rs in points.values():
+        _native.run_seeds(
+            b.label, b.texts[rs[0].text], list(rs[0].overrides), [r.task.seed for r in rs]
+        )
+    c_seeds = cpu() - c0
     events = sum(r["events"] for r in rows)
     k = len(all_tasks) / len(rows)
     print(f"{len(rows)} of {len(all_tasks)} runs, {events:,} events; CPU seconds (x{k:.1f}):")
@@ -55,9 +66,10 @@ def main() -> None:
         f"    the rest (world run, JSON out) {c_native - c_load:6.3f}  "
         f"({(c_native - c_load) * k:6.2f}), {(c_native - c_load) / events * 1e9:.0f} ns an event"
     )
+    print(f"  native run_seeds, a call a point {c_seeds:6.3f}  ({c_seeds * k:6.2f})")
     print(
-        f"  Python per run (row building)    {c_batch - c_native:6.3f}  "
-        f"({(c_batch - c_native) * k:6.2f})"
+        f"  run_batch less run_seeds (Python) {c_batch - c_seeds:6.3f}  "
+        f"({(c_batch - c_seeds) * k:6.2f})"
     )
 
 

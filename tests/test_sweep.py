@@ -144,6 +144,30 @@ def test_a_failing_run_is_a_row_with_its_error(tmp_path: Path) -> None:
     assert list(df["completed"].isna()) == [False, False, True, True, False, False]
 
 
+def test_a_points_replications_in_one_native_call_give_the_rows_of_runs_made_alone(
+    tmp_path: Path,
+) -> None:
+    # A batch runs a point's consecutive replications with one scenario load
+    # (`_native.run_seeds`, issue 38); each row must be the one the run gives on its own
+    # (`_native.run_scenario`, a batch of one), seed for seed.
+    from dataclasses import replace
+
+    from vho.sweep import engine
+
+    s = sweep.load(write(tmp_path, GRID))
+    tasks = s.tasks()
+    together = engine.run_batch(engine._make_batch(s, tasks))
+    assert len(engine._seed_groups(engine._make_batch(s, tasks))) == len(tasks)
+    alone = [r for t in tasks for r in engine.run_batch(engine._make_batch(s, [t]))]
+    for a, b in zip(together, alone, strict=True):
+        assert {k: v for k, v in a.items() if k != "wall_s"} == {
+            k: v for k, v in b.items() if k != "wall_s"
+        }
+    # A time limit runs each in its own child, as before.
+    limited = replace(engine._make_batch(s, tasks), run_timeout=60.0)
+    assert engine._seed_groups(limited) == {}
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [

@@ -19,6 +19,9 @@ def run_scenario(
     seed: int | None = None,
     pcap_dir: str | None = None,
 ) -> dict[str, Any]: ...
+def run_seeds(
+    label: str, text: str, overrides: list[str], seeds: list[int]
+) -> list[tuple[bool, str]]: ...
 def read_tcp(path: str, flow: tuple[str, int, str, int] | None = None) -> dict[str, Any]: ...
 
 class FlowStream:

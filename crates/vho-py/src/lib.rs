@@ -89,6 +89,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario_reference, m)?)?;
     m.add_function(wrap_pyfunction!(key_meaning, m)?)?;
     m.add_function(wrap_pyfunction!(run::run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(run::run_seeds, m)?)?;
     m.add_function(wrap_pyfunction!(capture::read_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(capture::analyze_flows, m)?)?;
     m.add_class::<capture::FlowStream>()?;

@@ -369,3 +369,39 @@ pub fn run_scenario<'py>(
     d.set_item("mptcp_series", mptcp)?;
     Ok(d)
 }
+
+/// `run_seeds(label, text, overrides, seeds)`: one scenario run once per seed, as
+/// `run_scenario(label, text, overrides, seed)` runs it without captures, the scenario loaded
+/// and hashed once (the hash leaves the seed out). Per seed, in order: `(True, summary JSON)`,
+/// the same text `run_scenario` gives as `summary_json`, or `(False, message)`, the message of
+/// the `SimulationError` it would raise. A scenario that does not load raises, as
+/// `run_scenario` does. For a sweep's replications of one point (`vho.sweep.engine`).
+#[pyfunction]
+pub fn run_seeds(
+    py: Python<'_>,
+    label: &str,
+    text: &str,
+    overrides: Vec<String>,
+    seeds: Vec<u64>,
+) -> PyResult<Vec<(bool, String)>> {
+    let presets = vho_sim::scenario::PresetSet::builtin().map_err(crate::errors::to_py)?;
+    let mut spec =
+        vho_sim::scenario::load(label, text, &overrides, &presets).map_err(crate::errors::to_py)?;
+    let hash = vho_sim::scenario::hash(&spec);
+    let mut out = Vec::with_capacity(seeds.len());
+    for seed in seeds {
+        spec.seed = seed;
+        let spec_ref = &spec;
+        let result = py.allow_threads(move || world::run(spec_ref, Vec::new()));
+        match result {
+            Ok(mut r) => {
+                r.summary.run.scenario_hash = hash.clone();
+                let json = serde_json::to_string_pretty(&r.summary)
+                    .map_err(|e| crate::errors::io_error(&format!("summary: {e}")))?;
+                out.push((true, json));
+            }
+            Err(e) => out.push((false, format!("{label}: {e}"))),
+        }
+    }
+    Ok(out)
+}

@@ -7,16 +7,37 @@ only reads the runs. :data:`STUDIES` maps the command's study names to them.
 
 from __future__ import annotations
 
-from . import chen, cottingham, daniel_kojo, naoe, thesis
+import importlib
+from collections.abc import Iterator, Mapping
+
 from .study import Study
 
-#: Study name -> its :class:`Study`, run by :func:`vho.reproduce.study.reproduce`.
-STUDIES: dict[str, Study] = {
-    "chen": chen.REPRODUCTION,
-    "cottingham": cottingham.REPRODUCTION,
-    "daniel-kojo": daniel_kojo.REPRODUCTION,
-    "naoe": naoe.REPRODUCTION,
-    "thesis": thesis.REPRODUCTION,
+#: Study name -> the package holding its :class:`Study` (``REPRODUCTION``).
+_PACKAGES = {
+    "chen": "chen",
+    "cottingham": "cottingham",
+    "daniel-kojo": "daniel_kojo",
+    "naoe": "naoe",
+    "thesis": "thesis",
 }
+
+
+class _Studies(Mapping[str, Study]):
+    """The studies by name, each imported when first asked for: `vho reproduce daniel-kojo`
+    need not import the other four (their modules and what they import; issue 38)."""
+
+    def __getitem__(self, name: str) -> Study:
+        package = _PACKAGES[name]
+        return importlib.import_module(f"{__name__}.{package}").REPRODUCTION
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_PACKAGES)
+
+    def __len__(self) -> int:
+        return len(_PACKAGES)
+
+
+#: Study name -> its :class:`Study`, run by :func:`vho.reproduce.study.reproduce`.
+STUDIES: Mapping[str, Study] = _Studies()
 
 __all__ = ["STUDIES", "Study"]

@@ -191,6 +191,43 @@ def study_file(name: str) -> Path:
     return Path(str(resources.files("vho").joinpath("data", "studies", name)))
 
 
+class _Drawing:
+    """:meth:`Context.draw`'s process (forked when first asked for: it inherits the imported
+    matplotlib) and what it was given."""
+
+    def __init__(self) -> None:
+        self.pool: Any = None
+        self.futures: list[Any] = []
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
+        if self.pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            from ..sweep.engine import die_with_parent
+
+            self.pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("fork"),
+                initializer=die_with_parent,
+                initargs=(os.getpid(),),
+            )
+        self.futures.append(self.pool.submit(fn, *args))
+
+    def finish(self, wait: bool = True) -> None:
+        """Waits for every figure (raising the first error), or (``wait`` false: the report
+        failed) drops those not started; the process ends either way."""
+        if self.pool is None:
+            return
+        try:
+            if wait:
+                for f in self.futures:
+                    f.result()
+        finally:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool, self.futures = None, []
+
+
 @dataclass(frozen=True)
 class Context:
     """What a report is given: the output directory being written (its ``runs/`` holds the
@@ -201,6 +238,15 @@ class Context:
     verdicts: list[vd.Verdict]
     design: Design
     stamp: Stamp
+    #: The figures being drawn beside the report (:meth:`draw`).
+    drawing: _Drawing = field(default_factory=lambda: _Drawing(), compare=False, repr=False)
+
+    def draw(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Calls ``fn(*args)``, a figure that writes its files and returns nothing the report
+        reads, in a forked process while the report goes on: on two cores a study's largest
+        figure overlaps the rest of its report (issue 38). :func:`write_report` waits for it
+        and raises what it raised."""
+        self.drawing.submit(fn, *args)
 
     def kept(self, case: str, variant: str, replication: int = 0) -> Path:
         """A kept run's directory (``vho run``'s output)."""
@@ -372,6 +418,16 @@ def write_report(study: Study, ctx: Context) -> Path:
     """``report.md``: the title, the stamp, "N of M paper numbers agree by the rule" and the
     one-paragraph verdict, the rule, what a replication draws, the study's body, the table of
     every paper number."""
+    try:
+        path = _write_report(study, ctx)
+    except BaseException:
+        ctx.drawing.finish(wait=False)
+        raise
+    ctx.drawing.finish()
+    return path
+
+
+def _write_report(study: Study, ctx: Context) -> Path:
     d = ctx.design
     why = study.why(ctx) if study.why is not None else {}
     n_runs = len(ctx.runs)

@@ -299,6 +299,27 @@ def _t():
     return stats
 
 
+def _t_ppf(q: float, df: float) -> float:
+    """``scipy.stats.t.ppf(q, df)`` for 0 < q < 1 and df > 0, as it computes it (its
+    ``_ppf``: ``scipy.special.stdtrit``) without importing ``scipy.stats`` (a second of a
+    study's serial time, issue 38); anything else goes to scipy.stats."""
+    if 0 < q < 1 and df > 0:
+        from scipy import special
+
+        return float(special.stdtrit(df, q))
+    return float(_t().t.ppf(q, df))
+
+
+def _t_sf(x: float, df: float) -> float:
+    """``scipy.stats.t.sf(x, df)`` for finite x and df > 0, as it computes it (``_sf``:
+    ``scipy.special.stdtr(df, -x)``) without importing ``scipy.stats``."""
+    if math.isfinite(x) and df > 0:
+        from scipy import special
+
+        return float(special.stdtr(df, -x))
+    return float(_t().t.sf(x, df))
+
+
 def mean_ci(x: np.ndarray) -> tuple[float, float, float]:
     """Mean and its 95 % interval (Student's t, n - 1 degrees of freedom); NaN interval for
     fewer than two values, a point for values all equal."""
@@ -309,7 +330,7 @@ def mean_ci(x: np.ndarray) -> tuple[float, float, float]:
     if n < 2:
         return m, math.nan, math.nan
     se = float(np.std(x, ddof=1)) / math.sqrt(n)
-    h = float(_t().t.ppf(0.975, n - 1)) * se
+    h = _t_ppf(0.975, n - 1) * se
     return m, m - h, m + h
 
 
@@ -356,9 +377,8 @@ def welch(
     num_ = (a + b) ** 2
     den = (a * a / (n1 - 1) if a else 0.0) + (b * b / (n2 - 1) if b else 0.0)
     df = num_ / den
-    st = _t()
     t = d / se
-    return t, df, float(2 * st.t.sf(abs(t), df)), float(st.t.ppf(0.975, df)) * se
+    return t, df, float(2 * _t_sf(abs(t), df)), _t_ppf(0.975, df) * se
 
 
 def _mean(number: PaperNumber, x: np.ndarray) -> Verdict:
@@ -448,7 +468,7 @@ def _value(number: PaperNumber, x: np.ndarray) -> Verdict:
     else:
         se = s / math.sqrt(n)
         t = (m - nearest) / se
-        p = float(2 * _t().t.sf(abs(t), n - 1))
+        p = float(2 * _t_sf(abs(t), n - 1))
     dl, dh = (lo - number.value, hi - number.value) if n > 1 else (math.nan, math.nan)
     test = "mean inside" if inside else f"t = {_fmt_stat(t)} against {num(nearest)}"
     return Verdict(number, "agrees" if p >= ALPHA else "differs", n, m, lo, hi, d, dl, dh,

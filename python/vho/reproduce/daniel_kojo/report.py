@@ -307,7 +307,7 @@ def body(ctx: Context) -> list[str]:
     cs = _cells(ctx.design)
     t = per_cell(runs, cs)
     files.write_table(t[TABLE_COLUMNS + list(GROUND_TRUTH)], ctx.out / "cells.csv")
-    _plot_tables(t, ctx.out)
+    ctx.draw(_plot_tables, t, ctx.out)
     sens = (
         _sensitivity(runs, cs, ctx.design.options.quick)
         if ctx.design.options.sensitivity

@@ -411,6 +411,14 @@ pub fn keys() -> Vec<KeyDoc> {
         ),
         k(
             "handover",
+            "notify_delay",
+            TIME,
+            "0 s",
+            "how late the notification reaches the sender after it is generated (at, before \
+             or after the instant): added to its instant, a late notice's delivery",
+        ),
+        k(
+            "handover",
             "uplink_delay",
             TIME,
             "0 s",

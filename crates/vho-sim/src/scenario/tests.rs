@@ -1467,3 +1467,34 @@ fn an_override_sets_one_element_of_an_array() {
         assert_eq!(message(&text, sets), *want);
     }
 }
+
+#[test]
+fn a_notifications_delivery_delay_moves_its_instant() {
+    // Issue 36: Chen et al. do not say how EHN reached its sender; notify_delay is how late
+    // the notice arrives after it is generated, whichever side of the instant that is.
+    let at = |sets: &[&str]| load_str(GOOD, sets).expect("loads").handovers[0].notify;
+    assert_eq!(
+        at(&[
+            "handover.0.notify=\"at\"",
+            "handover.0.notify_delay=\"500 ms\""
+        ]),
+        Some(500_000_000)
+    );
+    assert_eq!(
+        at(&[
+            "handover.0.notify=\"before\"",
+            "handover.0.notify_offset=\"44 ms\"",
+            "handover.0.notify_delay=\"500 ms\""
+        ]),
+        Some(456_000_000)
+    );
+    assert_eq!(
+        at(&[
+            "handover.0.notify=\"at\"",
+            "handover.0.notify_delay=\"0 s\""
+        ]),
+        at(&["handover.0.notify=\"at\""])
+    );
+    let e = message(GOOD, &["handover.0.notify_delay=\"1 s\""]);
+    assert_eq!(e, "--set handover.0.notify_delay=\"1 s\": handover.notify_delay: expected no `notify_delay` without a notification (notify = \"at\", \"before\" or \"after\"), got \"1 s\"");
+}

@@ -414,8 +414,8 @@ pub fn keys() -> Vec<KeyDoc> {
             "notify_delay",
             TIME,
             "0 s",
-            "how late the notification reaches the sender after it is generated (at, before \
-             or after the instant): added to its instant, a late notice's delivery",
+            "a delay added to the notification's instant wherever notify and notify_offset put \
+             it: a notice generated then and made that much later (needs notify)",
         ),
         k(
             "handover",

@@ -141,8 +141,8 @@ impl Ctx<'_> {
                     ))
                 }
             };
-            // The notice's delivery: generated at its instant, it reaches the sender this
-            // much later (Chen et al. do not say how EHN reached its sender; issue 36).
+            // A notice generated at its instant and made this much later (Chen et al. do not
+            // say how EHN reached its sender; issue 36).
             let notify = match &ht.notify_delay {
                 None => notify,
                 Some(v) => {

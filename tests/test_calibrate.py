@@ -78,8 +78,21 @@ def vho_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
         (OPEN + target(4.5, fit=False), 19, "fit = true"),
         # A range without its reason.
         (OPEN.replace("reason", "#reason") + target(4.5), 11, "reason"),
+        # Cases scope an open value to a study's points: a scenario has none.
+        (
+            OPEN.replace("[[open]]", '[[open]]\ncases = ["downward"]') + target(4.5),
+            12,
+            "cases only with a study",
+        ),
     ],
-    ids=["unknown-key", "low-above-high", "unknown-metric", "no-fit-target", "no-reason"],
+    ids=[
+        "unknown-key",
+        "low-above-high",
+        "unknown-metric",
+        "no-fit-target",
+        "no-reason",
+        "cases-without-study",
+    ],
 )
 def test_bad_calibration_files_are_refused_in_one_line(
     tmp_path: Path, body: str, line: int, needle: str
@@ -219,3 +232,58 @@ def test_daniel_kojo_declares_nothing_to_calibrate(tmp_path: Path) -> None:
     r = vho_cli("reproduce", "daniel-kojo", "--calibrate", "--out", str(tmp_path / "dk"))
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "no open values" in r.stderr
+
+
+def test_naoe_declares_each_directions_ramps_and_both_splits() -> None:
+    # Issue 36 item 3: Naoe fit on Table II, predict Table III, and the reverse. Each
+    # direction's ramps are its own (naoe/design.py direction_point): a split moves the fitted
+    # direction's ends (one element of the [from, to] pair, --set schedule.0.bler.1=...) and
+    # leaves the held-out direction's as the design argues them.
+    from vho.calibrate import load, studies
+    from vho.calibrate.trials import study_design
+
+    for split, fitted, other in ((None, "downward", "upward"), ("reverse", "upward", "downward")):
+        cal = load(studies.path("naoe", split))
+        ramps = [o for o in cal.open if o.name.startswith("schedule.")]
+        assert {o.name for o in ramps} == {
+            "schedule.0.bler.0", "schedule.0.bler.1", "schedule.1.ber.0", "schedule.1.ber.1"
+        }  # fmt: skip
+        assert all(o.cases == (fitted,) for o in ramps)
+        assert {t.metric.split(".")[0] for t in cal.targets if t.fit} == {fitted}
+        assert {t.metric.split(".")[0] for t in cal.held_out} == {other}
+        params = {**cal.defaults(), "schedule.0.bler.1": 0.2}
+        design = study_design(cal, params, seed=1, reps=2)
+        for p in design.points:
+            assert ("schedule.0.bler.1=0.2" in p.overrides) == (p.case == fitted), p
+            # After the direction's own ramp, so that it moves one end of it.
+            if p.case == fitted:
+                ramp = [i for i, o in enumerate(p.overrides) if o.startswith("schedule.0.bler=")]
+                assert p.overrides.index("schedule.0.bler.1=0.2") > max(ramp)
+
+
+def test_chen_declares_the_ehn_notice_delay_at_the_ehn_variants() -> None:
+    # Issue 36: the notice's delivery delay (handover.notify_delay) is set where EHN is on,
+    # one value for EHN(a) (told at the handoff) and EHN(b) (one OWD before it); the ehn split
+    # fits EHN(a)'s loss count and holds EHN(b)'s out.
+    from vho.calibrate import load, studies
+    from vho.calibrate.trials import study_design
+
+    cal = load(studies.path("chen", "ehn"))
+    assert {t.metric for t in cal.fit_targets} >= {"high-low-tfrc.ehn_a_lost"}
+    assert "high-low-tfrc.ehn_b_lost" in {t.metric for t in cal.held_out}
+    design = study_design(cal, {**cal.defaults(), "handover.0.notify_delay": 0.5}, 1, 2)
+    delayed = {
+        (p.case, p.variant) for p in design.points
+        if 'handover.0.notify_delay="0.5 s"' in p.overrides
+    }  # fmt: skip
+    assert delayed == {
+        ("low-high-tfrc", "ehn-fra"), ("low-high-tcp", "ehn-fra"), ("high-low-tfrc", "ehn-a"),
+        ("high-low-tfrc", "ehn-b"),
+    }  # fmt: skip
+
+
+def test_an_unknown_split_is_refused_in_one_line(tmp_path: Path) -> None:
+    r = vho_cli("reproduce", "naoe", "--calibrate", "--split", "sideways", "--out",
+                str(tmp_path / "n"))  # fmt: skip
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "declared splits: reverse" in r.stderr

@@ -67,6 +67,29 @@ def check_cases(where: _Where, line: int | None, study: str, cases: list[str]) -
             raise where.error(line, "calibration.cases", "cases of " + ", ".join(known), c)
 
 
+def check_open_cases(where: _Where, study: str, opens: list[OpenValue]) -> dict[str, list[str]]:
+    """Each open value's ``cases`` name the study's cases or case/variant pairs; returns, per
+    scoped open value, the overrides of the first point it applies to (its check's base: a
+    key such as handover.0.notify_delay needs the point's notify)."""
+    from ..reproduce import STUDIES
+    from ..reproduce.study import Options
+
+    points = [p for p in STUDIES[study].design(Options(quick=True)).points if p.role == "study"]
+    known = sorted({p.case for p in points} | {f"{p.case}/{p.variant}" for p in points})
+    out = {}
+    for o in opens:
+        for c in o.cases:
+            if c not in known:
+                raise where.error(
+                    where.key(o.line, "cases"), f"open {o.name} cases",
+                    "cases or case/variant pairs of " + ", ".join(known), c,
+                )  # fmt: skip
+        if o.cases:
+            first = next(p for p in points if o.applies(p.case, p.variant))
+            out[o.name] = list(first.overrides)
+    return out
+
+
 def known_metric(metric: str, measure: str) -> bool:
     """Whether ``metric`` names a column the runs' rows have: a summary metric of a sweep row
     (:func:`vho.sweep.flatten_summary`), or with ``capture:<node>`` a key of `vho analyze`'s
@@ -103,9 +126,11 @@ def check_scenario(
     fixed: list[str],
     set_line: int | None,
     opens: list[OpenValue],
+    scoped: dict[str, list[str]] | None = None,
 ) -> None:
     """The scenario with [set], then each open value at its default and both ends (each
-    choice), through the simulator's own checks."""
+    choice), through the simulator's own checks (a value set at some of a study's points: on
+    the overrides of the first, ``scoped``)."""
     from .. import _native
 
     base = [*fixed, *NO_RECORDING]
@@ -119,7 +144,8 @@ def check_scenario(
         )
         for v in values:
             try:
-                _native.check_scenario(label, text, [*base, *o.overrides(v)])
+                point = (scoped or {}).get(o.name, [])
+                _native.check_scenario(label, text, [*base, *point, *o.overrides(v)])
             except ScenarioError as e:
                 raise CalibrationError(
                     f"{where.path}:{o.line or '?'}: open {o.name} = {o.shown(v)}: {e}"

@@ -24,6 +24,8 @@ A calibration file (TOML)::
     high = "600 ms"
     log = false                  # sample on a log scale (optional)
     reason = "Daniel & Kojo §3: GPRS one-way delay 300 ms; ..."   # the source bounding it
+    cases = ["downward"]         # with a study: set only at these cases' points, or at one
+                                 #   variant's ("high-low-tfrc/ehn-a") (optional: every point)
 
     [[target]]
     name = "transfer time"
@@ -84,6 +86,14 @@ class OpenValue:
     reason: str = ""
     also: tuple[str, ...] = ()
     line: int | None = None
+    #: With a study: the cases ("downward") or case/variant pairs ("high-low-tfrc/ehn-a")
+    #: whose points it is set at (empty: every point). A direction's own error ramp is one key
+    #: each direction sets its own way.
+    cases: tuple[str, ...] = ()
+
+    def applies(self, case: str | None, variant: str | None) -> bool:
+        """Whether it is set at a study's point of ``case`` and ``variant``."""
+        return not self.cases or case in self.cases or f"{case}/{variant}" in self.cases
 
     def number(self, v: Any) -> Any:
         """A value as written (``"300 ms"``) as the optimiser's number (0.3); a choice as is."""
@@ -174,10 +184,14 @@ class Calibration:
     def defaults(self) -> dict[str, Any]:
         return {o.name: o.number(o.default) for o in self.open}
 
-    def overrides(self, params: dict[str, Any]) -> list[str]:
+    def overrides(
+        self, params: dict[str, Any], case: str | None = None, variant: str | None = None
+    ) -> list[str]:
+        """The open values' overrides (at a study's point: those that apply there)."""
         out: list[str] = []
         for o in self.open:
-            out += o.overrides(params[o.name])
+            if case is None or o.applies(case, variant):
+                out += o.overrides(params[o.name])
         return out
 
     def digest(self) -> str:
@@ -264,7 +278,9 @@ def _open_value(where: _Where, i: int, raw: Any) -> OpenValue:
     fname = f"open {i + 1}"
     if not isinstance(raw, dict):
         raise where.error(start, fname, "a table")
-    allowed = {"name", "also", "type", "default", "low", "high", "choices", "log", "reason"}
+    allowed = {
+        "name", "also", "type", "default", "low", "high", "choices", "log", "reason", "cases",
+    }  # fmt: skip
     bad = set(raw) - allowed
     if bad:
         raise where.error(start, fname, "only " + ", ".join(sorted(allowed)), sorted(bad))
@@ -284,6 +300,19 @@ def _open_value(where: _Where, i: int, raw: Any) -> OpenValue:
         isinstance(a, str) and re.fullmatch(key_re, a) for a in also
     ):
         raise where.error(at("also"), f"{fname} also", "a list of --set key paths", also)
+    cases = raw.get("cases", [])
+    if (
+        not isinstance(cases, list)
+        or (not cases and "cases" in raw)
+        or not all(
+            isinstance(c, str) and re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)?", c)
+            for c in cases
+        )
+    ):
+        raise where.error(
+            at("cases"), f"{fname} cases", 'a list of a study\'s cases ("downward") or '
+            'case/variant pairs ("high-low-tfrc/ehn-a")', cases,
+        )  # fmt: skip
     kind = raw.get("type")
     if kind not in TYPES:
         raise where.error(at("type"), f"{fname} type", " or ".join(TYPES), kind)
@@ -311,7 +340,7 @@ def _open_value(where: _Where, i: int, raw: Any) -> OpenValue:
             )
         return OpenValue(
             name, kind, raw["default"], choices=tuple(choices), reason=reason.strip(),
-            also=tuple(also), line=start,
+            also=tuple(also), line=start, cases=tuple(cases),
         )  # fmt: skip
     if "choices" in raw:
         raise where.error(at("choices"), fname, "low and high (choices only when categorical)")
@@ -355,7 +384,7 @@ def _open_value(where: _Where, i: int, raw: Any) -> OpenValue:
         raise where.error(at("low"), f"{fname} low", "a value > 0 on a log scale", raw["low"])
     return OpenValue(
         name, kind, raw["default"], lo, hi, log=log, reason=reason.strip(), also=tuple(also),
-        line=start,
+        line=start, cases=tuple(cases),
     )  # fmt: skip
 
 
@@ -523,8 +552,14 @@ def parse(source: str, label: str = "<calibration>", base_dir: Path | None = Non
         checks.check_cases(where, hline("cases"), study, cases)
         spath = checks.study_path(study)
         text_s = spath.read_text(encoding="utf-8")
-        checks.check_scenario(where, str(spath), text_s, fixed, set_line, opens)
+        scoped = checks.check_open_cases(where, study, opens)
+        checks.check_scenario(where, str(spath), text_s, fixed, set_line, opens, scoped)
     else:
+        for o in opens:
+            if o.cases:
+                raise where.error(
+                    where.key(o.line, "cases"), f"open {o.name} cases", "cases only with a study"
+                )
         targets = [
             Target(t["name"], t["metric"], t["value"], t["se"], t["fit"], t["line"]) for t in traw
         ]

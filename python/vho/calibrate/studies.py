@@ -5,7 +5,10 @@ side and the held-out side apart.
 Each study declares its open values and its hold-out split in ``calibration.toml`` beside its
 design (``vho/reproduce/<study>/calibration.toml``): the open values with their ranges and the
 paper lines that bound them, the paper numbers fitted (``fit = true``); every other number the
-runs give is held out. `vho reproduce STUDY --calibrate` runs that file (:func:`path`).
+runs give is held out. `vho reproduce STUDY --calibrate` runs that file (:func:`path`); a
+study with a second split keeps it beside, ``calibration-<split>.toml``, and
+`vho reproduce STUDY --calibrate --split <split>` runs it (Naoe's ``reverse``: fit Table III,
+predict Table II).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..errors import VhoError
 from .fit import Search
 from .spec import Calibration
 from .trials import seed_of, study_design
@@ -33,11 +37,26 @@ FOLDERS = {
 NOT_CALIBRATED = {"daniel-kojo": "its values are the paper's own (Table 1 and ns-2's defaults)"}
 
 
-def path(study: str) -> Path:
-    """A study's calibration file inside the installed package."""
-    return (
-        Path(__file__).resolve().parent.parent / "reproduce" / FOLDERS[study] / "calibration.toml"
-    )
+def path(study: str, split: str | None = None) -> Path:
+    """A study's calibration file inside the installed package (``split``: another declared
+    split's, ``calibration-<split>.toml``)."""
+    folder = Path(__file__).resolve().parent.parent / "reproduce" / FOLDERS[study]
+    if split is None:
+        return folder / "calibration.toml"
+    p = folder / f"calibration-{split}.toml"
+    if not p.is_file():
+        known = splits(study)
+        raise VhoError(
+            f"vho reproduce {study} --calibrate --split {split}: expected one of the study's "
+            f"declared splits: {', '.join(known) if known else 'none besides the default'}"
+        )
+    return p
+
+
+def splits(study: str) -> list[str]:
+    """A study's declared splits besides its default (``calibration-<split>.toml``)."""
+    folder = Path(__file__).resolve().parent.parent / "reproduce" / FOLDERS[study]
+    return sorted(f.stem.removeprefix("calibration-") for f in folder.glob("calibration-*.toml"))
 
 
 def quick(cal: Calibration) -> Calibration:

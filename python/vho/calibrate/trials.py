@@ -123,9 +123,8 @@ def study_design(
     study = STUDIES[cal.study or ""]
     o = Options(quick=True, seed=seed, reps=reps or cal.replications, sensitivity=False)
     d = study.design(o)
-    extra = tuple(cal.overrides(params))
     points = tuple(
-        replace(p, overrides=(*p.overrides, *extra), keep=0)
+        replace(p, overrides=(*p.overrides, *cal.overrides(params, p.case, p.variant)), keep=0)
         for p in d.points
         if p.role == "study" and (not cal.cases or p.case in cal.cases)
     )

@@ -246,12 +246,25 @@ fn apply_overrides(
                 Some(if raw.is_empty() { "nothing" } else { raw }.into()),
             )
         })?;
-        let (last, parents) = keys.split_last().expect("invariant: at least one key");
-        if last.parse::<usize>().is_ok() {
-            return Err(bad(
-                "a key name last, not an index (a table of an array is set key by key: \
-                 flow.0.size=..., flow.0.start=...)",
-            ));
+        let (mut last, mut parents) = keys.split_last().expect("invariant: at least one key");
+        // An index last sets one element of an array value (a ramp's end:
+        // schedule.0.loss.1=0.2); an array of tables is set key by key.
+        let mut element = None;
+        if let Ok(n) = last.parse::<usize>() {
+            let Some((name, above)) = parents.split_last() else {
+                return Err(bad(
+                    "a key name before an index, such as schedule.0.loss.1 (an array's element)",
+                ));
+            };
+            if name.parse::<usize>().is_ok() {
+                return Err(bad(
+                    "a key name last, not an index (a table of an array is set key by key: \
+                     flow.0.size=..., flow.0.start=...)",
+                ));
+            }
+            element = Some(n);
+            last = name;
+            parents = above;
         }
         let mut cur: &mut dyn toml_edit::TableLike = doc.as_table_mut();
         let mut k = 0;
@@ -356,6 +369,51 @@ fn apply_overrides(
             }
         }
         let t = cur;
+        if let Some(n) = element {
+            let name = last;
+            let Some(item) = t.get_mut(name) else {
+                return Err(at(
+                    &format!("the scenario has no array {name} there to set element {n} of"),
+                    None,
+                ));
+            };
+            if item.is_array_of_tables() {
+                return Err(bad(
+                    "a key name last, not an index (a table of an array is set key by key: \
+                     flow.0.size=..., flow.0.start=...)",
+                ));
+            }
+            let found = what(item);
+            let Some(a) = item.as_array_mut() else {
+                return Err(at(
+                    &format!("{name} to be an array such as [0, 0.2] to set element {n} of"),
+                    Some(found.into()),
+                ));
+            };
+            let len = a.len();
+            if n >= len {
+                return Err(at(
+                    &format!(
+                        "an index from 0 to {} for {name} (the array has {len})",
+                        len.saturating_sub(1)
+                    ),
+                    Some(n.to_string()),
+                ));
+            }
+            // The element keeps its place and spacing; the array's line is marked (a comment
+            // inside a one-line array would end it).
+            let decor = a.get(n).map(|v| v.decor().clone());
+            if let Some(d) = decor {
+                *value.decor_mut() = d;
+            }
+            a.replace(n, value);
+            if !inline {
+                if let Some(v) = t.get_mut(name).and_then(|i| i.as_value_mut()) {
+                    v.decor_mut().set_suffix(format!(" # {SET_MARK}:{i}"));
+                }
+            }
+            continue;
+        }
         let existed = t.get(last).is_some();
         if !inline {
             value.decor_mut().set_suffix(format!(

@@ -411,6 +411,14 @@ pub fn keys() -> Vec<KeyDoc> {
         ),
         k(
             "handover",
+            "notify_delay",
+            TIME,
+            "0 s",
+            "a delay added to the notification's instant wherever notify and notify_offset put \
+             it: a notice generated then and made that much later (needs notify)",
+        ),
+        k(
+            "handover",
             "uplink_delay",
             TIME,
             "0 s",

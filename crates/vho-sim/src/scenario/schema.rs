@@ -283,6 +283,7 @@ pub struct HandoverT {
     pub flush: Option<S>,
     pub notify: Option<S>,
     pub notify_offset: Option<S>,
+    pub notify_delay: Option<S>,
     pub uplink_delay: Option<S>,
     pub in_flight: Option<S>,
 }

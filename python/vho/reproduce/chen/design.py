@@ -135,7 +135,9 @@ LOW_HIGH = (
     Variant("ihn-fra", "IHN+FRA", ('flow.0.remedies=["probe","ihn","fra"]',)),
     # §5.1.1: "EHN was able to foresee the handoff right before it actually occurred (at
     # the 600th second)": the notification at the handoff (the remedy's default, "at").
-    Variant("ehn-fra", "EHN+FRA", ('flow.0.remedies=["probe","ehn","fra"]',)),
+    Variant(
+        "ehn-fra", "EHN+FRA", ('flow.0.remedies=["probe","ehn","fra"]', 'handover.0.notify="at"')
+    ),
 )
 #: §5.2 (l.180): "EHN(a): EHN was generated when the handoff occurred, i.e. without ERR; and
 #: EHN(b): EHN was generated one OWD before the handoff, i.e. with ERR". Both cut the rate to
@@ -145,7 +147,10 @@ LOW_HIGH = (
 #: vho's runs it loses exactly as many packets.)
 HIGH_LOW_VARIANTS = (
     ORIGINAL,
-    Variant("ehn-a", "EHN(a)", ('flow.0.remedies=["probe","ehn","err"]',)),
+    # notify = "at" is what the ehn remedy sets where none is given (remedy/probe.rs), written
+    # out so that the notice's delivery delay (handover.notify_delay, open in
+    # calibration.toml) can be set beside it.
+    Variant("ehn-a", "EHN(a)", ('flow.0.remedies=["probe","ehn","err"]', 'handover.0.notify="at"')),
     Variant(
         "ehn-b",
         "EHN(b)",

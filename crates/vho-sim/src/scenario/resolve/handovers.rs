@@ -141,6 +141,24 @@ impl Ctx<'_> {
                     ))
                 }
             };
+            // A notice generated at its instant and made this much later (Chen et al. do not
+            // say how EHN reached its sender; issue 36).
+            let notify = match &ht.notify_delay {
+                None => notify,
+                Some(v) => {
+                    let d = self.with(v, "handover.notify_delay", units::duration)?;
+                    let Some(n) = notify else {
+                        return Err(self.err(
+                            v.span(),
+                            "handover.notify_delay",
+                            "no `notify_delay` without a notification (notify = \"at\", \
+                             \"before\" or \"after\")",
+                            Some(format!("{:?}", v.get_ref())),
+                        ));
+                    };
+                    Some(n + d.as_nanos() as i64)
+                }
+            };
             let uplink_delay = match &ht.uplink_delay {
                 None => Dur::ZERO,
                 Some(v) => {

@@ -310,6 +310,7 @@ impl Ctx<'_> {
                 ),
                 ("notify", ht.notify.as_ref()),
                 ("notify_offset", ht.notify_offset.as_ref()),
+                ("notify_delay", ht.notify_delay.as_ref()),
                 ("flush", ht.flush.as_ref()),
             ];
             if let Some((key, v)) = set.into_iter().find_map(|(k, v)| v.map(|v| (k, v))) {

@@ -220,7 +220,6 @@ def test_default_scenarios_are_the_dk_cells_to_htime_5_and_the_thesis_cases() ->
     assert p.replications == 32
 
 
-
 def test_every_replication_of_a_thesis_case_finishes_by_its_stop() -> None:
     """The thesis's WaveLAN -> GSM download (1400 KB since its study draws a switch up to 5 s,
     thesis.toml's [[flow]]) leaves about 400 KB for GSM's 960 B/s: past the study's 400 s stop,
@@ -234,6 +233,7 @@ def test_every_replication_of_a_thesis_case_finishes_by_its_stop() -> None:
         run = vho.run(s.base.label, seed=task.seed, overrides=sw.overrides(0))
         flow = run.summary["flows"][0]
         assert flow["completed"], f"replication {task.replication} stopped unfinished"
+
 
 def test_default_variants_hold_every_remedy_alone() -> None:
     """Each remedy this vho has is a row of the default set (no-restore, a response without a

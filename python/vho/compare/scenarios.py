@@ -125,7 +125,7 @@ def finishing_stop(resolved: dict[str, Any]) -> float:
     flow = resolved["flow"][0]
     size = units.quantity(flow["size"])
     if size is None:
-        raise VhoError(f"flow.0.size: expected a size such as \"1400 KB\", got {flow['size']!r}")
+        raise VhoError(f'flow.0.size: expected a size such as "1400 KB", got {flow["size"]!r}')
     mss = float(flow["tcp"]["mss"])
     slowest = min(r for r in (rate(resolved, x["name"]) for x in resolved["link"]) if r > 0)
     wire_bits = size[0] * 8 * (mss + SEGMENT_OVERHEAD) / mss

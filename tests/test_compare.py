@@ -233,6 +233,9 @@ def test_every_replication_of_a_thesis_case_finishes_by_its_stop() -> None:
         run = vho.run(s.base.label, seed=task.seed, overrides=sw.overrides(0))
         flow = run.summary["flows"][0]
         assert flow["completed"], f"replication {task.replication} stopped unfinished"
+    # A stop the user sets (--set) is theirs.
+    given = compare.plan(scenarios=["thesis"], variants=["plain"], fixed=('run.stop="2000 s"',))
+    assert all("run.stop" not in x.keys for x in given.scenarios)
 
 
 def test_default_variants_hold_every_remedy_alone() -> None:

@@ -91,9 +91,11 @@ def _key_value(override: str) -> tuple[str, Any]:
     return key, tomllib.loads(f"v = {value}")["v"]
 
 
-def thesis_scenarios() -> list[Scenario]:
+def thesis_scenarios(fixed: tuple[str, ...] = ()) -> list[Scenario]:
     """The thesis's five cases (``vho reproduce thesis``'s CASES): four downloads, one upload,
-    each with a stop it finishes by (:func:`finishing_stop`)."""
+    each with a stop it finishes by (:func:`finishing_stop`, of the flow as ``fixed``, the
+    ``--set`` overrides, leaves it), unless ``fixed`` sets ``run.stop`` itself."""
+    own_stop = any(o.partition("=")[0].strip() == "run.stop" for o in fixed)
     path = thesis.study_path()
     base = Base("thesis", str(path), path.read_text(encoding="utf-8"))
     out = []
@@ -102,10 +104,10 @@ def thesis_scenarios() -> list[Scenario]:
         if not c.figures:
             continue
         keys = dict(_key_value(o) for o in c.overrides)
-        resolved = tomllib.loads(
-            _native.resolve_scenario(base.label, base.text, [*NO_RECORDING, *_literal(keys)])
-        )
-        keys["run.stop"] = f"{finishing_stop(resolved):g} s"
+        if not own_stop:
+            given = [*fixed, *NO_RECORDING, *_literal(keys)]
+            resolved = tomllib.loads(_native.resolve_scenario(base.label, base.text, given))
+            keys["run.stop"] = f"{finishing_stop(resolved):g} s"
         out.append(Scenario(f"thesis-{c.name}", base, keys, c.direction, f"thesis {c.title}"))
     return out
 
@@ -240,7 +242,7 @@ def select(given: list[str], fixed: tuple[str, ...]) -> list[Scenario]:
         if g == "daniel-kojo":
             out += daniel_kojo_scenarios()
         elif g == "thesis":
-            out += thesis_scenarios()
+            out += thesis_scenarios(fixed)
         else:
             out.append(file_scenario(Path(g), fixed))
     seen: set[str] = set()

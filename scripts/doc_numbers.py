@@ -212,6 +212,138 @@ def calexample() -> dict[str, str]:
     }
 
 
+def _pct(x: float, digits: int = 1) -> str:
+    return f"{100 * x:.{digits}f}"
+
+
+def compare_values(out_dir: Path) -> dict[str, str]:
+    """The figures the compare pages quote, from a `vho compare` run's output folder (its
+    ``compare.csv`` and ``compare.json``; the default scenarios and variants)."""
+    import json
+
+    import pandas as pd
+
+    from vho.compare import stats
+
+    t = pd.read_csv(out_dir / "compare.csv", keep_default_na=False, na_values=[""])
+    man = json.loads((out_dir / "compare.json").read_text(encoding="utf-8"))
+    refs = {"oracle", "oracle-system"}
+    reps = int(t["replications"].max())
+    t["skipped"] = t["skipped"].fillna("")
+    skipped = t["skipped"] != ""
+    scen = list(dict.fromkeys(t["scenario"]))
+    variants = list(dict.fromkeys(t["variant"]))
+    runs = len(scen) * len(variants) * reps
+    out = {
+        "scenarios": str(len(scen)),
+        "variants": str(len(variants)),
+        "replications": str(reps),
+        "runs": f"{runs:,}",
+        "skipped_runs": f"{int(skipped.sum()) * reps:,}",
+        "incomplete": str(int(t["incomplete"].sum())),
+        "incomplete_tcp": str(
+            int(t.loc[~t["variant"].str.startswith("mptcp"), "incomplete"].sum())
+        ),
+        "rows_run": f"{man['runs']:,}",
+        "rows_folded": f"{man['runs'] - man['runs_made']:,}",
+    }
+    # The closest variant among those every scenario hosts (stats.closest puts them first).
+    close = stats.closest(t, refs)
+    c = close.iloc[0]
+    plain = close[close["variant"] == "plain"].iloc[0]
+    out |= {
+        "closest": str(c["variant"]),
+        "closest_within": str(int(c["within_goal"])),
+        "closest_worst": _pct(c["worst_distance"]),
+        "closest_worst_scenario": str(c["worst_scenario"]),
+        "plain_within": str(int(plain["within_goal"])),
+    }
+    # Mean gain over plain TCP over every scenario, of the variants every scenario hosts.
+    everywhere = close[(close["skipped"] == 0) & (close["variant"] != "plain")]
+    top = everywhere.sort_values("mean_gain_vs_plain", ascending=False, kind="stable").iloc[0]
+    red = close[close["variant"] == "red"].iloc[0]
+    b = stats.best(t, refs)
+    out |= {
+        "top_gain_variant": str(top["variant"]),
+        "top_gain": _pct(top["mean_gain_vs_plain"]),
+        "red_loss": _pct(-red["mean_gain_vs_plain"]),
+        "best_over_5": str(int((b["gain_vs_plain_mean"] > stats.GOAL).sum())),
+    }
+    cell = t.set_index(["scenario", "variant"])
+
+    def tt(scenario: str, variant: str) -> float:
+        return float(cell.loc[(scenario, variant), "transfer_time_s_mean"])
+
+    def best_of(scenario: str) -> pd.Series:
+        return b[b["scenario"] == scenario].iloc[0]
+
+    # Daniel & Kojo's 200 KB WLAN -> GPRS at HTime 0, soft and hard.
+    for model in ("soft", "hard"):
+        name = f"dk-wlan-gprs-200KB-ideal-{model}-h0"
+        r = best_of(name)
+        out |= {
+            f"dk_{model}_oracle": _s(tt(name, "oracle"), 1),
+            f"dk_{model}_plain": _s(tt(name, "plain"), 1),
+            f"dk_{model}_best": str(r["variant"]),
+            f"dk_{model}_best_s": _s(r["transfer_time_s_mean"], 1),
+            f"dk_{model}_best_spurious_to": _s(r["spurious_timeouts_mean"], 1),
+            f"dk_{model}_oracle_to": _s(float(cell.loc[(name, "oracle"), "timeouts_mean"]), 1),
+        }
+    # The thesis's cases: the best candidate against plain TCP and the scenario's oracle.
+    for case in ("fast-slow", "slow-fast", "upload"):
+        name = f"thesis-{case}"
+        r = best_of(name)
+        key = case.replace("-", "_")
+        ref = str(r["reference"])
+        out |= {
+            f"{key}_plain": _s(tt(name, "plain"), 1),
+            f"{key}_best": str(r["variant"]),
+            f"{key}_best_s": _s(r["transfer_time_s_mean"], 1),
+            f"{key}_gain": _pct(r["gain_vs_plain_mean"]),
+            f"{key}_gain_ci": _pct(r["gain_vs_plain_ci95"]),
+            f"{key}_oracle": _s(tt(name, ref), 1),
+            f"{key}_distance": _pct(r["distance_mean"]),
+            f"{key}_best_spurious": _s(r["spurious_retransmissions_mean"], 1),
+            f"{key}_oracle_spurious": _s(
+                float(cell.loc[(name, ref), "spurious_retransmissions_mean"]), 1
+            ),
+        }
+    # Rows (candidate x scenario, measured) faster than their oracle.
+    cand = t[~t["variant"].isin(refs) & t["distance_mean"].notna()]
+    faster = cand[cand["distance_mean"] < 0]
+    # Of those, how many resend needlessly where their oracle does not.
+    oracle_sp = [
+        float(cell.loc[(x, ref), "spurious_retransmissions_mean"])
+        for x, ref in zip(faster["scenario"], faster["reference"], strict=True)
+    ]
+    needless = (faster["spurious_retransmissions_mean"].to_numpy() > 0) & (
+        pd.Series(oracle_sp).to_numpy() == 0
+    )
+    out |= {
+        "rows_measured": f"{len(cand):,}",
+        "faster_than_oracle": str(len(faster)),
+        "faster_by_at_most": _pct(-faster["distance_mean"].min() if len(faster) else 0.0),
+        "faster_resending": str(int(needless.sum())),
+    }
+    return out
+
+
+@cache
+def compare() -> dict[str, str]:
+    """`vho compare` with its default scenarios and variants (minutes on 2 cores): a *full*
+    source."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "compare"
+        subprocess.run(
+            [sys.executable, "-m", "vho.cli", "compare", "--out", str(out), "--quiet"],
+            check=True,
+            capture_output=True,
+        )
+        return compare_values(out)
+
+
 SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "cottingham": cottingham,
     "dkfig1": dkfig1,
@@ -219,10 +351,11 @@ SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "thesis_example": thesis_example,
     "naoe300": naoe300,
     "calexample": calexample,
+    "compare": compare,
 }
 #: Sources too slow for CI: `--check` leaves their marks alone, `--check --full` (a bench,
 #: `benches/README.md`) checks them too.
-FULL = {"naoe300", "calexample"}
+FULL = {"naoe300", "calexample", "compare"}
 
 
 def value(name: str) -> str:

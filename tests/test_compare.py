@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import vho
 from vho import _native, compare, sweep
 from vho.cli import main
 from vho.compare import fold, stats
@@ -217,6 +218,24 @@ def test_default_scenarios_are_the_dk_cells_to_htime_5_and_the_thesis_cases() ->
     gprs_wlan = {s.direction for s in dk if "gprs-wlan" in s.name}
     assert gprs_wlan == {SLOW_FAST}
     assert p.replications == 32
+
+
+def test_every_replication_of_a_thesis_case_finishes_by_its_stop() -> None:
+    """The thesis's WaveLAN -> GSM download (1400 KB since its study draws a switch up to 5 s,
+    thesis.toml's [[flow]]) leaves about 400 KB for GSM's 960 B/s: past the study's 400 s stop,
+    which bounds only the post-handover bytes its report reads. A transfer time needs the
+    transfer to end (a stop by the flow's size on the slowest link, scenarios.finishing_stop)."""
+    p = compare.plan(scenarios=["thesis"], variants=["plain"], replications=3)
+    s = next(x for x in p.scenarios if x.name == "thesis-fast-slow")
+    sw = p.sweep_of(s.base, [s], {})
+    assert sw.labels[0] == ("thesis-fast-slow", "plain")
+    for task in (t for t in sw.tasks() if t.point == 0):
+        run = vho.run(s.base.label, seed=task.seed, overrides=sw.overrides(0))
+        flow = run.summary["flows"][0]
+        assert flow["completed"], f"replication {task.replication} stopped unfinished"
+    # A stop the user sets (--set) is theirs.
+    given = compare.plan(scenarios=["thesis"], variants=["plain"], fixed=('run.stop="2000 s"',))
+    assert all("run.stop" not in x.keys for x in given.scenarios)
 
 
 def test_default_variants_hold_every_remedy_alone() -> None:

@@ -287,3 +287,21 @@ def test_an_unknown_split_is_refused_in_one_line(tmp_path: Path) -> None:
                 str(tmp_path / "n"))  # fmt: skip
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "declared splits: reverse" in r.stderr
+
+
+def test_a_study_calibrations_set_applies_to_every_point(tmp_path: Path) -> None:
+    # A study-mode calibration file's [set] was checked but never applied (study_design left
+    # cal.fixed out): the fit ran without what the file fixed, silently.
+    from vho.calibrate import load, studies
+    from vho.calibrate.trials import study_design
+
+    text = studies.path("cottingham", None).read_text(encoding="utf-8")
+    f = tmp_path / "c.toml"
+    f.write_text(text + '\n[set]\n"link.6.loss" = 0.01\n', encoding="utf-8")
+    cal = load(f)
+    design = study_design(cal, cal.defaults(), seed=1, reps=2)
+    assert design.points
+    for p in design.points:
+        assert "link.6.loss=0.01" in p.overrides, p.overrides
+        opened = [i for i, o in enumerate(p.overrides) if o.startswith("link.6.jitter_mean=")]
+        assert p.overrides.index("link.6.loss=0.01") < min(opened)

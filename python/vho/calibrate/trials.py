@@ -116,7 +116,8 @@ def study_design(
     cal: Calibration, params: dict[str, Any], seed: int, reps: int | None = None
 ) -> Any:
     """A study's design for one point of the open values: its paper's cases (those named in
-    ``cases``, or all), each with the open values' overrides after its own, no run kept."""
+    ``cases``, or all), each with the file's ``[set]`` and then the open values' overrides
+    after its own, no run kept."""
     from ..reproduce import STUDIES
     from ..reproduce.study import Options
 
@@ -124,7 +125,11 @@ def study_design(
     o = Options(quick=True, seed=seed, reps=reps or cal.replications, sensitivity=False)
     d = study.design(o)
     points = tuple(
-        replace(p, overrides=(*p.overrides, *cal.overrides(params, p.case, p.variant)), keep=0)
+        replace(
+            p,
+            overrides=(*p.overrides, *cal.fixed, *cal.overrides(params, p.case, p.variant)),
+            keep=0,
+        )
         for p in d.points
         if p.role == "study" and (not cal.cases or p.case in cal.cases)
     )

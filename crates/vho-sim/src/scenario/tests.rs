@@ -1498,3 +1498,29 @@ fn a_notifications_delivery_delay_moves_its_instant() {
     let e = message(GOOD, &["handover.0.notify_delay=\"1 s\""]);
     assert_eq!(e, "--set handover.0.notify_delay=\"1 s\": handover.notify_delay: expected no `notify_delay` without a notification (notify = \"at\", \"before\" or \"after\"), got \"1 s\"");
 }
+
+#[test]
+fn a_key_of_another_kind_of_flow_is_refused_at_its_line() {
+    // Each kind refuses the others' keys through one table (`resolve::kind_keys`); TFRC's
+    // refusal named no line (its span was 0..0), the others named theirs.
+    let tcp_line = GOOD
+        .lines()
+        .position(|l| l.starts_with("tcp = {"))
+        .expect("GOOD has a tcp table")
+        + 1;
+    for (kind, on) in [
+        ("tfrc", "a TFRC flow"),
+        ("cbr", "a CBR flow"),
+        ("pareto", "a Pareto flow"),
+    ] {
+        let text = GOOD.replacen("[[flow]]\n", &format!("[[flow]]\nkind = \"{kind}\"\n"), 1);
+        let got = message(&text, &[]);
+        // The inserted `kind` line moves the tcp table down one.
+        let at = format!("s.toml:{}:", tcp_line + 1);
+        assert!(got.starts_with(&at), "{kind}: {got}");
+        assert!(
+            got.contains(&format!("flow.tcp: no flow.tcp on {on}")),
+            "{kind}: {got}"
+        );
+    }
+}

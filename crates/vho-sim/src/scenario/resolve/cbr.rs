@@ -6,29 +6,11 @@ use crate::traffic::cbr::CbrConfig;
 
 impl Ctx<'_> {
     pub(super) fn cbr_kind(&self, ft: &FlowT) -> R<FlowKind> {
-        for (span, what) in [
-            (ft.tcp.as_ref().map(|t| t.span()), "tcp"),
-            (
-                ft.remedies
-                    .as_ref()
-                    .and_then(|r| r.first())
-                    .map(|r| r.span()),
-                "remedies",
-            ),
-            (ft.tfrc.as_ref().map(|t| t.span()), "tfrc"),
-            (ft.pareto.as_ref().map(|t| t.span()), "pareto"),
-            (ft.mptcp.as_ref().map(|t| t.span()), "mptcp"),
-            (ft.probe.as_ref().map(|t| t.span()), "probe"),
-        ] {
-            if let Some(span) = span {
-                return Err(self.err(
-                    span,
-                    &format!("flow.{what}"),
-                    format!("no flow.{what} on a CBR flow"),
-                    None,
-                ));
-            }
-        }
+        self.refuse_keys(
+            ft,
+            &["tcp", "remedies", "tfrc", "pareto", "mptcp", "probe"],
+            "a CBR flow",
+        )?;
         let mut cfg = CbrConfig::default();
         let Some(t) = &ft.cbr else {
             return Ok(FlowKind::Cbr(cfg));

@@ -514,3 +514,42 @@ impl Builder {
             })
     }
 }
+
+/// A `[[flow]]`'s keys that belong to one kind of flow or another, each with where it was
+/// written (`Ctx::refuse_keys`).
+fn kind_keys(ft: &FlowT) -> [(Option<Range<usize>>, &'static str); 8] {
+    [
+        (ft.tcp.as_ref().map(|t| t.span()), "tcp"),
+        (
+            ft.remedies
+                .as_ref()
+                .and_then(|r| r.first())
+                .map(|r| r.span()),
+            "remedies",
+        ),
+        (ft.tfrc.as_ref().map(|t| t.span()), "tfrc"),
+        (ft.pareto.as_ref().map(|t| t.span()), "pareto"),
+        (ft.cbr.as_ref().map(|t| t.span()), "cbr"),
+        (ft.mptcp.as_ref().map(|t| t.span()), "mptcp"),
+        (ft.probe.as_ref().map(|t| t.span()), "probe"),
+        (ft.size.as_ref().map(|s| s.span()), "size"),
+    ]
+}
+
+impl Ctx<'_> {
+    /// The first of `refused` written on a flow of another kind, `on` ("a CBR flow"), as the
+    /// error that names it.
+    pub(super) fn refuse_keys(&self, ft: &FlowT, refused: &[&str], on: &str) -> R<()> {
+        for (span, key) in kind_keys(ft) {
+            if let Some(span) = span.filter(|_| refused.contains(&key)) {
+                return Err(self.err(
+                    span,
+                    &format!("flow.{key}"),
+                    format!("no flow.{key} on {on}"),
+                    None,
+                ));
+            }
+        }
+        Ok(())
+    }
+}

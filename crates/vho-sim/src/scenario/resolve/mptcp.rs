@@ -7,28 +7,11 @@ use crate::traffic::mptcp::{flags, Coupling, Endpoint, MptcpConfig, MAX_ENDPOINT
 impl Ctx<'_> {
     /// The kind and the keys that need no topology; the endpoints are `mptcp_paths`'s.
     pub(super) fn mptcp_kind(&self, ft: &FlowT) -> R<FlowKind> {
-        for (span, what) in [
-            (
-                ft.remedies
-                    .as_ref()
-                    .and_then(|r| r.first())
-                    .map(|r| r.span()),
-                "remedies",
-            ),
-            (ft.tfrc.as_ref().map(|t| t.span()), "tfrc"),
-            (ft.pareto.as_ref().map(|t| t.span()), "pareto"),
-            (ft.cbr.as_ref().map(|t| t.span()), "cbr"),
-            (ft.probe.as_ref().map(|t| t.span()), "probe"),
-        ] {
-            if let Some(span) = span {
-                return Err(self.err(
-                    span,
-                    &format!("flow.{what}"),
-                    format!("no flow.{what} on an MPTCP flow"),
-                    None,
-                ));
-            }
-        }
+        self.refuse_keys(
+            ft,
+            &["remedies", "tfrc", "pareto", "cbr", "probe"],
+            "an MPTCP flow",
+        )?;
         let mut cfg = MptcpConfig::default();
         let Some(t) = &ft.mptcp else {
             return Ok(FlowKind::Mptcp(cfg));

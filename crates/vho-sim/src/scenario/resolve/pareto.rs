@@ -11,29 +11,11 @@ pub const DEFAULT_SHAPE: f64 = 1.9;
 
 impl Ctx<'_> {
     pub(super) fn pareto_kind(&self, ft: &FlowT) -> R<FlowKind> {
-        for (span, what) in [
-            (ft.tcp.as_ref().map(|t| t.span()), "tcp"),
-            (
-                ft.remedies
-                    .as_ref()
-                    .and_then(|r| r.first())
-                    .map(|r| r.span()),
-                "remedies",
-            ),
-            (ft.tfrc.as_ref().map(|t| t.span()), "tfrc"),
-            (ft.cbr.as_ref().map(|t| t.span()), "cbr"),
-            (ft.mptcp.as_ref().map(|t| t.span()), "mptcp"),
-            (ft.size.as_ref().map(|s| s.span()), "size"),
-        ] {
-            if let Some(span) = span {
-                return Err(self.err(
-                    span,
-                    &format!("flow.{what}"),
-                    format!("no flow.{what} on a Pareto flow (it sends until run.stop)"),
-                    None,
-                ));
-            }
-        }
+        self.refuse_keys(
+            ft,
+            &["tcp", "remedies", "tfrc", "cbr", "mptcp", "size"],
+            "a Pareto flow (it sends until run.stop)",
+        )?;
         let mut cfg = ParetoConfig {
             shape: DEFAULT_SHAPE,
             ..ParetoConfig::default()

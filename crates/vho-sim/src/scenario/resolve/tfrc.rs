@@ -47,21 +47,7 @@ impl Ctx<'_> {
                 Ok(FlowKind::Tcp)
             }
             "tfrc" => {
-                for (bad, what) in [
-                    (ft.tcp.is_some(), "tcp"),
-                    (ft.pareto.is_some(), "pareto"),
-                    (ft.cbr.is_some(), "cbr"),
-                    (ft.mptcp.is_some(), "mptcp"),
-                ] {
-                    if bad {
-                        return Err(self.err(
-                            0..0,
-                            &format!("flow.{what}"),
-                            format!("no flow.{what} on a TFRC flow"),
-                            None,
-                        ));
-                    }
-                }
+                self.refuse_keys(ft, &["tcp", "pareto", "cbr", "mptcp"], "a TFRC flow")?;
                 // Only TFRC Probe's remedies (`remedy::probe`) act on a TFRC flow.
                 for r in ft.remedies.iter().flatten() {
                     let known = Remedy::from_name(r.get_ref());

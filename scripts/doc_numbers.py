@@ -344,6 +344,64 @@ def compare() -> dict[str, str]:
         return compare_values(out)
 
 
+@cache
+def mptcpkernel() -> dict[str, str]:
+    """`benches/mptcp_vs_kernel.py`'s table: the MPTCP model's run of each of Daniel & Kojo's
+    12 handover cells (deterministic: one run each, the bench's `model_row`) beside the
+    kernel's times stored in `benches/data/emu_kernel_*.csv` (well under a second)."""
+    sys.path.insert(0, str(ROOT / "benches"))
+    import mptcp_vs_kernel as bench
+    from emu_vs_profile import cells
+
+    out: dict[str, str] = {}
+    within = 0
+    n = 0
+    for size in bench.KERNEL_CSV:
+        kernel = bench.kernel_times(size)
+        for cell in cells(["handover"], [size]):
+            r = bench.model_row(cell, kernel.get(cell.name))
+            key = cell.name.lower().replace(" ", "_").replace("-", "_")
+            d = float(r["diff_pct"])  # type: ignore[arg-type]
+            resume = r["model_resume_s"]
+            out |= {
+                f"{key}_kernel": _s(float(r["kernel_mptcp_s"]), 2),  # type: ignore[arg-type]
+                f"{key}_model": _s(float(r["model_mptcp_s"]), 2),  # type: ignore[arg-type]
+                f"{key}_diff": f"{d:+.1f} %",
+                f"{key}_reinjected": str(r["model_bytes_retrans"]),
+                f"{key}_resume": "-" if resume is None else _s(float(resume), 2),  # type: ignore[arg-type]
+            }
+            n += 1
+            within += abs(d) <= 10
+    return out | {"cells": str(n), "within10": str(within)}
+
+
+@cache
+def mptcpfix() -> dict[str, str]:
+    """`benches/mptcp_vs_tshark.py tests/data/mptcp_*.pcap` without tshark: `vho analyze`'s
+    MPTCP figures of the committed fixtures against tshark's fields stored beside them
+    (``.tshark.csv``), as `tests/test_analyze_mptcp.py` reads them (a second or two)."""
+    sys.path.insert(0, str(ROOT / "benches"))
+    import mptcp_vs_tshark as peer
+
+    out: dict[str, str] = {}
+    for cap in sorted((ROOT / "tests" / "data").glob("mptcp_*.pcap")):
+        theirs = peer.tshark_figures(peer.read_csv(cap.with_suffix(".tshark.csv")))
+        c = peer.compare(peer.vho_figures(peer.vho_mptcp(cap)), theirs)
+        r, rl = c["reinjections_by_fields"], c["reinjected_later_by_fields"]
+        key = cap.stem.removeprefix("mptcp_")
+        out |= {
+            f"{key}_subflows": f"{c['subflows']['vho']}/{c['subflows']['tshark']}",
+            f"{key}_segments": f"{c['data_segments']['vho']}/{c['data_segments']['tshark']}",
+            f"{key}_dsn_equal": f"{c['dsn_equal']['equal']}/{c['dsn_equal']['of']}",
+            f"{key}_mappings": f"{sum(c['mappings_per_subflow']['vho'].values())}/"
+            f"{sum(c['mappings_per_subflow']['tshark'].values())}",
+            f"{key}_reinjections": f"{r['vho']}/{c['reinjections']['tshark']}",
+            f"{key}_reinjected_later": f"{rl['vho']} / {c['reinjected_later']['tshark']}",
+            f"{key}_agrees": "agrees" if peer.agrees(c) else "DIFFERS",
+        }
+    return out
+
+
 SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "cottingham": cottingham,
     "dkfig1": dkfig1,
@@ -352,6 +410,8 @@ SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "naoe300": naoe300,
     "calexample": calexample,
     "compare": compare,
+    "mptcpkernel": mptcpkernel,
+    "mptcpfix": mptcpfix,
 }
 #: Sources too slow for CI: `--check` leaves their marks alone, `--check --full` (a bench,
 #: `benches/README.md`) checks them too.

@@ -328,20 +328,115 @@ def compare_values(out_dir: Path) -> dict[str, str]:
     return out
 
 
+#: The temporary folder of this process's `vho compare` run (removed at exit).
+_KEEP: list[tempfile.TemporaryDirectory[str]] = []
+
+
 @cache
-def compare() -> dict[str, str]:
-    """`vho compare` with its default scenarios and variants (minutes on 2 cores): a *full*
-    source."""
+def compare_out() -> Path:
+    """`vho compare` with its default scenarios and variants (minutes on 2 cores), made once
+    per process: the `compare` and `comparemptcp` sources read the same run. With
+    ``VHO_DOC_COMPARE`` set, that folder instead (a default run made at this commit)."""
+    import os
     import subprocess
 
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "compare"
-        subprocess.run(
-            [sys.executable, "-m", "vho.cli", "compare", "--out", str(out), "--quiet"],
-            check=True,
-            capture_output=True,
-        )
-        return compare_values(out)
+    if os.environ.get("VHO_DOC_COMPARE"):
+        return Path(os.environ["VHO_DOC_COMPARE"])
+    _KEEP.append(tempfile.TemporaryDirectory())
+    out = Path(_KEEP[-1].name) / "compare"
+    subprocess.run(
+        [sys.executable, "-m", "vho.cli", "compare", "--out", str(out), "--quiet"],
+        check=True,
+        capture_output=True,
+    )
+    return out
+
+
+@cache
+def compare() -> dict[str, str]:
+    """The compare pages' figures from `vho compare`'s default run: a *full* source."""
+    return compare_values(compare_out())
+
+
+#: The scenarios of `docs/design/mptcp.md`'s tables, in their order.
+MPTCP_DK = [
+    f"dk-wlan-gprs-{size}-{model}-h{h}"
+    for size in ("200KB", "2MB")
+    for h in (0, 1, 3, 5)
+    for model in ("ideal-hard", "delay-4")
+] + [f"dk-wlan-gprs-20MB-delay-4-h{h}" for h in (0, 1, 3, 5)]
+MPTCP_THESIS = ["thesis-fast-slow", "thesis-fast-slow-4k", "thesis-fast-slow-536", "thesis-upload"]
+MPTCP_WHY = [
+    "dk-wlan-gprs-200KB-ideal-soft-h0",
+    "dk-wlan-gprs-200KB-ideal-hard-h0",
+    "dk-wlan-gprs-2MB-ideal-hard-h3",
+    "dk-wlan-gprs-2MB-ideal-soft-h5",
+    "dk-wlan-gprs-20MB-ideal-soft-h5",
+]
+
+
+@cache
+def comparemptcp() -> dict[str, str]:
+    """`docs/design/mptcp.md`'s `vho compare` figures from the default run (`compare_out`):
+    rows of `compare.md`'s Multipath TCP section, `benches/compare_mptcp.py`'s per-scenario
+    table and its counts: a *full* source."""
+    import contextlib
+    import io
+
+    sys.path.insert(0, str(ROOT / "benches"))
+    import compare_mptcp as bench
+    import pandas as pd
+
+    d = compare_out()
+    md = (d / "compare.md").read_text(encoding="utf-8")
+    sec = md[md.index("## Multipath TCP beside") :].split("\n## ")[0]
+    rows = {ln.split(" | ")[0][2:]: ln for ln in sec.splitlines() if ln.startswith("| dk-")}
+    rows |= {ln.split(" | ")[0][2:]: ln for ln in sec.splitlines() if ln.startswith("| thesis")}
+    out = {
+        "dk_table": "\n".join(rows[x] for x in MPTCP_DK),
+        "thesis_table": "\n".join(rows[x] for x in MPTCP_THESIS),
+    }
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        bench.summary(d, MPTCP_WHY)
+    why = [ln for ln in buf.getvalue().splitlines() if ln.startswith("| dk-")]
+    out["why_table"] = "\n".join(why)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        bench.counts(d)
+    pat = re.compile(
+        r"^(\S+): hosted by (\d+) scenarios \(skipped in (\d+)\), a transfer completed in "
+        r"(\d+), some replication incomplete in (\d+); beats the best TCP variant in (\d+), "
+        r"plain TCP in (\d+), the oracle in (\d+); within 5 % of the oracle in (\d+); vs the "
+        r"best TCP variant: median (\S+) %, best (\S+) % \((\S+)\), worst (\S+) % \((\S+)\)$"
+    )
+    for ln in buf.getvalue().splitlines():
+        m = pat.match(ln)
+        if m is None:
+            raise ValueError(f"benches/compare_mptcp.py counts: unexpected line {ln!r}")
+        k = m.group(1).replace("-", "_")
+        g = m.groups()
+        out |= {
+            f"{k}_hosted": g[1],
+            f"{k}_skipped": g[2],
+            f"{k}_beats_best": g[5],
+            f"{k}_beats_plain": g[6],
+            f"{k}_beats_oracle": g[7],
+            f"{k}_within5": g[8],
+            f"{k}_median": g[9].lstrip("+"),
+            f"{k}_best": g[10],
+            f"{k}_best_scenario": g[11],
+            f"{k}_worst": g[12],
+            f"{k}_worst_scenario": g[13],
+        }
+    t = pd.read_csv(d / "compare.csv", keep_default_na=True)
+    t["skipped"] = t["skipped"].fillna("")
+    both = (
+        t[t["variant"].isin(bench.MP)]
+        .groupby("scenario")["skipped"]
+        .apply(lambda x: bool((x != "").all()))
+    )
+    return out | {"skip_both": str(int(both.sum()))}
 
 
 @cache
@@ -402,6 +497,51 @@ def mptcpfix() -> dict[str, str]:
     return out
 
 
+def _study_calibration(study: str, split: str | None = None) -> dict[str, str]:
+    """`vho reproduce STUDY --calibrate [--split SPLIT]` (seed 1): the figures of a row of
+    `docs/design/calibration.md`'s table, from its `calibration.json`."""
+    import dataclasses
+    import json
+
+    from vho import calibrate
+    from vho.calibrate import studies
+
+    cal = dataclasses.replace(calibrate.load(studies.path(study, split)), seed=1)
+    with tempfile.TemporaryDirectory() as tmp:
+        calibrate.run(cal, Path(tmp) / "cal", quiet=True)
+        res = json.loads((Path(tmp) / "cal" / "calibration.json").read_text(encoding="utf-8"))
+    d, b = res["defaults"], res["best"]
+    hd, hb = res["held_out"]["defaults"], res["held_out"]["best"]
+    f, h = res["verdicts"]["fit"], res["verdicts"]["held out"]
+    loss = 2 if d["loss"] < 100 else 0
+    rd, rb = _pct(hd["mean_abs_rel_error"], 0), _pct(hb["mean_abs_rel_error"], 0)
+    return {
+        "loss": f"{d['loss']:.{loss}f} -> {b['loss']:.{loss}f}",
+        "held_z": f"{hd['rms_z']:.3g} -> {hb['rms_z']:.3g}",
+        "held_rel": f"{rd} % -> {rb} %",
+        "held_agree": f"{h['defaults']} -> {h['calibrated']} of {h['of']}",
+        "fit_agree": f"{f['defaults']} -> {f['calibrated']} of {f['of']}",
+    }
+
+
+@cache
+def calcottingham() -> dict[str, str]:
+    """`vho reproduce cottingham --calibrate` (under a minute on 2 cores): a *full* source."""
+    return _study_calibration("cottingham")
+
+
+@cache
+def calnaoe() -> dict[str, str]:
+    """`vho reproduce naoe --calibrate` (under a minute on 2 cores): a *full* source."""
+    return _study_calibration("naoe")
+
+
+@cache
+def calnaoereverse() -> dict[str, str]:
+    """`vho reproduce naoe --calibrate --split reverse` (under a minute): a *full* source."""
+    return _study_calibration("naoe", "reverse")
+
+
 SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "cottingham": cottingham,
     "dkfig1": dkfig1,
@@ -412,10 +552,22 @@ SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "compare": compare,
     "mptcpkernel": mptcpkernel,
     "mptcpfix": mptcpfix,
+    "comparemptcp": comparemptcp,
+    "calcottingham": calcottingham,
+    "calnaoe": calnaoe,
+    "calnaoereverse": calnaoereverse,
 }
 #: Sources too slow for CI: `--check` leaves their marks alone, `--check --full` (a bench,
 #: `benches/README.md`) checks them too.
-FULL = {"naoe300", "calexample", "compare"}
+FULL = {
+    "naoe300",
+    "calexample",
+    "compare",
+    "comparemptcp",
+    "calcottingham",
+    "calnaoe",
+    "calnaoereverse",
+}
 
 
 def value(name: str) -> str:

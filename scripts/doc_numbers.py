@@ -542,6 +542,50 @@ def calnaoereverse() -> dict[str, str]:
     return _study_calibration("naoe", "reverse")
 
 
+@cache
+def mptcpbench() -> dict[str, str]:
+    """`python3 benches/compare_mptcp.py --handshake --thesis-window` (seed 1, about a second):
+    the setup's cost without a handover, and the thesis's base case as TCP and as MPTCP."""
+    import contextlib
+    import io
+
+    sys.path.insert(0, str(ROOT / "benches"))
+    import compare_mptcp as bench
+
+    def rows(f: Callable[[], None]) -> list[list[str]]:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            f()
+        lines = buf.getvalue().splitlines()[2:]
+        return [[c.strip() for c in ln.strip("|").split("|")] for ln in lines]
+
+    (_, tcp), (_, hs), (_, mp) = rows(bench.handshake)
+    w = {r[0]: r for r in rows(bench.thesis_window)}
+
+    def kb(case: str, interface: str) -> str:
+        per = dict(x.split() for x in w[case][2].split(", "))
+        return per[interface]
+
+    ms = 1000 * (float(hs) - float(tcp)), 1000 * (float(mp) - float(tcp))
+    return {
+        "hs_tcp": tcp,
+        "hs_handshake": hs,
+        "hs_mptcp": mp,
+        "hs_handshake_ms": f"{ms[0]:.0f}",
+        "hs_mptcp_ms": f"{ms[1]:.0f}",
+        "hs_rest_ms": f"{ms[1] - ms[0]:.0f}",
+        "tw_tcp_s": w["TCP, 16 KiB"][1],
+        "tw_at": w["TCP, 16 KiB"][3],
+        "tw_mptcp_s": f"{float(w['mptcp, 16 KiB'][1]):.0f}",
+        "tw_mptcp_wavelan": kb("mptcp, 16 KiB", "wavelan"),
+        "tw_mptcp_gsm": kb("mptcp, 16 KiB", "gsm"),
+        "tw_1mib_wavelan": kb("mptcp, 1 MiB", "wavelan"),
+        "tw_1mib_s": w["mptcp, 1 MiB"][1],
+        "tw_backup_wavelan": kb("mptcp-backup, 16 KiB", "wavelan"),
+        "tw_backup_s": w["mptcp-backup, 16 KiB"][1],
+    }
+
+
 SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "cottingham": cottingham,
     "dkfig1": dkfig1,
@@ -553,6 +597,7 @@ SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "mptcpkernel": mptcpkernel,
     "mptcpfix": mptcpfix,
     "comparemptcp": comparemptcp,
+    "mptcpbench": mptcpbench,
     "calcottingham": calcottingham,
     "calnaoe": calnaoe,
     "calnaoereverse": calnaoereverse,

@@ -401,6 +401,34 @@ def comparemptcp() -> dict[str, str]:
         bench.summary(d, MPTCP_WHY)
     why = [ln for ln in buf.getvalue().splitlines() if ln.startswith("| dk-")]
     out["why_table"] = "\n".join(why)
+    # The prose beside it: the no-handover cell, the mid-transfer one, and those at HTime 0.
+    w = {tuple(c.strip() for c in ln.strip("|").split("|")[:2]): ln for ln in why}
+    cell = {k: [c.strip() for c in v.strip("|").split("|")] for k, v in w.items()}
+
+    def per(k: tuple[str, str], interface: str) -> str:
+        return dict(x.split() for x in cell[k][6].split(", "))[interface]
+
+    h5, h3 = "dk-wlan-gprs-2MB-ideal-soft-h5", "dk-wlan-gprs-2MB-ideal-hard-h3"
+    h0 = [v for k, v in cell.items() if k[0].endswith("-h0")]
+    inc = [int(c[3]) for c in h0]
+    res = [float(c[7]) for c in h0]
+    again = [float(c[8]) / 1000 for c in h0]
+    out |= {
+        "h5_gprs_kb": per((h5, "mptcp"), "gprs"),
+        "h5_again": cell[(h5, "mptcp")][8],
+        "h5_t": _s(float(cell[(h5, "mptcp")][2]), 2),
+        "h5_best_t": _s(float(rows[h5].split(" | ")[2].split()[0]), 2),
+        "h5_vs_best": f"{float(cell[(h5, 'mptcp')][4].split()[0]):+.0f}",
+        "h5_backup_gprs_kb": per((h5, "mptcp-backup"), "gprs"),
+        "h5_backup_vs_best": cell[(h5, "mptcp-backup")][4].split()[0],
+        "h3_gprs_kb": per((h3, "mptcp"), "gprs"),
+        "h3_backup_gprs_kb": per((h3, "mptcp-backup"), "gprs"),
+        "h3_t": _s(float(cell[(h3, "mptcp")][2]), 1),
+        "h3_backup_t": _s(float(cell[(h3, "mptcp-backup")][2]), 1),
+        "h0_incomplete": f"{min(inc)} to {max(inc)}",
+        "h0_resume": f"{min(res):.1f} to {max(res):.1f}",
+        "h0_again_kb": f"{min(again):.0f}-{max(again):.0f}",
+    }
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         bench.counts(d)

@@ -378,19 +378,36 @@ def _study_calibration(study: str, split: str | None = None) -> dict[str, str]:
     f, h = res["verdicts"]["fit"], res["verdicts"]["held out"]
     loss = 2 if d["loss"] < 100 else 0
     rd, rb = _pct(hd["mean_abs_rel_error"], 0), _pct(hb["mean_abs_rel_error"], 0)
-    return {
-        "loss": f"{d['loss']:.{loss}f} -> {b['loss']:.{loss}f}",
-        "held_z": f"{hd['rms_z']:.3g} -> {hb['rms_z']:.3g}",
-        "held_rel": f"{rd} % -> {rb} %",
-        "held_agree": f"{h['defaults']} -> {h['calibrated']} of {h['of']}",
-        "fit_agree": f"{f['defaults']} -> {f['calibrated']} of {f['of']}",
+    means = {
+        re.sub(r"[^a-z0-9]+", "_", k.lower()).strip("_"): (v["mean"], b["targets"][k])
+        for k, v in d["targets"].items()
     }
+    targets = {k: f"{x:.0f} -> {y['mean']:.0f}" for k, (x, y) in means.items()}
+    zs = {f"{k}_z": f"{y['z']:.2f}" for k, (_, y) in means.items()}
+    params = {f"best_{k}": str(v) for k, v in b["params"].items()}
+    return (
+        targets
+        | zs
+        | params
+        | {
+            "loss": f"{d['loss']:.{loss}f} -> {b['loss']:.{loss}f}",
+            "held_z": f"{hd['rms_z']:.3g} -> {hb['rms_z']:.3g}",
+            "held_rel": f"{rd} % -> {rb} %",
+            "held_agree": f"{h['defaults']} -> {h['calibrated']} of {h['of']}",
+            "fit_agree": f"{f['defaults']} -> {f['calibrated']} of {f['of']}",
+        }
+    )
 
 
 @cache
 def calcottingham() -> dict[str, str]:
     """`vho reproduce cottingham --calibrate` (under a minute on 2 cores): a *full* source."""
-    return _study_calibration("cottingham")
+    v = _study_calibration("cottingham")
+    ms = {k: float(x.split()[0]) * 1e3 for k, x in v.items() if k.startswith("best_link.")}
+    return v | {
+        "delay_mean": f"{ms['best_link.6.jitter_mean']:.1f}",
+        "delay_sd": f"{ms['best_link.6.jitter_sd']:.0f}",
+    }
 
 
 @cache

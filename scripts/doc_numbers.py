@@ -13,7 +13,9 @@ values in.
 
 A value may span lines (a whole table). A source is named by the prefix of its names
 (``cottingham.t_n`` is the ``cottingham`` source's ``t_n``). Keep sources quick: the check
-runs in CI; a source that takes minutes goes in ``FULL``, which only ``--full`` runs.
+runs in CI; a source that takes minutes goes in ``FULL``, which only ``--full`` runs. The
+MPTCP pages' sources are in ``doc_numbers_mptcp.py``. ``VHO_DOC_COMPARE=DIR`` makes the two
+`vho compare` sources read a default run already made (at this commit) instead of making one.
 """
 
 from __future__ import annotations
@@ -328,20 +330,107 @@ def compare_values(out_dir: Path) -> dict[str, str]:
     return out
 
 
+#: The temporary folder of this process's `vho compare` run (removed at exit).
+_KEEP: list[tempfile.TemporaryDirectory[str]] = []
+
+
 @cache
-def compare() -> dict[str, str]:
-    """`vho compare` with its default scenarios and variants (minutes on 2 cores): a *full*
-    source."""
+def compare_out() -> Path:
+    """`vho compare` with its default scenarios and variants (minutes on 2 cores), made once
+    per process: the `compare` and `comparemptcp` sources read the same run. With
+    ``VHO_DOC_COMPARE`` set, that folder instead (a default run made at this commit)."""
+    import os
     import subprocess
 
+    if os.environ.get("VHO_DOC_COMPARE"):
+        return Path(os.environ["VHO_DOC_COMPARE"])
+    _KEEP.append(tempfile.TemporaryDirectory())
+    out = Path(_KEEP[-1].name) / "compare"
+    subprocess.run(
+        [sys.executable, "-m", "vho.cli", "compare", "--out", str(out), "--quiet"],
+        check=True,
+        capture_output=True,
+    )
+    return out
+
+
+@cache
+def compare() -> dict[str, str]:
+    """The compare pages' figures from `vho compare`'s default run: a *full* source."""
+    return compare_values(compare_out())
+
+
+def _study_calibration(study: str, split: str | None = None) -> dict[str, str]:
+    """`vho reproduce STUDY --calibrate [--split SPLIT]` (seed 1): the figures of a row of
+    `docs/design/calibration.md`'s table, from its `calibration.json`."""
+    import dataclasses
+    import json
+
+    from vho import calibrate
+    from vho.calibrate import studies
+
+    cal = dataclasses.replace(calibrate.load(studies.path(study, split)), seed=1)
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "compare"
-        subprocess.run(
-            [sys.executable, "-m", "vho.cli", "compare", "--out", str(out), "--quiet"],
-            check=True,
-            capture_output=True,
-        )
-        return compare_values(out)
+        calibrate.run(cal, Path(tmp) / "cal", quiet=True)
+        res = json.loads((Path(tmp) / "cal" / "calibration.json").read_text(encoding="utf-8"))
+    d, b = res["defaults"], res["best"]
+    hd, hb = res["held_out"]["defaults"], res["held_out"]["best"]
+    f, h = res["verdicts"]["fit"], res["verdicts"]["held out"]
+    loss = 2 if d["loss"] < 100 else 0
+    rd, rb = _pct(hd["mean_abs_rel_error"], 0), _pct(hb["mean_abs_rel_error"], 0)
+    means = {
+        re.sub(r"[^a-z0-9]+", "_", k.lower()).strip("_"): (v["mean"], b["targets"][k])
+        for k, v in d["targets"].items()
+    }
+    targets = {k: f"{x:.0f} -> {y['mean']:.0f}" for k, (x, y) in means.items()}
+    zs = {f"{k}_z": f"{y['z']:.2f}" for k, (_, y) in means.items()}
+    params = {f"best_{k}": str(v) for k, v in b["params"].items()}
+    return (
+        targets
+        | zs
+        | params
+        | {
+            "loss": f"{d['loss']:.{loss}f} -> {b['loss']:.{loss}f}",
+            "held_z": f"{hd['rms_z']:.3g} -> {hb['rms_z']:.3g}",
+            "held_rel": f"{rd} % -> {rb} %",
+            "held_agree": f"{h['defaults']} -> {h['calibrated']} of {h['of']}",
+            "fit_agree": f"{f['defaults']} -> {f['calibrated']} of {f['of']}",
+        }
+    )
+
+
+@cache
+def calcottingham() -> dict[str, str]:
+    """`vho reproduce cottingham --calibrate` (under a minute on 2 cores): a *full* source."""
+    v = _study_calibration("cottingham")
+    ms = {k: float(x.split()[0]) * 1e3 for k, x in v.items() if k.startswith("best_link.")}
+    return v | {
+        "delay_mean": f"{ms['best_link.6.jitter_mean']:.1f}",
+        "delay_sd": f"{ms['best_link.6.jitter_sd']:.0f}",
+    }
+
+
+@cache
+def calnaoe() -> dict[str, str]:
+    """`vho reproduce naoe --calibrate` (under a minute on 2 cores): a *full* source."""
+    return _study_calibration("naoe")
+
+
+@cache
+def calnaoereverse() -> dict[str, str]:
+    """`vho reproduce naoe --calibrate --split reverse` (under a minute): a *full* source."""
+    return _study_calibration("naoe", "reverse")
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import doc_numbers_mptcp as mptcp  # noqa: E402
+
+
+@cache
+def comparemptcp() -> dict[str, str]:
+    """`docs/design/mptcp.md`'s `vho compare` figures, from the same run as `compare`: a
+    *full* source."""
+    return mptcp.comparemptcp(compare_out())
 
 
 SOURCES: dict[str, Callable[[], dict[str, str]]] = {
@@ -352,10 +441,25 @@ SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "naoe300": naoe300,
     "calexample": calexample,
     "compare": compare,
+    "mptcpkernel": mptcp.mptcpkernel,
+    "mptcpfix": mptcp.mptcpfix,
+    "comparemptcp": comparemptcp,
+    "mptcpbench": mptcp.mptcpbench,
+    "calcottingham": calcottingham,
+    "calnaoe": calnaoe,
+    "calnaoereverse": calnaoereverse,
 }
 #: Sources too slow for CI: `--check` leaves their marks alone, `--check --full` (a bench,
 #: `benches/README.md`) checks them too.
-FULL = {"naoe300", "calexample", "compare"}
+FULL = {
+    "naoe300",
+    "calexample",
+    "compare",
+    "comparemptcp",
+    "calcottingham",
+    "calnaoe",
+    "calnaoereverse",
+}
 
 
 def value(name: str) -> str:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from mptcp_scenarios import HARD
 
 from vho import _native
 from vho.analysis import analyze
@@ -28,37 +29,8 @@ pytestmark = pytest.mark.skipif(
 
 # A download from ch to mh, WLAN -> GPRS (hard, the queued packets lost) at 0.3 s, over the
 # shipped presets: about half of the 300 KB crosses the WLAN, the rest GPRS (a few seconds).
-HANDOVER = """
-[run]
-name = "emulated handover"
-seed = 1
-stop = "40 s"
-
-[wired]
-preset = "lan-100m"
-delay = "10 ms"
-
-[access.wlan]
-preset = "dk-wlan"
-
-[access.gprs]
-preset = "dk-gprs"
-
-[mobile]
-start = "wlan"
-
-[[handover]]
-at = "0.3 s"
-from = "wlan"
-to = "gprs"
-kind = "hard"
-
-[[flow]]
-from = "ch"
-to = "mh"
-size = "300 KB"
-tcp = { mss = 1460 }
-"""
+# The MPTCP capture fixtures were made from the same scenario (tests/mptcp_scenarios.py).
+HANDOVER = HARD.replace('name = "mptcp wlan-gprs hard"', 'name = "emulated handover"')
 
 
 def _vho(*args: str, **kw) -> subprocess.CompletedProcess:

@@ -114,6 +114,60 @@ def test_fresh_emulator_captures_agree_with_tshark(tmp_path: Path, name: str) ->
 # -- The connection ----------------------------------------------------------------------------
 
 
+# -- The simulator's own captures ------------------------------------------------------------
+
+
+def _simulated(tmp_path: Path) -> tuple[dict, Path]:
+    """The bundled MPTCP example (WLAN -> GPRS, hard, 2 MB) run with captures at both ends."""
+    text = (HERE.parent / "scenarios" / "examples" / "mptcp-wlan-gprs.toml").read_text()
+    text = text.replace("series = true", 'series = true\npcap = ["ch", "mh"]')
+    scenario = tmp_path / "mptcp.toml"
+    scenario.write_text(text)
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out)]) == 0
+    return json.loads((out / "summary.json").read_text()), out
+
+
+def test_a_simulated_capture_reads_back_as_the_simulator_ran_it(tmp_path: Path) -> None:
+    # The simulator writes each subflow segment's MPTCP option as Linux lays it out
+    # (agent::mptcp::wire: RFC 8684 §3.1 MP_CAPABLE, §3.2 MP_JOIN, §3.3 DSS): the analysis
+    # of its capture at the data sender must give back what the simulator says it sent.
+    summary, out = _simulated(tmp_path)
+    flow = summary["flows"][0]
+    sim = flow["mptcp"]
+    m = vho.analyze(out / "ch.pcap").mptcp
+    assert m["options"]["malformed"] == 0
+    (conn,) = m["connections"]
+    # The join: one connection of two subflows, the second naming the server's token.
+    subflows = conn["subflows"]
+    assert [s["role"] for s in subflows] == ["initial", "join"]
+    assert subflows[1]["token"] == conn["server"]["token"] is not None
+    # Per subflow, the bytes the data sender put on it (retransmissions and reinjections
+    # included), as the simulator counted them.
+    assert [s["server"]["bytes"] for s in subflows] == [s["bytes_sent"] for s in sim["subflows"]]
+    d = conn["server_to_client"]
+    assert d["bytes"] == sum(s["bytes_sent"] for s in sim["subflows"])
+    # Every byte of the transfer once in DSN space, and the last DATA_ACK past its last byte
+    # (the first data byte is IDSN + 1, RFC 8684 §3.3.1 and Linux's write_seq).
+    assert d["unique_bytes"] == flow["bytes"] == 2_000_000
+    assert d["data_ack"] == flow["bytes"] + 1
+    # A data sender's segment is 1424 bytes of payload on a 1500-byte MTU, as the kernel's:
+    # 12 bytes of timestamps and a 24-byte DSS (agent::mptcp::DATA_DSS_BYTES).
+    seg = m["segments"]
+    assert max(seg["len"]) == 1424
+
+
+@needs_tshark
+def test_a_simulated_capture_agrees_with_tshark(tmp_path: Path) -> None:
+    # tshark's MPTCP dissector reads the simulator's capture as vho does: the same
+    # connection, every DSN, every mapping, the reinjections.
+    _, out = _simulated(tmp_path)
+    capture = out / "ch.pcap"
+    c = peer.compare(peer.vho_figures(vho.analyze(capture).mptcp),
+                     peer.tshark_figures(peer.tshark_rows(capture)))  # fmt: skip
+    assert peer.agrees(c), peer.line(c)
+
+
 def test_the_join_names_the_servers_token_and_its_address_id() -> None:
     # RFC 8684 §3.2: MP_JOIN's SYN carries the token of the host it is sent to; §3.1: the
     # token is the top 32 bits of SHA-256 of that host's key. §3.4.1: the initial subflow's

@@ -7,6 +7,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use vho_sim::agent::mptcp::wire::{self, MptcpKeys};
 use vho_sim::agent::Payload;
 use vho_sim::packet::Packet;
 use vho_sim::record::hops::Hops;
@@ -33,6 +34,9 @@ struct PcapTap {
     /// A Mobile IPv6 run's addresses: its packets are written as IPv6.
     ipv6: Option<Ipv6Plan>,
     buf: Vec<u8>,
+    /// The run's seed: an MPTCP connection's keys in the capture derive from it
+    /// (`MptcpKeys::of`).
+    seed: u64,
 }
 
 impl PcapTap {
@@ -54,6 +58,24 @@ impl PacketTap for PcapTap {
         let ttl = self.ttl(pkt);
         self.writer
             .write_segment(now, src, dst, pkt.ip_id, ttl, &pkt.seg);
+    }
+    fn segment_with(&mut self, now: Time, pkt: &Packet, payload: &Payload) {
+        let Payload::Mptcp(opt) = payload else {
+            return self.packet(now, pkt);
+        };
+        // An MPTCP subflow's segment (IPv4 only: MPTCP refuses Mobile IPv6), its option
+        // written as Linux lays it out (`agent::mptcp::wire`).
+        if self.ipv6.is_some() {
+            return self.packet(now, pkt);
+        }
+        let src = node_ip(pkt.src as usize);
+        let dst = node_ip(pkt.dst as usize);
+        let keys = MptcpKeys::of(self.seed, pkt.flow);
+        let mut extra = [0u8; 40];
+        let n = wire::encode(&mut extra, opt, &pkt.seg, pkt.to_receiver, &keys, src);
+        let ttl = self.ttl(pkt);
+        self.writer
+            .write_segment_with(now, src, dst, pkt.ip_id, ttl, &pkt.seg, &extra[..n]);
     }
     fn datagram(&mut self, now: Time, pkt: &Packet, payload: &Payload) {
         // IPv4 captures only (a Mobile IPv6 run carries no TFRC; cross traffic and CBR in one
@@ -238,6 +260,7 @@ pub fn run_scenario<'py>(
                     hops: Hops::of(&spec),
                     ipv6: Ipv6Plan::of(&spec),
                     buf: Vec::with_capacity(256),
+                    seed: spec.seed,
                 }),
             ));
             capture_files.push(name.clone());

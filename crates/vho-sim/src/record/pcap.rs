@@ -115,9 +115,26 @@ impl<S: CaptureSink> PcapWriter<S> {
         ttl: u8,
         seg: &Segment,
     ) {
+        self.write_segment_with(ts, src, dst, ip_id, ttl, seg, &[]);
+    }
+
+    /// [`Self::write_segment`] with `extra` option bytes (an MPTCP option,
+    /// `agent::mptcp::wire`) laid after the segment's own and before its SACK blocks, which
+    /// get what room is left (Linux `tcp_established_options`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_segment_with(
+        &mut self,
+        ts: Time,
+        src: [u8; 4],
+        dst: [u8; 4],
+        ip_id: u16,
+        ttl: u8,
+        seg: &Segment,
+        extra: &[u8],
+    ) {
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
-        encode_headers(&mut buf, src, dst, ip_id, ttl, seg);
+        encode_headers_with(&mut buf, src, dst, ip_id, ttl, seg, extra);
         self.write_record(ts, &buf, seg.len);
         self.buf = buf;
     }
@@ -178,8 +195,22 @@ pub fn encode_headers(
     ttl: u8,
     seg: &Segment,
 ) {
+    encode_headers_with(out, src, dst, ip_id, ttl, seg, &[]);
+}
+
+/// [`encode_headers`] with `extra` option bytes after the segment's own (see
+/// [`PcapWriter::write_segment_with`]).
+pub fn encode_headers_with(
+    out: &mut Vec<u8>,
+    src: [u8; 4],
+    dst: [u8; 4],
+    ip_id: u16,
+    ttl: u8,
+    seg: &Segment,
+    extra: &[u8],
+) {
     // Pseudo-header (RFC 9293 §3.1): src, dst, zero, protocol 6, TCP length.
-    let (tcp, tcp_len) = encode_tcp(seg, sum16(&src) + sum16(&dst) + 6);
+    let (tcp, tcp_len) = encode_tcp_with(seg, sum16(&src) + sum16(&dst) + 6, extra);
     let total = 20 + tcp_len as u32 + seg.len;
     out.extend_from_slice(&ipv4_header(total, ip_id, ttl, 6, src, dst));
     out.extend_from_slice(&tcp[..tcp_len]);
@@ -189,8 +220,12 @@ pub fn encode_headers(
 /// `pseudo` (the pseudo-header's sum without the TCP length, which is added here) and the
 /// header; the payload is zeros, which add nothing but their length.
 pub(crate) fn encode_tcp(seg: &Segment, pseudo: u32) -> ([u8; 60], usize) {
+    encode_tcp_with(seg, pseudo, &[])
+}
+
+fn encode_tcp_with(seg: &Segment, pseudo: u32, extra: &[u8]) -> ([u8; 60], usize) {
     let mut tcp = [0u8; 60];
-    let opt_len = encode_options(&mut tcp[20..], seg);
+    let opt_len = encode_options(&mut tcp[20..], seg, extra);
     let tcp_len = 20 + opt_len;
     tcp[0..2].copy_from_slice(&seg.src_port.to_be_bytes());
     tcp[2..4].copy_from_slice(&seg.dst_port.to_be_bytes());
@@ -212,7 +247,9 @@ pub(crate) fn encode_tcp(seg: &Segment, pseudo: u32) -> ([u8; 60], usize) {
 
 /// Lays the options out as Linux does (MSS, SACK-permitted, timestamps, window scale; SACK
 /// blocks after timestamps), NOP-padded to 32-bit words; returns their length.
-pub(crate) fn encode_options(out: &mut [u8], seg: &Segment) -> usize {
+/// `extra` (whole 32-bit words: an MPTCP option) goes after the segment's own options and
+/// before its SACK blocks, left out if it does not fit.
+fn encode_options(out: &mut [u8], seg: &Segment, extra: &[u8]) -> usize {
     let o = &seg.options;
     let mut n = 0;
     let put = |out: &mut [u8], n: &mut usize, bytes: &[u8]| {
@@ -246,6 +283,9 @@ pub(crate) fn encode_options(out: &mut [u8], seg: &Segment) -> usize {
             &mut n,
             &[1, 253, 7, x[0], x[1], h.from, h.to, h.rate.byte()],
         );
+    }
+    if !extra.is_empty() {
+        put(out, &mut n, extra);
     }
     if !o.sack.is_empty() {
         let room = (40usize.saturating_sub(n + 4)) / 8;

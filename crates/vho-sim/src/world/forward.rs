@@ -1,7 +1,7 @@
 //! Packets moving: endpoints transmitting, nodes forwarding, links delivering, drops.
 
 use super::{Event, World};
-use crate::agent::{with_ends, Body, Fate, FateOut, Kind, Payload, Transmit};
+use crate::agent::{with_ends, Body, Ends, Fate, FateOut, Kind, Payload, Transmit};
 use crate::link::{DropCause, Held};
 use crate::net::routes::{dir_link, DirIdx};
 use crate::packet::{Packet, PktIdx, Proto};
@@ -141,6 +141,12 @@ impl World {
                 let (now, payload) = (self.now, self.payload(idx));
                 self.rec.datagram(now, node, &pkt, &payload);
             }
+            return;
+        }
+        // A subflow's segment: its MPTCP option rides beside it (`Agent::tcp_payload`).
+        if pkt.proto == Proto::Tcp && self.flows[pkt.flow as usize].ends == Ends::Mptcp {
+            let (now, payload) = (self.now, self.payloads[idx as usize]);
+            self.rec.segment_with(now, node, &pkt, &payload);
             return;
         }
         self.tap(node, &pkt);

@@ -118,6 +118,11 @@ pub trait PacketTap: Send {
     /// An agent's datagram (`Proto::Datagram`, `Proto::BareDatagram`: TFRC, cross traffic with `record.pcap_cross`,
     /// CBR) with its payload; by default not written.
     fn datagram(&mut self, _now: Time, _pkt: &Packet, _payload: &crate::agent::Payload) {}
+    /// A TCP segment with what rides beside it (an MPTCP subflow's option,
+    /// `Payload::Mptcp`); by default as [`PacketTap::packet`].
+    fn segment_with(&mut self, now: Time, pkt: &Packet, _payload: &crate::agent::Payload) {
+        self.packet(now, pkt);
+    }
     /// Called once after the run: flush, and report the first failure.
     fn finish(&mut self) -> Result<(), String> {
         Ok(())

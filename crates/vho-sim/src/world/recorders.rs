@@ -70,6 +70,21 @@ impl Recorders {
         }
     }
 
+    /// Shows a TCP segment with what rides beside it to node `node`'s taps.
+    pub(super) fn segment_with(
+        &mut self,
+        now: Time,
+        node: NodeIdx,
+        pkt: &Packet,
+        payload: &Payload,
+    ) {
+        for (n, tap) in self.taps.iter_mut() {
+            if *n == node {
+                tap.segment_with(now, pkt, payload);
+            }
+        }
+    }
+
     /// Shows an agent's datagram with its payload to node `node`'s taps.
     pub(super) fn datagram(&mut self, now: Time, node: NodeIdx, pkt: &Packet, payload: &Payload) {
         for (n, tap) in self.taps.iter_mut() {

@@ -39,8 +39,11 @@ pub mod sched;
 mod sink;
 mod source;
 mod summary;
+pub mod wire;
 
-pub use option::{AddrSignal, Handshake, MapTable, Mapping, MptcpOption, Reassembly};
+pub use option::{
+    AddrSignal, Handshake, MapTable, Mapping, MptcpOption, Reassembly, DATA_DSS_BYTES,
+};
 pub use summary::{summary, MptcpSample, MptcpSummary, SubflowSummary};
 
 use super::{Body, Payload, Transmit};
@@ -180,8 +183,13 @@ fn subflow_port(base: u16, id: u8) -> u16 {
 /// A subflow's TCP: the flow's own, with the handshake MP_CAPABLE and MP_JOIN need, and no
 /// FIN (the connection ends with DATA_FIN, not modelled: it completes when all data is
 /// DATA_ACKed).
+///
+/// Its segments carry [`DATA_DSS_BYTES`] of DSS less payload than a plain TCP segment, as
+/// Linux's. Deviation: the SYN's MSS option shows that smaller payload (1436 with timestamps,
+/// where Linux advertises 1460 and takes the DSS off when sending); what is sent is the same.
 fn subflow_tcp(fs: &FlowSpec) -> TcpConfig {
     let mut t = fs.tcp;
+    t.mss = t.mss.saturating_sub(DATA_DSS_BYTES).max(1);
     t.handshake = true;
     t.one_way_syn = false;
     t.fin = false;

@@ -3,6 +3,13 @@
 //! reads of it. Only the fields the model's rules read are kept; the bytes it would take on
 //! the wire are added to the segment's size ([`MptcpOption::wire_len`]).
 
+/// The DSS bytes on a data sender's segment: a 32-bit DATA_ACK and a 64-bit mapping (4 + 4 +
+/// 14, padded to 24). Linux takes them from the segment's payload (`tcp_current_mss` counts
+/// `mptcp_established_options` with a mapping), so a subflow on a 1500-byte MTU carries 1424
+/// bytes a segment with timestamps, as a kernel capture shows (`tests/data/mptcp_soft_ch.pcap`:
+/// 304 frames of 1500 bytes, TCP payload 1424, TCP header 56).
+pub const DATA_DSS_BYTES: u32 = 24;
+
 /// The handshake suboption on a SYN or SYN-ACK.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Handshake {
@@ -50,6 +57,13 @@ pub struct MptcpOption {
     pub maps: [Mapping; 2],
     pub n_maps: u8,
     pub addr: AddrSignal,
+    /// The DATA_ACK is 8 octets (the a flag, §3.3). Linux sends a 64-bit DATA_ACK once it
+    /// has received a 64-bit DSN (`mptcp_incoming_options`: `use_64bit_ack`), and its DSNs
+    /// are always 64 bits: the data receiver's acks are 64 bits, the data sender's 32
+    /// (a kernel capture, `tests/data/mptcp_soft_ch.pcap`: data segments carry a 4-byte
+    /// DATA_ACK, pure ACKs an 8-byte one). The model sets it per end, not on the first
+    /// mapping received.
+    pub ack64: bool,
 }
 
 impl MptcpOption {
@@ -59,8 +73,10 @@ impl MptcpOption {
 
     /// Option bytes on the wire (RFC 8684 Figures 4, 5, 6, 7, 11, 15, 16, padded to a word as
     /// Linux lays them out): MP_CAPABLE 4 on a SYN and 12 on a SYN-ACK; MP_JOIN 12 on a SYN
-    /// and 16 on a SYN-ACK; a DSS with a 64-bit DATA_ACK 12, with a 64-bit mapping 28;
-    /// ADD_ADDR (IPv4, with its HMAC) 16 and REMOVE_ADDR 4 more.
+    /// and 16 on a SYN-ACK; a DSS with a DATA_ACK 4 + 8 (or 4), with a 64-bit mapping 14 more
+    /// (no checksum), padded: 12 for the data receiver's ACKs, 24 for the data sender's
+    /// segments ([`DATA_DSS_BYTES`]); ADD_ADDR (IPv4, with its HMAC) 16 and REMOVE_ADDR 4
+    /// more.
     pub fn wire_len(&self, syn_ack: bool) -> u32 {
         let hs = match self.handshake {
             Handshake::None => 0,
@@ -79,10 +95,15 @@ impl MptcpOption {
                 }
             }
         };
-        let dss = match (self.n_maps, self.data_ack) {
-            (0, None) => 0,
-            (0, Some(_)) => 12,
-            _ => 28,
+        let ack: u32 = match (self.data_ack, self.ack64) {
+            (None, _) => 0,
+            (Some(_), true) => 8,
+            (Some(_), false) => 4,
+        };
+        let dss = match (self.n_maps, ack) {
+            (0, 0) => 0,
+            (0, a) => 4 + a,
+            (_, a) => (4 + a + 14).div_ceil(4) * 4,
         };
         let addr = match self.addr {
             AddrSignal::None => 0,

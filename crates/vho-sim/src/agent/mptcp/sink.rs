@@ -112,6 +112,7 @@ impl Agent for MptcpSink {
             let seg = tx.segment;
             let mut opt = MptcpOption {
                 data_ack: Some(self.rx.ack_seq()),
+                ack64: true,
                 addr: self.signal.take().unwrap_or_default(),
                 ..MptcpOption::default()
             };

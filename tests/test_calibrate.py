@@ -285,6 +285,19 @@ def test_naoe_declares_the_wlans_retry_limit_shared_by_both_directions() -> None
         assert all("link.4.retry_limit=2" in p.overrides for p in design.points)
 
 
+def test_naoe_lets_the_3g_queue_reach_netems_default_limit() -> None:
+    # Issue 36: Naoe et al. §V-B emulate each link with NETEM, "a waiting queue", whose limit
+    # the paper does not give; tc's netem defaults it to 1000 packets. The 3G queue's range
+    # reaches it (searched on a log scale) in both splits; the study keeps ns-2's 50.
+    from vho.calibrate import load, studies
+
+    for split in (None, "reverse"):
+        cal = load(studies.path("naoe", split))
+        (o,) = [o for o in cal.open if o.name == "link.3.queue"]
+        assert (o.default, o.low, o.high, o.log, o.cases) == ("50 packets", 10, 1000, True, ())
+        assert "§V-B" in o.reason and "1000" in o.reason
+
+
 def test_chen_declares_the_ehn_notice_delay_at_the_ehn_variants() -> None:
     # Issue 36: the notice's delivery delay (handover.notify_delay) is set where EHN is on,
     # one value for EHN(a) (told at the handoff) and EHN(b) (one OWD before it); the ehn split

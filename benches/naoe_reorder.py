@@ -82,6 +82,7 @@ from pathlib import Path
 
 from vho.reproduce.naoe import SCHEME_OVERRIDES, study_path
 from vho.reproduce.naoe.design import direction_overrides
+from vho.reproduce.naoe.measure import pio_seq, records
 from vho.runner import run
 
 #: name -> overrides. link.3 is the 3G bearer, link.4 the WLAN, flow.0 the bulk transfer.
@@ -112,16 +113,6 @@ VARIANTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _records(path: Path):
-    """(time s, packet bytes) of a nanosecond raw-IP pcap (link type 101)."""
-    b = path.read_bytes()
-    o = 24
-    while o + 16 <= len(b):
-        sec, nsec, incl, _ = struct.unpack("<IIII", b[o : o + 16])
-        yield sec + nsec * 1e-9, b[o + 16 : o + 16 + incl]
-        o += 16 + incl
-
-
 def _tcp(p: bytes, at: int):
     """(seq, payload length, TSval) of the TCP segment at offset ``at`` of IPv6 packet ``p``
     whose TCP header starts there (payload length from the IPv6 header at ``at - 40``)."""
@@ -146,7 +137,7 @@ def _tcp(p: bytes, at: int):
 def lfn_counts(path: Path) -> dict:
     ts_max, seq_hi, have = -1, None, set()
     ts = seq = dup = 0
-    for _, p in _records(path):
+    for _, p in records(path):
         if p[6] != 6:
             continue
         s, n, tsv = _tcp(p, 40)
@@ -168,27 +159,14 @@ def lfn_counts(path: Path) -> dict:
 
 
 def mr_pairs(path: Path) -> dict:
-    """Bicast copies at the MR by PIO sequence: {pio: {link: arrival}}."""
-    copies: dict[int, dict[str, float]] = {}
+    """Bicast copies at the MR by PIO sequence: {pio: {outer destination: first arrival}}."""
+    copies: dict[int, dict[bytes, float]] = {}
     dsts: dict[bytes, int] = {}
-    for t, p in _records(path):
-        if p[6] != 60 or len(p) < 48:
-            continue  # a PIO-carrying tunnelled copy: outer IPv6, destination options
-        dst = p[24:40]
-        hdr_len = (p[41] + 1) * 8
-        # The PIO (Fig. 3): option type, length 4, 16-bit sequence, 16-bit timestamp.
-        opt = p[42 : 40 + hdr_len]
-        i, pio = 0, None
-        while i < len(opt):
-            if opt[i] == 0:
-                i += 1
-                continue
-            ln = opt[i + 1]
-            if ln == 4:
-                pio = struct.unpack(">H", opt[i + 2 : i + 4])[0]
-            i += 2 + ln
+    for t, p in records(path):
+        pio = pio_seq(p)
         if pio is None:
             continue
+        dst = p[24:40]
         dsts[dst] = dsts.get(dst, 0) + 1
         copies.setdefault(pio, {}).setdefault(dst, t)
     return {"copies": copies, "dsts": dsts}

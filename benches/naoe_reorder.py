@@ -63,7 +63,8 @@ What it found (10 trials, seeds 1-10, at the commit that added it;
   below the next expected byte draws a D-SACK, not a fast retransmit). §III ("forwards only
   the packet copy arrived earlier") and §IV-B ("This avoids injecting multiple copies") say
   the MR discards them: not adopted, but it is the only reading in which today's links reach
-  the paper's count.
+  the paper's count (a NEMO-SHO combiner "only based on sequence number", §VI, that forgets
+  numbers and forwards a forgotten one would give it; vho's 4096-number table drops them).
 - H5, the receive window (the standing 3G queue, §VII's 102 ms): 32 KB gives 11.2 / 1.1 /
   0.1 downward (the 3G 0.74 s behind), 13.1 / 9.8 / 0.0 upward.
 - Together (``paper-like-down``: 2 attempts, 48 KB, the 3G's BLER 0.05 -> 0.2): NEMO-SHO

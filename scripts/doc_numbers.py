@@ -169,6 +169,12 @@ def _naoe_tables(trials: int) -> dict[str, str]:
                 )
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
         out[direction] = "\n" + "\n".join(lines) + "\n"
+    # §VII's first duplicate delays (s), on Fig. 6's trial of APC at the mobile router.
+    for key, name in (
+        ("downward.first_slow_copy_delay_s", "first_duplicate_s"),
+        ("downward.two_sessions.first_slow_copy_delay_s", "first_duplicate_two_s"),
+    ):
+        out[name] = f"{float(by_key[key]['ours']):.2f}"
     return out
 
 

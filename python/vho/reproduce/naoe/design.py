@@ -149,8 +149,10 @@ CAUSES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      ('link.3.queue="10 packets"',)),
 )  # fmt: skip
 
-#: Fig. 6: one trial per scheme, downward, captured at the LFN.
+#: Fig. 6: one trial per scheme, downward, captured at the LFN and the mobile router (§VII's
+#: first duplicate delay, measure.py), and one of APC with two sessions (Fig. 6b).
 FIG6 = "fig6"
+FIG6_TWO_SESSIONS = "apc-two-sessions"
 
 
 def design(o: Options) -> Design:
@@ -191,13 +193,29 @@ def design(o: Options) -> Design:
                 (
                     *direction_overrides("downward"),
                     *SCHEME_OVERRIDES[scheme],
-                    'record.pcap=["lfn"]',
+                    'record.pcap=["lfn", "mr"]',
                 ),
                 1,
                 role="comparison",
                 keep=1,
             )
         )
+    points.append(
+        Point(
+            FIG6,
+            FIG6_TWO_SESSIONS,
+            (
+                *direction_overrides("downward"),
+                *SCHEME_OVERRIDES["apc"],
+                'record.pcap=["lfn", "mr"]',
+            ),
+            1,
+            role="comparison",
+            label="APC, two sessions (§VII, Fig. 6b)",
+            text=two,
+            keep=1,
+        )
+    )
     if o.sensitivity:
         for direction in ("downward", "upward"):
             for scheme in SCHEMES:
@@ -238,6 +256,6 @@ def design(o: Options) -> Design:
         options=o,
         seeds="common",
         draws=DRAWS,
-        measure="vho.reproduce.study:keep_only",
+        measure="vho.reproduce.naoe.measure:measure_run",
         record=("record.series=false",),
     )

@@ -10,7 +10,7 @@ APC", ``apc`` "NEMO-SHO with APC". Keys are ``<direction>.<scheme>.<metric>[.sd]
 
 from __future__ import annotations
 
-from ..verdict import PaperNumber, claim, mean, sd, unmeasured, value
+from ..verdict import PaperNumber, claim, mean, sd, value
 
 #: §VI: "30 trials were conducted per scenario".
 TRIALS = 30
@@ -98,19 +98,12 @@ def _claims() -> list[PaperNumber]:
 NUMBERS: tuple[PaperNumber, ...] = (
     *_tables(),
     *_claims(),
-    unmeasured(
-        value("downward.first_slow_copy_delay_s", "single session: the first duplicate from "
-              "the 3G after its WLAN copy", 0.102, "§VII", unit="s",
-              words="the first duplicate packet (TCP seq. 60) from the 3G link arrived at the "
-              "MR only 102 ms later than the WLAN link"),
-        "the mobile router's combiner counts copies (summary.json's nemo counters) but keeps "
-        "no arrival time per copy, and the study captures nothing at the router",
-    ),
-    unmeasured(
-        value("downward.two_sessions.first_slow_copy_delay_s", "two sessions: the first "
-              "duplicate from the 3G after its WLAN copy", 1.1, "§VII", "about", unit="s",
-              words="the first duplicate packet from the 3G link arrived approximately 1.1 "
-              "seconds later than the WLAN link"),
-        "as the single session's: no per-copy arrival time is kept",
-    ),
+    value("downward.first_slow_copy_delay_s", "single session: the first duplicate from "
+          "the 3G after its WLAN copy", 0.102, "§VII", unit="s",
+          words="the first duplicate packet (TCP seq. 60) from the 3G link arrived at the "
+          "MR only 102 ms later than the WLAN link"),
+    value("downward.two_sessions.first_slow_copy_delay_s", "two sessions: the first "
+          "duplicate from the 3G after its WLAN copy", 1.1, "§VII", "about", unit="s",
+          words="the first duplicate packet from the 3G link arrived approximately 1.1 "
+          "seconds later than the WLAN link"),
 )  # fmt: skip

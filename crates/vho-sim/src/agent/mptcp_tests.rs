@@ -429,6 +429,28 @@ fn lia_acts_on_a_two_path_run_and_is_refused_over_cubic() {
     assert_eq!(e.field, "flow.tcp.cc", "{e}");
 }
 
+#[test]
+fn olia_acts_on_a_two_path_run_and_is_refused_over_cubic() {
+    // OLIA (agent::mptcp::olia) replaces the subflows' congestion-avoidance step: the same run
+    // differs from the uncoupled one and from LIA's, and completes. Like LIA it is defined
+    // over Reno's increase (mptcp_olia.c's ssthresh and slow start are Reno's).
+    let base =
+        scenario("3 MB", "300 s", "") + "[flow.tcp]\nprofile = \"linux\"\ncc = \"newreno\"\n";
+    let lia = base.clone() + "[flow.mptcp]\ncongestion_control = \"lia\"\n";
+    let olia = base.clone() + "[flow.mptcp]\ncongestion_control = \"olia\"\n";
+    let (u, l, o) = (run(&base), run(&lia), run(&olia));
+    assert!(o.flows[0].completed);
+    assert_eq!(
+        o.flows[0].mptcp().expect("mptcp").congestion_control,
+        "olia"
+    );
+    assert_ne!(o.flows[0].transfer_time_s, u.flows[0].transfer_time_s);
+    assert_ne!(o.flows[0].transfer_time_s, l.flows[0].transfer_time_s);
+    let text = scenario("1 KB", "1 s", "") + "[flow.mptcp]\ncongestion_control = \"olia\"\n";
+    let e = load(&text).expect_err("olia over the default cubic is refused");
+    assert_eq!(e.field, "flow.tcp.cc", "{e}");
+}
+
 // ---- whole runs ----
 
 #[test]
@@ -559,7 +581,7 @@ fn endpoints_name_the_mobiles_interfaces_and_known_flags() {
     assert!(e.contains("wlan, gprs") || e.contains("gprs"), "{e}");
     let e = bad("[flow.mptcp]\nendpoints = { gprs = [\"signal\"] }\n");
     assert!(e.contains("ADD_ADDR"), "{e}");
-    let e = bad("[flow.mptcp]\ncongestion_control = \"olia\"\n");
+    let e = bad("[flow.mptcp]\ncongestion_control = \"balia\"\n");
     assert!(e.contains("uncoupled"), "{e}");
     let e = bad("remedies = [\"rto-reset\"]\n");
     assert!(e.contains("MPTCP"), "{e}");

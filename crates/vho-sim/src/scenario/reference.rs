@@ -617,12 +617,14 @@ pub fn keys() -> Vec<KeyDoc> {
         k(
             "flow.mptcp",
             "congestion_control",
-            "\"uncoupled\" | \"lia\"",
+            "\"uncoupled\" | \"lia\" | \"olia\"",
             "\"uncoupled\"",
             "uncoupled: each subflow runs flow.tcp's congestion control on its own, as Linux \
              upstream; lia: RFC 6356's Linked Increases over the subflows' reno or newreno \
-             (flow.tcp.cc), each congestion-avoidance increase capped at LIA's (OLIA is not \
-             modelled yet)",
+             (flow.tcp.cc), each congestion-avoidance increase capped at LIA's; olia: the \
+             Opportunistic Linked Increases (Khalili et al. 2013, the multipath-tcp.org \
+             kernel's mptcp_olia.c) in place of the subflows' reno or newreno \
+             congestion-avoidance step",
         ),
         k(
             "flow.mptcp",

@@ -64,6 +64,9 @@ pub enum Coupling {
     /// LIA, the Linked Increases Algorithm (RFC 6356), over the subflows' Reno/NewReno
     /// (`agent::mptcp::lia`; the out-of-tree multipath-tcp.org kernel's `lia`).
     Lia,
+    /// OLIA (Khalili et al., IEEE/ACM ToN 2013), over the subflows' Reno/NewReno slow start
+    /// and decrease (`agent::mptcp::olia`; the multipath-tcp.org kernel's `olia`).
+    Olia,
 }
 
 impl Coupling {
@@ -71,6 +74,7 @@ impl Coupling {
         match self {
             Coupling::Uncoupled => "uncoupled",
             Coupling::Lia => "lia",
+            Coupling::Olia => "olia",
         }
     }
 }

@@ -34,6 +34,7 @@
 //! only when it can send it at once (see `sched::SubView::room`).
 
 pub mod lia;
+pub mod olia;
 mod option;
 pub mod sched;
 mod sink;
@@ -102,6 +103,8 @@ struct SendFlow {
     /// Data-level bytes it carried again for another subflow (reinjected onto it).
     reinjected: u64,
     last_row: Option<(u32, u64, u64, u64)>,
+    /// OLIA's marks and accumulator (`congestion_control = "olia"`).
+    olia: olia::State,
 }
 
 /// The data receiver's side of one subflow.

@@ -3,7 +3,7 @@
 
 use super::option::{AddrSignal, Handshake, MapTable, Mapping, MptcpOption};
 use super::sched::{self, RetransView, StaleCheck, Staleness, SubView};
-use super::{iss, lia, mptcp_option, transmit, Life, MptcpSample, MptcpSource, SendFlow};
+use super::{iss, lia, mptcp_option, olia, transmit, Life, MptcpSample, MptcpSource, SendFlow};
 use crate::agent::{Agent, AgentSeries, Arrival, HandoverNote, Payload, Transmit};
 use crate::packet::Packet;
 use crate::tcp::segment::Flags;
@@ -64,6 +64,7 @@ impl MptcpSource {
             check: StaleCheck::default(),
             reinjected: 0,
             last_row: None,
+            olia: olia::State::default(),
         });
         Some(self.subflows.len() - 1)
     }
@@ -305,6 +306,57 @@ impl MptcpSource {
         }
     }
 
+    /// OLIA (`agent::mptcp::olia`): an ACK on subflow `i` (`before`, its state before the
+    /// ACK; `acked`, its bytes acknowledged after it; `progress`, whether it acknowledged new
+    /// data) replaces Reno's congestion-avoidance step by OLIA's.
+    fn olia(
+        &mut self,
+        i: usize,
+        before: crate::tcp::sender::SenderProbe,
+        acked: u64,
+        progress: bool,
+    ) {
+        let after = self.subflows[i].tcp.probe();
+        let s = &mut self.subflows[i];
+        s.olia.on_ack(acked);
+        if !before.in_recovery && after.in_recovery {
+            s.olia.on_loss();
+        }
+        // Slow start while cwnd <= ssthresh, as the kernel's (`mptcp_olia_cong_avoid`).
+        let in_ca = before.cwnd > before.ssthresh && !before.in_recovery && !after.in_recovery;
+        if !in_ca || !progress {
+            return;
+        }
+        let mut paths = Vec::with_capacity(self.subflows.len());
+        let mut r = None;
+        for (k, s) in self.subflows.iter().enumerate() {
+            let p = s.tcp.probe();
+            if s.life != Life::Open || !s.tcp.is_established() || p.srtt.as_nanos() == 0 {
+                continue;
+            }
+            if k == i {
+                r = Some(paths.len());
+            }
+            paths.push(olia::Path {
+                cwnd: if k == i { before.cwnd } else { p.cwnd },
+                ssthresh: p.ssthresh,
+                in_recovery: p.in_recovery,
+                srtt_ns: p.srtt.as_nanos(),
+                mss: s.tcp.mss(),
+                inter_loss: s.olia.inter_loss(),
+            });
+        }
+        let Some(r) = r else { return };
+        let step = self.subflows[i].olia.step(olia::increase(&paths, r));
+        let mss = self.subflows[i].tcp.mss();
+        let cwnd = match step {
+            1 => before.cwnd.saturating_add(mss),
+            -1 => before.cwnd.saturating_sub(mss).max(mss),
+            _ => before.cwnd,
+        };
+        self.subflows[i].tcp.set_cwnd(cwnd);
+    }
+
     fn record(&mut self, now: Time) {
         let Some(series) = &mut self.series else {
             return;
@@ -397,7 +449,12 @@ impl Agent for MptcpSource {
     fn handle_timeout(&mut self, now: Time) {
         for s in self.subflows.iter_mut() {
             if s.life == Life::Open && s.tcp.poll_timeout().is_some_and(|t| t <= now) {
+                let before = s.tcp.probe().cwnd;
                 s.tcp.handle_timeout(now);
+                // A retransmission timeout that cut the window is a loss for OLIA's marks.
+                if s.tcp.probe().cwnd < before {
+                    s.olia.on_loss();
+                }
             }
         }
         if self.rtx_timer.is_some_and(|t| t <= now) {
@@ -420,8 +477,10 @@ impl Agent for MptcpSource {
                 self.subflows[i].tcp.handle_segment(now, seg);
                 let (_, acked) = self.subflows[i].tcp.data_offsets();
                 self.subflows[i].maps.prune_below(acked);
-                if self.paths.cfg.coupling == Coupling::Lia {
-                    self.couple(i, before, acked - acked_before);
+                match self.paths.cfg.coupling {
+                    Coupling::Uncoupled => {}
+                    Coupling::Lia => self.couple(i, before, acked - acked_before),
+                    Coupling::Olia => self.olia(i, before, acked, acked > acked_before),
                 }
             }
         }

@@ -260,14 +260,14 @@ impl Ctx<'_> {
             };
             let tcp = self.tcp(ft.tcp.as_ref())?;
             if let FlowKind::Mptcp(c) = &kind {
-                // RFC 6356 §3 couples Reno's increase; over CUBIC it is undefined.
+                // RFC 6356 §3 and OLIA couple Reno's increase; over CUBIC they are undefined.
                 let reno = matches!(tcp.cc, CcAlgorithm::Reno | CcAlgorithm::NewReno);
-                if c.coupling == crate::traffic::mptcp::Coupling::Lia && !reno {
+                if c.coupling != crate::traffic::mptcp::Coupling::Uncoupled && !reno {
                     return Err(self.err(
                         ft.tcp.as_ref().map_or(f.span(), |t| t.span()),
                         "flow.tcp.cc",
-                        "reno or newreno with flow.mptcp.congestion_control = \"lia\" (RFC \
-                         6356 couples Reno's increase)",
+                        "reno or newreno with flow.mptcp.congestion_control = \"lia\" or \
+                         \"olia\" (both couple Reno's increase)",
                         Some(format!("{:?}", tcp.cc)),
                     ));
                 }

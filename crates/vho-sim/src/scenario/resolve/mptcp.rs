@@ -28,19 +28,21 @@ impl Ctx<'_> {
             }
         }
         if let Some(s) = &t.congestion_control {
-            cfg.coupling =
-                match s.get_ref().as_str() {
-                    "uncoupled" => Coupling::Uncoupled,
-                    "lia" => Coupling::Lia,
-                    _ => return Err(self.err(
+            cfg.coupling = match s.get_ref().as_str() {
+                "uncoupled" => Coupling::Uncoupled,
+                "lia" => Coupling::Lia,
+                "olia" => Coupling::Olia,
+                _ => {
+                    return Err(self.err(
                         s.span(),
                         "flow.mptcp.congestion_control",
-                        "\"uncoupled\" (Linux upstream: each subflow runs tcp.cc on its own) or \
-                         \"lia\" (RFC 6356, over tcp.cc reno or newreno); OLIA is not \
-                         modelled yet",
+                        "\"uncoupled\" (Linux upstream: each subflow runs tcp.cc on its own), \
+                         \"lia\" (RFC 6356) or \"olia\" (Khalili et al. 2013), the last two \
+                         over tcp.cc reno or newreno",
                         Some(format!("{:?}", s.get_ref())),
-                    )),
-                };
+                    ))
+                }
+            };
         }
         if let Some(n) = &t.stale_loss_cnt {
             cfg.stale_loss_cnt = match u8::try_from(*n.get_ref()) {

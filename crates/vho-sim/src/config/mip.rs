@@ -88,6 +88,15 @@ pub struct MipSpec {
     /// Whether the Binding Update to a correspondent asks for an acknowledgement (RFC 6275
     /// §6.1.7's A flag; MIPL 2.0's default `UseCnBuAck` is off).
     pub cn_ack: bool,
+    /// Whether the correspondents hold a binding to the mobile's first care-of address at time
+    /// zero (route optimisation done on the first link). Without one a correspondent sends to
+    /// the home address, the home agent tunnels (RFC 6275 §10.4.1), and the mobile, which has
+    /// no Binding Update List entry to update for it (§11.7.2), starts return routability
+    /// when a packet from it arrives tunnelled after the home registration (§11.3.1's "MAY"),
+    /// whatever `ro_start` says: as for a mobile leaving its home link, where it had none
+    /// (Cottingham & Vidales l.183: LAN -> GPRS's extra time, "a few packets are tunneled via
+    /// the HA in the meantime").
+    pub cn_bound: bool,
     /// Processing time of the default-router and care-of address configuration, t_DR + t_CoA
     /// (eq. 3; "terminal characteristics", 000 l.66; open, 0 by default).
     pub processing: Dur,

@@ -423,6 +423,7 @@ def calnaoereverse() -> dict[str, str]:
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import doc_numbers_cottingham as cottingham_study  # noqa: E402
 import doc_numbers_mptcp as mptcp  # noqa: E402
 
 
@@ -446,6 +447,7 @@ SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "comparemptcp": comparemptcp,
     "mptcpbench": mptcp.mptcpbench,
     "calcottingham": calcottingham,
+    "cotstudy": cottingham_study.cotstudy,
     "calnaoe": calnaoe,
     "calnaoereverse": calnaoereverse,
 }
@@ -457,6 +459,7 @@ FULL = {
     "compare",
     "comparemptcp",
     "calcottingham",
+    "cotstudy",
     "calnaoe",
     "calnaoereverse",
 }

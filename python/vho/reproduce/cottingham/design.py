@@ -93,25 +93,25 @@ CASES: tuple[Case, ...] = (
 RO_CANDIDATES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "unbound",
-        "no binding at the correspondent; return routability at its first packet through the "
+        "no binding at the correspondent, return routability at its first packet through the "
         "tunnel after the BA (l.183; the study's LAN case)",
         (),
     ),
     (
         "bound-parallel",
-        "bound to the LAN's address; return routability with the home registration (l.106; "
-        "the WLAN case's)",
+        "the correspondent bound to the LAN's address, return routability with the home "
+        "registration (l.106; as the WLAN case)",
         ("mipv6.cn_bound=true",),
     ),
     (
         "bound-after-ba",
-        "bound; return routability at the home agent's BA",
+        "the correspondent bound, return routability at the home agent's BA",
         ("mipv6.cn_bound=true", 'mipv6.ro_start="after-ba"'),
     ),
     (
         "bound-after-ba-2.5s",
-        "bound; 2.5 s after the BA: the bare phenomenon, sized by the paper's LAN - WLAN "
-        "difference",
+        "the correspondent bound, return routability 2.5 s after the BA: the bare phenomenon, "
+        "sized by the paper's LAN - WLAN difference",
         ("mipv6.cn_bound=true", 'mipv6.ro_start="after-ba-delay"', 'mipv6.ro_delay="2.5 s"'),
     ),
 )
@@ -185,6 +185,10 @@ def design(o: Options) -> Design:
         for case in TABLE1_CASES:
             base = next(c for c in CASES if c.name == case).overrides
             for name, what, extra in SENSITIVITY:
+                # Without a binding the LAN case's return routability waits for the tunnel
+                # whatever ro_start says: RO_CANDIDATES's bound rows vary it there.
+                if case == "lan-gprs" and name == "ro-after-ba":
+                    continue
                 points.append(
                     Point(
                         case,
@@ -225,7 +229,7 @@ def design(o: Options) -> Design:
                     n,
                     role="sensitivity",
                     params=_params("lan-gprs"),
-                    label=f"route optimisation {what}",
+                    label=what,
                     replaces="base",
                 )
             )

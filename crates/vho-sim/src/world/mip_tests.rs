@@ -635,3 +635,20 @@ fn a_correspondent_without_a_binding_is_route_optimised_after_a_packet_comes_thr
         assert!(ms(h.bu_cn_sent_s) < bu_cn, "{ro_start}: {h:?}");
     }
 }
+
+#[test]
+fn cn_bound_at_its_default_leaves_the_scenario_hash_as_before_the_key() {
+    // The hash reads the Spec's Debug: a scenario without the key (or with it true) hashes as
+    // it did before the key existed; false is another scenario.
+    let text = format!("{TOPOLOGY}{HARD_UP}");
+    let plain = load(&text, &[]);
+    let shown = format!("{:?}", plain.mipv6.as_ref().expect("mipv6"));
+    assert!(!shown.contains("cn_bound"), "{shown}");
+    let bound = load(&text, &["mipv6.cn_bound=true"]);
+    assert_eq!(crate::scenario::hash(&plain), crate::scenario::hash(&bound));
+    let unbound = load(&text, &["mipv6.cn_bound=false"]);
+    assert_ne!(
+        crate::scenario::hash(&plain),
+        crate::scenario::hash(&unbound)
+    );
+}

@@ -429,6 +429,7 @@ def calnaoereverse() -> dict[str, str]:
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import doc_numbers_cottingham as cottingham_study  # noqa: E402
 import doc_numbers_mptcp as mptcp  # noqa: E402
 
 
@@ -452,6 +453,7 @@ SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "comparemptcp": comparemptcp,
     "mptcpbench": mptcp.mptcpbench,
     "calcottingham": calcottingham,
+    "cotstudy": cottingham_study.cotstudy,
     "calnaoe": calnaoe,
     "calnaoereverse": calnaoereverse,
 }
@@ -463,6 +465,7 @@ FULL = {
     "compare",
     "comparemptcp",
     "calcottingham",
+    "cotstudy",
     "calnaoe",
     "calnaoereverse",
 }

@@ -103,3 +103,22 @@ def test_a_study_run_is_the_same_for_one_seed() -> None:
     b = vho.run(study, seed=4).summary
     assert a == b
     assert a["handovers"][0]["mipv6"]["t_n_s"] > 0
+
+
+def test_the_study_runs_the_calibrated_delay_its_calibration_declares_as_defaults() -> None:
+    # Issue 36 item 3: the fit held out, so its best is the study's default, and the
+    # calibration's defaults are the study's values (a fit starts where the study stands).
+    import tomllib
+
+    study = tomllib.loads((ROOT / cottingham.STUDY).read_text())
+    cal = tomllib.loads((ROOT / "python/vho/reproduce/cottingham/calibration.toml").read_text())
+    (gprs,) = [link for link in study["link"] if link["name"] == "gprs"]
+    assert study["link"].index(gprs) == 6  # the calibration's link.6
+    defaults = {o["name"]: o["default"] for o in cal["open"]}
+    for key in ("jitter_mean", "jitter_sd"):
+        assert gprs[key] == gprs["reverse"][key] == defaults[f"link.6.{key}"]
+    assert study["mipv6"]["ro_start"] == defaults["mipv6.ro_start"]
+    # The LAN case has no binding at the correspondent (l.183), the WLAN case has one.
+    lan = next(c for c in cottingham.CASES if c.name == "lan-gprs")
+    assert "mipv6.cn_bound=false" in lan.overrides
+    assert study["mipv6"].get("cn_bound", True)

@@ -66,7 +66,7 @@ pub struct RouterSpec {
 
 /// Mobile IPv6 in a scenario (`[mipv6]`): one home agent, its mobile nodes' settings, the
 /// correspondents doing route optimisation, the access routers.
-#[derive(Clone, PartialEq, Debug)]
+#[derive(Clone, PartialEq)]
 pub struct MipSpec {
     pub home_agent: NodeIdx,
     /// Hosts that take part in route optimisation (correspondent nodes).
@@ -91,6 +91,39 @@ pub struct MipSpec {
     /// Processing time of the default-router and care-of address configuration, t_DR + t_CoA
     /// (eq. 3; "terminal characteristics", 000 l.66; open, 0 by default).
     pub processing: Dur,
+    /// Whether the correspondents hold a binding to the mobile's first care-of address at time
+    /// zero (route optimisation done on the first link). Without one a correspondent sends to
+    /// the home address, the home agent tunnels (RFC 6275 §10.4.1), and the mobile, which has
+    /// no Binding Update List entry to update for it (§11.7.2), starts return routability
+    /// when a packet from it arrives tunnelled after the home registration (§11.3.1's "MAY"),
+    /// whatever `ro_start` says: as for a mobile leaving its home link, where it had none
+    /// (Cottingham & Vidales l.183: LAN -> GPRS's extra time, "a few packets are tunneled via
+    /// the HA in the meantime").
+    pub cn_bound: bool,
+}
+
+/// As derived, but `cn_bound` shown only when false: `scenario::hash` reads this, and every
+/// scenario written before the key existed keeps its hash.
+impl std::fmt::Debug for MipSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = f.debug_struct("MipSpec");
+        s.field("home_agent", &self.home_agent)
+            .field("correspondents", &self.correspondents)
+            .field("routers", &self.routers)
+            .field("detection", &self.detection)
+            .field("dad", &self.dad)
+            .field("preconfigured", &self.preconfigured)
+            .field("route_optimisation", &self.route_optimisation)
+            .field("ro_start", &self.ro_start)
+            .field("attached", &self.attached)
+            .field("rs_delay", &self.rs_delay)
+            .field("cn_ack", &self.cn_ack)
+            .field("processing", &self.processing);
+        if !self.cn_bound {
+            s.field("cn_bound", &self.cn_bound);
+        }
+        s.finish()
+    }
 }
 
 /// A NEMO soft handover in a scenario (`[nemo]`): which mobile is a mobile router, the nodes

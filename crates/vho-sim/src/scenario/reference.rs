@@ -960,6 +960,7 @@ fn mipv6_keys() -> Vec<KeyDoc> {
         k(t, "attached", "list of access link names", "every access link", "the mobile's interfaces up at time zero (with the first link); a handover to a link not up brings it up"),
         k(t, "rs_delay", "true or false", "false", "a first Router Solicitation on a new link waits U[0, 1 s] (RFC 4861 §6.3.7)"),
         k(t, "cn_ack", "true or false", "false (MIPL 2.0's UseCnBuAck)", "Binding Updates to correspondents ask for an acknowledgement"),
+        k(t, "cn_bound", "true or false", "true", "the correspondents hold a binding to the mobile's first care-of address at time zero (route optimisation done on the first link); false: they send to the home address through the home agent's tunnel (RFC 6275 §10.4.1), and the mobile, with no Binding Update List entry for them (§11.7.2), starts return routability when a packet from one arrives tunnelled after the home registration (§11.3.1), whatever ro_start says, as for a mobile leaving its home link (Cottingham & Vidales §6.1: segments tunnelled between the BA and route optimisation on their LAN)"),
         k(t, "processing", TIME, "0 s", "the mobile's own time to configure router and care-of address, t_DR + t_CoA of eq. 3"),
         k(t, "router", "list of [[mipv6.router]] tables", "one per access link at the defaults", "the access routers' advertisements"),
         k(r, "link", "an access link name", "required", "the link it advertises on"),

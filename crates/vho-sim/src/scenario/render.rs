@@ -328,6 +328,10 @@ fn mipv6(o: &mut String, spec: &Spec, m: &crate::mip::MipSpec) {
     let attached: Vec<String> = m.attached.iter().flatten().map(|&l| link(l)).collect();
     let _ = writeln!(o, "attached = [{}]", attached.join(", "));
     let _ = writeln!(o, "rs_delay = {}\ncn_ack = {}", m.rs_delay, m.cn_ack);
+    // Only when set: every scenario rendered before the key existed renders as it did.
+    if !m.cn_bound {
+        let _ = writeln!(o, "cn_bound = false");
+    }
     let _ = writeln!(o, "processing = {}\n", dur(m.processing));
     for r in &m.routers {
         let _ = writeln!(

@@ -103,6 +103,7 @@ pub struct Mipv6T {
     pub attached: Option<Vec<S>>,
     pub rs_delay: Option<bool>,
     pub cn_ack: Option<bool>,
+    pub cn_bound: Option<bool>,
     pub processing: Option<S>,
     #[serde(default)]
     pub router: Vec<Spanned<RouterT>>,

@@ -112,7 +112,11 @@ fn build(spec: &Spec, mip: &MipSpec, up: &[bool], chains: &mut [Vec<AnyFunction>
         AnyFunction::HomeAgent(HomeAgent::new(ha as Addr, addresses.clone(), &homes)),
     );
     for &cn in &mip.correspondents {
-        let cache: &[(Addr, Addr)] = if mip.route_optimisation { &homes } else { &[] };
+        let cache: &[(Addr, Addr)] = if mip.route_optimisation && mip.cn_bound {
+            &homes
+        } else {
+            &[]
+        };
         chains[cn].insert(
             0,
             AnyFunction::Correspondent(Correspondent::new(cn as Addr, addresses.clone(), cache)),

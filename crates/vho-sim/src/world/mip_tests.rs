@@ -603,3 +603,52 @@ fn with_no_correspondent_to_optimise_t_n_ends_at_the_first_tunnelled_packet_and_
     let h = handover(&load(&format!("{TOPOLOGY}{HARD_UP}"), &[]));
     assert_eq!(h.note, None);
 }
+
+// ---- A correspondent with no binding at the start (issue 36, Cottingham & Vidales l.183) ----
+
+#[test]
+fn a_correspondent_without_a_binding_is_route_optimised_after_a_packet_comes_through_the_tunnel() {
+    // cn_bound = false: the correspondent sends to the home address, the home agent tunnels
+    // it (RFC 6275 §10.4.1). After the move the mobile has no Binding Update List entry to
+    // update (§11.7.2): its return routability starts when the correspondent's next packet
+    // arrives tunnelled after the home registration (§11.3.1), whatever ro_start says; so
+    // packets are tunnelled between the BA and route optimisation, as l.183 saw on the LAN.
+    for ro_start in ["after-ba", "parallel"] {
+        let start = format!("mipv6.ro_start=\"{ro_start}\"");
+        let spec = load(
+            &format!("{TOPOLOGY}{HARD_UP}"),
+            &[&start, "mipv6.cn_bound=false"],
+        );
+        let h = handover(&spec);
+        let ba = ms(h.ba_s);
+        let tunnelled = ms(h.first_tunnelled_s);
+        let bu_cn = ms(h.bu_cn_sent_s);
+        assert!(tunnelled >= ba, "{ro_start}: {h:?}");
+        // The test inits go out at the tunnelled packet and take a GPRS round trip (2 x
+        // 300 ms and more) before the update can go: none was sent at the move or the BA.
+        assert!(bu_cn > tunnelled + 600.0, "{ro_start}: {h:?}");
+        assert!(ms(h.first_route_optimised_s) > bu_cn, "{ro_start}: {h:?}");
+        // With the binding (the default), nothing is tunnelled before route optimisation:
+        // the correspondent sends to the care-of address it has.
+        let h = handover(&load(&format!("{TOPOLOGY}{HARD_UP}"), &[&start]));
+        assert!(h.first_tunnelled_s.is_none(), "{ro_start}: {h:?}");
+        assert!(ms(h.bu_cn_sent_s) < bu_cn, "{ro_start}: {h:?}");
+    }
+}
+
+#[test]
+fn cn_bound_at_its_default_leaves_the_scenario_hash_as_before_the_key() {
+    // The hash reads the Spec's Debug: a scenario without the key (or with it true) hashes as
+    // it did before the key existed; false is another scenario.
+    let text = format!("{TOPOLOGY}{HARD_UP}");
+    let plain = load(&text, &[]);
+    let shown = format!("{:?}", plain.mipv6.as_ref().expect("mipv6"));
+    assert!(!shown.contains("cn_bound"), "{shown}");
+    let bound = load(&text, &["mipv6.cn_bound=true"]);
+    assert_eq!(crate::scenario::hash(&plain), crate::scenario::hash(&bound));
+    let unbound = load(&text, &["mipv6.cn_bound=false"]);
+    assert_ne!(
+        crate::scenario::hash(&plain),
+        crate::scenario::hash(&unbound)
+    );
+}

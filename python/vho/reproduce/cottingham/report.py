@@ -208,11 +208,12 @@ def body(ctx: Context) -> list[str]:
         f"{num(m('soft', 't_n_s'), 3)} s up and {num(m('soft', 't_n2_s'), 3)} s down.",
         "",
         *[f"![Fig. 9](figures/{f})\n" for f in f9],
-        "## §6.1's unexplained LAN time: when route optimisation starts",
+        "## §6.1's unexplained LAN time: the correspondent's binding, and when route "
+        "optimisation starts",
         "",
         *md_table(
             [
-                "ro_start",
+                "variant",
                 "what",
                 "T_n (s)",
                 "BA to the first route-optimised packet (s)",
@@ -227,7 +228,7 @@ def body(ctx: Context) -> list[str]:
                     pm(runs, "lan-gprs", v, "tunnelled_before_ro_s"),
                 ]
                 for name, what, _ in RO_CANDIDATES
-                for v in ["base" if name == "parallel" else f"ro-{name}"]
+                for v in ["base" if name == RO_CANDIDATES[0][0] else f"ro-{name}"]
                 if len(column(runs, "lan-gprs", v, "t_n_s"))
             ],
         ),

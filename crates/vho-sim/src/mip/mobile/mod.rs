@@ -190,7 +190,7 @@ impl MobileNode {
             primary,
             peers: peers
                 .iter()
-                .map(|&addr| Peer::new(addr, ro.then_some(primary)))
+                .map(|&addr| Peer::new(addr, (ro && spec.cn_bound).then_some(primary)))
                 .collect(),
             home_seq: 1,
             home_retx: Backoff::IDLE,
@@ -719,6 +719,7 @@ mod tests {
             attached: Vec::new(),
             rs_delay: false,
             cn_ack: false,
+            cn_bound: true,
             processing: Dur::ZERO,
         };
         let iface = IfaceSetup {

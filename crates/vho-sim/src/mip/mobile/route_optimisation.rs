@@ -30,6 +30,11 @@ pub(super) struct Peer {
     /// The correspondent had a binding to a care-of address the mobile has left: its packets
     /// go there, never through the tunnel, so `RoStart::OnTraffic` cannot wait for one.
     stale: bool,
+    /// In the mobile's Binding Update List (RFC 6275 §11.7.2): it had a binding at the start
+    /// or return routability with it has begun. One that is not (`mipv6.cn_bound = false`)
+    /// is not updated on a move: its return routability waits for a packet from it through
+    /// the tunnel after the home registration (§11.3.1), whatever `ro_start` says.
+    listed: bool,
     seq: u16,
     /// With `cn_ack`: the Binding Update to the correspondent awaiting its acknowledgement,
     /// and the interface it was for (RFC 6275 §11.8's back-off, as for the home agent's).
@@ -46,6 +51,7 @@ impl Peer {
             rr_at: None,
             on_traffic: false,
             stale: false,
+            listed: bound.is_some(),
             seq: 0,
             bu: Backoff::IDLE,
             bu_iface: 0,
@@ -63,7 +69,7 @@ impl MobileNode {
         for p in 0..self.peers.len() {
             self.peers[p].stale |= self.peers[p].bound.is_some();
             self.peers[p].bound = None;
-            if self.ro_start == RoStart::Parallel {
+            if self.ro_start == RoStart::Parallel && self.peers[p].listed {
                 self.start_rr(now, p);
             }
         }
@@ -76,6 +82,10 @@ impl MobileNode {
             return;
         }
         for p in 0..self.peers.len() {
+            if !self.peers[p].listed {
+                self.peers[p].on_traffic = true;
+                continue;
+            }
             match self.ro_start {
                 RoStart::AfterBa => self.start_rr(now, p),
                 RoStart::AfterBaDelay(d) => self.peers[p].rr_at = Some(now + d),
@@ -115,6 +125,7 @@ impl MobileNode {
         self.peers[p].rr_at = None;
         self.peers[p].on_traffic = false;
         self.peers[p].stale = false;
+        self.peers[p].listed = true;
         self.emit_test_init(now, p, true);
         self.emit_test_init(now, p, false);
     }

@@ -343,6 +343,7 @@ impl Ctx<'_> {
             attached,
             rs_delay: m.rs_delay.unwrap_or(false),
             cn_ack: m.cn_ack.unwrap_or(false),
+            cn_bound: m.cn_bound.unwrap_or(true),
             processing: self.opt_dur(&m.processing, "mipv6.processing", Dur::ZERO)?,
         }))
     }

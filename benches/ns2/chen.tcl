@@ -12,8 +12,8 @@
 # 150 kb/s x 280 ms of round trip in 1500-byte packets, rounded up) and of wlan-80211b
 # (5 Mb/s, 2 ms, 35 packets: 5 Mb/s x 84 ms). ns-2's link keeps its queue across the change.
 #
-# Usage: ns chen.tcl low-high|high-low seed [duration_s]
-# Prints at 600 s and at the end:
+# Usage: ns chen.tcl low-high|high-low seed [duration_s [handoff_s [report_s ...]]]
+# Prints at the handoff (600 s unless given), at each report_s and at the end:
 #   ns2 t=T tfrc_bytes=B cross_bytes=C cross_packets=P
 # (B: Agent/TFRC's ndatabytes_, sent; C, P: what the 16 LossMonitors received).
 
@@ -21,6 +21,9 @@ set dir [lindex $argv 0]
 set seed [lindex $argv 1]
 set duration 1200.0
 if {$argc >= 3} { set duration [lindex $argv 2] }
+set handoff_at 600.0
+if {$argc >= 4} { set handoff_at [lindex $argv 3] }
+set reports [lrange $argv 4 end]
 
 global defaultRNG
 $defaultRNG seed $seed
@@ -99,6 +102,7 @@ proc finish {} {
 }
 
 $ns at 0.0 "$tfrc start"
-$ns at 600.0 "report; handoff"
+$ns at $handoff_at "report; handoff"
+foreach t $reports { $ns at $t "report" }
 $ns at $duration "finish"
 $ns run

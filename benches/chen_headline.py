@@ -12,14 +12,20 @@ probe's runs of pairs when the link changes), and the script prints, per variant
   and for TFRC Probe the packets it sent in the 5, 10 and 15 s after the handoff (the
   integral of its rate X; a pair every 20 of them, §3.1), its R at the handoff and 5 s
   after;
+- runs: IHN's lag (original's run) for TFRC Probe and TCP Probe per CapProbe run length
+  (`--windows`, `flow.probe.window`), the handoff at `--grid` instants spread evenly over
+  one run of that many pairs at 1xRTT's pair rate (one every PAIR_S s), so that the mean
+  is over where in its run the probe is when the link changes (the lag's phase);
 - ehn: the packets lost in Fig. 9's window ([h - 1 s, h + 30 s), chen/design.py), split by
   when after the handoff h ([h-1, h+0.25), [h+0.25, h+1), [h+1, h+30)), for the original,
   EHN(a) and EHN(b).
 
     python3 benches/chen_headline.py [--part ihn|ehn|both] [--variants a,b]
         [--seeds 1,2] [--phases 0,6] [--handoff 600] [--workers 2] [--out CSV]
+    python3 benches/chen_headline.py --part runs [--variants BASE] [--windows 10,30,100,150,200,300]
+        [--grid 6]   (BASE: the first of --variants, its keys under every window)
 
-Runs stop 40 s (ihn) or 31 s (ehn) after the handoff: nothing later is read.
+Runs stop 40 s (ihn), 60 s (runs) or 31 s (ehn) after the handoff: nothing later is read.
 """
 
 from __future__ import annotations
@@ -38,6 +44,10 @@ from vho.reproduce import chen
 from vho.reproduce.chen import design
 from vho.reproduce.chen.measure import detection
 from vho.runner import run
+
+#: TFRC Probe's pair period on 1xRTT before the handoff: 20 packets of 1040 bytes at the
+#: ~148 kb/s it sends there (ns-2.35's Agent/TFRC: 11.085 MB in 600 s, benches/ns2/chen.tcl).
+PAIR_S = 20 * 1040 * 8 / 148e3
 
 #: The wired path of chen.toml: links 0-3 (n1-n2 .. n4-n5), 10 ms each.
 PATH_LINKS = range(4)
@@ -66,7 +76,15 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "sliding": ('flow.0.probe.filter="sliding"',),
     "ns2-tfrc-sliding": ('flow.0.tfrc={profile="ns2"}', 'flow.0.probe.filter="sliding"'),
     "wired-50ms": _delay(50),
+    "ns2-tfrc-wired-30ms": ('flow.0.tfrc={profile="ns2"}', *_delay(30)),
+    "ns2-tfrc-wired-40ms": ('flow.0.tfrc={profile="ns2"}', *_delay(40)),
     "ns2-tfrc-wired-50ms": ('flow.0.tfrc={profile="ns2"}', *_delay(50)),
+    "ns2-tfrc-queue-fixed-wired-50ms": (
+        'flow.0.tfrc={profile="ns2"}',
+        *_delay(50),
+        'link.12.queue="4 pkt"',
+        'link.13.queue="35 pkt"',
+    ),
 }
 
 
@@ -97,10 +115,16 @@ def _rtt_at(tfrc: pd.DataFrame, t: float) -> float:
 def one(job: tuple[str, str, str, int, float]) -> dict[str, object]:
     """One run: (part, case, variant of the paper's, seed, handoff s) under VARIANTS[name]."""
     name, case, paper_variant, seed, h = job
-    keys = VARIANTS[name]
+    if name.startswith("window-"):  # --part runs: "window-N/base"
+        w, base = name.removeprefix("window-").split("/")
+        keys = (*VARIANTS[base], f"flow.0.probe.window={w}")
+    else:
+        keys = VARIANTS[name]
     if case == "low-high-tcp":  # a TFRC key on the TCP flow is refused
         keys = tuple(k for k in keys if not k.startswith("flow.0.tfrc"))
     after = 40.0 if case.startswith("low-high") else 31.0
+    if name.startswith("window-"):
+        after = 60.0
     sets = design.point_overrides(case, paper_variant, h + after, h)
     if paper_variant == "ehn-b":
         sets = [s for s in sets if not s.startswith("handover.0.notify_offset")]
@@ -130,9 +154,37 @@ def one(job: tuple[str, str, str, int, float]) -> dict[str, object]:
     return row
 
 
+def runs(args: argparse.Namespace, seeds: list[int]) -> int:
+    """IHN's lag per run length, the handoff's phase spread over one run."""
+    jobs = []
+    for w in (int(x) for x in args.windows.split(",")):
+        step = w * PAIR_S / args.grid
+        for case in ("low-high-tfrc", "low-high-tcp"):
+            jobs += [
+                (f"window-{w}/{args.variants.split(',')[0]}", case, "original", s, h)
+                for s in seeds
+                for h in (args.handoff + k * step for k in range(args.grid))
+            ]
+    with ProcessPoolExecutor(args.workers) as ex:
+        df = pd.DataFrame(list(ex.map(one, jobs)))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    df.to_csv(out, index=False)
+    for (v, case), g in df.groupby(["variant", "case"], sort=False):
+        lags = g["ihn_s"]
+        print(
+            f"{v:12s} {case:14s} lag mean {lags.mean():6.2f} s, min {lags.min():5.2f}, "
+            f"max {lags.max():5.2f}, undetected {int(lags.isna().sum())} of {len(lags)}"
+        )
+    print(f"-> {out}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--part", default="both", choices=["ihn", "ehn", "both"])
+    ap.add_argument("--part", default="both", choices=["ihn", "ehn", "both", "runs"])
+    ap.add_argument("--windows", default="10,30,100,150,200,300")
+    ap.add_argument("--grid", type=int, default=6)
     ap.add_argument("--variants", default="default,ns2-tfrc")
     ap.add_argument("--seeds", default="1,2")
     ap.add_argument("--phases", default="0,6")
@@ -147,10 +199,14 @@ def main() -> int:
     seeds = [int(s) for s in args.seeds.split(",")]
     phases = [float(p) for p in args.phases.split(",")]
     jobs = []
+    if args.part == "runs":
+        return runs(args, seeds)
     for n in names:
         if args.part in ("ihn", "both"):
             for case in ("low-high-tfrc", "low-high-tcp"):
-                jobs += [(n, case, "original", s, args.handoff + ph) for s in seeds for ph in phases]
+                jobs += [
+                    (n, case, "original", s, args.handoff + ph) for s in seeds for ph in phases
+                ]
         if args.part in ("ehn", "both"):
             for v in ("original", "ehn-a", "ehn-b"):
                 jobs += [

@@ -26,6 +26,44 @@ probe's runs of pairs when the link changes), and the script prints, per variant
         [--grid 6]   (BASE: the first of --variants, its keys under every window)
 
 Runs stop 40 s (ihn), 60 s (runs) or 31 s (ehn) after the handoff: nothing later is read.
+
+What it found (issue 36; the handoff at 600 s; `--part ihn --seeds 1,2 --phases 0,4,8`,
+`--part ehn --seeds 1,2 --phases 0,6`, `--part runs --variants ns2-tfrc --windows
+10,50,100,150,200 --grid 4 --seeds 1`), beside ns-2.35 on the same world
+(benches/ns2/chen.tcl):
+
+IHN's lag, mean s (TFRC Probe / TCP Probe), and TFRC's packets sent in the 5/10/15 s after:
+
+    rfc5348-tfrc      3.34 / 0.55   173 / 829 / 1934   (R 457 ms at h, 138 ms 5 s after)
+    ns2-tfrc          2.25 / 0.55   124 / 535 / 1710   (R 458 ms, 272 ms)
+    rfc5348-runs-20   6.03 / 0.87
+    ns2-tfrc-runs-20  5.27 / 0.87
+    rfc5348-sliding   0.65 / 0.26
+    ns-2.35 Agent/TFRC                219 / 761 / 1999 (seed 1; 226 / 776 / 2023 seeds 2, 3:
+                      `ns benches/ns2/chen.tcl low-high 1 616 600 605 610 615`, bytes / 1000)
+
+so vho's TFRC supplies pairs after the handoff as ns-2's does (~11, 39, 100 in 5, 10, 15 s);
+the lag is the rest of the CapProbe run that holds the handoff, in those pairs. Over the
+run's phase (`--part runs`, ns2-tfrc), TFRC / TCP: runs of 10 pairs 1.70 / 0.84 s, 50 8.05 /
+2.54, 100 8.15 / 6.22, 150 12.14 / 5.36, 200 14.05 / 9.77: the paper's ~15 s and ~5 s
+(l.151, l.164) together at about 150 pairs.
+
+Packets lost at HIGH-to-LOW (Fig. 9's window), original / EHN(a) / EHN(b), and EHN(a)'s in
+the first 0.25 s (what one OWD carries) and in 1-30 s (after the cut):
+
+    rfc5348-tfrc                     538.0 / 133.8 / 104.5   27.0, 99.2
+    ns2-tfrc                         265.2 /  84.5 /  58.2   27.5, 49.2
+    ns2-tfrc-wired-30ms              646.8 / 192.0 / 116.0   74.8, 105.8
+    ns2-tfrc-wired-50ms              901.8 / 240.5 / 155.8  120.5, 107.2
+    ns2-tfrc-queue-fixed-wired-50ms  687.8 / 191.0 /  73.0  120.5, 57.5
+    rfc5348-wired-50ms              1964.5 / 428.0 / 307.2  119.8, 294.0
+
+EHN(b) loses what EHN(a) does less what the sender sends in the one OWD it acts early
+(EHN(b)'s first 0.25 s: 3-4 packets in every row); both lose alike after the cut. ns-2.35's
+own Agent/TFRC, the original only (`ns benches/ns2/chen.tcl high-low SEED 631 600 599 630`,
+last-hop drops in [599, 630)): 300 and 290 (seeds 1, 2) at 10 ms; with CHEN_DELAY (the
+four wired links, vho's "bdp" queues for them) 20 ms 570, 30 ms 889, 40 ms 1106, 50 ms 1192;
+with 50-packet queues (CHEN_QUEUE=50) 240.
 """
 
 from __future__ import annotations
@@ -64,23 +102,29 @@ def owd_ms(link_ms: float) -> float:
     return 4 * (link_ms + 1040 * 8 / 100e6 * 1e3) + 2.0 + 1040 * 8 / 5e6 * 1e3
 
 
+RFC = 'flow.0.tfrc={profile="rfc5348"}'
+NS2 = 'flow.0.tfrc={profile="ns2"}'
+
 #: The hypotheses: name -> keys added to every point's (the EHN(b) offset follows the path's
 #: one-way delay where a variant moves it: see ``_ehn_b_offset``).
 VARIANTS: dict[str, tuple[str, ...]] = {
-    "default": (),
+    # The study's TFRC before issue 36: RFC 5348's (tfrc/config.rs TfrcConfig::default).
+    "rfc5348-tfrc": (RFC,),
     # The paper ran ns-2 (§5 l.127: "implemented in the NS-2 simulator"): Agent/TFRC's
-    # behaviour (tfrc/config.rs TfrcConfig::ns2: gradual increase, df_ 0.95, ca_, ...).
-    "ns2-tfrc": ('flow.0.tfrc={profile="ns2"}',),
-    "runs-20": ("flow.0.probe.window=20",),
-    "ns2-tfrc-runs-20": ('flow.0.tfrc={profile="ns2"}', "flow.0.probe.window=20"),
-    "sliding": ('flow.0.probe.filter="sliding"',),
-    "ns2-tfrc-sliding": ('flow.0.tfrc={profile="ns2"}', 'flow.0.probe.filter="sliding"'),
-    "wired-50ms": _delay(50),
-    "ns2-tfrc-wired-30ms": ('flow.0.tfrc={profile="ns2"}', *_delay(30)),
-    "ns2-tfrc-wired-40ms": ('flow.0.tfrc={profile="ns2"}', *_delay(40)),
-    "ns2-tfrc-wired-50ms": ('flow.0.tfrc={profile="ns2"}', *_delay(50)),
+    # behaviour (tfrc/config.rs TfrcConfig::ns2: gradual increase, df_ 0.95, ca_, ...); the
+    # study's since issue 36 (design.TFRC).
+    "ns2-tfrc": (NS2,),
+    "rfc5348-runs-20": (RFC, "flow.0.probe.window=20"),
+    "ns2-tfrc-runs-20": (NS2, "flow.0.probe.window=20"),
+    "rfc5348-sliding": (RFC, 'flow.0.probe.filter="sliding"'),
+    "ns2-tfrc-sliding": (NS2, 'flow.0.probe.filter="sliding"'),
+    "rfc5348-wired-50ms": (RFC, *_delay(50)),
+    "ns2-tfrc-wired-30ms": (NS2, *_delay(30)),
+    "ns2-tfrc-wired-40ms": (NS2, *_delay(40)),
+    "ns2-tfrc-wired-50ms": (NS2, *_delay(50)),
+    # ns-2's chen.tcl queues (cdma-1xrtt's and wlan-80211b's "bdp" at 10 ms) kept at 50 ms.
     "ns2-tfrc-queue-fixed-wired-50ms": (
-        'flow.0.tfrc={profile="ns2"}',
+        NS2,
         *_delay(50),
         'link.12.queue="4 pkt"',
         'link.13.queue="35 pkt"',
@@ -185,7 +229,7 @@ def main() -> int:
     ap.add_argument("--part", default="both", choices=["ihn", "ehn", "both", "runs"])
     ap.add_argument("--windows", default="10,30,100,150,200,300")
     ap.add_argument("--grid", type=int, default=6)
-    ap.add_argument("--variants", default="default,ns2-tfrc")
+    ap.add_argument("--variants", default="rfc5348-tfrc,ns2-tfrc")
     ap.add_argument("--seeds", default="1,2")
     ap.add_argument("--phases", default="0,6")
     ap.add_argument("--handoff", type=float, default=chen.HANDOFF_S)
@@ -235,10 +279,11 @@ def main() -> int:
         for c in ("original", "ehn-a", "ehn-b"):
             x = hl[hl["curve"] == c]
             if len(x):
+                each = ", ".join(str(k) for k in x["lost"])
                 print(
-                    f"{n:22s} {c:9s} lost {x['lost'].mean():6.1f} "
-                    f"(first 0.25 s {x['lost_first'].mean():.1f}, to 1 s {x['lost_1s'].mean():.1f}, "
-                    f"1-30 s {x['lost_late'].mean():.1f}) [{', '.join(str(k) for k in x['lost'])}]"
+                    f"{n:22s} {c:9s} lost {x['lost'].mean():6.1f} (first 0.25 s "
+                    f"{x['lost_first'].mean():.1f}, to 1 s {x['lost_1s'].mean():.1f}, "
+                    f"1-30 s {x['lost_late'].mean():.1f}) [{each}]"
                 )
     print(f"-> {out}")
     return 0

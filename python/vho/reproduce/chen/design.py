@@ -48,13 +48,30 @@ HANDOFF_PHASE_S = 12.0
 #: The application's start, drawn uniformly in [0, this) (the paper gives none; l.129 says only
 #: that it "was initiated").
 START_S = 10.0
+#: TFRC Probe's pair period on 1xRTT before the handoff: 20 packets of 1040 bytes at the
+#: ~148 kb/s it sends there (ns-2.35's Agent/TFRC: 11.085 MB in 600 s, benches/ns2/chen.tcl).
+PAIR_S = 20 * 1040 * 8 / 148e3
+
+
+def start_span_s(overrides: tuple[str, ...], quick: bool) -> float:
+    """The span the application's start is drawn in: START_S, or at a point that sets CapProbe
+    runs longer than the handoff's phase covers (``flow.0.probe.window``), one such run at
+    1xRTT's pair period (150 pairs: 169 s), so that where in its run the probe is when the
+    link changes is sampled (IHN's lag depends on it). Not under --quick: its handoff at
+    60 s leaves no room."""
+    for o in overrides:
+        if o.startswith("flow.0.probe.window=") and not quick:
+            return max(START_S, int(o.split("=")[1]) * PAIR_S)
+    return START_S
+
 
 DRAWS = (
     f"the application flow's start, uniformly in [0, {START_S:g} s), and the handoff's instant, "
     f"uniformly in [{HANDOFF_S:g}, {HANDOFF_S + HANDOFF_PHASE_S:g}) s (one run of the probe's "
     "pairs: the phase IHN's lag depends on), both the same at every point of a replication "
     "(`draws` in runs.csv); and the 16 Pareto flows' draws (the seed: replication r runs "
-    "seed + r). The paper has one run per curve"
+    "seed + r). The paper has one run per curve. At the variants with CapProbe runs of 150 "
+    f"pairs the start is drawn in [0, {150 * PAIR_S:.0f} s), one such run"
 )
 
 #: Fig. 9's "packets lost during the handoff" (l.189), read as the application flow's data
@@ -184,8 +201,12 @@ SENSITIVITY: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
     # (CapProbe's runs, `flow.probe.window`, 10 pairs by default; the paper gives none).
     ("low-high-tfrc", "probe-150", "CapProbe runs of 150 pairs", "ihn-fra",
      ("flow.0.probe.window=150",)),
-    ("low-high-tcp", "probe-70", "CapProbe runs of 70 pairs", "ihn-fra",
-     ("flow.0.probe.window=70",)),
+    # One run length for both protocols, swapped in together (issue 36): the paper's lags,
+    # ~15 s (l.151) and ~5 s (l.164), are both what runs of ~150 pairs give
+    # (benches/chen_headline.py --part runs). Its replications draw the flow's start over one
+    # such run (start_span_s), so that they sample where in its run the probe is.
+    ("low-high-tcp", "probe-150", "CapProbe runs of 150 pairs", "ihn-fra",
+     ("flow.0.probe.window=150",)),
     # The paper does not say how EHN reached its sender: a notice 0.5 s late (EHN(b) still one
     # OWD ahead of EHN(a)).
     ("high-low-tfrc", "ehn-a-late", "EHN told 0.5 s after the handoff", "ehn-a",
@@ -254,10 +275,11 @@ def design(o: Options) -> Design:
             )
 
     def draw(p: Point, r: int) -> tuple[str, ...]:
-        # The same draws at every point of replication r (common random numbers).
+        # The same draws at every point of replication r (common random numbers; the start
+        # stretched at points with long CapProbe runs, start_span_s).
         u = np.random.default_rng([o.seed, r]).random(2)
         return (
-            f'flow.0.start="{u[0] * START_S:.3f} s"',
+            f'flow.0.start="{u[0] * start_span_s(p.overrides, o.quick):.3f} s"',
             f'handover.0.at="{h0 + u[1] * HANDOFF_PHASE_S:.3f} s"',
         )
 

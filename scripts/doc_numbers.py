@@ -14,7 +14,8 @@ values in.
 A value may span lines (a whole table). A source is named by the prefix of its names
 (``cottingham.t_n`` is the ``cottingham`` source's ``t_n``). Keep sources quick: the check
 runs in CI; a source that takes minutes goes in ``FULL``, which only ``--full`` runs. The
-MPTCP pages' sources are in ``doc_numbers_mptcp.py``. ``VHO_DOC_COMPARE=DIR`` makes the two
+MPTCP pages' sources are in ``doc_numbers_mptcp.py``, Chen's in ``doc_numbers_chen.py``
+(``VHO_DOC_CHEN=DIR``: a `vho reproduce chen` run made at this commit). ``VHO_DOC_COMPARE=DIR`` makes the two
 `vho compare` sources read a default run already made (at this commit) instead of making one.
 """
 
@@ -424,6 +425,7 @@ def calnaoereverse() -> dict[str, str]:
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import doc_numbers_mptcp as mptcp  # noqa: E402
+from doc_numbers_chen import chen  # noqa: E402
 
 
 @cache
@@ -448,6 +450,7 @@ SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "calcottingham": calcottingham,
     "calnaoe": calnaoe,
     "calnaoereverse": calnaoereverse,
+    "chen": chen,
 }
 #: Sources too slow for CI: `--check` leaves their marks alone, `--check --full` (a bench,
 #: `benches/README.md`) checks them too.
@@ -459,6 +462,7 @@ FULL = {
     "calcottingham",
     "calnaoe",
     "calnaoereverse",
+    "chen",
 }
 
 

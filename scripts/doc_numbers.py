@@ -15,8 +15,9 @@ A value may span lines (a whole table). A source is named by the prefix of its n
 (``cottingham.t_n`` is the ``cottingham`` source's ``t_n``). Keep sources quick: the check
 runs in CI; a source that takes minutes goes in ``FULL``, which only ``--full`` runs. The
 MPTCP pages' sources are in ``doc_numbers_mptcp.py``, Chen's in ``doc_numbers_chen.py``
-(``VHO_DOC_CHEN=DIR``: a `vho reproduce chen` run made at this commit). ``VHO_DOC_COMPARE=DIR`` makes the two
-`vho compare` sources read a default run already made (at this commit) instead of making one.
+(``VHO_DOC_CHEN=DIR``: a `vho reproduce chen` run made at this commit). ``VHO_DOC_COMPARE=DIR``
+makes the two `vho compare` sources read a default run already made (at this commit) instead of
+making one.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
+#: How this process runs the `vho` command line.
+VHO = [sys.executable, "-m", "vho.cli"]
 #: The temporary folder of this process's `vho reproduce chen` run (removed at exit).
 _KEEP: list[tempfile.TemporaryDirectory[str]] = []
 
@@ -22,8 +24,7 @@ def _out() -> Path:
     _KEEP.append(tempfile.TemporaryDirectory())
     out = Path(_KEEP[-1].name) / "chen"
     subprocess.run(
-        [sys.executable, "-m", "vho.cli", "reproduce", "chen", "--workers", "2", "--quiet"]
-        + ["--out", str(out)],
+        [*VHO, "reproduce", "chen", "--workers", "2", "--quiet", "--out", str(out)],
         check=True,
         capture_output=True,
     )

@@ -14,7 +14,9 @@ handoff for seed 1.
 Runs stop at 700 s (the handoff at 600 s, as in the paper's 1200 s runs; the count's window
 ends at 630 s).
 
-What it found (seeds 1-3, at 3d8617d), EHN(a)'s mean count by the notification's lateness:
+What it found (seeds 1-3, at 3d8617d, RFC 5348's TFRC, the study's then: since issue 36 it
+runs ns-2's; benches/chen_headline.py has both), EHN(a)'s mean count by the notification's
+lateness:
 0 ms 137.3, 250 ms 274.3, 500 ms 379.3, 750 ms 447.7, 1000 ms 485. The paper's 400 is what a
 notification about 0.5-0.6 s after the handoff gives. With it at the handoff (seed 1) EHN(a)
 loses 30 packets in the first 0.25 s (what one 44 ms one-way delay holds at 4.79 Mb/s: 26)

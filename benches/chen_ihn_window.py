@@ -15,7 +15,9 @@ LOW-to-HIGH detection after the handoff; EHN's is at the handoff itself, so this
 Each run stops at 700 s (the handoff at 600 s, as in the paper's 1200 s runs): nothing after
 the detection changes it, and the run costs 60 % of the whole.
 
-What it found (seeds 1-3, `--windows 10,30,50,70,100,150,200,300`, at 8bd12f1; TCP Probe's
+What it found (seeds 1-3, `--windows 10,30,50,70,100,150,200,300`, at 8bd12f1, TFRC Probe on
+RFC 5348's TFRC, the study's then: since issue 36 it runs ns-2's, and benches/chen_headline.py
+`--part runs` spreads the handoff over the run's phase; TCP Probe's
 runs do not depend on the seed, TFRC Probe's through its timers), mean lag in s:
 
 | window (pairs) | 10 | 30 | 50 | 70 | 100 | 150 | 200 | 300 |

@@ -14,8 +14,10 @@ values in.
 A value may span lines (a whole table). A source is named by the prefix of its names
 (``cottingham.t_n`` is the ``cottingham`` source's ``t_n``). Keep sources quick: the check
 runs in CI; a source that takes minutes goes in ``FULL``, which only ``--full`` runs. The
-MPTCP pages' sources are in ``doc_numbers_mptcp.py``. ``VHO_DOC_COMPARE=DIR`` makes the two
-`vho compare` sources read a default run already made (at this commit) instead of making one.
+MPTCP pages' sources are in ``doc_numbers_mptcp.py``, Chen's in ``doc_numbers_chen.py``
+(``VHO_DOC_CHEN=DIR``: a `vho reproduce chen` run made at this commit). ``VHO_DOC_COMPARE=DIR``
+makes the two `vho compare` sources read a default run already made (at this commit) instead of
+making one.
 """
 
 from __future__ import annotations
@@ -431,6 +433,7 @@ def calnaoereverse() -> dict[str, str]:
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import doc_numbers_cottingham as cottingham_study  # noqa: E402
 import doc_numbers_mptcp as mptcp  # noqa: E402
+from doc_numbers_chen import chen  # noqa: E402
 
 
 @cache
@@ -456,6 +459,7 @@ SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "cotstudy": cottingham_study.cotstudy,
     "calnaoe": calnaoe,
     "calnaoereverse": calnaoereverse,
+    "chen": chen,
 }
 #: Sources too slow for CI: `--check` leaves their marks alone, `--check --full` (a bench,
 #: `benches/README.md`) checks them too.
@@ -468,6 +472,7 @@ FULL = {
     "cotstudy",
     "calnaoe",
     "calnaoereverse",
+    "chen",
 }
 
 

@@ -48,13 +48,30 @@ HANDOFF_PHASE_S = 12.0
 #: The application's start, drawn uniformly in [0, this) (the paper gives none; l.129 says only
 #: that it "was initiated").
 START_S = 10.0
+#: TFRC Probe's pair period on 1xRTT before the handoff: 20 packets of 1040 bytes at the
+#: ~148 kb/s it sends there (ns-2.35's Agent/TFRC: 11.085 MB in 600 s, benches/ns2/chen.tcl).
+PAIR_S = 20 * 1040 * 8 / 148e3
+
+
+def start_span_s(overrides: tuple[str, ...], quick: bool) -> float:
+    """The span the application's start is drawn in: START_S, or at a point that sets CapProbe
+    runs longer than the handoff's phase covers (``flow.0.probe.window``), one such run at
+    1xRTT's pair period (150 pairs: 169 s), so that where in its run the probe is when the
+    link changes is sampled (IHN's lag depends on it). Not under --quick: its handoff at
+    60 s leaves no room."""
+    for o in overrides:
+        if o.startswith("flow.0.probe.window=") and not quick:
+            return max(START_S, int(o.split("=")[1]) * PAIR_S)
+    return START_S
+
 
 DRAWS = (
     f"the application flow's start, uniformly in [0, {START_S:g} s), and the handoff's instant, "
     f"uniformly in [{HANDOFF_S:g}, {HANDOFF_S + HANDOFF_PHASE_S:g}) s (one run of the probe's "
     "pairs: the phase IHN's lag depends on), both the same at every point of a replication "
     "(`draws` in runs.csv); and the 16 Pareto flows' draws (the seed: replication r runs "
-    "seed + r). The paper has one run per curve"
+    "seed + r). The paper has one run per curve. At the variants with CapProbe runs of 150 "
+    f"pairs the start is drawn in [0, {150 * PAIR_S:.0f} s), one such run"
 )
 
 #: Fig. 9's "packets lost during the handoff" (l.189), read as the application flow's data
@@ -87,6 +104,14 @@ TCP = (
     'flow.0.size="10 GB"',
     'flow.0.tcp={profile="ns2", send_window="1000 packets"}',
 )
+#: The TFRC Probe cases run on ns-2's TFRC: "Both IHN and EHN were implemented in the NS-2
+#: simulator [1]" (§5, l.127), so TFRC Probe is ns-2's Agent/TFRC with pairs, as TCP Probe
+#: above is ns-2's TCP (tfrc/config.rs TfrcConfig::ns2: its gradual increase, df_ 0.95, ca_,
+#: receive limit and nofeedback timer; benches/ns2_tfrc.py holds it against ns-2.35). On this
+#: world it matters: at HIGH-to-LOW the original loses 265 packets with it against ns-2.35's
+#: own Agent/TFRC's 295 (benches/ns2/chen.tcl) and RFC 5348's 538 (seeds 1-2,
+#: `python3 benches/chen_headline.py --part ehn --variants default,ns2-tfrc`).
+TFRC = ('flow.0.tfrc={profile="ns2"}',)
 HIGH_LOW = ('mobile.start="wlan"', 'handover.0.from="wlan"', 'handover.0.to="1xrtt"')
 #: Every run records the senders' state, the drops and the probe's estimates, not the queues
 #: (the 16 Pareto flows would make tens of millions of queue rows).
@@ -105,14 +130,14 @@ class Case:
 
 
 CASES: tuple[Case, ...] = (
-    Case("low-high-tfrc", "LOW-to-HIGH, TFRC Probe (§5.1.1, Fig. 6)", "low-to-high", "tfrc", ()),
+    Case("low-high-tfrc", "LOW-to-HIGH, TFRC Probe (§5.1.1, Fig. 6)", "low-to-high", "tfrc", TFRC),
     Case("low-high-tcp", "LOW-to-HIGH, TCP Probe (§5.1.2, Fig. 7)", "low-to-high", "tcp", TCP),
     Case(
         "high-low-tfrc",
         "HIGH-to-LOW, TFRC Probe (§5.2, Figs. 8 and 9)",
         "high-to-low",
         "tfrc",
-        HIGH_LOW,
+        (*TFRC, *HIGH_LOW),
     ),
 )
 
@@ -162,6 +187,13 @@ HIGH_LOW_VARIANTS = (
     ),
 )
 
+#: A sensitivity world: the application's four wired links (chen.toml's n1-n2 to n4-n5) at
+#: 30 ms each, and the base one-way delay over 802.11b that makes, as EHN_B_OFFSET_MS:
+#: 4 x (30 + 0.083) ms + 2 ms + 1.664 ms = 124.0 ms.
+WIRED_30 = tuple(f'link.{i}.delay="30 ms"' for i in range(4))
+EHN_B_OFFSET_30_MS = 124
+WIRED_30_LABEL = "wired links of 30 ms (EHN(b) one OWD, 124 ms, early)"
+
 #: The variants that test a cause of a difference: (case, name, label, the variant it stands
 #: in for, its overrides on that variant's).
 SENSITIVITY: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
@@ -169,14 +201,27 @@ SENSITIVITY: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
     # (CapProbe's runs, `flow.probe.window`, 10 pairs by default; the paper gives none).
     ("low-high-tfrc", "probe-150", "CapProbe runs of 150 pairs", "ihn-fra",
      ("flow.0.probe.window=150",)),
-    ("low-high-tcp", "probe-70", "CapProbe runs of 70 pairs", "ihn-fra",
-     ("flow.0.probe.window=70",)),
+    # One run length for both protocols, swapped in together (issue 36): the paper's lags,
+    # ~15 s (l.151) and ~5 s (l.164), are both what runs of ~150 pairs give
+    # (benches/chen_headline.py --part runs). Its replications draw the flow's start over one
+    # such run (start_span_s), so that they sample where in its run the probe is.
+    ("low-high-tcp", "probe-150", "CapProbe runs of 150 pairs", "ihn-fra",
+     ("flow.0.probe.window=150",)),
     # The paper does not say how EHN reached its sender: a notice 0.5 s late (EHN(b) still one
     # OWD ahead of EHN(a)).
     ("high-low-tfrc", "ehn-a-late", "EHN told 0.5 s after the handoff", "ehn-a",
      ('handover.0.notify="after"', 'handover.0.notify_offset="500 ms"')),
     ("high-low-tfrc", "ehn-b-late", "EHN told 0.5 s after the handoff, less one OWD", "ehn-b",
      ('handover.0.notify="after"', f'handover.0.notify_offset="{500 - EHN_B_OFFSET_MS} ms"')),
+    # The path's delay, which Fig. 5 holds and the text does not (chen.toml: 10 ms a link):
+    # ERR saves what the sender sends in the one OWD it acts early, R*OWD (25 packets at
+    # 44 ms); EHN(a) and EHN(b) share the losses after the cut. The application's four wired
+    # links at 30 ms (OWD 124 ms, EHN(b) that much early; ns-2.35's own Agent/TFRC then loses
+    # 889 at HIGH-to-LOW, seed 1: `CHEN_DELAY=30 ns benches/ns2/chen.tcl high-low 1 631 600
+    # 599 630`), the three curves swapped in together.
+    *((("high-low-tfrc", f"{v}-30ms", WIRED_30_LABEL, v, (*WIRED_30, *extra))
+       for v, extra in (("original", ()), ("ehn-a", ()),
+                        ("ehn-b", (f'handover.0.notify_offset="{EHN_B_OFFSET_30_MS} ms"',))))),
 )  # fmt: skip
 
 MEASURE = "vho.reproduce.chen.measure:measure_run"
@@ -230,10 +275,11 @@ def design(o: Options) -> Design:
             )
 
     def draw(p: Point, r: int) -> tuple[str, ...]:
-        # The same draws at every point of replication r (common random numbers).
+        # The same draws at every point of replication r (common random numbers; the start
+        # stretched at points with long CapProbe runs, start_span_s).
         u = np.random.default_rng([o.seed, r]).random(2)
         return (
-            f'flow.0.start="{u[0] * START_S:.3f} s"',
+            f'flow.0.start="{u[0] * start_span_s(p.overrides, o.quick):.3f} s"',
             f'handover.0.at="{h0 + u[1] * HANDOFF_PHASE_S:.3f} s"',
         )
 

@@ -19,6 +19,7 @@ from .design import (
     FILL_SHARE,
     LOSS_WINDOW_S,
     TCP,
+    TFRC,
     variants,
 )
 from .figures import figures
@@ -126,6 +127,8 @@ def body(ctx: Context) -> list[str]:
         f"{EHN_B_OFFSET_MS} ms (the path's base one-way delay) before it, the cut one OWD early "
         "(ERR). The paper's 'EHN(a) ... without ERR' is read as without the *early* cut "
         "(l.182: EHN(a) 'reduced the sending rate more drastically than the original');",
+        "- TFRC Probe: " + ", ".join(f"`{o}`" for o in TFRC) + " (ns-2's Agent/TFRC, "
+        "the paper's simulator, l.127);",
         "- TCP Probe: " + ", ".join(f"`{o}`" for o in TCP) + " (ns-2's TCP and its "
         "delayed-ACK sink, as the paper; ns-2's window_ lifted).",
         "",

@@ -181,7 +181,10 @@ SUMMARY: tuple[tuple[str, str], ...] = (
     ),
     ("flows[].cbr.max_gap_from_s", "when that gap began (the arrival before it)"),
     ("flows[].mptcp.scheduler", 'an MPTCP flow (`kind = "mptcp"`): its packet scheduler'),
-    ("flows[].mptcp.congestion_control", "how its subflows' windows relate: uncoupled, lia or olia"),
+    (
+        "flows[].mptcp.congestion_control",
+        "how its subflows' windows relate: uncoupled, lia or olia",
+    ),
     ("flows[].mptcp.subflows_created", "subflows it had over its life (ids never reused)"),
     (
         "flows[].mptcp.bytes_retrans",

@@ -380,7 +380,8 @@ main(int argc, char* argv[])
                        UintegerValue(static_cast<uint32_t>(Num("window")) * mss));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(false));
+    // A window of 100 packets (146,000 bytes) needs the scale option (RFC 7323 §2): on SYNs only.
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(0.2)));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(Seconds(0.01)));
 

@@ -19,7 +19,8 @@ start and the end.
 Workloads: handover-20mb (benches/scenarios/dk-wlan-gprs-20mb.toml; the default) and those of
 benches/suite/run.py whose ns-2 side is suite_dumbbell.tcl without RED or TFRC (ns-3's
 dumbbell takes the same key=value arguments): cross-small, cross-large,
-queue-deep-droptail, queue-shallow-ns2, flows-1000, lossy-long. `--only all` runs them all.
+queue-deep-droptail, queue-shallow-ns2, flows-1000 (not lossy-long: ns-3.37 crashes on it,
+see `ns3_cells`). `--only all` runs them all.
 """
 
 from __future__ import annotations
@@ -66,6 +67,11 @@ def ns3_cells() -> dict[str, tuple[Path, list[str]]]:
         args = w.ns2[1:]
         if "qtype=RED" in args or "tfrc=1" in args:
             continue  # ns-3's RED queue disc and TFRC are other models: not written here
+        if any(a.startswith("loss=") for a in args):
+            # ns-3.37 dies (SIGSEGV in TcpRateLinux::SkbSent, from SendDataPacket after an
+            # ACK) when a random loss hits a transfer its receiver's window limits (window
+            # 20 over a queue of 20 or more; seen at loss 0.001 too, with SACK on or off).
+            continue
         cells[w.name] = (w.scenario, args)
     return cells
 

@@ -90,6 +90,7 @@ std::map<std::string, std::string> g_opt = {
     {"cross_rate", "1e6"},   {"duration", "60"},       {"until", "duration"},
     {"ho_at", "-1"},         {"ho_rate", "200e3"},     {"ho_delay", "0.300"},
     {"ho_q", "11"},         {"ts_rtt", "1"},
+    {"sack", "1"},
 };
 
 double
@@ -378,7 +379,7 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(Seconds(0.1)));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize",
                        UintegerValue(static_cast<uint32_t>(Num("window")) * mss));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(Num("sack") != 0));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
     // A window of 100 packets (146,000 bytes) needs the scale option (RFC 7323 §2): on SYNs only.
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));

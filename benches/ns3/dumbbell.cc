@@ -30,6 +30,12 @@
 //                                    link's rate, delay and queue limit change in place in
 //                                    both directions and what is queued stays (ns-2's
 //                                    "vhoideal", vho's kind = "soft-reconfigure")
+//   ho_mode                          "reconfigure" (the above) or "route": a second access
+//                                    link R -- MH (ho_rate, ho_delay, ho_q) up from the start,
+//                                    and at ho_at the static routes of R (to MH's address)
+//                                    and of MH (its default) switch to it; what is queued on
+//                                    the first drains over it at its pace (vho's kind =
+//                                    "soft", make before break)
 //
 // Queue limits mean what they mean in ns-2's DropTail: a limit of q holds q - 1 packets
 // waiting plus the one being sent (queue/drop-tail.cc drops at waiting + 1 >= qlim_), so the
@@ -90,7 +96,7 @@ std::map<std::string, std::string> g_opt = {
     {"cross_rate", "1e6"},   {"duration", "60"},       {"until", "duration"},
     {"ho_at", "-1"},         {"ho_rate", "200e3"},     {"ho_delay", "0.300"},
     {"ho_q", "11"},         {"ts_rtt", "1"},
-    {"sack", "1"},
+    {"sack", "1"},          {"ho_mode", "reconfigure"},
 };
 
 double
@@ -332,6 +338,26 @@ Handover(NetDeviceContainer access, DataRate rate, Time delay, QueueSize q)
     access.Get(0)->GetChannel()->SetAttribute("Delay", TimeValue(delay));
 }
 
+// The route switch (ho_mode=route): R's route to MH's address and MH's default route move
+// from the first access link (interface 2 of R, 1 of MH) to the second (3 of R, 2 of MH).
+void
+SwitchRoutes(Ptr<Node> r, Ptr<Node> mh, Ipv4Address mh_addr, Ipv4Address mh_new, Ipv4Address r_new)
+{
+    Ipv4StaticRoutingHelper helper;
+    Ptr<Ipv4StaticRouting> at_r = helper.GetStaticRouting(r->GetObject<Ipv4>());
+    at_r->AddHostRouteTo(mh_addr, mh_new, 3);
+    Ptr<Ipv4StaticRouting> at_mh = helper.GetStaticRouting(mh->GetObject<Ipv4>());
+    for (uint32_t i = 0; i < at_mh->GetNRoutes(); ++i)
+    {
+        if (at_mh->GetRoute(i).IsDefault())
+        {
+            at_mh->RemoveRoute(i);
+            break;
+        }
+    }
+    at_mh->SetDefaultRoute(r_new, 2);
+}
+
 } // namespace
 
 int
@@ -407,17 +433,57 @@ main(int argc, char* argv[])
     access.SetQueue("ns3::DropTailQueue", "MaxSize", QueueSizeValue(Waiting(Num("q"))));
     NetDeviceContainer access_dev = access.Install(r, mh);
 
+    const std::string ho_mode = g_opt["ho_mode"];
+    if (ho_mode != "reconfigure" && ho_mode != "route")
+    {
+        std::fprintf(stderr, "dumbbell: ho_mode=%s: expected reconfigure or route\n",
+                     ho_mode.c_str());
+        return 2;
+    }
+    const bool route = ho_mode == "route" && Num("ho_at") >= 0;
+    NetDeviceContainer second_dev;
+    if (route)
+    {
+        PointToPointHelper second;
+        second.SetDeviceAttribute("Mtu", mtu);
+        second.SetDeviceAttribute("DataRate", DataRateValue(WireRate(Num("ho_rate"))));
+        second.SetChannelAttribute("Delay", TimeValue(Seconds(Num("ho_delay"))));
+        second.SetQueue("ns3::DropTailQueue", "MaxSize", QueueSizeValue(Waiting(Num("ho_q"))));
+        second_dev = second.Install(r, mh);
+    }
+
     InternetStackHelper stack;
+    Ipv4StaticRoutingHelper static_routing;
+    if (route)
+    {
+        stack.SetRoutingHelper(static_routing);
+    }
     stack.Install(nodes);
     Ipv4AddressHelper addr;
     addr.SetBase("10.0.1.0", "255.255.255.0");
-    addr.Assign(wired_dev);
+    Ipv4InterfaceContainer wired_if = addr.Assign(wired_dev);
     addr.SetBase("10.0.2.0", "255.255.255.0");
     Ipv4InterfaceContainer access_if = addr.Assign(access_dev);
+    Ipv4InterfaceContainer second_if;
     TrafficControlHelper tch;
     tch.Uninstall(wired_dev);
     tch.Uninstall(access_dev);
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    if (route)
+    {
+        addr.SetBase("10.0.3.0", "255.255.255.0");
+        second_if = addr.Assign(second_dev);
+        tch.Uninstall(second_dev);
+        // EH and MH send everything to R; R reaches MH's first address over the first
+        // access link (its connected network) until the switch.
+        static_routing.GetStaticRouting(eh->GetObject<Ipv4>())
+            ->SetDefaultRoute(wired_if.GetAddress(1), 1);
+        static_routing.GetStaticRouting(mh->GetObject<Ipv4>())
+            ->SetDefaultRoute(access_if.GetAddress(0), 1);
+    }
+    else
+    {
+        Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    }
 
     if (Num("loss") > 0)
     {
@@ -491,7 +557,17 @@ main(int argc, char* argv[])
         }
     }
 
-    if (Num("ho_at") >= 0)
+    if (route)
+    {
+        Simulator::Schedule(Seconds(Num("ho_at")),
+                            &SwitchRoutes,
+                            r,
+                            mh,
+                            mh_addr,
+                            second_if.GetAddress(1),
+                            second_if.GetAddress(0));
+    }
+    else if (Num("ho_at") >= 0)
     {
         Simulator::Schedule(Seconds(Num("ho_at")),
                             &Handover,

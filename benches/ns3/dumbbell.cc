@@ -60,12 +60,13 @@
 // 1500-byte packet (an ACK takes 54 bytes' time instead of 40: 22 us at 5 Mb/s).
 //
 // Prints one line at the end:
-//   ns3 events=E packets=P data_packets=T cross=C done_s=D sender_done_s=S loop_wall_s=W
-//       loop_cpu_s=U profile=B
+//   ns3 events=E packets=P data_packets=T cross=C flows_done=F done_s=D sender_done_s=S
+//       loop_wall_s=W loop_cpu_s=U profile=B
 // events: Simulator::GetEventCount() (events executed); packets: data packets the sources
 // sent (TCP segments with payload, retransmissions included, from the sockets' Tx trace; UDP
 // datagrams from the OnOff applications' Tx trace); done_s: when the last flow's last byte
-// reached its sink; sender_done_s: when its sender saw it acknowledged (-1 if never);
+// reached its sink; flows_done: the TCP flows of tcp_bytes whose last byte was acknowledged;
+// sender_done_s: when its sender saw it acknowledged (-1 if never);
 // loop_wall_s, loop_cpu_s: wall and process CPU time of Simulator::Run() alone.
 
 #include "ns3/applications-module.h"
@@ -587,12 +588,13 @@ main(int argc, char* argv[])
     const uint64_t events = Simulator::GetEventCount();
     Simulator::Destroy();
 
-    std::printf("ns3 events=%llu packets=%llu data_packets=%llu cross=%llu done_s=%.6f "
-                "sender_done_s=%.6f loop_wall_s=%.6f loop_cpu_s=%.6f profile=%s\n",
+    std::printf("ns3 events=%llu packets=%llu data_packets=%llu cross=%llu flows_done=%u "
+                "done_s=%.6f sender_done_s=%.6f loop_wall_s=%.6f loop_cpu_s=%.6f profile=%s\n",
                 static_cast<unsigned long long>(events),
                 static_cast<unsigned long long>(g_tcp_data + g_cross),
                 static_cast<unsigned long long>(g_tcp_data),
                 static_cast<unsigned long long>(g_cross),
+                g_flows_acked,
                 g_done_s,
                 g_sender_done_s,
                 wall,

@@ -50,7 +50,7 @@
 // (RTO 0.2 s against an RTT of 0.6-1.3 s), every segment is sent again by a spurious timeout,
 // and no sample is ever taken (seen: 7 MB of the 20 MB in 3,600 s). ns-2 keeps the backed-off
 // timer until a valid sample (Karn, RFC 6298 (5.5)); vho's `ns2` profile does as ns-2. The
-// subclass below lets a timestamp's echo be sampled although the segment was retransmitted
+// subclass in ts_rtt_socket.h lets a timestamp's echo be sampled although the segment was retransmitted
 // (RFC 7323 §4: the echo says which transmission the ACK is for), which breaks the loop; it
 // costs nothing per event.
 //
@@ -75,6 +75,7 @@
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
+#include "ts_rtt_socket.h"
 
 #include <chrono>
 #include <cstdio>
@@ -162,86 +163,6 @@ void
 OnUdpTx(Ptr<const Packet>)
 {
     ++g_cross;
-}
-
-// ns-3.37's TCP socket, but an ACK that echoes a timestamp gives an RTT sample even when the
-// segment it acknowledges was retransmitted (see the file's comment).
-class TsRttSocket : public TcpSocketBase
-{
-  public:
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::VhoBenchTsRttSocket")
-                                .SetParent<TcpSocketBase>()
-                                .SetGroupName("Internet")
-                                .AddConstructor<TsRttSocket>();
-        return tid;
-    }
-
-    TypeId GetInstanceTypeId() const override
-    {
-        return GetTypeId();
-    }
-
-  protected:
-    // TcpSocketBase::EstimateRtt with the sample taken from the echoed timestamp alone: the
-    // base takes it only when the oldest segment in its send history was never retransmitted,
-    // and a timeout clears that history.
-    void EstimateRtt(const TcpHeader& header) override
-    {
-        const SequenceNumber32 ack = header.GetAckNumber();
-        if (!m_timestampEnabled || !header.HasOption(TcpOption::TS))
-        {
-            TcpSocketBase::EstimateRtt(header);
-            return;
-        }
-        while (!m_history.empty() &&
-               m_history.front().seq + SequenceNumber32(m_history.front().count) <= ack)
-        {
-            m_history.pop_front();
-        }
-        // Only an ACK that acknowledges new data (RFC 7323 §4.2's rule for TS.Recent keeps a
-        // delayed ACK's echo on the earliest segment it covers).
-        if (ack <= m_sampled)
-        {
-            return;
-        }
-        m_sampled = ack;
-        auto ts = DynamicCast<const TcpOptionTS>(header.GetOption(TcpOption::TS));
-        Time m = TcpOptionTS::ElapsedTimeFromTsValue(ts->GetEcho());
-        if (m.IsZero())
-        {
-            m = MilliSeconds(1); // as the base: a sample under the option's 1 ms tick
-        }
-        m_rtt->Measurement(m);
-        m_tcb->m_lastRtt = m_rtt->GetEstimate();
-        m_tcb->m_minRtt = std::min(m_tcb->m_lastRtt.Get(), m_tcb->m_minRtt);
-    }
-
-  private:
-    SequenceNumber32 m_sampled{0};
-};
-
-NS_OBJECT_ENSURE_REGISTERED(TsRttSocket);
-
-// A TCP socket on `node`: ns-3's own (TcpSocketFactory) or the TsRttSocket, put together as
-// TcpL4Protocol::CreateSocket puts its own together.
-Ptr<Socket>
-TcpSender(Ptr<Node> node, bool ts_rtt)
-{
-    if (!ts_rtt)
-    {
-        return Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
-    }
-    Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
-    Ptr<TsRttSocket> s = CreateObject<TsRttSocket>();
-    s->SetNode(node);
-    s->SetTcp(tcp);
-    s->SetRtt(CreateObject<RttMeanDeviation>());
-    s->SetCongestionControlAlgorithm(CreateObject<TcpNewReno>());
-    s->SetRecoveryAlgorithm(CreateObject<TcpClassicRecovery>());
-    tcp->AddSocket(s);
-    return s;
 }
 
 // A sender that hands its socket all it may (bulk: forever; else tcp_bytes) and watches the

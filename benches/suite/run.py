@@ -202,6 +202,7 @@ class Run:
     minflt: int
     events: int
     packets: int
+    sender_done_s: float | None = None  # when the sender saw its last byte acknowledged
 
 
 def fields(text: str, prefix: str) -> dict[str, float]:
@@ -242,6 +243,7 @@ def timed(cmd: list[str], prefix: str) -> Run:
         minflt=minflt,
         events=int(f["events"]),
         packets=int(f.get("packets", f.get("data_packets", 0))),
+        sender_done_s=f.get("sender_done_s"),
     )
 
 

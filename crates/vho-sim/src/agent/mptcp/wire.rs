@@ -78,6 +78,13 @@ impl MptcpKeys {
     }
 }
 
+/// The address id (RFC 8684 §3.2, §3.4) of the mobile's interface `iface` (its index in the
+/// mobile's interfaces): one more than the index, as 0 is the initial subflow's implicit id
+/// (Linux numbers its endpoints from 1).
+pub fn addr_id(iface: u8) -> u8 {
+    iface.saturating_add(1)
+}
+
 /// A subflow's 32-bit nonce in its MP_JOIN handshake (§3.2), derived as the keys are.
 fn nonce(key: u64, seg: &Segment) -> u32 {
     let d = Sha256::new()
@@ -165,13 +172,13 @@ pub fn encode(
                 msg[4..].copy_from_slice(&r_a.to_be_bytes());
                 let mac = hmac_sha256(&key, &msg);
                 let mut b = [0u8; 16];
-                b[..4].copy_from_slice(&[KIND, 16, 0x10 | b_bit, interface]);
+                b[..4].copy_from_slice(&[KIND, 16, 0x10 | b_bit, addr_id(interface)]);
                 b[4..12].copy_from_slice(&mac[..8]);
                 b[12..16].copy_from_slice(&r_b.to_be_bytes());
                 put(&b);
             } else {
                 let mut b = [0u8; 12];
-                b[..4].copy_from_slice(&[KIND, 12, 0x10 | b_bit, interface]);
+                b[..4].copy_from_slice(&[KIND, 12, 0x10 | b_bit, addr_id(interface)]);
                 b[4..8].copy_from_slice(&token_of(peer).0.to_be_bytes());
                 b[8..12].copy_from_slice(&nonce(own, seg).to_be_bytes());
                 put(&b);
@@ -221,7 +228,8 @@ pub fn encode(
         // truncated HMAC (Key = the sender's key + the receiver's, Msg = address id +
         // address). The capture gives a node one address (`src_addr`), whatever its
         // interface.
-        AddrSignal::Add(id) => {
+        AddrSignal::Add(iface) => {
+            let id = addr_id(iface);
             let mut key = [0u8; 16];
             key[..8].copy_from_slice(&own.to_be_bytes());
             key[8..].copy_from_slice(&peer.to_be_bytes());
@@ -235,8 +243,8 @@ pub fn encode(
             put(&b);
         }
         // §3.4.2 Figure 16: REMOVE_ADDR of one address id.
-        AddrSignal::Remove(id) => {
-            put(&[KIND, 4, 0x40, id]);
+        AddrSignal::Remove(iface) => {
+            put(&[KIND, 4, 0x40, addr_id(iface)]);
         }
     }
     n
@@ -445,7 +453,8 @@ mod tests {
                 ..
             } => {
                 assert!(backup);
-                assert_eq!(addr_id, 1);
+                assert_eq!(addr_id, super::addr_id(1));
+                assert_eq!(addr_id, 2);
                 assert_eq!(token, token_of(keys.source).0);
             }
             ref o => panic!("{o:?}"),

@@ -67,11 +67,23 @@ pub struct Paths {
     pub mobile_sends: bool,
     /// The interfaces' link names (for the record).
     pub names: Vec<String>,
+    /// Interfaces (bit `i`: `links[i]`) whose address has not appeared yet: down until a
+    /// handover brings them up (`handover::appearing`, `World::multihome`). The path manager
+    /// opens no subflow over one until it is added.
+    pub absent: u64,
 }
 
 impl Paths {
     fn backup(&self, iface: u8) -> bool {
         self.cfg.endpoint(iface).is_some_and(|e| e.backup())
+    }
+    fn is_absent(&self, iface: u8) -> bool {
+        self.absent
+            .checked_shr(u32::from(iface))
+            .is_some_and(|b| b & 1 != 0)
+    }
+    fn added(&mut self, iface: u8) {
+        self.absent &= !1u64.checked_shl(u32::from(iface)).unwrap_or(0);
     }
 }
 
@@ -216,6 +228,10 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
             .iter()
             .map(|&l| spec.links[l].name.clone())
             .collect(),
+        absent: crate::handover::appearing(spec, m)
+            .iter()
+            .filter_map(|&(_, l)| ms.interfaces.iter().position(|&x| x == l))
+            .fold(0, |bits, i| bits | 1u64.checked_shl(i as u32).unwrap_or(0)),
     };
     // The instants as the world draws them (`handover::draw_instant`), for the record.
     let handovers = spec

@@ -56,6 +56,7 @@ impl MptcpSink {
             .endpoints()
             .iter()
             .filter(|e| e.opens_subflow() && e.interface != initial)
+            .filter(|e| !self.paths.is_absent(e.interface))
             .map(|e| e.interface)
             .take(usize::from(self.paths.cfg.max_subflows))
             .collect();
@@ -85,7 +86,7 @@ impl MptcpSink {
                 .cfg
                 .endpoint(iface)
                 .is_some_and(|e| e.opens_subflow());
-        if !open && wanted && self.joined {
+        if !open && wanted && self.joined && !self.paths.is_absent(iface) {
             self.open(iface);
         }
     }
@@ -194,7 +195,10 @@ impl Agent for MptcpSink {
         }
         match opt.addr {
             AddrSignal::Remove(iface) => self.close_iface(now, iface),
-            AddrSignal::Add(iface) => self.reopen(iface),
+            AddrSignal::Add(iface) => {
+                self.paths.added(iface);
+                self.reopen(iface);
+            }
             AddrSignal::None => {}
         }
         if let (true, Some(iface)) = (self.rx.ack_seq() > before, via) {
@@ -216,6 +220,22 @@ impl Agent for MptcpSink {
         self.close_iface(now, h.notice.from);
         self.signal = Some(AddrSignal::Remove(h.notice.from));
         self.reopen(h.notice.to);
+        true
+    }
+
+    /// The mobile's address on `iface` appeared (its interface came up). At the mobile, the
+    /// path manager opens a subflow from it if the connection is fully established and the
+    /// interface's endpoint asks for one (`mptcp_pm_nl_add_addr_doit` →
+    /// `mptcp_nl_add_subflow_or_signal_addr` → `mptcp_pm_create_subflow_or_signal_addr`,
+    /// net/mptcp/pm_kernel.c, Linux 6.15+; pm_netlink.c before): an MP_JOIN from the new
+    /// address (RFC 8684 §3.2). Not yet fully established, `maybe_join` finds it later, as
+    /// `mptcp_pm_nl_fully_established` does. Away from the mobile it is learnt from ADD_ADDR.
+    fn address_added(&mut self, _now: Time, iface: u8, here: bool) -> bool {
+        if !here {
+            return false;
+        }
+        self.paths.added(iface);
+        self.reopen(iface);
         true
     }
 }

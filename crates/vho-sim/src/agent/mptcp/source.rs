@@ -463,6 +463,29 @@ impl Agent for MptcpSource {
         true
     }
 
+    /// The mobile's address on `iface` appeared. At the mobile (an upload), the model's
+    /// passive sender asks the peer to open the subflow (ADD_ADDR, RFC 8684 §3.4.1; see the
+    /// module's Deviation), as the sink at the mobile would open it itself.
+    fn address_added(&mut self, _now: Time, iface: u8, here: bool) -> bool {
+        if !here {
+            return false;
+        }
+        self.paths.added(iface);
+        let open = self
+            .subflows
+            .iter()
+            .any(|s| s.iface == iface && s.life == Life::Open);
+        let wanted = self
+            .paths
+            .cfg
+            .endpoint(iface)
+            .is_some_and(|e| e.opens_subflow());
+        if !open && wanted {
+            self.signal = Some(AddrSignal::Add(iface));
+        }
+        true
+    }
+
     fn is_complete(&self) -> bool {
         self.snd_una >= self.total
     }

@@ -1,0 +1,135 @@
+//! An interface that a handover brings up (`handover::appearing`): down, with no subflow and no
+//! traffic, until its handover; then its address is added and the path manager opens a
+//! subflow from it (Linux's `mptcp_nl_add_subflow_or_signal_addr`, net/mptcp/pm_kernel.c).
+
+use super::*;
+use crate::handover::appearing;
+
+/// Daniel & Kojo's GPRS -> WLAN: the mobile starts on GPRS, `handovers` appended.
+fn gprs_first(size: &str, stop: &str, handovers: &str) -> String {
+    scenario(size, stop, handovers).replace("start = \"wlan\"", "start = \"gprs\"")
+}
+
+const TO_WLAN_AT_3: &str = "[[handover]]\nat = \"3 s\"\nfrom = \"gprs\"\nto = \"wlan\"\n\
+                            kind = \"hard\"\n";
+
+fn iface(spec: &Spec, name: &str) -> u8 {
+    let l = link_index(spec, name);
+    spec.mobiles[0]
+        .interfaces
+        .iter()
+        .position(|&x| x == l)
+        .expect("an interface") as u8
+}
+
+/// The initial handshake, then the sender's first data (its DSS) at the client: what the
+/// client sends after it.
+fn establish(s: &mut MptcpSource, r: &mut MptcpSink, t: Time) -> Vec<Sent> {
+    r.start(t);
+    for a in drain(r, t) {
+        let (p, pl) = packet(&a, false);
+        s.handle_packet(t, &p, &pl);
+    }
+    for a in drain(s, t) {
+        let (p, pl) = packet(&a, true);
+        r.handle_packet(t, &p, &pl);
+    }
+    for a in drain(r, t) {
+        let (p, pl) = packet(&a, false);
+        s.handle_packet(t, &p, &pl);
+    }
+    let data = drain(s, t);
+    assert!(
+        data.iter().any(|x| parts(x).0.len > 0),
+        "data after the handshake"
+    );
+    for a in &data {
+        let (p, pl) = packet(a, true);
+        r.handle_packet(t, &p, &pl);
+    }
+    drain(r, t)
+}
+
+fn joins(out: &[Sent]) -> Vec<(MptcpOption, usize)> {
+    out.iter()
+        .map(parts)
+        .filter(|(seg, _, _)| seg.flags.contains(Flags::SYN))
+        .map(|(_, opt, link)| (opt, link))
+        .collect()
+}
+
+#[test]
+fn the_interface_a_slow_to_fast_handover_brings_up_is_the_one_that_appears() {
+    // Our rule (`handover::appearing`): the faster network's coverage begins at the handover
+    // to it; the slower one is associated all along; an interface first left, not taken,
+    // was up from the start.
+    let wlan_gprs = "[[handover]]\nat = \"1 s\"\nfrom = \"wlan\"\nto = \"gprs\"\n";
+    let spec = load(&scenario("1 KB", "10 s", wlan_gprs)).expect("loads");
+    assert_eq!(appearing(&spec, 0), vec![]);
+    let spec = load(&gprs_first("1 KB", "10 s", TO_WLAN_AT_3)).expect("loads");
+    assert_eq!(appearing(&spec, 0), vec![(0, link_index(&spec, "wlan"))]);
+    // WLAN -> GPRS -> WLAN: WLAN is left first, so it was there from the start.
+    let back = "[[handover]]\nat = \"5 s\"\nfrom = \"gprs\"\nto = \"wlan\"\n";
+    let spec = load(&scenario("1 KB", "10 s", &format!("{wlan_gprs}{back}"))).expect("loads");
+    assert_eq!(appearing(&spec, 0), vec![]);
+}
+
+#[test]
+fn no_join_over_an_absent_interface_and_one_from_it_when_its_address_is_added() {
+    // `mptcp_pm_create_subflow_or_signal_addr` walks the endpoints there are: at full
+    // establishment WLAN has none (its address has not appeared), so no MP_JOIN; its address
+    // added (`mptcp_pm_nl_add_addr_doit` -> `mptcp_nl_add_subflow_or_signal_addr`, for a
+    // fully established connection) opens a subflow from it (RFC 8684 §3.2).
+    let spec = load(&gprs_first("100 KB", "20 s", TO_WLAN_AT_3)).expect("loads");
+    let (mut s, mut r) = ends(&spec);
+    let t = Time::ZERO;
+    let after = establish(&mut s, &mut r, t);
+    assert!(joins(&after).is_empty(), "no join while wlan is absent");
+    let wlan = iface(&spec, "wlan");
+    let t3 = Time::ZERO + Dur::from_secs(3);
+    assert!(r.address_added(t3, wlan, true));
+    let j = joins(&drain(&mut r, t3));
+    assert_eq!(j.len(), 1, "one join, from the address added");
+    assert_eq!(
+        j[0].0.handshake,
+        Handshake::Join {
+            interface: wlan,
+            backup: false
+        }
+    );
+    assert_eq!(j[0].1, link_index(&spec, "wlan"), "over its interface");
+}
+
+#[test]
+fn an_address_added_before_full_establishment_is_joined_at_it() {
+    // `mptcp_nl_add_subflow_or_signal_addr` skips a connection not fully established; the
+    // endpoint is then in the list `mptcp_pm_nl_fully_established` walks.
+    let spec = load(&gprs_first("100 KB", "20 s", TO_WLAN_AT_3)).expect("loads");
+    let (mut s, mut r) = ends(&spec);
+    let t = Time::ZERO;
+    r.address_added(t, iface(&spec, "wlan"), true);
+    let j = joins(&establish(&mut s, &mut r, t));
+    assert_eq!(j.len(), 1);
+    assert_eq!(j[0].1, link_index(&spec, "wlan"));
+}
+
+#[test]
+fn before_a_slow_to_fast_handover_nothing_crosses_the_new_interface() {
+    // The 200 KB over GPRS (200 kb/s) take about 8 s: with WLAN up from the start the
+    // transfer would be over WLAN in about 2 s (issue 39's skipped slow -> fast cells). WLAN
+    // appears at 3 s: the WLAN subflow opens then and carries the rest.
+    let s = run(&gprs_first("200 KB", "60 s", TO_WLAN_AT_3));
+    let f = &s.flows[0];
+    assert!(f.completed, "{f:?}");
+    let t = f.transfer_time_s.expect("a time");
+    assert!(t > 3.0, "done at {t} s, before WLAN existed");
+    let m = f.mptcp().expect("an MPTCP flow");
+    let wlan = m
+        .subflows
+        .iter()
+        .find(|x| x.interface == "wlan")
+        .expect("a wlan subflow");
+    assert!(wlan.opened_s >= 3.0, "{m:?}");
+    assert!(wlan.bytes_received > 0, "{m:?}");
+    assert_eq!(m.subflows_created, 2, "{m:?}");
+}

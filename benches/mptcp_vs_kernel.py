@@ -4,15 +4,18 @@
 a 1 s delay; 200 KB and 2 MB downloads), the same links and handovers on both sides, the
 subflows running the `linux` profile with cubic beside the kernel's cubic.
 
-    python3 benches/mptcp_vs_kernel.py [--sizes 200KB,2MB] [--out FILE.csv]
-                                       [--emulate [--reps 3]]
+    python3 benches/mptcp_vs_kernel.py [--sizes 200KB,2MB] [--out FILE.csv] [--only TEXT]
+                                       [--emulate [--reps 3] [--keep DIR] [--update-data]]
 
 The kernel's transfer times are, by default, the `mptcp_s` columns of
 `benches/data/emu_kernel_200k.csv` and `benches/data/emu_kernel_2m.csv` (measured by
 `benches/emu_vs_profile.py --mptcp-only --cells handover`, Linux 6.18 on this 2-core machine:
 3 runs per 200 KB cell, 2 per 2 MB cell; see that script's doc). `--emulate` measures them
 again (needs root and an idle machine: the kernel's timing is real). The model is
-deterministic here (no random loss): one run per cell.
+deterministic here (no random loss): one run per cell. `--only` keeps the cells whose name
+holds TEXT (`gprs-wlan`); `--keep` keeps the emulations' outputs (captures, summaries) under
+DIR; `--update-data` writes the kernel's means measured by `--emulate` into the data files'
+`mptcp_s` and `mptcp_completed` columns, for the cells measured (the rest stay).
 """
 
 from __future__ import annotations
@@ -68,22 +71,38 @@ def model_row(cell: Cell, k: float | None) -> dict[str, object]:
     }
 
 
-def emulated(cell_sets: list[str], reps: int) -> float:
+def emulated(cell_sets: list[str], reps: int, keep: Path | None) -> tuple[float, str]:
+    """The kernel's mean transfer time over ``reps`` emulations and how many completed."""
     from vho.emulate import emulate
 
     times = []
     with tempfile.TemporaryDirectory() as tmp:
+        base = keep if keep is not None else Path(tmp)
         for rep in range(1, reps + 1):
             f = emulate(
                 STUDY,
-                out_dir=Path(tmp) / f"k{rep}",
+                out_dir=base / f"k{rep}",
                 overrides=[*cell_sets, "run.stop=150 s"],
                 seed=rep,
                 multipath=True,
             ).summary["flows"][0]
             if f["completed"]:
                 times.append(f["transfer_time_s"])
-    return statistics.mean(times) if times else float("nan")
+    return (statistics.mean(times) if times else float("nan")), f"{len(times)}/{reps}"
+
+
+def update_data(size: str, measured: dict[str, tuple[float, str]]) -> None:
+    """Writes ``measured`` (cell -> mean, completed) into the size's kernel CSV."""
+    path = KERNEL_CSV[size]
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for r in rows:
+        if r["cell"] in measured:
+            r["mptcp_s"], r["mptcp_completed"] = str(measured[r["cell"]][0]), measured[r["cell"]][1]
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
 
 
 def main() -> int:
@@ -92,13 +111,24 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "benches" / "out" / "mptcp_vs_kernel.csv"))
     ap.add_argument("--emulate", action="store_true", help="measure the kernel again (root)")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--only", default="", help="the cells whose name holds this")
+    ap.add_argument("--keep", help="keep the emulations' outputs under this folder")
+    ap.add_argument("--update-data", action="store_true", help="write --emulate's means")
     args = ap.parse_args()
     sizes = [s.replace("KB", " KB").replace("MB", " MB") for s in args.sizes.split(",")]
     rows = []
     for size in sizes:
         kernel = {} if args.emulate else kernel_times(size)
+        measured: dict[str, tuple[float, str]] = {}
         for cell in cells(["handover"], [size]):
-            k = emulated(kernel_sets(cell), args.reps) if args.emulate else kernel.get(cell.name)
+            if args.only not in cell.name:
+                continue
+            if args.emulate:
+                keep = Path(args.keep) / cell.name.replace(" ", "_") if args.keep else None
+                measured[cell.name] = emulated(kernel_sets(cell), args.reps, keep)
+                k: float | None = measured[cell.name][0]
+            else:
+                k = kernel.get(cell.name)
             row = model_row(cell, k)
             rows.append(row)
             print(
@@ -107,6 +137,8 @@ def main() -> int:
                 f"{row['model_resume_s']} |",
                 flush=True,
             )
+        if args.update_data and measured:
+            update_data(size, measured)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))

@@ -170,8 +170,12 @@ pub struct MptcpSink {
     /// Interfaces whose subflow is to be opened (after the initial one is established).
     to_join: Vec<u8>,
     joined: bool,
-    /// A DSS came from the peer on the established initial subflow (`check_fully_established`).
+    /// The initial subflow's first byte came, with its DSS (`check_fully_established`).
     fully_established: bool,
+    /// The path manager has work for the connection (`pm->work_pending`, set once when the
+    /// connection is created: `mptcp_pm_data_reset`, net/mptcp/pm.c): some `subflow` endpoint
+    /// existed then. Without it, full establishment opens no subflow.
+    work_pending: bool,
     signal: Option<AddrSignal>,
     next: usize,
     /// Instants the connection's in-order data moved on, and the interface of the subflow
@@ -282,6 +286,7 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
         to_join: Vec::new(),
         joined: false,
         fully_established: false,
+        work_pending: false,
         signal: None,
         next: 0,
         progress: Vec::new(),

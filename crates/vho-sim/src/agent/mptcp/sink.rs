@@ -44,11 +44,22 @@ impl MptcpSink {
     /// is fully established not at the SYN-ACK but at the first DSS from the peer after it
     /// (`check_fully_established`, net/mptcp/options.c: MP_CAPABLE's third ACK may be lost):
     /// for a download, the first data segment, a round trip later.
+    ///
+    /// The path manager acts at full establishment only if it had work when the connection
+    /// was created (`mptcp_pm_fully_established` schedules the PM worker only with
+    /// `pm->work_pending`, which `mptcp_pm_data_reset` set from the endpoints there were): an
+    /// endpoint added between the connection's creation and its full establishment, when
+    /// none was there before, gets no subflow (`mptcp_nl_add_subflow_or_signal_addr` skips a
+    /// connection not fully established). Measured: `vho emulate --multipath`, GPRS -> WLAN at
+    /// 1 s, WLAN's endpoint added then: no MP_JOIN (docs/design/mptcp.md).
     fn maybe_join(&mut self) {
         if self.joined || !self.fully_established {
             return;
         }
         self.joined = true;
+        if !self.work_pending {
+            return;
+        }
         let initial = self.paths.initial;
         let ifaces: Vec<u8> = self
             .paths
@@ -95,6 +106,13 @@ impl MptcpSink {
 impl Agent for MptcpSink {
     fn start(&mut self, _now: Time) {
         self.open(self.paths.initial);
+        // `mptcp_pm_data_reset`: work pending if a `subflow` endpoint exists now (an absent
+        // interface has none yet) and extra subflows are allowed.
+        let initial = self.paths.initial;
+        self.work_pending = self.paths.cfg.max_subflows > 0
+            && self.paths.cfg.endpoints().iter().any(|e| {
+                e.opens_subflow() && e.interface != initial && !self.paths.is_absent(e.interface)
+            });
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
@@ -170,15 +188,19 @@ impl Agent for MptcpSink {
             let s = &mut self.subflows[i];
             via = Some(s.iface);
             let dss = opt.data_ack.is_some() || opt.n_maps > 0;
-            if i == 0 && dss && !seg.flags.contains(Flags::SYN) && s.tcp.is_established() {
-                self.fully_established = true;
-            }
-            let s = &mut self.subflows[i];
+            // `check_fully_established` (net/mptcp/options.c): only the packet at the
+            // subflow's first byte (`ssn_offset + 1`) with a DSS makes the client fully
+            // established; one out of order does not (its data waits, its ACK still carries
+            // MP_CAPABLE).
+            let first = i == 0 && dss && s.tcp.is_established() && s.tcp.delivered_bytes() == 0;
             if s.life == Life::Open {
                 for m in opt.maps() {
                     s.maps.push(*m);
                 }
                 s.tcp.handle_segment(now, seg);
+                if first && s.tcp.delivered_bytes() > 0 {
+                    self.fully_established = true;
+                }
                 if seg.len > 0 {
                     data = Some(u64::from(seg.len));
                     s.data_bytes += u64::from(seg.len);

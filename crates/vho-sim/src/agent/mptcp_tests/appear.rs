@@ -22,10 +22,9 @@ fn iface(spec: &Spec, name: &str) -> u8 {
         .expect("an interface") as u8
 }
 
-/// The initial handshake, then the sender's first data (its DSS) at the client: what the
-/// client sends after it.
+/// The initial handshake (the client started), then the sender's first data (its DSS) at
+/// the client: what the client sends after it.
 fn establish(s: &mut MptcpSource, r: &mut MptcpSink, t: Time) -> Vec<Sent> {
-    r.start(t);
     for a in drain(r, t) {
         let (p, pl) = packet(&a, false);
         s.handle_packet(t, &p, &pl);
@@ -83,6 +82,7 @@ fn no_join_over_an_absent_interface_and_one_from_it_when_its_address_is_added() 
     let spec = load(&gprs_first("100 KB", "20 s", TO_WLAN_AT_3)).expect("loads");
     let (mut s, mut r) = ends(&spec);
     let t = Time::ZERO;
+    r.start(t);
     let after = establish(&mut s, &mut r, t);
     assert!(joins(&after).is_empty(), "no join while wlan is absent");
     let wlan = iface(&spec, "wlan");
@@ -101,16 +101,73 @@ fn no_join_over_an_absent_interface_and_one_from_it_when_its_address_is_added() 
 }
 
 #[test]
-fn an_address_added_before_full_establishment_is_joined_at_it() {
-    // `mptcp_nl_add_subflow_or_signal_addr` skips a connection not fully established; the
-    // endpoint is then in the list `mptcp_pm_nl_fully_established` walks.
+fn an_address_added_before_full_establishment_is_lost_without_an_endpoint_at_creation() {
+    // `mptcp_pm_data_reset` (net/mptcp/pm.c) sets `work_pending` once, when the connection is
+    // created, from the `subflow` endpoints there are: none (WLAN absent), so
+    // `mptcp_pm_fully_established` schedules no PM work; and `mptcp_nl_add_subflow_or_signal_addr`
+    // skipped the connection, not fully established when WLAN's endpoint came. No join.
     let spec = load(&gprs_first("100 KB", "20 s", TO_WLAN_AT_3)).expect("loads");
     let (mut s, mut r) = ends(&spec);
+    r.start(Time::ZERO);
+    r.address_added(Time::ZERO, iface(&spec, "wlan"), true);
+    assert!(joins(&establish(&mut s, &mut r, Time::ZERO)).is_empty());
+}
+
+#[test]
+fn an_address_added_before_full_establishment_is_joined_at_it_when_the_pm_had_work() {
+    // With another `subflow` endpoint at creation (`work_pending`), full establishment runs
+    // `mptcp_pm_create_subflow_or_signal_addr`, which walks the endpoints there are then:
+    // the one added meanwhile too.
+    let text = gprs_first("100 KB", "20 s", TO_WLAN_AT_3)
+        .replace("[mobile]", "[access.wlan2]\npreset = \"dk-wlan\"\n[mobile]");
+    let spec = load(&text).expect("loads");
+    let (mut s, mut r) = ends(&spec);
+    r.start(Time::ZERO);
+    r.address_added(Time::ZERO, iface(&spec, "wlan"), true);
+    let j = joins(&establish(&mut s, &mut r, Time::ZERO));
+    let links: Vec<usize> = j.iter().map(|x| x.1).collect();
+    assert_eq!(links.len(), 2, "{links:?}");
+    assert!(links.contains(&link_index(&spec, "wlan")));
+    assert!(links.contains(&link_index(&spec, "wlan2")));
+}
+
+#[test]
+fn only_the_segment_at_the_initial_subflows_first_byte_makes_the_client_fully_established() {
+    // `check_fully_established` (net/mptcp/options.c): "TCP_SKB_CB(skb)->seq !=
+    // subflow->ssn_offset + 1" returns before full establishment: data out of order, DSS and
+    // all, opens no join; the first segment, when it comes, does.
+    let text = scenario("100 KB", "20 s", "");
+    let spec = load(&text).expect("loads");
+    let (mut s, mut r) = ends(&spec);
     let t = Time::ZERO;
-    r.address_added(t, iface(&spec, "wlan"), true);
-    let j = joins(&establish(&mut s, &mut r, t));
+    r.start(t);
+    for a in drain(&mut r, t) {
+        let (p, pl) = packet(&a, false);
+        s.handle_packet(t, &p, &pl);
+    }
+    for a in drain(&mut s, t) {
+        let (p, pl) = packet(&a, true);
+        r.handle_packet(t, &p, &pl);
+    }
+    for a in drain(&mut r, t) {
+        let (p, pl) = packet(&a, false);
+        s.handle_packet(t, &p, &pl);
+    }
+    let data = drain(&mut s, t);
+    assert!(data.len() >= 2, "an initial window of several segments");
+    for a in &data[1..] {
+        let (p, pl) = packet(a, true);
+        r.handle_packet(t, &p, &pl);
+    }
+    assert!(
+        joins(&drain(&mut r, t)).is_empty(),
+        "no join on data out of order"
+    );
+    let (p, pl) = packet(&data[0], true);
+    r.handle_packet(t, &p, &pl);
+    let j = joins(&drain(&mut r, t));
     assert_eq!(j.len(), 1);
-    assert_eq!(j[0].1, link_index(&spec, "wlan"));
+    assert_eq!(j[0].1, link_index(&spec, "gprs"));
 }
 
 #[test]

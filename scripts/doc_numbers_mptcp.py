@@ -29,7 +29,7 @@ def mptcpkernel() -> dict[str, str]:
     within = 0
     n = 0
     for size in bench.KERNEL_CSV:
-        kernel = bench.kernel_times(size)
+        kernel = bench.kernel_times(bench.KERNEL_CSV[size])
         for cell in cells(["handover"], [size]):
             r = bench.model_row(cell, kernel.get(cell.name))
             key = cell.name.lower().replace(" ", "_").replace("-", "_")

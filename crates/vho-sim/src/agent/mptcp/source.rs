@@ -98,7 +98,7 @@ impl MptcpSource {
     /// The scheduler at work (`__mptcp_push_pending`): reinjected data first, then new data,
     /// a mapping of at most one segment at a time to the subflow `get_send` picks, within
     /// the peer's connection-level window (`mptcp_wnd_end`).
-    fn push_pending(&mut self, now: Time) {
+    fn push_pending(&mut self) {
         loop {
             let Some(i) = sched::get_send(&self.views()) else {
                 return;
@@ -115,7 +115,6 @@ impl MptcpSource {
                 self.hand(i, dsn, len);
                 self.subflows[i].reinjected += u64::from(len);
                 self.bytes_reinjected += u64::from(len);
-                self.arm_rtx(now);
                 continue;
             }
             let wnd_end = self.snd_una + u64::from(self.tcp.receive_window);
@@ -131,13 +130,17 @@ impl MptcpSource {
             let dsn = self.snd_nxt;
             self.hand(i, dsn, len);
             self.snd_nxt += u64::from(len);
-            self.arm_rtx(now);
         }
     }
 
-    /// Starts the connection's retransmission timer unless it runs (`mptcp_reset_rtx_timer`
-    /// after a push): the longest of the subflows' own pending timeouts, or `TCP_RTO_MIN`
-    /// (`mptcp_set_timeout`).
+    /// Starts the connection's retransmission timer unless it runs: the longest of the
+    /// subflows' own pending timeouts, or `TCP_RTO_MIN` (`mptcp_set_timeout`). Called once a
+    /// subflow has sent data, its own timer then running: `__mptcp_push_pending` and
+    /// `__mptcp_retrans` reset the connection's timer after `mptcp_push_release` has pushed
+    /// the subflow (`tcp_push`), not before. Armed before, the first one would be
+    /// `TCP_RTO_MIN` and its expiries would count a slow subflow's stale periods (and leave
+    /// it out of later timeouts, `mptcp_timeout_from_subflow`) before its first ACK could
+    /// come: measured, the kernel's GPRS subflow is not, docs/design/mptcp.md.
     fn arm_rtx(&mut self, now: Time) {
         if self.rtx_timer.is_none() {
             self.rtx_timer = Some(now + self.rtx_interval(now));
@@ -202,6 +205,7 @@ impl MptcpSource {
                 dsn += u64::from(len);
             }
             self.reinjections += 1;
+            return; // re-armed once the subflow has sent it (`poll_transmit`)
         }
         self.rtx_timer = Some(now + self.rtx_interval(now));
     }
@@ -334,7 +338,7 @@ impl MptcpSource {
 
 impl Agent for MptcpSource {
     fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
-        self.push_pending(now);
+        self.push_pending();
         let n = self.subflows.len();
         for k in 0..n {
             let i = (self.next + k) % n;
@@ -347,6 +351,7 @@ impl Agent for MptcpSource {
             };
             self.next = (i + 1) % n;
             let seg = tx.segment;
+            let sent_data = seg.len > 0;
             let mut opt = MptcpOption {
                 data_ack: Some(0),
                 addr: self.signal.take().unwrap_or_default(),
@@ -369,14 +374,11 @@ impl Agent for MptcpSource {
                 opt.n_maps = n_maps;
             }
             let link = self.paths.links[usize::from(s.iface)];
-            return Some(transmit(
-                self.header_model,
-                seg,
-                tx.kind,
-                opt,
-                link,
-                &mut self.beside,
-            ));
+            let out = transmit(self.header_model, seg, tx.kind, opt, link, &mut self.beside);
+            if sent_data && self.snd_una < self.snd_nxt {
+                self.arm_rtx(now);
+            }
+            return Some(out);
         }
         None
     }

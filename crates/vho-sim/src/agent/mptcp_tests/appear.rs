@@ -190,3 +190,31 @@ fn before_a_slow_to_fast_handover_nothing_crosses_the_new_interface() {
     assert!(wlan.bytes_received > 0, "{m:?}");
     assert_eq!(m.subflows_created, 2, "{m:?}");
 }
+
+#[test]
+fn the_connections_first_timeout_is_the_subflows_own_not_tcp_rto_min() {
+    // `__mptcp_push_pending` resets the connection's timer after `mptcp_push_release` pushed
+    // the subflow, whose own RTO is then pending: `mptcp_set_timeout` takes it (RTT 0.98 s
+    // here, RFC 6298 (2.2): 0.98 + 4 · 0.49 s), not `TCP_RTO_MIN`'s 200 ms, whose expiries
+    // would count a slow subflow's stale periods before its first ACK could come.
+    let spec = load(&gprs_first("100 KB", "20 s", "")).expect("loads");
+    let (mut s, mut r) = ends(&spec);
+    let (t0, t1, t2) = (Time::ZERO, Time::from_millis(650), Time::from_millis(980));
+    r.start(t0);
+    for a in drain(&mut r, t0) {
+        let (p, pl) = packet(&a, false);
+        s.handle_packet(t0, &p, &pl);
+    }
+    for a in drain(&mut s, t0) {
+        let (p, pl) = packet(&a, true);
+        r.handle_packet(t1, &p, &pl);
+    }
+    for a in drain(&mut r, t1) {
+        let (p, pl) = packet(&a, false);
+        s.handle_packet(t2, &p, &pl);
+    }
+    let data = drain(&mut s, t2);
+    assert!(data.iter().any(|x| parts(x).0.len > 0));
+    let first = s.poll_timeout().expect("a timer runs").saturating_since(t2);
+    assert!(first > Dur::from_secs(1), "{first:?}");
+}

@@ -43,6 +43,9 @@ KERNEL_CSV = {
     "200 KB": ROOT / "benches" / "data" / "emu_kernel_200k.csv",
     "2 MB": ROOT / "benches" / "data" / "emu_kernel_2m.csv",
 }
+#: The kernel's times of the GPRS -> WLAN cells with the handover at 2 s (`--at "2 s"`), after
+#: the connection is fully established (`--emulate --reps 2 --stop "60 s" --update-data`).
+KERNEL_LATE_CSV = ROOT / "benches" / "data" / "emu_kernel_mptcp_gprs_wlan_2s.csv"
 
 
 def model_sets(sets: list[str]) -> list[str]:

@@ -38,7 +38,8 @@ def _kernel_table(at: str | None) -> dict[str, str]:
                 cell.name = f"{cell.name} at {at.replace(' ', '')}"
             r = bench.model_row(cell, kernel.get(cell.name))
             key = cell.name.split(" at ")[0].lower().replace(" ", "_").replace("-", "_")
-            k, m = float(r["kernel_mptcp_s"]), float(r["model_mptcp_s"])  # type: ignore[arg-type]
+            num = [r[c] for c in ("kernel_mptcp_s", "model_mptcp_s")]
+            k, m = (math.nan if x is None else float(x) for x in num)  # type: ignore[arg-type]
             d = float(r["diff_pct"])  # type: ignore[arg-type]
             resume = r["model_resume_s"]
             done = not (math.isnan(k) and math.isnan(m))

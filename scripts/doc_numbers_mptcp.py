@@ -223,6 +223,8 @@ def comparemptcp(d: Path) -> dict[str, str]:
     )
     for ln in buf.getvalue().splitlines():
         m = pat.match(ln)
+        if m is None and ln.endswith(", none completed"):
+            continue
         if m is None:
             raise ValueError(f"benches/compare_mptcp.py counts: unexpected line {ln!r}")
         k = m.group(1).replace("-", "_")
@@ -230,6 +232,8 @@ def comparemptcp(d: Path) -> dict[str, str]:
         out |= {
             f"{k}_hosted": g[1],
             f"{k}_skipped": g[2],
+            f"{k}_completed": g[3],
+            f"{k}_incomplete": g[4],
             f"{k}_beats_best": g[5],
             f"{k}_beats_plain": g[6],
             f"{k}_beats_oracle": g[7],

@@ -150,6 +150,13 @@ MPTCP_DK = [
     for h in (0, 1, 3, 5)
     for model in ("ideal-hard", "delay-4")
 ] + [f"dk-wlan-gprs-20MB-delay-4-h{h}" for h in (0, 1, 3, 5)]
+#: The slow -> fast rows quoted (Daniel & Kojo's GPRS -> WLAN), and the thesis's.
+MPTCP_DK_SF = [
+    f"dk-gprs-wlan-{size}-{model}-h{h}"
+    for size in ("200KB", "2MB")
+    for h in (0, 1, 3, 5)
+    for model in ("ideal-hard", "delay-1")
+] + ["thesis-slow-fast"]
 MPTCP_THESIS = ["thesis-fast-slow", "thesis-fast-slow-4k", "thesis-fast-slow-536", "thesis-upload"]
 MPTCP_WHY = [
     "dk-wlan-gprs-200KB-ideal-soft-h0",
@@ -177,6 +184,7 @@ def comparemptcp(d: Path) -> dict[str, str]:
     rows |= {ln.split(" | ")[0][2:]: ln for ln in sec.splitlines() if ln.startswith("| thesis")}
     out = {
         "dk_table": "\n".join(rows[x] for x in MPTCP_DK),
+        "sf_table": "\n".join(rows[x] for x in MPTCP_DK_SF),
         "thesis_table": "\n".join(rows[x] for x in MPTCP_THESIS),
     }
     buf = io.StringIO()
@@ -251,4 +259,12 @@ def comparemptcp(d: Path) -> dict[str, str]:
         .groupby("scenario")["skipped"]
         .apply(lambda x: bool((x != "").all()))
     )
+    # Slow -> fast: the replications of 32 that never completed, per HTime (`mptcp`).
+    sf = t[(t["variant"] == "mptcp") & t["scenario"].str.startswith("dk-gprs-wlan")]
+    for h in (0, 1, 3):
+        inc = sf[sf["scenario"].str.endswith(f"-h{h}")]["incomplete"].astype(int)
+        out[f"sf_h{h}_incomplete"] = (
+            str(inc.min()) if inc.min() == inc.max() else f"{inc.min()} to {inc.max()}"
+        )
+    out["sf_scenarios_dk"] = str(sf["scenario"].nunique())
     return out | {"skip_both": str(int(both.sum()))}

@@ -111,6 +111,11 @@ struct SendFlow {
     /// Data-level bytes it carried again for another subflow (reinjected onto it).
     reinjected: u64,
     last_row: Option<(u32, u64, u64, u64)>,
+    /// The smoothed RTT its pacing rate was last computed from: Linux's `sk_pacing_rate` is
+    /// updated on ACKs only (`tcp_update_pacing_rate`) and keeps its value through backoffs,
+    /// while ns-2's estimator clears SRTT after its fourth (`rtt_backoff`), which would make
+    /// a dead subflow look like a fresh one to the scheduler.
+    pace_srtt: crate::time::Dur,
 }
 
 /// The data receiver's side of one subflow.

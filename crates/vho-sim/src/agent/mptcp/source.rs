@@ -64,6 +64,7 @@ impl MptcpSource {
             check: StaleCheck::default(),
             reinjected: 0,
             last_row: None,
+            pace_srtt: crate::time::Dur::ZERO,
         });
         Some(self.subflows.len() - 1)
     }
@@ -81,7 +82,11 @@ impl MptcpSource {
                     queued: handed - acked,
                     cwnd: p.cwnd,
                     ssthresh: p.ssthresh,
-                    srtt: p.srtt,
+                    srtt: if p.srtt.as_nanos() > 0 {
+                        p.srtt
+                    } else {
+                        s.pace_srtt
+                    },
                 }
             })
             .collect()
@@ -420,6 +425,10 @@ impl Agent for MptcpSource {
                 let before = self.subflows[i].tcp.probe();
                 let (_, acked_before) = self.subflows[i].tcp.data_offsets();
                 self.subflows[i].tcp.handle_segment(now, seg);
+                let srtt = self.subflows[i].tcp.probe().srtt;
+                if srtt.as_nanos() > 0 {
+                    self.subflows[i].pace_srtt = srtt;
+                }
                 let (_, acked) = self.subflows[i].tcp.data_offsets();
                 self.subflows[i].maps.prune_below(acked);
                 if self.paths.cfg.coupling == Coupling::Lia {

@@ -218,3 +218,39 @@ fn the_connections_first_timeout_is_the_subflows_own_not_tcp_rto_min() {
     let first = s.poll_timeout().expect("a timer runs").saturating_since(t2);
     assert!(first > Dur::from_secs(1), "{first:?}");
 }
+
+#[test]
+fn a_dead_subflow_whose_ns2_estimator_forgot_its_rtt_does_not_hold_the_scheduler() {
+    // `mptcp_subflow_get_send` ranks subflows by queued bytes over their pacing rate, which
+    // Linux updates on ACKs only (`tcp_update_pacing_rate`): a subflow whose link died keeps
+    // its last rate and lingers long. ns-2's estimator (Daniel & Kojo's TCP) clears SRTT after
+    // a fourth backoff (`rtt_backoff`); read as "no RTT yet" (lingers for no time), the dead
+    // GPRS subflow stayed the pick, without room, and WLAN was never handed the rest: a
+    // 20 MB GPRS -> WLAN replication of `vho compare` stopped at 16.7 MB for good.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let path = root.join("scenarios/studies/daniel-kojo.toml");
+    let text = std::fs::read_to_string(&path).expect("the study is in the repository");
+    let sets: Vec<String> = [
+        "mobile.start=\"gprs\"",
+        "handover.0.from=\"gprs\"",
+        "handover.0.to=\"wlan\"",
+        "handover.0.at=\"2.5 s\"",
+        "handover.0.window=\"1 s\"",
+        "handover.0.kind=\"soft-reconfigure\"",
+        "access.wlan.queue_model=\"ns2-droptail\"",
+        "access.gprs.queue_model=\"ns2-droptail\"",
+        "flow.0.size=\"20000000 B\"",
+        "flow.0.kind=\"mptcp\"",
+        "run.seed=9128599448822266665",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let presets = crate::scenario::PresetSet::builtin().expect("presets");
+    let spec =
+        crate::scenario::load(&path.to_string_lossy(), &text, &sets, &presets).expect("loads");
+    let s = crate::world::run(&spec, Vec::new()).expect("runs").summary;
+    let f = &s.flows[0];
+    assert!(f.completed, "{:?}", f.bytes_delivered);
+    assert_eq!(f.bytes_delivered, 20_000_000);
+}

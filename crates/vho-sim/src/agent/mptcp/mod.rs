@@ -112,10 +112,14 @@ struct SendFlow {
     reinjected: u64,
     last_row: Option<(u32, u64, u64, u64)>,
     /// The smoothed RTT its pacing rate was last computed from: Linux's `sk_pacing_rate` is
-    /// updated on ACKs only (`tcp_update_pacing_rate`) and keeps its value through backoffs,
-    /// while ns-2's estimator clears SRTT after its fourth (`rtt_backoff`), which would make
-    /// a dead subflow look like a fresh one to the scheduler.
+    /// set when the passive subflow is established, from the SYN-ACK's RTT
+    /// (`tcp_synack_rtt_meas`, then `tcp_update_pacing_rate` in `tcp_rcv_state_process`), updated
+    /// on ACKs only and kept through backoffs; while ns-2's estimator clears SRTT after its
+    /// fourth (`rtt_backoff`) and the model's sender takes no RTT from the handshake, either of
+    /// which would make a subflow holding data look like a fresh one to the scheduler.
     pace_srtt: crate::time::Dur,
+    /// When it sent its SYN-ACK, until the handshake's RTT is taken from it.
+    synack_at: Option<Time>,
 }
 
 /// The data receiver's side of one subflow.

@@ -65,6 +65,7 @@ impl MptcpSource {
             reinjected: 0,
             last_row: None,
             pace_srtt: crate::time::Dur::ZERO,
+            synack_at: None,
         });
         Some(self.subflows.len() - 1)
     }
@@ -363,6 +364,7 @@ impl Agent for MptcpSource {
                 ..MptcpOption::default()
             };
             if seg.flags.contains(Flags::SYN) {
+                s.synack_at.get_or_insert(now);
                 opt.handshake = if s.id == 0 {
                     Handshake::Capable
                 } else {
@@ -425,9 +427,15 @@ impl Agent for MptcpSource {
                 let before = self.subflows[i].tcp.probe();
                 let (_, acked_before) = self.subflows[i].tcp.data_offsets();
                 self.subflows[i].tcp.handle_segment(now, seg);
-                let srtt = self.subflows[i].tcp.probe().srtt;
+                let sf = &mut self.subflows[i];
+                let srtt = sf.tcp.probe().srtt;
                 if srtt.as_nanos() > 0 {
-                    self.subflows[i].pace_srtt = srtt;
+                    sf.pace_srtt = srtt;
+                } else if let (Some(at), true) = (sf.synack_at, sf.tcp.is_established()) {
+                    sf.pace_srtt = now.saturating_since(at);
+                }
+                if sf.tcp.is_established() {
+                    sf.synack_at = None;
                 }
                 let (_, acked) = self.subflows[i].tcp.data_offsets();
                 self.subflows[i].maps.prune_below(acked);

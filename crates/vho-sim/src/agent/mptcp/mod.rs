@@ -24,7 +24,11 @@
 //!   `mptcp_pm_nl_rm_addr_or_subflow`) and their data is reinjected; its coming back re-adds
 //!   the endpoint and a subflow is opened over it again (`mptcp_nl_add_subflow_or_signal_addr`).
 //!   Without a notification, as in `vho emulate --multipath` where the devices stay up, only
-//!   the stale rule and reinjection react.
+//!   the stale rule and reinjection react. An interface a slow -> fast handover brings up
+//!   (`handover::appearing`) is absent until then; its address added opens a subflow from it
+//!   on a fully established connection (`mptcp_nl_add_subflow_or_signal_addr`, pm_kernel.c),
+//!   or at full establishment if the path manager had work when the connection was created
+//!   (`mptcp_pm_data_reset`'s `work_pending`), else never.
 //!
 //! Deviation: the model's TCP sender is the passive end, so a subflow's SYN always comes from
 //! the data receiver; Linux's client (the mobile) sends it. For a download the two agree; for

@@ -160,6 +160,7 @@ def test_a_slow_to_fast_scenario_hosts_mptcp_its_new_interface_opening_at_the_ha
         assert all(s["interface"] != "wlan" for s in rec["subflows"]), rec
         assert pd.isna(r["transfer_time_s"])
 
+
 def test_rerun_is_byte_identical(out: Path, tmp_path: Path) -> None:
     again = tmp_path / "again"
     assert main([*ARGS, "--out", str(again)]) == 0

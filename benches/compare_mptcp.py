@@ -64,18 +64,28 @@ def summary(d: Path, only: list[str] | None) -> None:
 
 def counts(d: Path) -> None:
     """Per MPTCP variant: the scenarios hosting it, where it beats the best TCP variant, plain
-    TCP and the oracle, and its ratio to the best TCP variant's time (of the means)."""
+    TCP and the oracle, and its ratio to the best TCP variant's time (of the means); then the
+    same per handover direction (the variant's name suffixed ``-fast-slow`` / ``-slow-fast``),
+    the slow -> fast scenarios' oracle being the system-oracle (`compare.csv`'s `distance`)."""
     t = pd.read_csv(d / "compare.csv", keep_default_na=True)
     t["skipped"] = t["skipped"].fillna("")
     tcp = t[~t["variant"].isin([*REFS, *MP]) & t["transfer_time_s_mean"].notna()]
     best = tcp.loc[tcp.groupby("scenario")["transfer_time_s_mean"].idxmin()].set_index("scenario")
-    for m in MP:
-        r = t[(t["variant"] == m) & (t["skipped"] == "")].set_index("scenario")
+    groups: list[tuple[str, pd.Series]] = [(m, t["variant"] == m) for m in MP]
+    for direction in ("fast-slow", "slow-fast"):
+        groups += [
+            (f"{m}-{direction}", (t["variant"] == m) & (t["direction"] == direction)) for m in MP
+        ]
+    for name, sel in groups:
+        r = t[sel & (t["skipped"] == "")].set_index("scenario")
         done = r[r["transfer_time_s_mean"].notna()]
         vb = done["transfer_time_s_mean"] / best.loc[done.index, "transfer_time_s_mean"] - 1
-        skipped = int((t["variant"] == m).sum()) - len(r)
+        skipped = int(sel.sum()) - len(r)
+        if vb.empty:
+            print(f"{name}: hosted by {len(r)} scenarios (skipped in {skipped}), none completed")
+            continue
         print(
-            f"{m}: hosted by {len(r)} scenarios (skipped in {skipped}), "
+            f"{name}: hosted by {len(r)} scenarios (skipped in {skipped}), "
             f"a transfer completed in {len(done)}, some replication incomplete in "
             f"{int((r['incomplete'] > 0).sum())}; beats the best TCP variant in {(vb < 0).sum()}, "
             f"plain TCP in {int((done['gain_vs_plain_mean'] > 0).sum())}, the oracle in "

@@ -4,15 +4,23 @@
 a 1 s delay; 200 KB and 2 MB downloads), the same links and handovers on both sides, the
 subflows running the `linux` profile with cubic beside the kernel's cubic.
 
-    python3 benches/mptcp_vs_kernel.py [--sizes 200KB,2MB] [--out FILE.csv]
-                                       [--emulate [--reps 3]]
+    python3 benches/mptcp_vs_kernel.py [--sizes 200KB,2MB] [--out FILE.csv] [--only TEXT]
+                                       [--emulate [--reps 3] [--keep DIR] [--update-data]]
+                                       [--stop SECONDS] [--at SECONDS --kernel-csv K.csv]
 
 The kernel's transfer times are, by default, the `mptcp_s` columns of
 `benches/data/emu_kernel_200k.csv` and `benches/data/emu_kernel_2m.csv` (measured by
 `benches/emu_vs_profile.py --mptcp-only --cells handover`, Linux 6.18 on this 2-core machine:
 3 runs per 200 KB cell, 2 per 2 MB cell; see that script's doc). `--emulate` measures them
 again (needs root and an idle machine: the kernel's timing is real). The model is
-deterministic here (no random loss): one run per cell.
+deterministic here (no random loss): one run per cell. `--only` keeps the cells whose name
+holds TEXT (`gprs-wlan`); `--keep` keeps the emulations' outputs (captures, summaries) under
+DIR; `--update-data` writes the kernel's means measured by `--emulate` into the data files'
+`mptcp_s` and `mptcp_completed` columns, for the cells measured (the rest stay). `--stop`
+is the emulations' `run.stop` (150 s). `--at` moves the handover of the cells kept to that
+instant (the GPRS -> WLAN cells' 1 s comes before the connection is fully established over
+GPRS, see docs/design/mptcp.md); their kernel times are then read from (or, with
+`--update-data`, written to) `--kernel-csv`, columns `cell`, `mptcp_s`, `mptcp_completed`.
 """
 
 from __future__ import annotations
@@ -35,6 +43,9 @@ KERNEL_CSV = {
     "200 KB": ROOT / "benches" / "data" / "emu_kernel_200k.csv",
     "2 MB": ROOT / "benches" / "data" / "emu_kernel_2m.csv",
 }
+#: The kernel's times of the GPRS -> WLAN cells with the handover at 2 s (`--at "2 s"`), after
+#: the connection is fully established (`--emulate --reps 2 --stop "60 s" --update-data`).
+KERNEL_LATE_CSV = ROOT / "benches" / "data" / "emu_kernel_mptcp_gprs_wlan_2s.csv"
 
 
 def model_sets(sets: list[str]) -> list[str]:
@@ -43,8 +54,10 @@ def model_sets(sets: list[str]) -> list[str]:
     return [*sets, 'flow.0.tcp={profile="linux", cc="cubic"}', 'flow.0.kind="mptcp"']
 
 
-def kernel_times(size: str) -> dict[str, float]:
-    with open(KERNEL_CSV[size], newline="") as fh:
+def kernel_times(path: Path) -> dict[str, float]:
+    if not path.exists():
+        return {}
+    with open(path, newline="") as fh:
         return {
             r["cell"]: float(r["mptcp_s"])
             for r in csv.DictReader(fh)
@@ -68,22 +81,44 @@ def model_row(cell: Cell, k: float | None) -> dict[str, object]:
     }
 
 
-def emulated(cell_sets: list[str], reps: int) -> float:
+def emulated(
+    cell_sets: list[str], reps: int, keep: Path | None, stop: str = "150 s"
+) -> tuple[float, str]:
+    """The kernel's mean transfer time over ``reps`` emulations and how many completed."""
     from vho.emulate import emulate
 
     times = []
     with tempfile.TemporaryDirectory() as tmp:
+        base = keep if keep is not None else Path(tmp)
         for rep in range(1, reps + 1):
             f = emulate(
                 STUDY,
-                out_dir=Path(tmp) / f"k{rep}",
-                overrides=[*cell_sets, "run.stop=150 s"],
+                out_dir=base / f"k{rep}",
+                overrides=[*cell_sets, f"run.stop={stop}"],
                 seed=rep,
                 multipath=True,
             ).summary["flows"][0]
             if f["completed"]:
                 times.append(f["transfer_time_s"])
-    return statistics.mean(times) if times else float("nan")
+    return (statistics.mean(times) if times else float("nan")), f"{len(times)}/{reps}"
+
+
+def update_data(path: Path, measured: dict[str, tuple[float, str]]) -> None:
+    """Writes ``measured`` (cell -> mean, completed) into the kernel CSV ``path`` (made when
+    missing, a row added for a cell it lacks)."""
+    rows: list[dict[str, str]] = []
+    if path.exists():
+        with open(path, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    have = {r["cell"] for r in rows}
+    rows += [{"cell": c, "mptcp_s": "", "mptcp_completed": ""} for c in measured if c not in have]
+    for r in rows:
+        if r["cell"] in measured:
+            r["mptcp_s"], r["mptcp_completed"] = str(measured[r["cell"]][0]), measured[r["cell"]][1]
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
 
 
 def main() -> int:
@@ -92,21 +127,44 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "benches" / "out" / "mptcp_vs_kernel.csv"))
     ap.add_argument("--emulate", action="store_true", help="measure the kernel again (root)")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--only", default="", help="the cells whose name holds this")
+    ap.add_argument("--keep", help="keep the emulations' outputs under this folder")
+    ap.add_argument("--update-data", action="store_true", help="write --emulate's means")
+    ap.add_argument("--stop", default="150 s", help="run.stop of the emulations")
+    ap.add_argument("--at", help="the handover instant of the cells kept (e.g. '2 s')")
+    ap.add_argument("--kernel-csv", help="with --at: the kernel's times of those cells")
     args = ap.parse_args()
+    if args.at and not args.kernel_csv:
+        ap.error("--at needs --kernel-csv (the stored kernel times are of the study's instants)")
     sizes = [s.replace("KB", " KB").replace("MB", " MB") for s in args.sizes.split(",")]
     rows = []
     for size in sizes:
-        kernel = {} if args.emulate else kernel_times(size)
+        data = Path(args.kernel_csv) if args.kernel_csv else KERNEL_CSV[size]
+        kernel = {} if args.emulate else kernel_times(data)
+        measured: dict[str, tuple[float, str]] = {}
         for cell in cells(["handover"], [size]):
-            k = emulated(kernel_sets(cell), args.reps) if args.emulate else kernel.get(cell.name)
+            if args.only not in cell.name:
+                continue
+            if args.at:
+                cell.sets = [*cell.sets, f"handover.0.at={args.at}"]
+                cell.name = f"{cell.name} at {args.at.replace(' ', '')}"
+            if args.emulate:
+                keep = Path(args.keep) / cell.name.replace(" ", "_") if args.keep else None
+                measured[cell.name] = emulated(kernel_sets(cell), args.reps, keep, args.stop)
+                k: float | None = measured[cell.name][0]
+            else:
+                k = kernel.get(cell.name)
             row = model_row(cell, k)
             rows.append(row)
+            kk = k if k is not None else float("nan")
             print(
-                f"| {cell.name} | {k:.2f} | {row['model_mptcp_s']:.2f} | "
+                f"| {cell.name} | {kk:.2f} | {row['model_mptcp_s']:.2f} | "
                 f"{row['diff_pct']:+.1f} % | {row['model_bytes_retrans']} | "
                 f"{row['model_resume_s']} |",
                 flush=True,
             )
+        if args.update_data and measured:
+            update_data(data, measured)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))

@@ -452,6 +452,7 @@ SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "calexample": calexample,
     "compare": compare,
     "mptcpkernel": mptcp.mptcpkernel,
+    "mptcpkernel2s": mptcp.mptcpkernel2s,
     "mptcpfix": mptcp.mptcpfix,
     "comparemptcp": comparemptcp,
     "mptcpbench": mptcp.mptcpbench,

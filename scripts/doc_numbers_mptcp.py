@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from collections.abc import Callable
@@ -16,35 +17,59 @@ def _s(x: float, digits: int = 3) -> str:
     return f"{x:.{digits}f}"
 
 
-@cache
-def mptcpkernel() -> dict[str, str]:
-    """`benches/mptcp_vs_kernel.py`'s table: the MPTCP model's run of each of Daniel & Kojo's
-    12 handover cells (deterministic: one run each, the bench's `model_row`) beside the
-    kernel's times stored in `benches/data/emu_kernel_*.csv` (well under a second)."""
+def _kernel_table(at: str | None) -> dict[str, str]:
+    """The rows of `benches/mptcp_vs_kernel.py`'s table (``at``: its `--at`, the GPRS -> WLAN
+    cells only, their kernel times from `benches/data/emu_kernel_mptcp_gprs_wlan_2s.csv`).
+    A cell neither side completes (the run's stop) is counted apart, not as a difference."""
     sys.path.insert(0, str(ROOT / "benches"))
     import mptcp_vs_kernel as bench
     from emu_vs_profile import cells
 
     out: dict[str, str] = {}
-    within = 0
-    n = 0
+    within = both_incomplete = n = 0
     for size in bench.KERNEL_CSV:
-        kernel = bench.kernel_times(size)
+        path = bench.KERNEL_LATE_CSV if at else bench.KERNEL_CSV[size]
+        kernel = bench.kernel_times(path)
         for cell in cells(["handover"], [size]):
+            if at:
+                if not cell.name.startswith("gprs-wlan"):
+                    continue
+                cell.sets = [*cell.sets, f"handover.0.at={at}"]
+                cell.name = f"{cell.name} at {at.replace(' ', '')}"
             r = bench.model_row(cell, kernel.get(cell.name))
-            key = cell.name.lower().replace(" ", "_").replace("-", "_")
+            key = cell.name.split(" at ")[0].lower().replace(" ", "_").replace("-", "_")
+            num = [r[c] for c in ("kernel_mptcp_s", "model_mptcp_s")]
+            k, m = (math.nan if x is None else float(x) for x in num)  # type: ignore[arg-type]
             d = float(r["diff_pct"])  # type: ignore[arg-type]
             resume = r["model_resume_s"]
+            done = not (math.isnan(k) and math.isnan(m))
             out |= {
-                f"{key}_kernel": _s(float(r["kernel_mptcp_s"]), 2),  # type: ignore[arg-type]
-                f"{key}_model": _s(float(r["model_mptcp_s"]), 2),  # type: ignore[arg-type]
-                f"{key}_diff": f"{d:+.1f} %",
+                f"{key}_kernel": "never" if math.isnan(k) else _s(k, 2),
+                f"{key}_model": "never" if math.isnan(m) else _s(m, 2),
+                f"{key}_diff": f"{d:+.1f} %" if done else "both never",
                 f"{key}_reinjected": str(r["model_bytes_retrans"]),
                 f"{key}_resume": "-" if resume is None else _s(float(resume), 2),  # type: ignore[arg-type]
             }
             n += 1
             within += abs(d) <= 10
-    return out | {"cells": str(n), "within10": str(within)}
+            both_incomplete += not done
+    return out | {"cells": str(n), "within10": str(within), "never": str(both_incomplete)}
+
+
+@cache
+def mptcpkernel() -> dict[str, str]:
+    """`benches/mptcp_vs_kernel.py`'s table: the MPTCP model's run of each of Daniel & Kojo's
+    12 handover cells (deterministic: one run each, the bench's `model_row`) beside the
+    kernel's times stored in `benches/data/emu_kernel_*.csv` (well under a second)."""
+    return _kernel_table(None)
+
+
+@cache
+def mptcpkernel2s() -> dict[str, str]:
+    """`benches/mptcp_vs_kernel.py --only gprs-wlan --at "2 s" --kernel-csv
+    benches/data/emu_kernel_mptcp_gprs_wlan_2s.csv`: the GPRS -> WLAN cells with the handover
+    after the connection is fully established."""
+    return _kernel_table("2 s")
 
 
 @cache
@@ -125,6 +150,13 @@ MPTCP_DK = [
     for h in (0, 1, 3, 5)
     for model in ("ideal-hard", "delay-4")
 ] + [f"dk-wlan-gprs-20MB-delay-4-h{h}" for h in (0, 1, 3, 5)]
+#: The slow -> fast rows quoted (Daniel & Kojo's GPRS -> WLAN), and the thesis's.
+MPTCP_DK_SF = [
+    f"dk-gprs-wlan-{size}-{model}-h{h}"
+    for size in ("200KB", "2MB")
+    for h in (0, 1, 3, 5)
+    for model in ("ideal-hard", "delay-1")
+] + ["thesis-slow-fast"]
 MPTCP_THESIS = ["thesis-fast-slow", "thesis-fast-slow-4k", "thesis-fast-slow-536", "thesis-upload"]
 MPTCP_WHY = [
     "dk-wlan-gprs-200KB-ideal-soft-h0",
@@ -152,6 +184,7 @@ def comparemptcp(d: Path) -> dict[str, str]:
     rows |= {ln.split(" | ")[0][2:]: ln for ln in sec.splitlines() if ln.startswith("| thesis")}
     out = {
         "dk_table": "\n".join(rows[x] for x in MPTCP_DK),
+        "sf_table": "\n".join(rows[x] for x in MPTCP_DK_SF),
         "thesis_table": "\n".join(rows[x] for x in MPTCP_THESIS),
     }
     buf = io.StringIO()
@@ -198,6 +231,8 @@ def comparemptcp(d: Path) -> dict[str, str]:
     )
     for ln in buf.getvalue().splitlines():
         m = pat.match(ln)
+        if m is None and ln.endswith(", none completed"):
+            continue
         if m is None:
             raise ValueError(f"benches/compare_mptcp.py counts: unexpected line {ln!r}")
         k = m.group(1).replace("-", "_")
@@ -205,6 +240,8 @@ def comparemptcp(d: Path) -> dict[str, str]:
         out |= {
             f"{k}_hosted": g[1],
             f"{k}_skipped": g[2],
+            f"{k}_completed": g[3],
+            f"{k}_incomplete": g[4],
             f"{k}_beats_best": g[5],
             f"{k}_beats_plain": g[6],
             f"{k}_beats_oracle": g[7],
@@ -222,4 +259,12 @@ def comparemptcp(d: Path) -> dict[str, str]:
         .groupby("scenario")["skipped"]
         .apply(lambda x: bool((x != "").all()))
     )
+    # Slow -> fast: the replications of 32 that never completed, per HTime (`mptcp`).
+    sf = t[(t["variant"] == "mptcp") & t["scenario"].str.startswith("dk-gprs-wlan")]
+    for h in (0, 1, 3):
+        inc = sf[sf["scenario"].str.endswith(f"-h{h}")]["incomplete"].astype(int)
+        out[f"sf_h{h}_incomplete"] = (
+            str(inc.min()) if inc.min() == inc.max() else f"{inc.min()} to {inc.max()}"
+        )
+    out["sf_scenarios_dk"] = str(sf["scenario"].nunique())
     return out | {"skip_both": str(int(both.sum()))}

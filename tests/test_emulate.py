@@ -285,6 +285,52 @@ def test_multipath_tcp_opens_a_subflow_per_interface_and_survives_the_hard_hando
     assert links[("wlan", "ha", "mh")]["delivered"] > 10
 
 
+def _stamped(path: Path) -> list[tuple[float, bytes]]:
+    """The IP packets of a vho capture (raw IP) with their times, seconds from the run's
+    start (the record headers' seconds and microseconds)."""
+    data, out, i = path.read_bytes(), [], 24
+    while i + 16 <= len(data):
+        sec, usec = (int.from_bytes(data[i + k : i + k + 4], "little") for k in (0, 4))
+        incl = int.from_bytes(data[i + 8 : i + 12], "little")
+        out.append((sec + usec / 1e6, data[i + 16 : i + 16 + incl]))
+        i += 16 + incl
+    return out
+
+
+@pytest.mark.parametrize(("at", "joined"), [("2 s", True), ("1 s", False)])
+def test_multipath_an_interface_that_appears_at_its_handover_gets_a_subflow_only_then(
+    tmp_path: Path, at: str, joined: bool
+) -> None:
+    # GPRS -> WLAN: WLAN is down until the handover, whose instant adds its MPTCP endpoint
+    # (`ip mptcp endpoint add`). At 2 s the connection is fully established over GPRS and the
+    # kernel joins from WLAN's address (`mptcp_nl_add_subflow_or_signal_addr`); at 1 s it is
+    # not yet (its first data comes at about 1.4 s), and with no endpoint when it was created
+    # the path manager has no work at full establishment (`mptcp_pm_data_reset`): no join.
+    text = (
+        HARD.replace('start = "wlan"', 'start = "gprs"')
+        .replace('at = "0.3 s"', f'at = "{at}"')
+        .replace('from = "wlan"\nto = "gprs"', 'from = "gprs"\nto = "wlan"')
+        .replace('size = "300 KB"', 'size = "200 KB"')
+        .replace('stop = "40 s"', 'stop = "15 s"')
+    )
+    scenario = tmp_path / "up.toml"
+    scenario.write_text(text)
+    out = tmp_path / "out"
+    r = _vho("emulate", str(scenario), "--out", str(out), "--multipath")
+    assert r.returncode == 0, r.stderr
+    (flow,) = json.loads((out / "summary.json").read_text())["flows"]
+    pkts = _stamped(out / "mh.pcap")
+    first_src = pkts[0][1][12:16]  # the MP_CAPABLE SYN, from GPRS's address
+    other = [(t, p) for t, p in pkts if p[12:16] != first_src and p[16:20] != first_src]
+    from_mobile = [t for t, p in other if p[12] == 10 and p[13] != 66]
+    if joined:
+        assert flow["completed"] and flow["subflows"] == 2, flow
+        assert from_mobile and min(from_mobile) >= float(at.split()[0]), from_mobile[:3]
+    else:
+        assert not flow["completed"] and flow["subflows"] == 1, flow
+        assert from_mobile == []
+
+
 # A fast path, where the sender's TCP sends whole GSO packets and segments reach the
 # receiver microseconds apart: what the devices' offloads are for.
 FAST = """

@@ -332,6 +332,8 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     let pid = unsafe { libc::getpid() };
     let token = crate::netns::run_token();
     let mut hosts: Vec<Host> = Vec::new();
+    let mut appear: Vec<Appear> = Vec::new();
+    let mut adding: Vec<Adding> = Vec::new();
     for (n, node) in spec.nodes.iter().enumerate() {
         if node.kind == NodeKind::Router {
             continue;
@@ -386,7 +388,11 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
                 }
                 vec![(tun, None, a)]
             }
-            Some(links) => multipath_interfaces(spec, &ns, n, &links, opts)?,
+            Some(links) => {
+                let (devs, later) = multipath_interfaces(spec, &ns, n, &links, opts)?;
+                appear.extend(later);
+                devs
+            }
         };
         // Every host, unless the scenario names the ones to capture (`record.pcap`).
         let sink = if opts.pcap_given && !spec.record.pcap_at.contains(&n) {
@@ -406,6 +412,7 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
             pcap,
         });
     }
+    appear.sort_by_key(|x| x.at);
     // The world keeps the flows (they size the `bdp` queues, as in `vho run`) but never starts
     // them: the kernel's sockets are the endpoints.
     let mut world_spec = spec.clone();
@@ -577,6 +584,7 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         if let Err(e) = world.run_until(now) {
             break Err(EmuError::Model(e.to_string()));
         }
+        add_due_endpoints(&mut appear, world.now(), &mut adding);
         // What reached the hosts: into their stacks.
         if let Some(out) = world.take_external() {
             deliver.deliver(out, &mut hosts, |n| host_index[n], &mut led, &clock)?;
@@ -635,6 +643,11 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
         }
     }
     outcome?;
+    // An endpoint that could not be added leaves its subflow unmade: not a complete run.
+    for a in adding {
+        a.join()
+            .map_err(|_| EmuError::Model("adding an MPTCP endpoint panicked".into()))??;
+    }
     if interrupted {
         return Err(EmuError::Interrupted);
     }
@@ -692,8 +705,17 @@ fn multipath_interfaces(
     n: usize,
     links: &[usize],
     opts: &Options,
-) -> Result<Vec<Device>, EmuError> {
+) -> Result<(Vec<Device>, Vec<Appear>), EmuError> {
     let mut tuns = Vec::new();
+    let mut later = Vec::new();
+    // The interfaces a handover brings up (`vho_sim::handover::appearing`: the world keeps
+    // their links down until then) get their endpoint at that instant, not now.
+    let appearing = spec
+        .mobiles
+        .iter()
+        .position(|m| m.node == n)
+        .map(|m| vho_sim::handover::appearing(spec, m))
+        .unwrap_or_default();
     ns.ip(MPTCP_LIMITS)?;
     let link_names: Vec<&str> = links.iter().map(|&l| spec.links[l].name.as_str()).collect();
     let names = interface_names(&link_names);
@@ -715,10 +737,10 @@ fn multipath_interfaces(
         let table = (100 + i).to_string();
         ns.ip(&["rule", "add", "from", &dotted(a), "table", &table])?;
         ns.ip(&["route", "add", "10.0.0.0/8", "dev", &name, "table", &table])?;
-        if i == 0 {
-            ns.ip(&["route", "add", "10.66.0.0/16", "dev", &name])?;
-        } else {
-            ns.ip(&[
+        let endpoint = |ns: &str| -> Vec<String> {
+            [
+                "-n",
+                ns,
                 "mptcp",
                 "endpoint",
                 "add",
@@ -726,12 +748,51 @@ fn multipath_interfaces(
                 "dev",
                 &name,
                 "subflow",
-            ])?;
+            ]
+            .map(String::from)
+            .to_vec()
+        };
+        if i == 0 {
+            ns.ip(&["route", "add", "10.66.0.0/16", "dev", &name])?;
+        } else if let Some(&(h, _)) = appearing.iter().find(|&&(_, x)| x == l) {
+            later.push(Appear {
+                at: vho_sim::handover::draw_instant(&spec.handovers[h], spec.seed, h),
+                args: endpoint(&ns.name),
+            });
+        } else {
+            let args = endpoint(&ns.name);
+            let args: Vec<&str> = args[2..].iter().map(String::as_str).collect();
+            ns.ip(&args)?;
         }
         tuns.push((tun, Some(l), a));
     }
-    Ok(tuns)
+    Ok((tuns, later))
 }
+
+/// An MPTCP endpoint added when its interface comes up: at `at` on the run's clock,
+/// `ip ARGS` (`-n NS mptcp endpoint add ADDR dev NAME subflow`). The kernel's path manager
+/// then opens a subflow from it on every fully established connection
+/// (`mptcp_pm_nl_add_addr_doit` -> `mptcp_nl_add_subflow_or_signal_addr`,
+/// net/mptcp/pm_kernel.c), as NetworkManager's or mptcpd's endpoint on a new address does.
+struct Appear {
+    at: Time,
+    args: Vec<String>,
+}
+
+/// Adds the endpoints of `appear` due by `now`, each on a thread of its own (`ip` takes
+/// milliseconds the packet loop must not wait; `-n` names the namespace, so the thread needs
+/// no setns), whose outcome the run collects at its end (`added`).
+fn add_due_endpoints(appear: &mut Vec<Appear>, now: Time, added: &mut Vec<Adding>) {
+    while appear.first().is_some_and(|x| x.at <= now) {
+        let x = appear.remove(0);
+        added.push(std::thread::spawn(move || {
+            let args: Vec<&str> = x.args.iter().map(String::as_str).collect();
+            crate::netns::ip(&args).map(|_| ())
+        }));
+    }
+}
+
+type Adding = std::thread::JoinHandle<Result<(), EmuError>>;
 
 /// CPU time of the calling thread (getrusage RUSAGE_THREAD).
 fn thread_cpu() -> Dur {

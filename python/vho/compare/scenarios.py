@@ -192,9 +192,10 @@ def mptcp_hosts(
     scenarios: list[Scenario], fixed: tuple[str, ...], variants: list[Variant]
 ) -> tuple[dict[str, Interfaces], dict[tuple[str, str], str]]:
     """Per scenario, the mobile's interfaces; and each (scenario, MPTCP variant) the scenario
-    cannot host, with why: one interface; a slow -> fast handover (:func:`coming_up`); or the
-    resolver's refusal (an MPTCP flow with [mipv6] or [nemo], RFC 8684 needing an address per
-    interface: scenario/resolve/mod.rs)."""
+    cannot host, with why: one interface, or the resolver's refusal (an MPTCP flow with [mipv6]
+    or [nemo], RFC 8684 needing an address per interface: scenario/resolve/mod.rs). A slow ->
+    fast scenario hosts them: its faster interface is down until the handover brings it up
+    (the simulator's `handover::appearing`)."""
     mp = [x for x in variants if x.mptcp]
     ifaces: dict[str, Interfaces] = {}
     skipped: dict[tuple[str, str], str] = {}
@@ -204,8 +205,6 @@ def mptcp_hosts(
         plain = [*s.base.fixed, *fixed, *NO_RECORDING, *_literal(s.keys)]
         resolved = tomllib.loads(_native.resolve_scenario(s.base.label, s.base.text, plain))
         got = interfaces_of(resolved)
-        if not isinstance(got, str) and s.direction == SLOW_FAST:
-            got = coming_up(resolved["handover"][0]["to"])
         if isinstance(got, str):
             skipped.update({(s.name, x.name): got for x in mp})
             continue
@@ -218,16 +217,6 @@ def mptcp_hosts(
             except ScenarioError as e:
                 skipped[(s.name, x.name)] = f"refused by the simulator: {e}"
     return ifaces, skipped
-
-
-def coming_up(to: str) -> str:
-    """Why a slow -> fast scenario cannot host an MPTCP variant yet."""
-    return (
-        f"the handover brings the faster interface {to}, but vho's multipath host has every "
-        "interface up from the start (World::multihome, as vho emulate --multipath): the "
-        f"MPTCP flow would use {to} before the handover, not the same handover (an interface "
-        "that comes up at its handover is not modelled yet)"
-    )
 
 
 def _literal(keys: dict[str, Any]) -> list[str]:

@@ -240,6 +240,12 @@ pub trait Agent {
     fn notify_handover(&mut self, _now: Time, _h: &HandoverNote) -> bool {
         false
     }
+    /// A multipath mobile's interface `iface` (an index into its `interfaces`) came up and
+    /// its address was added (`World::multihome`); `here`: this agent runs at the mobile.
+    /// Whether the agent may have something to send now.
+    fn address_added(&mut self, _now: Time, _iface: u8, _here: bool) -> bool {
+        false
+    }
     /// For a kind whose TCP segments carry something beside them (`Kind::TCP_PAYLOAD`: an
     /// MPTCP subflow's option), asked right after each `poll_transmit`: what rides beside the
     /// segment just given, and the mobile's access link it must cross plus one (a subflow's
@@ -275,6 +281,9 @@ impl AnyAgent {
     }
     pub fn notify_handover(&mut self, now: Time, h: &HandoverNote) -> bool {
         each!(self, a => a.notify_handover(now, h))
+    }
+    pub fn address_added(&mut self, now: Time, iface: u8, here: bool) -> bool {
+        each!(self, a => a.address_added(now, iface, here))
     }
     pub fn peer_finished(&mut self) {
         each!(self, a => a.peer_finished())

@@ -617,3 +617,5 @@ fn a_remove_addr_closes_the_peers_subflows_on_that_interface() {
         "nothing over wlan"
     );
 }
+
+mod appear;

@@ -26,6 +26,42 @@ pub fn draw_instant(spec: &HandoverSpec, seed: u64, index: usize) -> Time {
     spec.at + Dur(rng.below(spec.window.as_nanos()))
 }
 
+/// The interfaces of mobile `m` that a multipath host (`World::multihome`, `vho emulate
+/// --multipath`) has down until a handover brings them up, with that handover's index: each
+/// interface but the initial one whose first handover (by instant, then index) takes the
+/// mobile *to* it from a slower link. Open, and our rule: a faster network's coverage begins
+/// where the handover to it happens (a WLAN hotspot entered), while a slower, wider one
+/// (cellular) is associated all along, so a fast -> slow handover finds it up, as a phone's
+/// cellular interface is. "Faster" compares each link's faster direction, as the handover
+/// notification does (`RateChange`). A single-path run is unaffected: only the initial link is
+/// up there until a handover anyway.
+pub fn appearing(spec: &crate::spec::Spec, m: usize) -> Vec<(usize, crate::spec::LinkIdx)> {
+    let ms = &spec.mobiles[m];
+    let rate = |l: usize| spec.links[l].ab.rate_bps.max(spec.links[l].ba.rate_bps);
+    let mut hs: Vec<(Time, usize)> = spec
+        .handovers
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.mobile == m)
+        .map(|(i, h)| (draw_instant(h, spec.seed, i), i))
+        .collect();
+    hs.sort();
+    let mut out = Vec::new();
+    for &l in ms.interfaces.iter().filter(|&&l| l != ms.initial) {
+        let first = hs.iter().find(|&&(_, i)| {
+            let h = &spec.handovers[i];
+            h.from == l || h.to == l
+        });
+        if let Some(&(_, i)) = first {
+            let h = &spec.handovers[i];
+            if h.to == l && rate(h.to) > rate(h.from) {
+                out.push((i, l));
+            }
+        }
+    }
+    out
+}
+
 /// Applies `kind` to the queue of `old` (one direction of the old link) at `now`, with `new`
 /// the same direction of the new link. Returns the packets dropped, in queue order, for the
 /// caller to free and record (cause [`DropCause::HandoverFlush`]).

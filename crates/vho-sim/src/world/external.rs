@@ -83,15 +83,22 @@ impl World {
     }
 
     /// Every mobile's interfaces up at once (a multipath host, as a phone with WLAN and
-    /// cellular both associated): a handover then only takes its `from` link down. Packets
-    /// injected with `via` take their own link; the forwarding path tests for them (the flag
-    /// that otherwise says a node has functions).
+    /// cellular both associated), but those a handover brings up (`handover::appearing`: the
+    /// faster network entered), down until then: a handover then takes its `from` link down
+    /// and brings its `to` link up, and the Multipath TCP agents at the mobile learn of an
+    /// interface that came up (`Agent::address_added`). Packets injected with `via` take their
+    /// own link; the forwarding path tests for them (the flag that otherwise says a node has
+    /// functions).
     pub fn multihome(&mut self) {
-        for m in &self.spec.mobiles {
-            for &l in &m.interfaces {
-                self.up[l] = true;
+        for (m, ms) in self.spec.mobiles.iter().enumerate() {
+            let later = crate::handover::appearing(&self.spec, m);
+            for &l in &ms.interfaces {
+                if !later.iter().any(|&(_, x)| x == l) {
+                    self.up[l] = true;
+                }
             }
         }
+        self.handovers.multihome = true;
         self.routes = Routes::compute(self.spec.nodes.len(), &self.ends, &self.up);
         self.functions.any = true;
     }

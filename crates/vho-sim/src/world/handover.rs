@@ -47,6 +47,9 @@ pub(super) struct Handovers {
     awaiting: usize,
     /// The handover whose mobile still sends over its old link (`uplink_delay`).
     pinned_uplink: Option<usize>,
+    /// A multipath host's world (`World::multihome`): an interface a handover brings up is
+    /// an address added for the agents there.
+    pub(super) multihome: bool,
 }
 
 impl Handovers {
@@ -73,6 +76,7 @@ impl Handovers {
                 .collect(),
             awaiting: 0,
             pinned_uplink: None,
+            multihome: false,
         }
     }
 
@@ -212,6 +216,9 @@ impl World {
             self.took_effect(old);
             self.sample_queue(old);
         }
+        // In a multipath host's world, a link down until now is an interface whose address
+        // appears (`World::multihome`).
+        let appeared = self.handovers.multihome && !self.up[spec.to];
         self.up[spec.from] = false;
         self.up[spec.to] = true;
         self.handovers.switched(h, spec.mobile, spec.to);
@@ -234,6 +241,34 @@ impl World {
         }
         self.routes_changed();
         self.tell_oracles(h);
+        if appeared {
+            self.address_added(h);
+        }
+    }
+
+    /// Handover `h` brought its mobile's interface `to` up in a multipath host's world: every
+    /// flow's agents learn that the mobile's address on it was added (Linux: an endpoint added
+    /// when the address appears, `mptcp_pm_nl_add_addr_doit`), the ones at the mobile first
+    /// hand. A flow not started yet learns it too (its path manager will find the address).
+    #[cold]
+    fn address_added(&mut self, h: usize) {
+        let hs = &self.spec.handovers[h];
+        let m = &self.spec.mobiles[hs.mobile];
+        let iface = m.interfaces.iter().position(|&i| i == hs.to).unwrap_or(0) as u8;
+        let mobile = m.node;
+        let now = self.now;
+        for f in 0..self.flows.len() {
+            let (src, dst) = (self.spec.flows[f].src, self.spec.flows[f].dst);
+            if src != mobile && dst != mobile {
+                continue;
+            }
+            for (side, node) in [(1, dst), (0, src)] {
+                let act = self.flows[f].agents[side].address_added(now, iface, node == mobile);
+                if act && self.flows[f].started {
+                    self.pump(f, side);
+                }
+            }
+        }
     }
 
     /// Handover `h`'s mobile sends over the new link from now on (unless a later handover

@@ -24,7 +24,11 @@
 //!   `mptcp_pm_nl_rm_addr_or_subflow`) and their data is reinjected; its coming back re-adds
 //!   the endpoint and a subflow is opened over it again (`mptcp_nl_add_subflow_or_signal_addr`).
 //!   Without a notification, as in `vho emulate --multipath` where the devices stay up, only
-//!   the stale rule and reinjection react.
+//!   the stale rule and reinjection react. An interface a slow -> fast handover brings up
+//!   (`handover::appearing`) is absent until then; its address added opens a subflow from it
+//!   on a fully established connection (`mptcp_nl_add_subflow_or_signal_addr`, pm_kernel.c),
+//!   or at full establishment if the path manager had work when the connection was created
+//!   (`mptcp_pm_data_reset`'s `work_pending`), else never.
 //!
 //! Deviation: the model's TCP sender is the passive end, so a subflow's SYN always comes from
 //! the data receiver; Linux's client (the mobile) sends it. For a download the two agree; for
@@ -71,11 +75,23 @@ pub struct Paths {
     pub mobile_sends: bool,
     /// The interfaces' link names (for the record).
     pub names: Vec<String>,
+    /// Interfaces (bit `i`: `links[i]`) whose address has not appeared yet: down until a
+    /// handover brings them up (`handover::appearing`, `World::multihome`). The path manager
+    /// opens no subflow over one until it is added.
+    pub absent: u64,
 }
 
 impl Paths {
     fn backup(&self, iface: u8) -> bool {
         self.cfg.endpoint(iface).is_some_and(|e| e.backup())
+    }
+    fn is_absent(&self, iface: u8) -> bool {
+        self.absent
+            .checked_shr(u32::from(iface))
+            .is_some_and(|b| b & 1 != 0)
+    }
+    fn added(&mut self, iface: u8) {
+        self.absent &= !1u64.checked_shl(u32::from(iface)).unwrap_or(0);
     }
 }
 
@@ -105,6 +121,15 @@ struct SendFlow {
     last_row: Option<(u32, u64, u64, u64)>,
     /// OLIA's marks and accumulator (`congestion_control = "olia"`).
     olia: olia::State,
+    /// The smoothed RTT its pacing rate was last computed from: Linux's `sk_pacing_rate` is
+    /// set when the passive subflow is established, from the SYN-ACK's RTT
+    /// (`tcp_synack_rtt_meas`, then `tcp_update_pacing_rate` in `tcp_rcv_state_process`), updated
+    /// on ACKs only and kept through backoffs; while ns-2's estimator clears SRTT after its
+    /// fourth (`rtt_backoff`) and the model's sender takes no RTT from the handshake, either of
+    /// which would make a subflow holding data look like a fresh one to the scheduler.
+    pace_srtt: crate::time::Dur,
+    /// When it sent its SYN-ACK, until the handshake's RTT is taken from it.
+    synack_at: Option<Time>,
 }
 
 /// The data receiver's side of one subflow.
@@ -164,8 +189,12 @@ pub struct MptcpSink {
     /// Interfaces whose subflow is to be opened (after the initial one is established).
     to_join: Vec<u8>,
     joined: bool,
-    /// A DSS came from the peer on the established initial subflow (`check_fully_established`).
+    /// The initial subflow's first byte came, with its DSS (`check_fully_established`).
     fully_established: bool,
+    /// The path manager has work for the connection (`pm->work_pending`, set once when the
+    /// connection is created: `mptcp_pm_data_reset`, net/mptcp/pm.c): some `subflow` endpoint
+    /// existed then. Without it, full establishment opens no subflow.
+    work_pending: bool,
     signal: Option<AddrSignal>,
     next: usize,
     /// Instants the connection's in-order data moved on, and the interface of the subflow
@@ -227,6 +256,10 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
             .iter()
             .map(|&l| spec.links[l].name.clone())
             .collect(),
+        absent: crate::handover::appearing(spec, m)
+            .iter()
+            .filter_map(|&(_, l)| ms.interfaces.iter().position(|&x| x == l))
+            .fold(0, |bits, i| bits | 1u64.checked_shl(i as u32).unwrap_or(0)),
     };
     // The instants as the world draws them (`handover::draw_instant`), for the record.
     let handovers = spec
@@ -277,6 +310,7 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
         to_join: Vec::new(),
         joined: false,
         fully_established: false,
+        work_pending: false,
         signal: None,
         next: 0,
         progress: Vec::new(),

@@ -44,11 +44,22 @@ impl MptcpSink {
     /// is fully established not at the SYN-ACK but at the first DSS from the peer after it
     /// (`check_fully_established`, net/mptcp/options.c: MP_CAPABLE's third ACK may be lost):
     /// for a download, the first data segment, a round trip later.
+    ///
+    /// The path manager acts at full establishment only if it had work when the connection
+    /// was created (`mptcp_pm_fully_established` schedules the PM worker only with
+    /// `pm->work_pending`, which `mptcp_pm_data_reset` set from the endpoints there were): an
+    /// endpoint added between the connection's creation and its full establishment, when
+    /// none was there before, gets no subflow (`mptcp_nl_add_subflow_or_signal_addr` skips a
+    /// connection not fully established). Measured: `vho emulate --multipath`, GPRS -> WLAN at
+    /// 1 s, WLAN's endpoint added then: no MP_JOIN (docs/design/mptcp.md).
     fn maybe_join(&mut self) {
         if self.joined || !self.fully_established {
             return;
         }
         self.joined = true;
+        if !self.work_pending {
+            return;
+        }
         let initial = self.paths.initial;
         let ifaces: Vec<u8> = self
             .paths
@@ -56,6 +67,7 @@ impl MptcpSink {
             .endpoints()
             .iter()
             .filter(|e| e.opens_subflow() && e.interface != initial)
+            .filter(|e| !self.paths.is_absent(e.interface))
             .map(|e| e.interface)
             .take(usize::from(self.paths.cfg.max_subflows))
             .collect();
@@ -85,7 +97,7 @@ impl MptcpSink {
                 .cfg
                 .endpoint(iface)
                 .is_some_and(|e| e.opens_subflow());
-        if !open && wanted && self.joined {
+        if !open && wanted && self.joined && !self.paths.is_absent(iface) {
             self.open(iface);
         }
     }
@@ -94,6 +106,13 @@ impl MptcpSink {
 impl Agent for MptcpSink {
     fn start(&mut self, _now: Time) {
         self.open(self.paths.initial);
+        // `mptcp_pm_data_reset`: work pending if a `subflow` endpoint exists now (an absent
+        // interface has none yet) and extra subflows are allowed.
+        let initial = self.paths.initial;
+        self.work_pending = self.paths.cfg.max_subflows > 0
+            && self.paths.cfg.endpoints().iter().any(|e| {
+                e.opens_subflow() && e.interface != initial && !self.paths.is_absent(e.interface)
+            });
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
@@ -170,15 +189,19 @@ impl Agent for MptcpSink {
             let s = &mut self.subflows[i];
             via = Some(s.iface);
             let dss = opt.data_ack.is_some() || opt.n_maps > 0;
-            if i == 0 && dss && !seg.flags.contains(Flags::SYN) && s.tcp.is_established() {
-                self.fully_established = true;
-            }
-            let s = &mut self.subflows[i];
+            // `check_fully_established` (net/mptcp/options.c): only the packet at the
+            // subflow's first byte (`ssn_offset + 1`) with a DSS makes the client fully
+            // established; one out of order does not (its data waits, its ACK still carries
+            // MP_CAPABLE).
+            let first = i == 0 && dss && s.tcp.is_established() && s.tcp.delivered_bytes() == 0;
             if s.life == Life::Open {
                 for m in opt.maps() {
                     s.maps.push(*m);
                 }
                 s.tcp.handle_segment(now, seg);
+                if first && s.tcp.delivered_bytes() > 0 {
+                    self.fully_established = true;
+                }
                 if seg.len > 0 {
                     data = Some(u64::from(seg.len));
                     s.data_bytes += u64::from(seg.len);
@@ -195,7 +218,10 @@ impl Agent for MptcpSink {
         }
         match opt.addr {
             AddrSignal::Remove(iface) => self.close_iface(now, iface),
-            AddrSignal::Add(iface) => self.reopen(iface),
+            AddrSignal::Add(iface) => {
+                self.paths.added(iface);
+                self.reopen(iface);
+            }
             AddrSignal::None => {}
         }
         if let (true, Some(iface)) = (self.rx.ack_seq() > before, via) {
@@ -217,6 +243,22 @@ impl Agent for MptcpSink {
         self.close_iface(now, h.notice.from);
         self.signal = Some(AddrSignal::Remove(h.notice.from));
         self.reopen(h.notice.to);
+        true
+    }
+
+    /// The mobile's address on `iface` appeared (its interface came up). At the mobile, the
+    /// path manager opens a subflow from it if the connection is fully established and the
+    /// interface's endpoint asks for one (`mptcp_pm_nl_add_addr_doit` →
+    /// `mptcp_nl_add_subflow_or_signal_addr` → `mptcp_pm_create_subflow_or_signal_addr`,
+    /// net/mptcp/pm_kernel.c, Linux 6.15+; pm_netlink.c before): an MP_JOIN from the new
+    /// address (RFC 8684 §3.2). Not yet fully established, `maybe_join` finds it later, as
+    /// `mptcp_pm_nl_fully_established` does. Away from the mobile it is learnt from ADD_ADDR.
+    fn address_added(&mut self, _now: Time, iface: u8, here: bool) -> bool {
+        if !here {
+            return false;
+        }
+        self.paths.added(iface);
+        self.reopen(iface);
         true
     }
 }

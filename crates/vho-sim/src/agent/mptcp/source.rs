@@ -65,6 +65,8 @@ impl MptcpSource {
             reinjected: 0,
             last_row: None,
             olia: olia::State::default(),
+            pace_srtt: crate::time::Dur::ZERO,
+            synack_at: None,
         });
         Some(self.subflows.len() - 1)
     }
@@ -82,7 +84,11 @@ impl MptcpSource {
                     queued: handed - acked,
                     cwnd: p.cwnd,
                     ssthresh: p.ssthresh,
-                    srtt: p.srtt,
+                    srtt: if p.srtt.as_nanos() > 0 {
+                        p.srtt
+                    } else {
+                        s.pace_srtt
+                    },
                 }
             })
             .collect()
@@ -99,7 +105,7 @@ impl MptcpSource {
     /// The scheduler at work (`__mptcp_push_pending`): reinjected data first, then new data,
     /// a mapping of at most one segment at a time to the subflow `get_send` picks, within
     /// the peer's connection-level window (`mptcp_wnd_end`).
-    fn push_pending(&mut self, now: Time) {
+    fn push_pending(&mut self) {
         loop {
             let Some(i) = sched::get_send(&self.views()) else {
                 return;
@@ -116,7 +122,6 @@ impl MptcpSource {
                 self.hand(i, dsn, len);
                 self.subflows[i].reinjected += u64::from(len);
                 self.bytes_reinjected += u64::from(len);
-                self.arm_rtx(now);
                 continue;
             }
             let wnd_end = self.snd_una + u64::from(self.tcp.receive_window);
@@ -132,13 +137,17 @@ impl MptcpSource {
             let dsn = self.snd_nxt;
             self.hand(i, dsn, len);
             self.snd_nxt += u64::from(len);
-            self.arm_rtx(now);
         }
     }
 
-    /// Starts the connection's retransmission timer unless it runs (`mptcp_reset_rtx_timer`
-    /// after a push): the longest of the subflows' own pending timeouts, or `TCP_RTO_MIN`
-    /// (`mptcp_set_timeout`).
+    /// Starts the connection's retransmission timer unless it runs: the longest of the
+    /// subflows' own pending timeouts, or `TCP_RTO_MIN` (`mptcp_set_timeout`). Called once a
+    /// subflow has sent data, its own timer then running: `__mptcp_push_pending` and
+    /// `__mptcp_retrans` reset the connection's timer after `mptcp_push_release` has pushed
+    /// the subflow (`tcp_push`), not before. Armed before, the first one would be
+    /// `TCP_RTO_MIN` and its expiries would count a slow subflow's stale periods (and leave
+    /// it out of later timeouts, `mptcp_timeout_from_subflow`) before its first ACK could
+    /// come: measured, the kernel's GPRS subflow is not, docs/design/mptcp.md.
     fn arm_rtx(&mut self, now: Time) {
         if self.rtx_timer.is_none() {
             self.rtx_timer = Some(now + self.rtx_interval(now));
@@ -203,6 +212,7 @@ impl MptcpSource {
                 dsn += u64::from(len);
             }
             self.reinjections += 1;
+            return; // re-armed once the subflow has sent it (`poll_transmit`)
         }
         self.rtx_timer = Some(now + self.rtx_interval(now));
     }
@@ -386,7 +396,7 @@ impl MptcpSource {
 
 impl Agent for MptcpSource {
     fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
-        self.push_pending(now);
+        self.push_pending();
         let n = self.subflows.len();
         for k in 0..n {
             let i = (self.next + k) % n;
@@ -399,12 +409,14 @@ impl Agent for MptcpSource {
             };
             self.next = (i + 1) % n;
             let seg = tx.segment;
+            let sent_data = seg.len > 0;
             let mut opt = MptcpOption {
                 data_ack: Some(0),
                 addr: self.signal.take().unwrap_or_default(),
                 ..MptcpOption::default()
             };
             if seg.flags.contains(Flags::SYN) {
+                s.synack_at.get_or_insert(now);
                 opt.handshake = if s.id == 0 {
                     Handshake::Capable
                 } else {
@@ -421,14 +433,11 @@ impl Agent for MptcpSource {
                 opt.n_maps = n_maps;
             }
             let link = self.paths.links[usize::from(s.iface)];
-            return Some(transmit(
-                self.header_model,
-                seg,
-                tx.kind,
-                opt,
-                link,
-                &mut self.beside,
-            ));
+            let out = transmit(self.header_model, seg, tx.kind, opt, link, &mut self.beside);
+            if sent_data && self.snd_una < self.snd_nxt {
+                self.arm_rtx(now);
+            }
+            return Some(out);
         }
         None
     }
@@ -475,6 +484,16 @@ impl Agent for MptcpSource {
                 let before = self.subflows[i].tcp.probe();
                 let (_, acked_before) = self.subflows[i].tcp.data_offsets();
                 self.subflows[i].tcp.handle_segment(now, seg);
+                let sf = &mut self.subflows[i];
+                let srtt = sf.tcp.probe().srtt;
+                if srtt.as_nanos() > 0 {
+                    sf.pace_srtt = srtt;
+                } else if let (Some(at), true) = (sf.synack_at, sf.tcp.is_established()) {
+                    sf.pace_srtt = now.saturating_since(at);
+                }
+                if sf.tcp.is_established() {
+                    sf.synack_at = None;
+                }
                 let (_, acked) = self.subflows[i].tcp.data_offsets();
                 self.subflows[i].maps.prune_below(acked);
                 match self.paths.cfg.coupling {
@@ -518,6 +537,29 @@ impl Agent for MptcpSource {
                 .is_some_and(|e| e.opens_subflow())
         {
             self.signal = Some(AddrSignal::Add(to));
+        }
+        true
+    }
+
+    /// The mobile's address on `iface` appeared. At the mobile (an upload), the model's
+    /// passive sender asks the peer to open the subflow (ADD_ADDR, RFC 8684 §3.4.1; see the
+    /// module's Deviation), as the sink at the mobile would open it itself.
+    fn address_added(&mut self, _now: Time, iface: u8, here: bool) -> bool {
+        if !here {
+            return false;
+        }
+        self.paths.added(iface);
+        let open = self
+            .subflows
+            .iter()
+            .any(|s| s.iface == iface && s.life == Life::Open);
+        let wanted = self
+            .paths
+            .cfg
+            .endpoint(iface)
+            .is_some_and(|e| e.opens_subflow());
+        if !open && wanted {
+            self.signal = Some(AddrSignal::Add(iface));
         }
         true
     }

@@ -28,14 +28,13 @@ see `ns3_cells`). `--only all` runs them all.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "suite"))
-from run import NS2, ROOT, RUN_TIMED, TARGET, WORKLOADS, Run, load, timed
+from run import NS2, ROOT, RUN_TIMED, TARGET, WORKLOADS, Run, load, timed, write_json
 
 DUMBBELL = TARGET / "ns3" / "dumbbell"
 SCENARIO_20MB = ROOT / "benches" / "scenarios" / "dk-wlan-gprs-20mb.toml"
@@ -175,20 +174,7 @@ def main() -> None:
         agreement.append(line)
     print("\n".join(agreement))
     if a.json:
-        a.json.write_text(
-            json.dumps(
-                {
-                    "load": [load0, load1],
-                    "runs": a.runs,
-                    "table": table,
-                    "each": {
-                        k: {side: [x.__dict__ for x in rs] for side, rs in d.items()}
-                        for k, d in runs.items()
-                    },
-                },
-                indent=1,
-            )
-        )
+        write_json(a.json, (load0, load1), a.runs, table, runs)
 
 
 if __name__ == "__main__":

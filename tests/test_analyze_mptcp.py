@@ -181,8 +181,9 @@ def test_a_simulated_capture_reads_back_as_the_simulator_ran_it(tmp_path: Path) 
 
 def test_a_simulated_remove_addr_and_a_recreated_subflow_read_back(tmp_path: Path) -> None:
     # RFC 8684 §3.4.2: the mobile removes WLAN's address (REMOVE_ADDR, its id) and, WLAN back,
-    # joins a new subflow over it (§3.2, a new port and the same address id); the capture at
-    # the correspondent shows the three subflows under one token and the removal.
+    # joins a new subflow over it (§3.2, a new port and the same address id) and removes
+    # GPRS's; the capture at the correspondent shows the three subflows under one token and
+    # the removals.
     summary, out = _simulated(tmp_path, away_and_back=True)
     flow = summary["flows"][0]
     assert flow["completed"]
@@ -194,10 +195,14 @@ def test_a_simulated_remove_addr_and_a_recreated_subflow_read_back(tmp_path: Pat
     assert [s["role"] for s in subs] == ["initial", "join", "join"]
     assert [s["server"]["bytes"] for s in subs] == [s["bytes_sent"] for s in sim]
     assert len({s["client"]["port"] for s in subs}) == 3
-    (removed,) = [a for a in conn["addresses"] if a["kind"] == "remove"]
-    # WLAN's id: the one its new subflow joins with (0 is the initial subflow's own).
-    assert removed["from"] == "client" and removed["addr_id"] == subs[2]["client"]["addr_id"] > 0
-    assert subs[1]["client"]["addr_id"] not in (0, removed["addr_id"])
+    # WLAN's address removed at its handover, then GPRS's at the one back (each REMOVE_ADDR
+    # sent by the mobile, the client, over a subflow still open); each id is the one its
+    # interface's subflow joined with, 0 being the initial subflow's own.
+    removed = [a for a in conn["addresses"] if a["kind"] == "remove"]
+    assert [a["from"] for a in removed] == ["client", "client"]
+    wlan_id, gprs_id = subs[2]["client"]["addr_id"], subs[1]["client"]["addr_id"]
+    assert [a["addr_id"] for a in removed] == [wlan_id, gprs_id]
+    assert 0 not in (wlan_id, gprs_id) and wlan_id != gprs_id
     assert conn["server_to_client"]["unique_bytes"] == flow["bytes"]
 
 

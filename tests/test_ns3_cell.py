@@ -17,11 +17,15 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import vho
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benches"))
+from ns3_side_by_side import CELL_20MB
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "benches" / "scenarios" / "dk-wlan-gprs-20mb.toml"
@@ -51,23 +55,9 @@ def dumbbell(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("ho_mode", "kind"), [("reconfigure", "soft-reconfigure"), ("route", "soft")]
 )
 def test_ns3_and_vho_agree_on_the_handover_cell(dumbbell: Path, ho_mode: str, kind: str) -> None:
-    args = [
-        "wired_rate=100e6",
-        "wired_delay=0.001",
-        "wired_q=100",
-        "rate=5e6",
-        "delay=0.002",
-        "q=3",
-        f"tcp_bytes={BYTES}",
-        "window=20",
-        "ho_at=0.5",
-        "ho_rate=200e3",
-        "ho_delay=0.300",
-        "ho_q=11",
-        "until=done",
-        "duration=3600",
-        f"ho_mode={ho_mode}",
-    ]
+    # The bench's cell (benches/ns3_side_by_side.py), cut to BYTES.
+    cell = [a for a in CELL_20MB if not a.startswith("tcp_bytes=")]
+    args = [*cell, f"tcp_bytes={BYTES}", f"ho_mode={ho_mode}"]
     out = subprocess.run([str(dumbbell), *args], capture_output=True, text=True, check=True).stdout
     ns3 = {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.eE+-]+)", out)}
     sets = [f'flow.0.size="{BYTES} B"', f'handover.0.kind="{kind}"']

@@ -43,6 +43,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SUITE = ROOT / "benches" / "suite"
@@ -251,6 +252,15 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def write_json(path: Path, loads: tuple[str, str], n_runs: int, table: Any, runs: Any) -> None:
+    """The measurements kept: the load averages at the start and the end, the runs per
+    side, the table printed and every run of each workload and side."""
+    each = {k: {side: [r.__dict__ for r in rs] for side, rs in d.items()} for k, d in runs.items()}
+    path.write_text(
+        json.dumps({"load": list(loads), "runs": n_runs, "table": table, "each": each}, indent=1)
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
@@ -356,20 +366,7 @@ def main() -> None:
             f"{g('maxrss_vho_mb', '.1f'):>6} {g('maxrss_ns2_mb', '.1f'):>6}"
         )
     if a.json:
-        a.json.write_text(
-            json.dumps(
-                {
-                    "load": [load0, load1],
-                    "runs": a.runs,
-                    "table": table,
-                    "each": {
-                        k: {s: [r.__dict__ for r in rs] for s, rs in d.items()}
-                        for k, d in runs.items()
-                    },
-                },
-                indent=1,
-            )
-        )
+        write_json(a.json, (load0, load1), a.runs, table, runs)
 
 
 if __name__ == "__main__":

@@ -57,7 +57,7 @@ impl PacketTap for PcapTap {
         let dst = node_ip(pkt.dst as usize);
         let ttl = self.ttl(pkt);
         self.writer
-            .write_segment(now, src, dst, pkt.ip_id, ttl, &pkt.seg);
+            .write_segment(now, src, dst, pkt.ip_id, ttl, &pkt.seg, &[]);
     }
     fn segment_with(&mut self, now: Time, pkt: &Packet, payload: &Payload) {
         let Payload::Mptcp(opt) = payload else {
@@ -75,7 +75,7 @@ impl PacketTap for PcapTap {
         let n = wire::encode(&mut extra, opt, &pkt.seg, pkt.to_receiver, &keys, src);
         let ttl = self.ttl(pkt);
         self.writer
-            .write_segment_with(now, src, dst, pkt.ip_id, ttl, &pkt.seg, &extra[..n]);
+            .write_segment(now, src, dst, pkt.ip_id, ttl, &pkt.seg, &extra[..n]);
     }
     fn datagram(&mut self, now: Time, pkt: &Packet, payload: &Payload) {
         // IPv4 captures only (a Mobile IPv6 run carries no TFRC; cross traffic and CBR in one

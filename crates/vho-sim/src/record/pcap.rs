@@ -105,24 +105,12 @@ impl<S: CaptureSink> PcapWriter<S> {
         self.sink
     }
 
-    /// Appends one packet seen at `ts`, its IPv4 TTL `ttl` (`record::hops`).
-    pub fn write_segment(
-        &mut self,
-        ts: Time,
-        src: [u8; 4],
-        dst: [u8; 4],
-        ip_id: u16,
-        ttl: u8,
-        seg: &Segment,
-    ) {
-        self.write_segment_with(ts, src, dst, ip_id, ttl, seg, &[]);
-    }
-
-    /// [`Self::write_segment`] with `extra` option bytes (an MPTCP option,
-    /// `agent::mptcp::wire`) laid after the segment's own and before its SACK blocks, which
-    /// get what room is left (Linux `tcp_established_options`).
+    /// Appends one packet seen at `ts`, its IPv4 TTL `ttl` (`record::hops`), with `extra`
+    /// option bytes (an MPTCP option, `agent::mptcp::wire`; none for a plain segment) laid
+    /// after the segment's own and before its SACK blocks, which get what room is left
+    /// (Linux `tcp_established_options`).
     #[allow(clippy::too_many_arguments)]
-    pub fn write_segment_with(
+    pub fn write_segment(
         &mut self,
         ts: Time,
         src: [u8; 4],
@@ -199,7 +187,7 @@ pub fn encode_headers(
 }
 
 /// [`encode_headers`] with `extra` option bytes after the segment's own (see
-/// [`PcapWriter::write_segment_with`]).
+/// [`PcapWriter::write_segment`]).
 pub fn encode_headers_with(
     out: &mut Vec<u8>,
     src: [u8; 4],
@@ -370,7 +358,15 @@ mod tests {
         let mut w = PcapWriter::new(Vec::new());
         let mut s = seg();
         s.len = 1460;
-        w.write_segment(Time(1_500_000_123), [10, 0, 0, 1], [10, 0, 0, 3], 1, 64, &s);
+        w.write_segment(
+            Time(1_500_000_123),
+            [10, 0, 0, 1],
+            [10, 0, 0, 3],
+            1,
+            64,
+            &s,
+            &[],
+        );
         let b = w.into_sink();
         assert_eq!(&b[0..4], &MAGIC_NANOS.to_le_bytes());
         assert_eq!(u32::from_le_bytes([b[24], b[25], b[26], b[27]]), 1);
@@ -390,9 +386,9 @@ mod tests {
         let mut w = PcapWriter::with_snaplen(Vec::new(), MIN_SNAPLEN);
         let mut s = seg();
         s.len = 1460;
-        w.write_segment(Time(1), [10, 0, 0, 1], [10, 0, 0, 3], 1, 64, &s);
+        w.write_segment(Time(1), [10, 0, 0, 1], [10, 0, 0, 3], 1, 64, &s, &[]);
         s.len = 0;
-        w.write_segment(Time(2), [10, 0, 0, 1], [10, 0, 0, 3], 2, 64, &s);
+        w.write_segment(Time(2), [10, 0, 0, 1], [10, 0, 0, 3], 2, 64, &s, &[]);
         let b = w.into_sink();
         let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
         assert_eq!(u32_at(16), MIN_SNAPLEN);

@@ -538,6 +538,32 @@ fn with_a_notification_the_lost_interface_closes_and_a_new_subflow_returns_on_it
 }
 
 #[test]
+fn an_upload_whose_every_subflow_closed_gets_one_back_when_an_interface_returns() {
+    // An upload (the mobile sends) away from WLAN at 3 s and back at 8 s, the path manager
+    // told each time: at 8 s GPRS goes too, and no subflow is left to carry an ADD_ADDR. A
+    // Linux client joins from WLAN's address by itself (RFC 8684 §3.2); the model's mobile
+    // sends that MP_JOIN SYN and the correspondent, which opens the model's subflows, opens
+    // one over WLAN. Before, the transfer stopped at the stop time with every subflow closed.
+    let text = scenario(
+        "3 MB",
+        "300 s",
+        "[[handover]]\nat = \"3 s\"\nfrom = \"wlan\"\nto = \"gprs\"\nkind = \"hard\"\n\
+         notify = \"at\"\n\
+         [[handover]]\nat = \"8 s\"\nfrom = \"gprs\"\nto = \"wlan\"\nkind = \"hard\"\n\
+         notify = \"at\"\n",
+    )
+    .replace("from = \"ch\"\nto = \"mh\"", "from = \"mh\"\nto = \"ch\"");
+    let s = run(&text);
+    let f = &s.flows[0];
+    assert!(f.completed, "{f:?}");
+    let m = f.mptcp().expect("an MPTCP flow");
+    let last = m.subflows.last().expect("subflows");
+    assert_eq!(last.interface, "wlan");
+    assert!(last.opened_s >= 8.0, "{m:?}");
+    assert!(last.bytes_sent > 0, "{m:?}");
+}
+
+#[test]
 fn reruns_are_byte_identical() {
     let text = scenario(
         "500 KB",

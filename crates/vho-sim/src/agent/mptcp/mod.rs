@@ -33,7 +33,10 @@
 //! Deviation: the model's TCP sender is the passive end, so a subflow's SYN always comes from
 //! the data receiver; Linux's client (the mobile) sends it. For a download the two agree; for
 //! an upload the correspondent host opens the subflows, the mobile asking for a re-created one
-//! with ADD_ADDR (§3.4.1). The handshake takes the same round trip either way.
+//! with ADD_ADDR (§3.4.1). The handshake takes the same round trip either way. When no subflow
+//! is open to carry that ADD_ADDR (an upload whose every interface went), the mobile sends the
+//! MP_JOIN SYN a Linux client would from the new address and the correspondent answers by
+//! opening the subflow: one round trip more than Linux's join.
 //! Deviation: subflows do not share a connection-level send buffer; a subflow is handed data
 //! only when it can send it at once (see `sched::SubView::room`).
 
@@ -164,8 +167,11 @@ pub struct MptcpSource {
     /// Data-level ranges waiting to be sent again (reinjection), oldest first.
     reinject: VecDeque<(u64, u64)>,
     rtx_timer: Option<Time>,
-    /// Signals for the peer riding the next segment (REMOVE_ADDR / ADD_ADDR).
-    signal: Option<AddrSignal>,
+    /// Signals for the peer riding the next segments, one each (REMOVE_ADDR / ADD_ADDR).
+    signals: VecDeque<AddrSignal>,
+    /// An interface whose subflow the mobile asks for while no subflow is open to carry an
+    /// ADD_ADDR: sent as the MP_JOIN SYN a Linux client sends from it (see the Deviation).
+    join_request: Option<u8>,
     next: usize,
     bytes_reinjected: u64,
     reinjections: u64,
@@ -289,7 +295,8 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
         subflows: Vec::new(),
         reinject: VecDeque::new(),
         rtx_timer: None,
-        signal: None,
+        signals: VecDeque::new(),
+        join_request: None,
         next: 0,
         bytes_reinjected: 0,
         reinjections: 0,

@@ -216,6 +216,14 @@ impl Agent for MptcpSink {
                 s.maps.prune_below(upto);
             }
         }
+        // The mobile's MP_JOIN SYN from an address no subflow uses (an upload with none open to
+        // carry ADD_ADDR, `MptcpSource::ask_for`): the peer opens the subflow over it.
+        if let (None, Handshake::Join { interface, .. }) = (via, opt.handshake) {
+            if seg.flags.contains(Flags::SYN) {
+                self.paths.added(interface);
+                self.reopen(interface);
+            }
+        }
         match opt.addr {
             AddrSignal::Remove(iface) => self.close_iface(now, iface),
             AddrSignal::Add(iface) => {

@@ -367,6 +367,59 @@ impl MptcpSource {
         self.subflows[i].tcp.set_cwnd(cwnd);
     }
 
+    /// At the mobile (an upload), asks the peer for a subflow over `iface` if it has none and
+    /// would open one (the initial interface, or an endpoint with `subflow`: the sink's
+    /// `reopen`): by ADD_ADDR on the next segment, or, with no subflow open to carry it, by
+    /// the MP_JOIN SYN a Linux client sends from the address.
+    fn ask_for(&mut self, iface: u8) {
+        let open = |s: &SendFlow| s.life == Life::Open;
+        if self.subflows.iter().any(|s| s.iface == iface && open(s)) {
+            return;
+        }
+        let wanted = iface == self.paths.initial
+            || self
+                .paths
+                .cfg
+                .endpoint(iface)
+                .is_some_and(|e| e.opens_subflow());
+        if !wanted {
+            return;
+        }
+        if self.subflows.iter().any(open) {
+            self.signals.push_back(AddrSignal::Add(iface));
+        } else {
+            self.join_request = Some(iface);
+        }
+    }
+
+    /// The MP_JOIN SYN from the mobile's interface `iface` (RFC 8684 §3.2), to a port no
+    /// subflow of the peer has: the peer opens its subflow over `iface` in answer.
+    fn join_syn(&mut self, iface: u8) -> Transmit {
+        let base = self.subflows.first().map_or(0, |s| s.port);
+        let seg = crate::tcp::Segment {
+            src_port: self.port,
+            dst_port: base.wrapping_sub(1),
+            flags: Flags::SYN,
+            ..crate::tcp::Segment::default()
+        };
+        let opt = MptcpOption {
+            handshake: Handshake::Join {
+                interface: iface,
+                backup: self.paths.backup(iface),
+            },
+            ..MptcpOption::default()
+        };
+        let link = self.paths.links[usize::from(iface)];
+        transmit(
+            self.header_model,
+            seg,
+            crate::tcp::TxKind::New,
+            opt,
+            link,
+            &mut self.beside,
+        )
+    }
+
     fn record(&mut self, now: Time) {
         let Some(series) = &mut self.series else {
             return;
@@ -396,6 +449,9 @@ impl MptcpSource {
 
 impl Agent for MptcpSource {
     fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        if let Some(iface) = self.join_request.take() {
+            return Some(self.join_syn(iface));
+        }
         self.push_pending();
         let n = self.subflows.len();
         for k in 0..n {
@@ -412,7 +468,7 @@ impl Agent for MptcpSource {
             let sent_data = seg.len > 0;
             let mut opt = MptcpOption {
                 data_ack: Some(0),
-                addr: self.signal.take().unwrap_or_default(),
+                addr: self.signals.pop_front().unwrap_or_default(),
                 ..MptcpOption::default()
             };
             if seg.flags.contains(Flags::SYN) {
@@ -523,21 +579,8 @@ impl Agent for MptcpSource {
         // subflows and tells the peer (REMOVE_ADDR); on the one taken it is (re-)added, and the
         // peer, which opens subflows here (see the module's Deviation), is asked to (ADD_ADDR).
         self.close_iface(now, h.notice.from);
-        self.signal = Some(AddrSignal::Remove(h.notice.from));
-        let to = h.notice.to;
-        let open = self
-            .subflows
-            .iter()
-            .any(|s| s.iface == to && s.life == Life::Open);
-        if !open
-            && self
-                .paths
-                .cfg
-                .endpoint(to)
-                .is_some_and(|e| e.opens_subflow())
-        {
-            self.signal = Some(AddrSignal::Add(to));
-        }
+        self.signals.push_back(AddrSignal::Remove(h.notice.from));
+        self.ask_for(h.notice.to);
         true
     }
 
@@ -549,18 +592,7 @@ impl Agent for MptcpSource {
             return false;
         }
         self.paths.added(iface);
-        let open = self
-            .subflows
-            .iter()
-            .any(|s| s.iface == iface && s.life == Life::Open);
-        let wanted = self
-            .paths
-            .cfg
-            .endpoint(iface)
-            .is_some_and(|e| e.opens_subflow());
-        if !open && wanted {
-            self.signal = Some(AddrSignal::Add(iface));
-        }
+        self.ask_for(iface);
         true
     }
 

@@ -501,19 +501,18 @@ fn after_wlan_is_lost_the_transfer_completes_over_gprs_with_its_data_reinjected(
     assert_eq!(h.failback_s, None, "gprs was never lost");
 }
 
+/// WLAN -> GPRS at 3 s and back at 8 s, hard, the path manager told each time.
+const AWAY_AND_BACK: &str = "[[handover]]\nat = \"3 s\"\nfrom = \"wlan\"\nto = \"gprs\"\n\
+     kind = \"hard\"\nnotify = \"at\"\n\
+     [[handover]]\nat = \"8 s\"\nfrom = \"gprs\"\nto = \"wlan\"\nkind = \"hard\"\n\
+     notify = \"at\"\n";
+
 #[test]
 fn with_a_notification_the_lost_interface_closes_and_a_new_subflow_returns_on_it() {
     // pm_netlink.c: the address removed closes its subflows at both ends (REMOVE_ADDR, RFC
     // 8684 §3.4.2) and their data is reinjected; re-added, the endpoint gets a new subflow
     // (a new id: ids are never reused), and the connection fails back to it.
-    let text = scenario(
-        "3 MB",
-        "300 s",
-        "[[handover]]\nat = \"3 s\"\nfrom = \"wlan\"\nto = \"gprs\"\nkind = \"hard\"\n\
-         notify = \"at\"\n\
-         [[handover]]\nat = \"8 s\"\nfrom = \"gprs\"\nto = \"wlan\"\nkind = \"hard\"\n\
-         notify = \"at\"\n",
-    );
+    let text = scenario("3 MB", "300 s", AWAY_AND_BACK);
     let s = run(&text);
     let f = &s.flows[0];
     assert!(f.completed, "{f:?}");
@@ -544,15 +543,8 @@ fn an_upload_whose_every_subflow_closed_gets_one_back_when_an_interface_returns(
     // Linux client joins from WLAN's address by itself (RFC 8684 §3.2); the model's mobile
     // sends that MP_JOIN SYN and the correspondent, which opens the model's subflows, opens
     // one over WLAN. Before, the transfer stopped at the stop time with every subflow closed.
-    let text = scenario(
-        "3 MB",
-        "300 s",
-        "[[handover]]\nat = \"3 s\"\nfrom = \"wlan\"\nto = \"gprs\"\nkind = \"hard\"\n\
-         notify = \"at\"\n\
-         [[handover]]\nat = \"8 s\"\nfrom = \"gprs\"\nto = \"wlan\"\nkind = \"hard\"\n\
-         notify = \"at\"\n",
-    )
-    .replace("from = \"ch\"\nto = \"mh\"", "from = \"mh\"\nto = \"ch\"");
+    let text = scenario("3 MB", "300 s", AWAY_AND_BACK)
+        .replace("from = \"ch\"\nto = \"mh\"", "from = \"mh\"\nto = \"ch\"");
     let s = run(&text);
     let f = &s.flows[0];
     assert!(f.completed, "{f:?}");

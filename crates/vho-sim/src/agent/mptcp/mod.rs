@@ -85,6 +85,12 @@ pub struct Paths {
 }
 
 impl Paths {
+    /// Whether the path manager wants a subflow over `iface`: the initial interface, or one
+    /// whose endpoint has `subflow` or `fullmesh`.
+    fn wants_subflow(&self, iface: u8) -> bool {
+        iface == self.initial || self.cfg.endpoint(iface).is_some_and(|e| e.opens_subflow())
+    }
+
     fn backup(&self, iface: u8) -> bool {
         self.cfg.endpoint(iface).is_some_and(|e| e.backup())
     }

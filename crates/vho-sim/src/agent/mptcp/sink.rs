@@ -91,13 +91,7 @@ impl MptcpSink {
             .subflows
             .iter()
             .any(|s| s.iface == iface && s.life == Life::Open);
-        let wanted = iface == self.paths.initial
-            || self
-                .paths
-                .cfg
-                .endpoint(iface)
-                .is_some_and(|e| e.opens_subflow());
-        if !open && wanted && self.joined && !self.paths.is_absent(iface) {
+        if !open && self.paths.wants_subflow(iface) && self.joined && !self.paths.is_absent(iface) {
             self.open(iface);
         }
     }

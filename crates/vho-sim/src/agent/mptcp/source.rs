@@ -376,13 +376,7 @@ impl MptcpSource {
         if self.subflows.iter().any(|s| s.iface == iface && open(s)) {
             return;
         }
-        let wanted = iface == self.paths.initial
-            || self
-                .paths
-                .cfg
-                .endpoint(iface)
-                .is_some_and(|e| e.opens_subflow());
-        if !wanted {
+        if !self.paths.wants_subflow(iface) {
             return;
         }
         if self.subflows.iter().any(open) {

@@ -170,6 +170,11 @@ def test_counts_equal_tshark_on_real_linux_tcp(
         )
         assert f["retransmissions"] == resent
     else:
+        # Told too: on this sub-millisecond veth path the handshake's gaps are the scheduler's
+        # noise, and a loaded machine once made a receiver capture look like the sender's
+        # (the headline 258 resends against Wireshark's 256, a clean-clone CI run).
+        (f,) = vho.analyze(pcap, capture_point="receiver").metrics["flows"]
+        assert f["retransmissions_by"] == "wireshark"
         assert f["retransmissions"] == f["wireshark_retransmissions"]
     assert f["duplicate_acks"] == _tshark(
         pcap, f"{FILTERS['duplicate_acks']} && ip.src == {RECEIVER}"

@@ -122,7 +122,7 @@ impl<S: CaptureSink> PcapWriter<S> {
     ) {
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
-        encode_headers_with(&mut buf, src, dst, ip_id, ttl, seg, extra);
+        encode_headers(&mut buf, src, dst, ip_id, ttl, seg, extra);
         self.write_record(ts, &buf, seg.len);
         self.buf = buf;
     }
@@ -173,22 +173,12 @@ pub(crate) fn ipv4_header(
     ip
 }
 
-/// IPv4 (20 bytes, DF, TTL `ttl`) and TCP headers of `seg`, checksums filled in. The payload
-/// is zeros, which add nothing to the TCP checksum but their length in the pseudo-header.
+/// IPv4 (20 bytes, DF, TTL `ttl`) and TCP headers of `seg`, checksums filled in, with
+/// `extra` option bytes after the segment's own (see [`PcapWriter::write_segment`]; none for
+/// a plain segment). The payload is zeros, which add nothing to the TCP checksum but their
+/// length in the pseudo-header.
+#[allow(clippy::too_many_arguments)]
 pub fn encode_headers(
-    out: &mut Vec<u8>,
-    src: [u8; 4],
-    dst: [u8; 4],
-    ip_id: u16,
-    ttl: u8,
-    seg: &Segment,
-) {
-    encode_headers_with(out, src, dst, ip_id, ttl, seg, &[]);
-}
-
-/// [`encode_headers`] with `extra` option bytes after the segment's own (see
-/// [`PcapWriter::write_segment`]).
-pub fn encode_headers_with(
     out: &mut Vec<u8>,
     src: [u8; 4],
     dst: [u8; 4],
@@ -198,7 +188,7 @@ pub fn encode_headers_with(
     extra: &[u8],
 ) {
     // Pseudo-header (RFC 9293 §3.1): src, dst, zero, protocol 6, TCP length.
-    let (tcp, tcp_len) = encode_tcp_with(seg, sum16(&src) + sum16(&dst) + 6, extra);
+    let (tcp, tcp_len) = encode_tcp(seg, sum16(&src) + sum16(&dst) + 6, extra);
     let total = 20 + tcp_len as u32 + seg.len;
     out.extend_from_slice(&ipv4_header(total, ip_id, ttl, 6, src, dst));
     out.extend_from_slice(&tcp[..tcp_len]);
@@ -206,12 +196,9 @@ pub fn encode_headers_with(
 
 /// The TCP header of `seg` (options included) and its length, the checksum computed over
 /// `pseudo` (the pseudo-header's sum without the TCP length, which is added here) and the
-/// header; the payload is zeros, which add nothing but their length.
-pub(crate) fn encode_tcp(seg: &Segment, pseudo: u32) -> ([u8; 60], usize) {
-    encode_tcp_with(seg, pseudo, &[])
-}
-
-fn encode_tcp_with(seg: &Segment, pseudo: u32, extra: &[u8]) -> ([u8; 60], usize) {
+/// header, `extra` option bytes after the segment's own; the payload is zeros, which add
+/// nothing but their length.
+pub(crate) fn encode_tcp(seg: &Segment, pseudo: u32, extra: &[u8]) -> ([u8; 60], usize) {
     let mut tcp = [0u8; 60];
     let opt_len = encode_options(&mut tcp[20..], seg, extra);
     let tcp_len = 20 + opt_len;
@@ -332,7 +319,7 @@ mod tests {
     fn header_lengths_match_the_option_layout() {
         let s = seg();
         let mut out = Vec::new();
-        encode_headers(&mut out, [10, 0, 0, 1], [10, 0, 0, 3], 7, 64, &s);
+        encode_headers(&mut out, [10, 0, 0, 1], [10, 0, 0, 3], 7, 64, &s, &[]);
         // 20 IP + 20 TCP + 12 timestamps + 12 one SACK block = 64 = 20 + s.header_len().
         assert_eq!(out.len(), 64);
         assert_eq!(out.len() as u32, 20 + s.header_len());
@@ -346,7 +333,7 @@ mod tests {
         let mut s = seg();
         s.len = 1000;
         let mut out = Vec::new();
-        encode_headers(&mut out, [10, 0, 0, 1], [10, 0, 0, 3], 7, 64, &s);
+        encode_headers(&mut out, [10, 0, 0, 1], [10, 0, 0, 3], 7, 64, &s, &[]);
         assert_eq!(fold(sum16(&out[..20])), 0);
         let tcp_len = (out.len() - 20) as u32 + s.len;
         let pseudo = sum16(&[10, 0, 0, 1]) + sum16(&[10, 0, 0, 3]) + 6 + tcp_len;
@@ -397,11 +384,9 @@ mod tests {
             &b[40..40 + 64][..20],
             &{
                 let mut h = Vec::new();
-                encode_headers(&mut h, [10, 0, 0, 1], [10, 0, 0, 3], 1, 64, &{
-                    let mut s = seg();
-                    s.len = 1460;
-                    s
-                });
+                let mut s = seg();
+                s.len = 1460;
+                encode_headers(&mut h, [10, 0, 0, 1], [10, 0, 0, 3], 1, 64, &s, &[]);
                 h
             }[..20]
         );

@@ -288,7 +288,7 @@ fn tcp(out: &mut Vec<u8>, pkt: &Packet, plan: &Ipv6Plan, at: At) -> u32 {
     } else {
         (Vec::new(), wire_src, wire_dst)
     };
-    let (hdr, hlen) = encode_tcp(&pkt.seg, pseudo(&src, &dst, NH_TCP));
+    let (hdr, hlen) = encode_tcp(&pkt.seg, pseudo(&src, &dst, NH_TCP), &[]);
     let nh = match ext.first() {
         None => NH_TCP,
         Some(_) if pkt.ext & ext::HAO != 0 => NH_DEST_OPTS,

@@ -33,7 +33,6 @@ pub(super) struct HandoverState {
 }
 
 struct MobileState {
-    active: LinkIdx,
     /// (handover index, new link) awaiting the first packet over the new link.
     pending_interruption: Option<(usize, LinkIdx)>,
 }
@@ -69,8 +68,7 @@ impl Handovers {
             mobiles: spec
                 .mobiles
                 .iter()
-                .map(|m| MobileState {
-                    active: m.initial,
+                .map(|_| MobileState {
                     pending_interruption: None,
                 })
                 .collect(),
@@ -88,7 +86,6 @@ impl Handovers {
     /// over `link`.
     fn switched(&mut self, h: usize, mobile: usize, link: LinkIdx) {
         let m = &mut self.mobiles[mobile];
-        m.active = link;
         if m.pending_interruption.is_none() {
             self.awaiting += 1;
         }

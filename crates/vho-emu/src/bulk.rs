@@ -235,7 +235,6 @@ impl End {
         }
     }
 
-
     fn fail(&mut self, e: std::io::Error) {
         self.error = Some(e.to_string());
         self.done = true;

@@ -195,7 +195,15 @@ impl Probe {
         let mut len = h.len() as libc::socklen_t;
         // SAFETY: the kernel writes at most `len` bytes of the head, and through its two
         // pointers at most MAX_SUBFLOWS elements of the sizes we gave, which both buffers hold.
-        let r = unsafe { libc::getsockopt(fd, SOL_MPTCP, MPTCP_FULL_INFO, h.as_mut_ptr().cast(), &mut len) };
+        let r = unsafe {
+            libc::getsockopt(
+                fd,
+                SOL_MPTCP,
+                MPTCP_FULL_INFO,
+                h.as_mut_ptr().cast(),
+                &mut len,
+            )
+        };
         if r != 0 {
             return None;
         }
@@ -313,7 +321,12 @@ impl MptcpTrace {
             if !row.open {
                 life.closed_ns = Some(t.as_nanos());
             }
-            let changed = life.last.is_none_or(|l| SubflowRow { t_ns: l.t_ns, ..row } != l);
+            let changed = life.last.is_none_or(|l| {
+                SubflowRow {
+                    t_ns: l.t_ns,
+                    ..row
+                } != l
+            });
             if changed {
                 self.rows.push(row);
                 life.last = Some(row);
@@ -326,10 +339,16 @@ impl MptcpTrace {
 mod tests {
     use super::*;
 
+    /// A subflow of a hand-built answer: kernel id, local and remote addresses, cwnd, bytes
+    /// sent and acknowledged.
+    type Hand = (u32, [u8; 4], [u8; 4], u32, u64, u64);
+    /// Local and remote addresses.
+    type Ends = ([u8; 4], [u8; 4]);
+
     /// A hand-built `MPTCP_FULL_INFO` answer: head, `mptcp_info`, and per subflow a
     /// `mptcp_subflow_info` and a `tcp_info` at the offsets of include/uapi/linux/mptcp.h and
     /// tcp.h.
-    fn answer(subflows: &[(u32, [u8; 4], [u8; 4], u32, u64, u64)]) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    fn answer(subflows: &[Hand]) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
         let mut head = vec![0u8; FULL_INFO_HEAD + MPTCP_INFO_SIZE];
         head[0..4].copy_from_slice(&232u32.to_ne_bytes()); // size_tcpinfo_kernel
         head[4..8].copy_from_slice(&232u32.to_ne_bytes()); // size_tcpinfo_user (clipped)
@@ -378,9 +397,18 @@ mod tests {
         assert_eq!(info.bytes_retrans, Some(2_896));
         assert_eq!(info.subflow.len(), 2);
         let b = info.subflow[1];
-        assert_eq!((b.kernel_id, b.local, b.remote), (2, [10, 68, 0, 2], [10, 66, 0, 1]));
-        assert_eq!((b.state, b.snd_mss, b.snd_cwnd, b.rtt_us), (1, 1448, 4, 25_000));
-        assert_eq!((b.total_retrans, b.bytes_sent, b.bytes_acked), (1, 700, 600));
+        assert_eq!(
+            (b.kernel_id, b.local, b.remote),
+            (2, [10, 68, 0, 2], [10, 66, 0, 1])
+        );
+        assert_eq!(
+            (b.state, b.snd_mss, b.snd_cwnd, b.rtt_us),
+            (1, 1448, 4, 25_000)
+        );
+        assert_eq!(
+            (b.total_retrans, b.bytes_sent, b.bytes_acked),
+            (1, 700, 600)
+        );
     }
 
     #[test]
@@ -400,26 +428,49 @@ mod tests {
         let mut tr = MptcpTrace::default();
         let wlan = ([10, 67, 0, 2], [10, 66, 0, 1]);
         let gprs = ([10, 68, 0, 2], [10, 66, 0, 1]);
-        let read = |s: &[(u32, ([u8; 4], [u8; 4]), u64)]| {
-            let rows: Vec<_> = s.iter().map(|&(k, (l, r), a)| (k, l, r, 10, a, a)).collect();
+        let read = |s: &[(u32, Ends, u64)]| {
+            let rows: Vec<_> = s
+                .iter()
+                .map(|&(k, (l, r), a)| (k, l, r, 10, a, a))
+                .collect();
             let (h, sf, ti) = answer(&rows);
             parse(&h, h.len(), &sf, &ti).expect("a whole head")
         };
         tr.observe(Time::from_millis(10), &read(&[(1, wlan, 100)]));
         tr.observe(Time::from_millis(20), &read(&[(1, wlan, 100)])); // no change: no row
-        tr.observe(Time::from_millis(30), &read(&[(3, gprs, 0), (1, wlan, 200)]));
+        tr.observe(
+            Time::from_millis(30),
+            &read(&[(3, gprs, 0), (1, wlan, 200)]),
+        );
         tr.observe(Time::from_millis(40), &read(&[(3, gprs, 50)])); // the WLAN's gone
         tr.observe(Time::from_millis(50), &read(&[(3, gprs, 60)]));
-        let ids: Vec<_> = tr.rows.iter().map(|r| (r.t_ns / 1_000_000, r.subflow, r.open)).collect();
+        let ids: Vec<_> = tr
+            .rows
+            .iter()
+            .map(|r| (r.t_ns / 1_000_000, r.subflow, r.open))
+            .collect();
         assert_eq!(
             ids,
-            [(10, 0, true), (30, 0, true), (30, 1, true), (40, 0, false), (40, 1, true), (50, 1, true)]
+            [
+                (10, 0, true),
+                (30, 0, true),
+                (30, 1, true),
+                (40, 0, false),
+                (40, 1, true),
+                (50, 1, true)
+            ]
         );
         // The kernel's id 3 (a failed join took 2) is the second subflow seen: id 1.
         assert_eq!(tr.subflows[1].kernel_id, 3);
         assert_eq!(tr.subflows[0].closed_ns, Some(40_000_000));
-        assert_eq!((tr.subflows[0].bytes_acked, tr.subflows[1].bytes_acked), (200, 60));
-        assert_eq!(tr.rows[3].bytes_acked, 200, "the closing row keeps its last figures");
+        assert_eq!(
+            (tr.subflows[0].bytes_acked, tr.subflows[1].bytes_acked),
+            (200, 60)
+        );
+        assert_eq!(
+            tr.rows[3].bytes_acked, 200,
+            "the closing row keeps its last figures"
+        );
         assert_eq!(tr.bytes_retrans, Some(2_896));
     }
 }

@@ -91,10 +91,12 @@ impl MptcpReport {
         let dotted = |a: [u8; 4]| format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]);
         // The end at the mobile is the address of one of its interfaces (`iface_addr`).
         let interface = |a: [u8; 4], b: [u8; 4]| {
-            [a, b].iter().find_map(|x| match crate::emulator::node_of(x) {
-                Some((_, Some(l))) => spec.links.get(l).map(|l| l.name.clone()),
-                _ => None,
-            })
+            [a, b]
+                .iter()
+                .find_map(|x| match crate::emulator::node_of(x) {
+                    Some((_, Some(l))) => spec.links.get(l).map(|l| l.name.clone()),
+                    _ => None,
+                })
         };
         MptcpReport {
             subflows_created: t.subflows.len() as u64,

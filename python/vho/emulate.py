@@ -500,7 +500,7 @@ def _flow(f: dict, report: dict, stage: Path, handover_at: float | None) -> dict
             "snd_ssthresh": last["snd_ssthresh"],
         }
     )
-    mptcp = emu_mptcp.summary_entry(f)
+    mptcp = emu_mptcp.summary_entry(f, report["world"]["handovers"])
     if mptcp is not None:
         entry["mptcp"] = mptcp
     return entry

@@ -205,7 +205,8 @@ SUMMARY: tuple[tuple[str, str], ...] = (
     ),
     (
         "flows[].mptcp.duplicate_bytes",
-        "bytes the receiver got twice at the data level (not in `vho emulate`'s)",
+        "bytes the receiver got twice at the data level (`vho emulate`: its subflows' "
+        "tcpi_bytes_received summed, less the transfer)",
     ),
     (
         "flows[].mptcp.subflows[].id",
@@ -239,20 +240,21 @@ SUMMARY: tuple[tuple[str, str], ...] = (
     ),
     (
         "flows[].mptcp.subflows[].bytes_received",
-        "data bytes the receiver got on it (not in `vho emulate`'s)",
+        "data bytes the receiver got on it (`vho emulate`: its end's tcpi_bytes_received)",
     ),
-    ("flows[].mptcp.handovers[].at_s", "a handover of the flow's mobile (not in `vho emulate`'s)"),
+    ("flows[].mptcp.handovers[].at_s", "a handover of the flow's mobile"),
     ("flows[].mptcp.handovers[].lost", "the interface it left (its path lost)"),
     ("flows[].mptcp.handovers[].taken", "the interface it took"),
     (
         "flows[].mptcp.handovers[].resume_s",
         "time to resume: to the connection's in-order data moving on again with data over "
-        "another interface than the one lost (null: never)",
+        "another interface than the one lost (null: never; `vho emulate`: the first reading of "
+        "the receiver's, every 10 ms, at which mptcpi_rcv_nxt and such a subflow had moved on)",
     ),
     (
         "flows[].mptcp.handovers[].failback_s",
         "time to fail back: to the first data over the interface taken when an earlier "
-        "handover had left it (null otherwise)",
+        "handover had left it (null otherwise; `vho emulate`: a reading of the receiver's)",
     ),
     ("handovers[].at_s", "the handover's instant"),
     ("handovers[].mobile", "the mobile node that hands over"),

@@ -75,6 +75,8 @@ pub struct SenderResult {
 
 #[derive(Debug, Default, serde::Serialize)]
 pub struct ReceiverResult {
+    /// Multipath TCP: the receiver's readings of its subflows (as `SenderResult::mptcp`).
+    pub mptcp: Option<MptcpTrace>,
     pub received_bytes: u64,
     pub completed_at_ns: Option<u64>,
     pub error: Option<String>,
@@ -230,7 +232,7 @@ impl End {
             completed_at_ns: None,
             connected_at_ns: None,
             samples: Vec::new(),
-            mptcp: (sends && mptcp).then(|| (Box::default(), MptcpTrace::default())),
+            mptcp: mptcp.then(|| (Box::default(), MptcpTrace::default())),
             error: None,
         }
     }
@@ -353,6 +355,21 @@ pub fn run(
                             end.fail(e);
                             continue;
                         }
+                    }
+                }
+                // A Multipath TCP receiver reads its subflows too (what arrived over which
+                // interface, `mptcpi_rcv_nxt`): the time to resume and to fail back.
+                if !end.sends && end.mptcp.is_some() && !end.connecting {
+                    if let Some(fd) = end.stream.as_ref().map(|s| s.as_raw_fd()) {
+                        if now >= end.next_sample {
+                            if let Some((probe, trace)) = &mut end.mptcp {
+                                if let Some(info) = probe.read(fd) {
+                                    trace.observe(now, &info);
+                                }
+                            }
+                            end.next_sample = now + sample;
+                        }
+                        wake = wake.min(end.next_sample);
                     }
                 }
                 if end.sends && end.connected_at_ns.is_some() {
@@ -490,10 +507,15 @@ fn step(
     }
     match s.read(buf) {
         Ok(0) => {
+            let fd = s.as_raw_fd();
             if end.sends {
                 // Every byte acknowledged and read: the last sample.
-                let fd = s.as_raw_fd();
                 read_kernel(&mut end.samples, &mut end.mptcp, fd, clock.now());
+            } else if let Some((probe, trace)) = &mut end.mptcp {
+                // The receiver's at the DATA_FIN: what every subflow got.
+                if let Some(info) = probe.read(fd) {
+                    trace.observe(clock.now(), &info);
+                }
             }
             end.done = true;
             end.stream = None;
@@ -501,6 +523,14 @@ fn step(
         }
         Ok(n) if !end.sends => {
             end.received += n as u64;
+            if end.completed_at_ns.is_none() && end.received >= f.bytes {
+                // The receiver's last reading: every byte in.
+                if let Some((probe, trace)) = &mut end.mptcp {
+                    if let Some(info) = probe.read(s.as_raw_fd()) {
+                        trace.observe(clock.now(), &info);
+                    }
+                }
+            }
             if end.completed_at_ns.is_none() && end.received >= f.bytes {
                 end.completed_at_ns = Some(clock.now().as_nanos());
             }
@@ -531,6 +561,7 @@ fn collect(ends: Vec<(End, End)>) -> Vec<(ReceiverResult, SenderResult)> {
         .map(|(r, s)| {
             (
                 ReceiverResult {
+                    mptcp: r.mptcp.map(|(_, t)| t),
                     received_bytes: r.received,
                     completed_at_ns: r.completed_at_ns,
                     error: r.error,

@@ -42,6 +42,7 @@ const TCP_INFO_SIZE: usize = 256;
 // Offsets in `struct mptcp_info` (include/uapi/linux/mptcp.h).
 const MI_SUBFLOWS: usize = 0;
 const MI_SND_UNA: usize = 24;
+const MI_RCV_NXT: usize = 32;
 const MI_BYTES_RETRANS: usize = 48;
 const MI_BYTES_SENT: usize = 56;
 const MI_BYTES_ACKED: usize = 72;
@@ -54,6 +55,7 @@ const TI_RTT: usize = 68;
 const TI_SND_CWND: usize = 80;
 const TI_TOTAL_RETRANS: usize = 100;
 const TI_BYTES_ACKED: usize = 120;
+const TI_BYTES_RECEIVED: usize = 128;
 const TI_BYTES_SENT: usize = 200;
 /// `TCP_CLOSE` (include/net/tcp_states.h).
 const TCP_CLOSE: u8 = 7;
@@ -78,6 +80,7 @@ pub struct SubflowInfo {
     pub total_retrans: u32,
     pub bytes_sent: u64,
     pub bytes_acked: u64,
+    pub bytes_received: u64,
 }
 
 /// One `MPTCP_FULL_INFO` reading.
@@ -86,6 +89,8 @@ pub struct FullInfo {
     /// `mptcpi_subflows`: the additional subflows open (the initial one not counted).
     pub subflows: u8,
     pub snd_una: u64,
+    /// The data level's next expected byte (`mptcpi_rcv_nxt`).
+    pub rcv_nxt: u64,
     /// `mptcpi_bytes_retrans`, `mptcpi_bytes_sent`, `mptcpi_bytes_acked` (Linux 6.9 and
     /// later; `None` from a kernel that copied less).
     pub bytes_retrans: Option<u64>,
@@ -132,6 +137,7 @@ pub fn parse(head: &[u8], len: usize, sfinfo: &[u8], tcpinfo: &[u8]) -> Option<F
     let mut info = FullInfo {
         subflows: u8_at(mi, MI_SUBFLOWS).unwrap_or(0),
         snd_una: u64_at(mi, MI_SND_UNA).unwrap_or(0),
+        rcv_nxt: u64_at(mi, MI_RCV_NXT).unwrap_or(0),
         bytes_retrans: u64_at(mi, MI_BYTES_RETRANS),
         bytes_sent: u64_at(mi, MI_BYTES_SENT),
         bytes_acked: u64_at(mi, MI_BYTES_ACKED),
@@ -155,6 +161,7 @@ pub fn parse(head: &[u8], len: usize, sfinfo: &[u8], tcpinfo: &[u8]) -> Option<F
             total_retrans: u32_at(ti, TI_TOTAL_RETRANS).unwrap_or(0),
             bytes_sent: u64_at(ti, TI_BYTES_SENT).unwrap_or(0),
             bytes_acked: u64_at(ti, TI_BYTES_ACKED).unwrap_or(0),
+            bytes_received: u64_at(ti, TI_BYTES_RECEIVED).unwrap_or(0),
         });
     }
     Some(info)
@@ -224,6 +231,8 @@ pub struct SubflowRow {
     pub rtt_us: u32,
     pub bytes_sent: u64,
     pub bytes_acked: u64,
+    /// `tcpi_bytes_received` (what a receiver's subflow got).
+    pub bytes_received: u64,
     pub open: bool,
 }
 
@@ -256,6 +265,10 @@ pub struct MptcpTrace {
     pub bytes_sent: Option<u64>,
     pub bytes_acked: Option<u64>,
     pub readings: u64,
+    /// The readings at which the data level's `mptcpi_rcv_nxt` had moved on since the last:
+    /// (instant, `rcv_nxt`). A subflow's row at the same instant with more bytes received
+    /// says over which interface data came meanwhile.
+    pub progress: Vec<(u64, u64)>,
 }
 
 impl MptcpTrace {
@@ -263,6 +276,9 @@ impl MptcpTrace {
     /// and one `open = false` row for each that is gone or closed since the last.
     pub fn observe(&mut self, t: Time, info: &FullInfo) {
         self.readings += 1;
+        if self.progress.last().is_none_or(|&(_, r)| info.rcv_nxt > r) && info.rcv_nxt > 0 {
+            self.progress.push((t.as_nanos(), info.rcv_nxt));
+        }
         self.bytes_retrans = info.bytes_retrans.or(self.bytes_retrans);
         self.bytes_sent = info.bytes_sent.or(self.bytes_sent);
         self.bytes_acked = info.bytes_acked.or(self.bytes_acked);
@@ -305,6 +321,7 @@ impl MptcpTrace {
                         rtt_us: s.rtt_us,
                         bytes_sent: s.bytes_sent,
                         bytes_acked: s.bytes_acked,
+                        bytes_received: s.bytes_received,
                         open: s.state != TCP_CLOSE,
                     }
                 }
@@ -359,6 +376,9 @@ mod tests {
         let mi = FULL_INFO_HEAD;
         head[mi] = subflows.len().saturating_sub(1) as u8;
         head[mi + 24..mi + 32].copy_from_slice(&123_456u64.to_ne_bytes()); // snd_una
+                                                                           // rcv_nxt: here the subflows' received bytes summed.
+        let rcv: u64 = subflows.iter().map(|s| s.5).sum();
+        head[mi + 32..mi + 40].copy_from_slice(&rcv.to_ne_bytes());
         head[mi + 48..mi + 56].copy_from_slice(&2_896u64.to_ne_bytes()); // bytes_retrans
         let (mut sf, mut ti) = (Vec::new(), Vec::new());
         for &(id, local, remote, cwnd, sent, acked) in subflows {
@@ -377,6 +397,7 @@ mod tests {
             t[80..84].copy_from_slice(&cwnd.to_ne_bytes());
             t[100..104].copy_from_slice(&1u32.to_ne_bytes());
             t[120..128].copy_from_slice(&acked.to_ne_bytes());
+            t[128..136].copy_from_slice(&acked.to_ne_bytes()); // bytes_received
             t[200..208].copy_from_slice(&sent.to_ne_bytes());
             ti.extend(t);
         }
@@ -409,6 +430,7 @@ mod tests {
             (b.total_retrans, b.bytes_sent, b.bytes_acked),
             (1, 700, 600)
         );
+        assert_eq!((b.bytes_received, info.rcv_nxt), (600, 4_600));
     }
 
     #[test]
@@ -472,5 +494,7 @@ mod tests {
             "the closing row keeps its last figures"
         );
         assert_eq!(tr.bytes_retrans, Some(2_896));
+        // The data level's progress: only the readings at which rcv_nxt moved on.
+        assert_eq!(tr.progress, [(10_000_000, 100), (30_000_000, 200)]);
     }
 }

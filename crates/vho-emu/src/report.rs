@@ -49,6 +49,8 @@ pub struct FlowReport {
     pub tcp_info: Vec<TcpInfoSample>,
     /// Multipath TCP: the sender's subflows as the kernel reported them (`MPTCP_FULL_INFO`).
     pub mptcp: Option<MptcpReport>,
+    /// Multipath TCP: the receiver's subflows (`bytes_received` in their rows, `progress`).
+    pub receiver_mptcp: Option<MptcpReport>,
 }
 
 /// What the kernel told of a Multipath TCP connection, in `vho run`'s terms
@@ -67,6 +69,8 @@ pub struct MptcpReport {
     pub readings: u64,
     pub subflows: Vec<SubflowReport>,
     pub series: Vec<SubflowRow>,
+    /// (instant ns, `mptcpi_rcv_nxt`) whenever the data level had moved on.
+    pub progress: Vec<(u64, u64)>,
 }
 
 #[derive(Serialize)]
@@ -121,6 +125,7 @@ impl MptcpReport {
                 })
                 .collect(),
             series: t.rows,
+            progress: t.progress,
         }
     }
 }
@@ -160,6 +165,7 @@ impl FlowReport {
             error: s.error.or(r.error),
             tcp_info: s.samples,
             mptcp: s.mptcp.map(|t| MptcpReport::new(spec, t)),
+            receiver_mptcp: r.mptcp.map(|t| MptcpReport::new(spec, t)),
         }
     }
 }

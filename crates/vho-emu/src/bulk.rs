@@ -128,6 +128,11 @@ fn read_kernel(
     if let Some(x) = tcp_info(fd, t) {
         samples.push(x);
     }
+    read_mptcp(mptcp, fd, t);
+}
+
+/// A Multipath TCP end's reading of its subflows (`MPTCP_FULL_INFO`) at `t`.
+fn read_mptcp(mptcp: &mut Option<(Box<Probe>, MptcpTrace)>, fd: i32, t: Time) {
     if let Some((probe, trace)) = mptcp {
         if let Some(info) = probe.read(fd) {
             trace.observe(t, &info);
@@ -362,11 +367,7 @@ pub fn run(
                 if !end.sends && end.mptcp.is_some() && !end.connecting {
                     if let Some(fd) = end.stream.as_ref().map(|s| s.as_raw_fd()) {
                         if now >= end.next_sample {
-                            if let Some((probe, trace)) = &mut end.mptcp {
-                                if let Some(info) = probe.read(fd) {
-                                    trace.observe(now, &info);
-                                }
-                            }
+                            read_mptcp(&mut end.mptcp, fd, now);
                             end.next_sample = now + sample;
                         }
                         wake = wake.min(end.next_sample);
@@ -511,11 +512,9 @@ fn step(
             if end.sends {
                 // Every byte acknowledged and read: the last sample.
                 read_kernel(&mut end.samples, &mut end.mptcp, fd, clock.now());
-            } else if let Some((probe, trace)) = &mut end.mptcp {
-                // The receiver's at the DATA_FIN: what every subflow got.
-                if let Some(info) = probe.read(fd) {
-                    trace.observe(clock.now(), &info);
-                }
+            } else {
+                // The receiver's last, at the DATA_FIN: what every subflow got.
+                read_mptcp(&mut end.mptcp, fd, clock.now());
             }
             end.done = true;
             end.stream = None;
@@ -524,12 +523,8 @@ fn step(
         Ok(n) if !end.sends => {
             end.received += n as u64;
             if end.completed_at_ns.is_none() && end.received >= f.bytes {
-                // The receiver's last reading: every byte in.
-                if let Some((probe, trace)) = &mut end.mptcp {
-                    if let Some(info) = probe.read(s.as_raw_fd()) {
-                        trace.observe(clock.now(), &info);
-                    }
-                }
+                // The receiver's reading with every byte in.
+                read_mptcp(&mut end.mptcp, s.as_raw_fd(), clock.now());
             }
             if end.completed_at_ns.is_none() && end.received >= f.bytes {
                 end.completed_at_ns = Some(clock.now().as_nanos());

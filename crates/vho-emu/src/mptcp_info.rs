@@ -269,6 +269,8 @@ pub struct MptcpTrace {
     /// (instant, `rcv_nxt`). A subflow's row at the same instant with more bytes received
     /// says over which interface data came meanwhile.
     pub progress: Vec<(u64, u64)>,
+    #[serde(skip)]
+    rcv_nxt: Option<u64>,
 }
 
 impl MptcpTrace {
@@ -276,9 +278,10 @@ impl MptcpTrace {
     /// and one `open = false` row for each that is gone or closed since the last.
     pub fn observe(&mut self, t: Time, info: &FullInfo) {
         self.readings += 1;
-        if self.progress.last().is_none_or(|&(_, r)| info.rcv_nxt > r) && info.rcv_nxt > 0 {
+        if self.rcv_nxt.is_some_and(|r| info.rcv_nxt > r) {
             self.progress.push((t.as_nanos(), info.rcv_nxt));
         }
+        self.rcv_nxt = Some(info.rcv_nxt);
         self.bytes_retrans = info.bytes_retrans.or(self.bytes_retrans);
         self.bytes_sent = info.bytes_sent.or(self.bytes_sent);
         self.bytes_acked = info.bytes_acked.or(self.bytes_acked);
@@ -494,7 +497,9 @@ mod tests {
             "the closing row keeps its last figures"
         );
         assert_eq!(tr.bytes_retrans, Some(2_896));
-        // The data level's progress: only the readings at which rcv_nxt moved on.
-        assert_eq!(tr.progress, [(10_000_000, 100), (30_000_000, 200)]);
+        // The data level's progress: the readings at which rcv_nxt had moved on since the
+        // reading before (the first is where it starts; here it is the subflows' sum, which
+        // falls at 40 ms when the WLAN's goes).
+        assert_eq!(tr.progress, [(30_000_000, 200), (50_000_000, 60)]);
     }
 }

@@ -53,6 +53,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     left = {n for n, alive in _native.emulate_namespaces() if not alive} - before
     assert not left, f"namespaces left behind: {left}"
     assert r.returncode == 0, r.stderr
+    (tmp / "emu.stdout").write_text(r.stdout)
     r = _vho(
         "run", str(scenario), "--out", str(sim),
         "--set", 'flow.0.kind="mptcp"', "--set", "record.series=true",
@@ -177,3 +178,10 @@ def test_every_mptcp_key_the_emulator_writes_is_documented(runs: tuple[Path, Pat
     _paths(json.loads((emu / "summary.json").read_text())["flows"][0]["mptcp"], "", seen)
     missing = sorted(p for p in seen if not outputs.documented(f"flows[].mptcp.{p}"))
     assert not missing, missing
+
+
+def test_vho_emulate_prints_each_subflow(runs: tuple[Path, Path]) -> None:
+    emu, _ = runs
+    out = (emu.parent / "emu.stdout").read_text()
+    assert "subflow 0 over wlan" in out and "subflow 1 over gprs" in out, out
+    assert "wlan lost at 0.300 s: resumed in" in out, out

@@ -164,8 +164,15 @@ impl FlowReport {
                 .map(|t| t.saturating_sub(start) as f64 / 1e9),
             error: s.error.or(r.error),
             tcp_info: s.samples,
-            mptcp: s.mptcp.map(|t| MptcpReport::new(spec, t)),
-            receiver_mptcp: r.mptcp.map(|t| MptcpReport::new(spec, t)),
+            // None where no reading succeeded (a kernel before 6.6, or a fallback to TCP).
+            mptcp: s
+                .mptcp
+                .filter(|t| t.readings > 0)
+                .map(|t| MptcpReport::new(spec, t)),
+            receiver_mptcp: r
+                .mptcp
+                .filter(|t| t.readings > 0)
+                .map(|t| MptcpReport::new(spec, t)),
         }
     }
 }

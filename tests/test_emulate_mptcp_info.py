@@ -128,7 +128,9 @@ def test_every_data_byte_came_over_some_subflow_and_the_rest_is_duplicates(
     assert sum(received) >= flow["bytes"]
     assert m["duplicate_bytes"] == sum(received) - flow["bytes"]
     # A subflow's ACK covers only what its receiver got (the receiver acknowledges rcv_nxt),
-    # and one more for a subflow FIN acknowledged after the receiver's last reading.
+    # and one more: the sequence number a SYN or FIN takes, which tcpi_bytes_acked counts once
+    # acknowledged (tcp_snd_una_update; an upload's subflows, opened by the sender, showed
+    # received + 1).
     for x in m["subflows"]:
         assert x["bytes_acked"] <= x["bytes_received"] + 1, x
     # The data level acknowledged everything before the sender shut its side (bulk.rs,

@@ -786,6 +786,21 @@ def _print_emulation(s: dict, out: Path) -> None:
             + f", retransmissions {_fmt(f['retransmissions'])} (spurious "
             f"{_fmt(f['spurious_retransmissions'])}), duplicate ACKs {_fmt(f['duplicate_acks'])}"
         )
+        # With --multipath: each subflow as the kernel reported it (vho.emu_mptcp).
+        m = f.get("mptcp")
+        for x in m["subflows"] if m else []:
+            closed = "" if x["closed_s"] is None else f", closed at {x['closed_s']:.3f} s"
+            print(
+                f"    subflow {x['id']} over {x['interface']}: sent {x['bytes_sent']} B, acked "
+                f"{x['bytes_acked']} B, received {_fmt(x['bytes_received'], ' B')}, "
+                f"retransmissions {x['total_retrans']}{closed}"
+            )
+        for h in m["handovers"] if m else []:
+            back = "" if h["failback_s"] is None else f", failback {_fmt(h['failback_s'], ' s')}"
+            print(
+                f"    {h['lost']} lost at {h['at_s']:.3f} s: resumed in "
+                f"{_fmt(h['resume_s'], ' s')}{back}"
+            )
     e = s["emulator"]
     late = e["accuracy"]["delivery_lateness"]
     print(

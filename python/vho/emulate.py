@@ -14,6 +14,8 @@ An emulation writes, in its output directory (staged and swapped in whole, as ``
   same keys as ``vho run``); ``emulator``: what it carried and how accurately, and whether it,
   not the modelled link, limited the traffic;
 - ``series_tcp.parquet``: the kernel's ``TCP_INFO`` of each bulk sender over time;
+- with ``--multipath``, ``series_mptcp.parquet`` and ``flows[].mptcp``: each subflow as the
+  kernel reports it (``MPTCP_FULL_INFO``), in ``vho run``'s form (``vho.emu_mptcp``);
 - ``scenario.resolved.toml``, ``timing.json``, and ``command.log`` / ``serve.log`` of a
   user's command.
 """
@@ -30,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import _native, files
+from . import _native, emu_mptcp, files
 from .errors import (
     EmulationError,
     NoFlowMatched,
@@ -49,6 +51,7 @@ OWNED = (
     re.escape(RESOLVED),
     r".+\.pcap",
     r"series_tcp\.parquet",
+    r"series_mptcp\.parquet",
     r"(command|serve)\.log",
 )
 
@@ -497,10 +500,18 @@ def _flow(f: dict, report: dict, stage: Path, handover_at: float | None) -> dict
             "snd_ssthresh": last["snd_ssthresh"],
         }
     )
+    mptcp = emu_mptcp.summary_entry(f, report["world"]["handovers"])
+    if mptcp is not None:
+        entry["mptcp"] = mptcp
     return entry
 
 
 def _write_series(report: dict, stage: Path) -> None:
+    from .runner import _to_parquet
+
+    mptcp = emu_mptcp.series_frame(report)
+    if mptcp is not None:
+        _to_parquet(mptcp, stage / "series_mptcp.parquet")
     rows = [{"flow": f["name"], **s} for f in report["flows"] for s in f["tcp_info"]]
     if not rows:
         return

@@ -185,36 +185,76 @@ SUMMARY: tuple[tuple[str, str], ...] = (
         "flows[].mptcp.congestion_control",
         "how its subflows' windows relate: uncoupled, lia or olia",
     ),
-    ("flows[].mptcp.subflows_created", "subflows it had over its life (ids never reused)"),
+    (
+        "flows[].mptcp.subflows_created",
+        "subflows it had over its life (ids never reused; `vho emulate`: those its readings saw)",
+    ),
     (
         "flows[].mptcp.bytes_retrans",
-        "data-level bytes sent again on another subflow (MPTCP_INFO's mptcpi_bytes_retrans)",
+        "data-level bytes sent again on another subflow (MPTCP_INFO's mptcpi_bytes_retrans; "
+        "`vho emulate`: the kernel's, which leaves out stranded data pushed again when a subflow "
+        "goes stale, docs/design/mptcp.md)",
     ),
-    ("flows[].mptcp.reinjections", "reinjections: the connection timer's and stranded data's"),
-    ("flows[].mptcp.stale_subflows", "subflows found stale (Linux's MPTcpExtSubflowStale)"),
-    ("flows[].mptcp.duplicate_bytes", "bytes the receiver got twice at the data level"),
-    ("flows[].mptcp.subflows[].id", "the subflow's id (its order of creation)"),
+    (
+        "flows[].mptcp.reinjections",
+        "reinjections: the connection timer's and stranded data's (not in `vho emulate`'s)",
+    ),
+    (
+        "flows[].mptcp.stale_subflows",
+        "subflows found stale (Linux's MPTcpExtSubflowStale; not in `vho emulate`'s)",
+    ),
+    (
+        "flows[].mptcp.duplicate_bytes",
+        "bytes the receiver got twice at the data level (`vho emulate`: its subflows' "
+        "tcpi_bytes_received summed, less the transfer)",
+    ),
+    (
+        "flows[].mptcp.subflows[].id",
+        "the subflow's id: its order of creation from 0 (`vho emulate`: of first sighting)",
+    ),
+    (
+        "flows[].mptcp.subflows[].kernel_id",
+        "`vho emulate` only: the kernel's subflow_id (from 1; MPTCP_FULL_INFO)",
+    ),
     ("flows[].mptcp.subflows[].interface", "the mobile's interface (access link) it runs over"),
-    ("flows[].mptcp.subflows[].backup", "a backup subflow (the endpoint's backup flag)"),
-    ("flows[].mptcp.subflows[].opened_s", "when the data sender took its SYN"),
-    ("flows[].mptcp.subflows[].closed_s", "when its interface's address was removed (null: open)"),
+    (
+        "flows[].mptcp.subflows[].backup",
+        "a backup subflow (the endpoint's backup flag; not in `vho emulate`'s)",
+    ),
+    (
+        "flows[].mptcp.subflows[].opened_s",
+        "when the data sender took its SYN (`vho emulate`: the first reading, every 10 ms, that "
+        "listed it; at a listening sender after the join's third ACK)",
+    ),
+    (
+        "flows[].mptcp.subflows[].closed_s",
+        "when its interface's address was removed (null: open; `vho emulate`: the first "
+        "reading that no longer listed it, or found it closed)",
+    ),
     ("flows[].mptcp.subflows[].bytes_sent", "data bytes sent, resent included (tcpi_bytes_sent)"),
     ("flows[].mptcp.subflows[].bytes_acked", "data bytes acknowledged (tcpi_bytes_acked)"),
     ("flows[].mptcp.subflows[].total_retrans", "segments retransmitted (tcpi_total_retrans)"),
-    ("flows[].mptcp.subflows[].bytes_reinjected", "data-level bytes reinjected onto it"),
-    ("flows[].mptcp.subflows[].bytes_received", "data bytes the receiver got on it"),
+    (
+        "flows[].mptcp.subflows[].bytes_reinjected",
+        "data-level bytes reinjected onto it (not in `vho emulate`'s)",
+    ),
+    (
+        "flows[].mptcp.subflows[].bytes_received",
+        "data bytes the receiver got on it (`vho emulate`: its end's tcpi_bytes_received)",
+    ),
     ("flows[].mptcp.handovers[].at_s", "a handover of the flow's mobile"),
     ("flows[].mptcp.handovers[].lost", "the interface it left (its path lost)"),
     ("flows[].mptcp.handovers[].taken", "the interface it took"),
     (
         "flows[].mptcp.handovers[].resume_s",
         "time to resume: to the connection's in-order data moving on again with data over "
-        "another interface than the one lost (null: never)",
+        "another interface than the one lost (null: never; `vho emulate`: the first reading of "
+        "the receiver's, every 10 ms, at which mptcpi_rcv_nxt and such a subflow had moved on)",
     ),
     (
         "flows[].mptcp.handovers[].failback_s",
         "time to fail back: to the first data over the interface taken when an earlier "
-        "handover had left it (null otherwise)",
+        "handover had left it (null otherwise; `vho emulate`: a reading of the receiver's)",
     ),
     ("handovers[].at_s", "the handover's instant"),
     ("handovers[].mobile", "the mobile node that hands over"),
@@ -451,7 +491,12 @@ PARQUET: tuple[tuple[str, str, str], ...] = (
     ("series_cbr.parquet", "seq", "the datagram's sequence number, from 0"),
     ("series_cbr.parquet", "sent_s", "when its source sent it"),
     ("series_cbr.parquet", "delay_s", "its one-way delay, t_s less sent_s"),
-    ("series_mptcp.parquet", "t_s", "when an MPTCP subflow's state changed"),
+    (
+        "series_mptcp.parquet",
+        "t_s",
+        "when an MPTCP subflow's state changed (`vho emulate --multipath`: a reading of the "
+        "kernel's, every 10 ms, that found it changed)",
+    ),
     ("series_mptcp.parquet", "flow", "the flow's name"),
     ("series_mptcp.parquet", "subflow", "the subflow's id (stable: never reused)"),
     ("series_mptcp.parquet", "interface", "the mobile's interface it runs over"),
@@ -460,7 +505,12 @@ PARQUET: tuple[tuple[str, str, str], ...] = (
     ("series_mptcp.parquet", "rtt_s", "its smoothed RTT, s (tcpi_rtt)"),
     ("series_mptcp.parquet", "bytes_sent", "data bytes sent so far (tcpi_bytes_sent)"),
     ("series_mptcp.parquet", "bytes_acked", "data bytes acknowledged so far (tcpi_bytes_acked)"),
-    ("series_mptcp.parquet", "open", "whether the subflow is open (false once closed)"),
+    (
+        "series_mptcp.parquet",
+        "open",
+        "whether the subflow is open (false once closed; `vho emulate`: once the kernel no "
+        "longer lists it, a row)",
+    ),
 )
 
 #: The columns of a sweep's results (`DIR/results/*.parquet`, one row per run; `vho compare`

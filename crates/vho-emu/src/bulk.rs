@@ -2,7 +2,8 @@
 //! them driven by one thread (`run`) that enters each host's namespace to make its sockets and
 //! then polls every socket at once. The sender sets its congestion control per socket
 //! (`TCP_CONGESTION`, tcp(7)) and its MSS (`TCP_MAXSEG`), and samples the kernel's own state
-//! (`TCP_INFO`) as it goes.
+//! (`TCP_INFO`) as it goes; over Multipath TCP, each subflow's too (`MPTCP_FULL_INFO`,
+//! `crate::mptcp_info`).
 //!
 //! Over single-path TCP the receiver connects to the listening sender at the flow's start, as
 //! in `vho run` (the simulated sender is the passive side): the first window leaves one round
@@ -12,6 +13,7 @@
 //! subflow`).
 
 use crate::clock::WallClock;
+use crate::mptcp_info::{MptcpTrace, Probe};
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd};
@@ -65,11 +67,16 @@ pub struct SenderResult {
     pub connected_at_ns: Option<u64>,
     pub sent_bytes: u64,
     pub samples: Vec<TcpInfoSample>,
+    /// Multipath TCP: the connection's and its subflows' readings (`None` for TCP, or where
+    /// the kernel has no `MPTCP_FULL_INFO`).
+    pub mptcp: Option<MptcpTrace>,
     pub error: Option<String>,
 }
 
 #[derive(Debug, Default, serde::Serialize)]
 pub struct ReceiverResult {
+    /// Multipath TCP: the receiver's readings of its subflows (as `SenderResult::mptcp`).
+    pub mptcp: Option<MptcpTrace>,
     pub received_bytes: u64,
     pub completed_at_ns: Option<u64>,
     pub error: Option<String>,
@@ -109,6 +116,28 @@ fn tcp_info(fd: i32, t: Time) -> Option<TcpInfoSample> {
         total_retrans: info.tcpi_total_retrans,
         reordering: info.tcpi_reordering,
     })
+}
+
+/// The kernel's state of the connection at `fd` at `t`: `TCP_INFO`, and each subflow's.
+fn read_kernel(
+    samples: &mut Vec<TcpInfoSample>,
+    mptcp: &mut Option<(Box<Probe>, MptcpTrace)>,
+    fd: i32,
+    t: Time,
+) {
+    if let Some(x) = tcp_info(fd, t) {
+        samples.push(x);
+    }
+    read_mptcp(mptcp, fd, t);
+}
+
+/// A Multipath TCP end's reading of its subflows (`MPTCP_FULL_INFO`) at `t`.
+fn read_mptcp(mptcp: &mut Option<(Box<Probe>, MptcpTrace)>, fd: i32, t: Time) {
+    if let Some((probe, trace)) = mptcp {
+        if let Some(info) = probe.read(fd) {
+            trace.observe(t, &info);
+        }
+    }
 }
 
 fn set_opt(fd: i32, level: i32, name: i32, value: &[u8]) -> std::io::Result<()> {
@@ -186,11 +215,13 @@ struct End {
     completed_at_ns: Option<u64>,
     connected_at_ns: Option<u64>,
     samples: Vec<TcpInfoSample>,
+    /// A Multipath TCP sender's reading buffers and what they read.
+    mptcp: Option<(Box<Probe>, MptcpTrace)>,
     error: Option<String>,
 }
 
 impl End {
-    fn new(sends: bool, dials: bool, ns: PathBuf) -> End {
+    fn new(sends: bool, dials: bool, ns: PathBuf, mptcp: bool) -> End {
         End {
             sends,
             dials,
@@ -206,6 +237,7 @@ impl End {
             completed_at_ns: None,
             connected_at_ns: None,
             samples: Vec::new(),
+            mptcp: mptcp.then(|| (Box::default(), MptcpTrace::default())),
             error: None,
         }
     }
@@ -265,8 +297,8 @@ pub fn run(
         .iter()
         .map(|f| {
             (
-                End::new(false, f.receiver_connects, f.dst_ns.clone()),
-                End::new(true, !f.receiver_connects, f.src_ns.clone()),
+                End::new(false, f.receiver_connects, f.dst_ns.clone(), f.mptcp),
+                End::new(true, !f.receiver_connects, f.src_ns.clone(), f.mptcp),
             )
         })
         .collect();
@@ -330,13 +362,22 @@ pub fn run(
                         }
                     }
                 }
+                // A Multipath TCP receiver reads its subflows too (what arrived over which
+                // interface, `mptcpi_rcv_nxt`): the time to resume and to fail back.
+                if !end.sends && end.mptcp.is_some() && !end.connecting {
+                    if let Some(fd) = end.stream.as_ref().map(|s| s.as_raw_fd()) {
+                        if now >= end.next_sample {
+                            read_mptcp(&mut end.mptcp, fd, now);
+                            end.next_sample = now + sample;
+                        }
+                        wake = wake.min(end.next_sample);
+                    }
+                }
                 if end.sends && end.connected_at_ns.is_some() {
                     if let Some(s) = &end.stream {
                         let fd = s.as_raw_fd();
                         if now >= end.next_sample {
-                            if let Some(x) = tcp_info(fd, now) {
-                                end.samples.push(x);
-                            }
+                            read_kernel(&mut end.samples, &mut end.mptcp, fd, now);
                             end.next_sample = now + sample;
                         }
                         wake = wake.min(end.next_sample);
@@ -467,11 +508,13 @@ fn step(
     }
     match s.read(buf) {
         Ok(0) => {
+            let fd = s.as_raw_fd();
             if end.sends {
                 // Every byte acknowledged and read: the last sample.
-                if let Some(x) = tcp_info(s.as_raw_fd(), clock.now()) {
-                    end.samples.push(x);
-                }
+                read_kernel(&mut end.samples, &mut end.mptcp, fd, clock.now());
+            } else {
+                // The receiver's last, at the DATA_FIN: what every subflow got.
+                read_mptcp(&mut end.mptcp, fd, clock.now());
             }
             end.done = true;
             end.stream = None;
@@ -479,6 +522,10 @@ fn step(
         }
         Ok(n) if !end.sends => {
             end.received += n as u64;
+            if end.completed_at_ns.is_none() && end.received >= f.bytes {
+                // The receiver's reading with every byte in.
+                read_mptcp(&mut end.mptcp, s.as_raw_fd(), clock.now());
+            }
             if end.completed_at_ns.is_none() && end.received >= f.bytes {
                 end.completed_at_ns = Some(clock.now().as_nanos());
             }
@@ -509,6 +556,7 @@ fn collect(ends: Vec<(End, End)>) -> Vec<(ReceiverResult, SenderResult)> {
         .map(|(r, s)| {
             (
                 ReceiverResult {
+                    mptcp: r.mptcp.map(|(_, t)| t),
                     received_bytes: r.received,
                     completed_at_ns: r.completed_at_ns,
                     error: r.error,
@@ -517,6 +565,7 @@ fn collect(ends: Vec<(End, End)>) -> Vec<(ReceiverResult, SenderResult)> {
                     connected_at_ns: s.connected_at_ns,
                     sent_bytes: s.sent,
                     samples: s.samples,
+                    mptcp: s.mptcp.map(|(_, t)| t),
                     error: s.error,
                 },
             )

@@ -16,6 +16,7 @@
 //! - `clock`: the wall clock and the precise wait.
 //! - `emulator`: one run.
 //! - `bulk`: the built-in traffic (real sockets, `TCP_CONGESTION`, `TCP_INFO`).
+//! - `mptcp_info`: a Multipath TCP connection's subflows as the kernel reports them.
 //! - `child`: a user's command inside a namespace.
 //! - `capture`: the hosts' captures, written by a thread of their own.
 //! - `report`: what a run reports, the emulator's check of itself included.
@@ -28,6 +29,7 @@ pub mod emulator;
 pub mod error;
 pub mod gro;
 pub mod gso;
+pub mod mptcp_info;
 pub mod netns;
 mod pump;
 pub mod report;

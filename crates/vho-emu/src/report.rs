@@ -3,6 +3,7 @@
 //! modelled link, that limited the traffic?).
 
 use crate::bulk::{ReceiverResult, SenderResult, TcpInfoSample};
+use crate::mptcp_info::{MptcpTrace, SubflowRow};
 use serde::Serialize;
 use vho_sim::spec::Spec;
 use vho_sim::time::Dur;
@@ -46,6 +47,87 @@ pub struct FlowReport {
     pub transfer_time_s: Option<f64>,
     pub error: Option<String>,
     pub tcp_info: Vec<TcpInfoSample>,
+    /// Multipath TCP: the sender's subflows as the kernel reported them (`MPTCP_FULL_INFO`).
+    pub mptcp: Option<MptcpReport>,
+    /// Multipath TCP: the receiver's subflows (`bytes_received` in their rows, `progress`).
+    pub receiver_mptcp: Option<MptcpReport>,
+}
+
+/// What the kernel told of a Multipath TCP connection, in `vho run`'s terms
+/// (`vho_sim::agent::mptcp::summary`): its subflows, each over a mobile's interface, and a row
+/// per subflow whenever its state changed.
+#[derive(Serialize)]
+pub struct MptcpReport {
+    /// Subflows seen over the connection's life.
+    pub subflows_created: u64,
+    /// `mptcpi_bytes_retrans` at the last reading (Linux 6.9 and later).
+    pub bytes_retrans: Option<u64>,
+    /// `mptcpi_bytes_sent`, `mptcpi_bytes_acked` at the last reading.
+    pub bytes_sent: Option<u64>,
+    pub bytes_acked: Option<u64>,
+    /// Readings taken (one per sample interval while the connection lived).
+    pub readings: u64,
+    pub subflows: Vec<SubflowReport>,
+    pub series: Vec<SubflowRow>,
+    /// (instant ns, `mptcpi_rcv_nxt`) whenever the data level had moved on.
+    pub progress: Vec<(u64, u64)>,
+}
+
+#[derive(Serialize)]
+pub struct SubflowReport {
+    pub id: u32,
+    /// The kernel's `subflow_id` (`crate::mptcp_info`).
+    pub kernel_id: u32,
+    /// The mobile's interface (its access link's name) the subflow runs over; `null` where
+    /// neither address is a multipath mobile's.
+    pub interface: Option<String>,
+    pub local: String,
+    pub remote: String,
+    pub opened_s: f64,
+    pub closed_s: Option<f64>,
+    pub bytes_sent: u64,
+    pub bytes_acked: u64,
+    pub total_retrans: u64,
+}
+
+impl MptcpReport {
+    fn new(spec: &Spec, t: MptcpTrace) -> MptcpReport {
+        let dotted = |a: [u8; 4]| format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]);
+        // The end at the mobile is the address of one of its interfaces (`iface_addr`).
+        let interface = |a: [u8; 4], b: [u8; 4]| {
+            [a, b]
+                .iter()
+                .find_map(|x| match crate::emulator::node_of(x) {
+                    Some((_, Some(l))) => spec.links.get(l).map(|l| l.name.clone()),
+                    _ => None,
+                })
+        };
+        MptcpReport {
+            subflows_created: t.subflows.len() as u64,
+            bytes_retrans: t.bytes_retrans,
+            bytes_sent: t.bytes_sent,
+            bytes_acked: t.bytes_acked,
+            readings: t.readings,
+            subflows: t
+                .subflows
+                .iter()
+                .map(|x| SubflowReport {
+                    id: x.id,
+                    kernel_id: x.kernel_id,
+                    interface: interface(x.local, x.remote),
+                    local: dotted(x.local),
+                    remote: dotted(x.remote),
+                    opened_s: x.opened_ns as f64 / 1e9,
+                    closed_s: x.closed_ns.map(|c| c as f64 / 1e9),
+                    bytes_sent: x.bytes_sent,
+                    bytes_acked: x.bytes_acked,
+                    total_retrans: u64::from(x.total_retrans),
+                })
+                .collect(),
+            series: t.rows,
+            progress: t.progress,
+        }
+    }
 }
 
 impl FlowReport {
@@ -82,6 +164,15 @@ impl FlowReport {
                 .map(|t| t.saturating_sub(start) as f64 / 1e9),
             error: s.error.or(r.error),
             tcp_info: s.samples,
+            // None where no reading succeeded (a kernel before 6.6, or a fallback to TCP).
+            mptcp: s
+                .mptcp
+                .filter(|t| t.readings > 0)
+                .map(|t| MptcpReport::new(spec, t)),
+            receiver_mptcp: r
+                .mptcp
+                .filter(|t| t.readings > 0)
+                .map(|t| MptcpReport::new(spec, t)),
         }
     }
 }

@@ -40,6 +40,7 @@
 //! Deviation: subflows do not share a connection-level send buffer; a subflow is handed data
 //! only when it can send it at once (see `sched::SubView::room`).
 
+mod announce;
 pub mod lia;
 pub mod olia;
 mod option;
@@ -156,6 +157,10 @@ struct RecvFlow {
     /// When data last arrived on it, and when it first did after each of the record's
     /// handover instants (filled at the end from `arrivals`).
     arrivals: Vec<Time>,
+    /// When it sent its SYN, while the handshake's RTT can be taken from it (Karn: not
+    /// after a resend), and that RTT (the ADD_ADDR timer's RTO, `announce`).
+    syn_at: Option<Time>,
+    hs_rtt: Option<crate::time::Dur>,
 }
 
 /// The connection at the data sender.
@@ -178,6 +183,16 @@ pub struct MptcpSource {
     /// An interface whose subflow the mobile asks for while no subflow is open to carry an
     /// ADD_ADDR: sent as the MP_JOIN SYN a Linux client sends from it (see the Deviation).
     join_request: Option<u8>,
+    /// At the mobile (an upload): its `signal` endpoints' ADD_ADDRs (`announce`).
+    announcer: announce::Announcer,
+    /// A DSS came on the established initial subflow (the client's `check_fully_established`;
+    /// read at the mobile only).
+    fully_established: bool,
+    /// At the correspondent (a download): the ADD_ADDRs acted on, the echo to send and the
+    /// MP_JOIN SYN toward an announced address (`announce::Acceptor`).
+    acceptor: announce::Acceptor,
+    echo: VecDeque<u8>,
+    connect_to: VecDeque<u8>,
     next: usize,
     bytes_reinjected: u64,
     reinjections: u64,
@@ -208,6 +223,13 @@ pub struct MptcpSink {
     /// existed then. Without it, full establishment opens no subflow.
     work_pending: bool,
     signal: Option<AddrSignal>,
+    /// At the mobile (a download): its `signal` endpoints' ADD_ADDRs (`announce`).
+    announcer: announce::Announcer,
+    /// At the correspondent (an upload): the echoes to send.
+    echo: VecDeque<u8>,
+    /// At the mobile: the RSTs answering a correspondent's MP_JOIN SYN to an announced
+    /// address, where nothing listens (`announce`), each with the interface it came over.
+    resets: VecDeque<(crate::tcp::Segment, u8)>,
     next: usize,
     /// Instants the connection's in-order data moved on, and the interface of the subflow
     /// whose data moved it (for the resume times).
@@ -303,6 +325,11 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
         rtx_timer: None,
         signals: VecDeque::new(),
         join_request: None,
+        announcer: announce::Announcer::default(),
+        fully_established: false,
+        acceptor: announce::Acceptor::default(),
+        echo: VecDeque::new(),
+        connect_to: VecDeque::new(),
         next: 0,
         bytes_reinjected: 0,
         reinjections: 0,
@@ -325,6 +352,9 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
         fully_established: false,
         work_pending: false,
         signal: None,
+        announcer: announce::Announcer::default(),
+        echo: VecDeque::new(),
+        resets: VecDeque::new(),
         next: 0,
         progress: Vec::new(),
         handovers,

@@ -119,6 +119,7 @@ pub fn encode(
     from_source: bool,
     keys: &MptcpKeys,
     src_addr: [u8; 4],
+    dst_addr: [u8; 4],
 ) -> usize {
     let mut n = 0;
     let mut put = |bytes: &[u8]| {
@@ -242,6 +243,14 @@ pub fn encode(
             b[8..16].copy_from_slice(&mac[..8]);
             put(&b);
         }
+        // §3.4.1 Figure 12 with E set: the echo carries the address it acknowledges (the
+        // announcer's: here the packet's destination) and no HMAC (Linux
+        // `mptcp_write_options`: `if (!echo) ... hmac`).
+        AddrSignal::Echo(iface) => {
+            let mut b = [KIND, 8, 0x31, addr_id(iface), 0, 0, 0, 0];
+            b[4..8].copy_from_slice(&dst_addr);
+            put(&b);
+        }
         // §3.4.2 Figure 16: REMOVE_ADDR of one address id.
         AddrSignal::Remove(iface) => {
             put(&[KIND, 4, 0x40, addr_id(iface)]);
@@ -273,7 +282,15 @@ mod tests {
     fn written(opt: &MptcpOption, s: &Segment, from_source: bool) -> Vec<u8> {
         let keys = MptcpKeys::of(1, 0);
         let mut out = [0u8; 40];
-        let n = encode(&mut out, opt, s, from_source, &keys, [10, 0, 0, 5]);
+        let n = encode(
+            &mut out,
+            opt,
+            s,
+            from_source,
+            &keys,
+            [10, 0, 0, 5],
+            [10, 0, 0, 6],
+        );
         out[..n].to_vec()
     }
 
@@ -472,6 +489,61 @@ mod tests {
         match parsed(&written(&opt, &seg(syn_ack, 0), true))[0] {
             Wire::Capable { sender_key, .. } => assert_eq!(sender_key, Some(keys.source)),
             ref o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn add_addr_carries_the_announcers_address_and_hmac_its_echo_neither_hmac() {
+        // RFC 8684 §3.4.1 Figure 12: ADD_ADDR (IPv4, no port) is 16 bytes with the truncated
+        // HMAC (Key = the announcer's key + the peer's, Msg = address id + address); the
+        // receiver's echo (E = 1) repeats the address and id in 8 bytes, no HMAC.
+        let keys = MptcpKeys::of(1, 0);
+        let add = MptcpOption {
+            addr: AddrSignal::Add(1),
+            ..MptcpOption::default()
+        };
+        // From the data receiver (the mobile, a download) at 10.0.0.5.
+        let bytes = written(&add, &seg(Flags::ACK, 0), false);
+        assert_eq!(bytes.len(), 16);
+        let mut key = [0u8; 16];
+        key[..8].copy_from_slice(&keys.sink.to_be_bytes());
+        key[8..].copy_from_slice(&keys.source.to_be_bytes());
+        let mac = hmac_sha256(&key, &[2, 10, 0, 0, 5]);
+        assert_eq!(&bytes[8..16], &mac[..8]);
+        match &parsed(&bytes)[0] {
+            Wire::AddAddr {
+                echo,
+                addr_id,
+                addr,
+                port,
+            } => {
+                assert!(!echo);
+                assert_eq!(*addr_id, 2);
+                assert_eq!(addr.to_string(), "10.0.0.5");
+                assert_eq!(*port, None);
+            }
+            o => panic!("{o:?}"),
+        }
+        // The echo, from the data sender to the announcer (10.0.0.6, the destination).
+        let echo = MptcpOption {
+            addr: AddrSignal::Echo(1),
+            ..MptcpOption::default()
+        };
+        let bytes = written(&echo, &seg(Flags::ACK, 0), true);
+        assert_eq!(bytes.len() as u32, echo.wire_len(false));
+        assert_eq!(bytes.len(), 8);
+        match &parsed(&bytes)[0] {
+            Wire::AddAddr {
+                echo,
+                addr_id,
+                addr,
+                ..
+            } => {
+                assert!(echo);
+                assert_eq!(*addr_id, 2);
+                assert_eq!(addr.to_string(), "10.0.0.6");
+            }
+            o => panic!("{o:?}"),
         }
     }
 }

@@ -29,6 +29,9 @@
 //!   on a fully established connection (`mptcp_nl_add_subflow_or_signal_addr`, pm_kernel.c),
 //!   or at full establishment if the path manager had work when the connection was created
 //!   (`mptcp_pm_data_reset`'s `work_pending`), else never.
+//! - ADD_ADDR (`announce`): an endpoint with `signal` has its address announced by the mobile
+//!   and echoed by the correspondent, which, within `add_addr_accepted`, connects to it and
+//!   is refused with a RST, as on Linux (nothing listens at the mobile's port there).
 //!
 //! Deviation: the model's TCP sender is the passive end, so a subflow's SYN always comes from
 //! the data receiver; Linux's client (the mobile) sends it. For a download the two agree; for
@@ -37,6 +40,9 @@
 //! is open to carry that ADD_ADDR (an upload whose every interface went), the mobile sends the
 //! MP_JOIN SYN a Linux client would from the new address and the correspondent answers by
 //! opening the subflow: one round trip more than Linux's join.
+//! Deviation: in an upload the correspondent echoes the mobile's ADD_ADDR of a `signal`
+//! endpoint but does not send the connection attempt Linux's would (refused by a RST there;
+//! the outcome, no subflow, is the same).
 //! Deviation: subflows do not share a connection-level send buffer; a subflow is handed data
 //! only when it can send it at once (see `sched::SubView::room`).
 

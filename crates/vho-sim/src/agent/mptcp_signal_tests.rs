@@ -267,3 +267,63 @@ fn add_addr_accepted_takes_the_kernels_range() {
     let text = scenario("1 KB", "1 s", "") + "[flow.mptcp]\nadd_addr_accepted = 8\n";
     assert!(load(&text).is_ok());
 }
+
+#[test]
+fn in_an_upload_the_mobile_announces_at_its_first_data_ack_and_the_peer_echoes() {
+    // The mobile is the client whichever way data flows: fully established at the first DSS
+    // from the peer after the handshake (`check_fully_established`), here the correspondent's
+    // first DATA_ACK; then "check first for announce". The correspondent echoes (§3.4.1).
+    let text = scenario("100 KB", "10 s", "")
+        .replace("from = \"ch\"\nto = \"mh\"", "from = \"mh\"\nto = \"ch\"")
+        + "[flow.mptcp]\nendpoints = { gprs = [\"signal\"] }\n";
+    let spec = load(&text).expect("loads");
+    let (mut s, mut r) = ends(&spec);
+    let t = Time::ZERO;
+    r.start(t);
+    let syn = drain(&mut r, t);
+    let (p, pl) = packet(&syn[0], false);
+    s.handle_packet(t, &p, &pl);
+    let synack = drain(&mut s, t);
+    let (p, pl) = packet(&synack[0], true);
+    r.handle_packet(t, &p, &pl);
+    for a in drain(&mut r, t) {
+        let (p, pl) = packet(&a, false);
+        s.handle_packet(t, &p, &pl);
+    }
+    let data = drain(&mut s, t);
+    assert!(
+        adds(&data).is_empty(),
+        "not before the peer's first DATA_ACK"
+    );
+    for d in &data {
+        let (p, pl) = packet(d, true);
+        r.handle_packet(t, &p, &pl);
+    }
+    let acks = drain(&mut r, t);
+    for a in &acks {
+        let (p, pl) = packet(a, false);
+        s.handle_packet(t, &p, &pl);
+    }
+    let out = drain(&mut s, t);
+    let a = adds(&out);
+    assert_eq!(a.len(), 1, "the mobile's ADD_ADDR");
+    let (seg, opt, _) = a[0];
+    assert_eq!(
+        (seg.len, opt.data_ack, opt.n_maps),
+        (0, None, 0),
+        "on a pure ACK alone"
+    );
+    assert_eq!(opt.addr, AddrSignal::Add(iface(&spec, "gprs")));
+    let add = out
+        .iter()
+        .find(|x| matches!(x.opt.addr, AddrSignal::Add(_)))
+        .expect("sent");
+    let (p, pl) = packet(add, true);
+    r.handle_packet(t, &p, &pl);
+    let echo: Vec<_> = drain(&mut r, t)
+        .into_iter()
+        .filter(|x| x.opt.addr == AddrSignal::Echo(iface(&spec, "gprs")))
+        .collect();
+    assert_eq!(echo.len(), 1, "echoed");
+    assert!(syns(&out).is_empty(), "signal alone: no subflow");
+}

@@ -667,15 +667,16 @@ impl Agent for MptcpSource {
         }
         if let Some(ack) = opt.data_ack {
             self.on_data_ack(now, ack);
-            // At the mobile (an upload), the first DSS on the established initial subflow
-            // makes the client fully established (`check_fully_established`): its `signal`
-            // endpoints are announced ("check first for announce",
+            // At the mobile (an upload), the peer's first DSS after the handshake, the DATA_ACK
+            // of its data, makes the client fully established (`check_fully_established`;
+            // the model's third ACK, from the peer, carries a DATA_ACK of nothing): its
+            // `signal` endpoints are announced ("check first for announce",
             // `mptcp_pm_create_subflow_or_signal_addr`).
             let established = self
                 .subflows
                 .first()
                 .is_some_and(|s| s.tcp.is_established());
-            if self.paths.mobile_sends && !self.fully_established && established {
+            if self.paths.mobile_sends && !self.fully_established && established && ack > 0 {
                 self.fully_established = true;
                 let signal: Vec<u8> = (self.paths.cfg.endpoints().iter())
                     .filter(|e| e.signals() && !self.paths.is_absent(e.interface))

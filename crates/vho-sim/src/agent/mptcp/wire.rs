@@ -21,8 +21,10 @@
 //! - An MP_JOIN's third ACK carries a DATA_ACK, not the 20-byte HMAC (§3.2).
 //! - A segment the model gives two mappings (a resend across two) is written with the first
 //!   (Linux sends one mapping per skb).
-//! - ADD_ADDR and REMOVE_ADDR are written only if they fit after the DSS: the model charges
-//!   their bytes on a data segment, where Linux sends them on a pure ACK.
+//! - REMOVE_ADDR, and the ADD_ADDR by which an upload's mobile asks for a re-created subflow,
+//!   are written only if they fit after the DSS: the model charges their bytes on the next
+//!   segment, where Linux sends them on a pure ACK. A `signal` endpoint's ADD_ADDR and its
+//!   echo go on a pure ACK alone, as Linux's (`agent::mptcp::announce`).
 
 use super::{AddrSignal, Handshake, MptcpOption};
 use crate::tcp::{Flags, Segment};

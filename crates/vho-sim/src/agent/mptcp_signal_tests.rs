@@ -203,7 +203,7 @@ fn within_its_limit_the_peer_connects_to_the_announced_address_and_the_mobile_re
     let j = syns(&out);
     let (syn, opt, link) = j[0];
     assert!(!syn.flags.contains(Flags::ACK));
-    assert!(matches!(opt.handshake, Handshake::Join { interface, .. } if interface == gprs));
+    assert_eq!(opt.handshake, Handshake::PeerJoin { toward: gprs });
     assert_eq!(
         link,
         link_index(&d.spec, "gprs"),

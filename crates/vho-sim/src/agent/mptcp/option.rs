@@ -20,6 +20,10 @@ pub enum Handshake {
     /// MP_JOIN (§3.2): a further subflow over the mobile's interface `interface`, a backup
     /// if `backup` (the B bit).
     Join { interface: u8, backup: bool },
+    /// MP_JOIN's SYN from the correspondent's address (id 0) toward the address the mobile
+    /// announced on its interface `toward` (`agent::mptcp::announce`; Linux
+    /// `mptcp_pm_nl_add_addr_received`).
+    PeerJoin { toward: u8 },
 }
 
 /// A DSS mapping (§3.3.1): `len` bytes from subflow sequence offset `ssn` (relative to the
@@ -92,7 +96,7 @@ impl MptcpOption {
                     4
                 }
             }
-            Handshake::Join { .. } => {
+            Handshake::Join { .. } | Handshake::PeerJoin { .. } => {
                 if syn_ack {
                     16
                 } else {

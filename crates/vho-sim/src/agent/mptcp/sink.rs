@@ -279,8 +279,7 @@ impl Agent for MptcpSink {
         // At the mobile, the correspondent's MP_JOIN SYN to an address it announced, at the
         // connection's port: nothing listens there (`announce`), a RST answers
         // (`tcp_v4_send_reset`: ACK of the SYN, sequence 0).
-        if let (false, Handshake::Join { interface, .. }) = (self.paths.mobile_sends, opt.handshake)
-        {
+        if let Handshake::PeerJoin { toward: interface } = opt.handshake {
             if seg.flags.contains(Flags::SYN) && !seg.flags.contains(Flags::ACK) {
                 let rst = Segment {
                     src_port: seg.dst_port,

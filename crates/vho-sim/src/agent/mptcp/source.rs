@@ -461,7 +461,7 @@ impl MptcpSource {
         let addr = if let Some(iface) = self.echo.pop_front() {
             AddrSignal::Echo(iface)
         } else if let Some(iface) = self.connect_to.pop_front() {
-            return Some(self.connect_syn(iface));
+            return Some(self.connect_syn(now, iface));
         } else {
             AddrSignal::Add(self.announcer.take_send()?)
         };
@@ -489,8 +489,18 @@ impl MptcpSource {
     /// The correspondent's MP_JOIN SYN toward the mobile's announced address on `iface`, at
     /// the connection's port there (the ADD_ADDR names none: `remote.port = sk->sk_dport`),
     /// from a port of its own. The mobile answers with a RST (`announce`); no subflow is made.
-    fn connect_syn(&mut self, iface: u8) -> Transmit {
-        let dst = self.subflows.first().map_or(0, |s| s.port);
+    fn connect_syn(&mut self, now: Time, iface: u8) -> Transmit {
+        let first = self.subflows.first();
+        let dst = first.map_or(0, |s| s.port);
+        // A SYN's options, as the kernel's (MSS, SACK permitted, timestamps, window scale).
+        let tsval = first.and_then(|s| s.tcp.bare_ack(now).options.timestamps);
+        let options = crate::tcp::TcpOptions {
+            mss: Some(crate::tcp::options::mss_option(&self.tcp)),
+            sack_permitted: self.tcp.sack,
+            window_scale: self.tcp.window_scale,
+            timestamps: tsval.map(|(v, _)| (v, 0)),
+            ..crate::tcp::TcpOptions::default()
+        };
         let seg = crate::tcp::Segment {
             src_port: self
                 .port
@@ -499,13 +509,11 @@ impl MptcpSource {
             seq: iss(self.seed, &self.name, iface, "connect"),
             flags: Flags::SYN,
             window: self.tcp.receive_window.min(u32::from(u16::MAX)) as u16,
+            options,
             ..crate::tcp::Segment::default()
         };
         let opt = MptcpOption {
-            handshake: Handshake::Join {
-                interface: iface,
-                backup: false,
-            },
+            handshake: Handshake::PeerJoin { toward: iface },
             ..MptcpOption::default()
         };
         let link = self.paths.links[usize::from(iface)];

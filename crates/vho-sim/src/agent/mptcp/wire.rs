@@ -157,6 +157,16 @@ pub fn encode(
         // §3.2 Figure 6: MP_JOIN's SYN carries the receiver's token and the sender's nonce;
         // Figure 7: the SYN-ACK a truncated HMAC (Key = responder's key + initiator's key,
         // Msg = responder's nonce + initiator's nonce) and the responder's nonce.
+        // The correspondent's join toward an announced address: its own address's id, 0, no
+        // backup bit (`mptcp_pm_nl_add_addr_received` connects from the address routing picks,
+        // `fill_local_addresses_vec`'s id 0).
+        Handshake::PeerJoin { .. } => {
+            let mut b = [0u8; 12];
+            b[..4].copy_from_slice(&[KIND, 12, 0x10, 0]);
+            b[4..8].copy_from_slice(&token_of(peer).0.to_be_bytes());
+            b[8..12].copy_from_slice(&nonce(own, seg).to_be_bytes());
+            put(&b);
+        }
         Handshake::Join { interface, backup } => {
             let b_bit = u8::from(backup);
             if syn_ack {
@@ -546,6 +556,33 @@ mod tests {
                 assert_eq!(addr.to_string(), "10.0.0.6");
             }
             o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn the_correspondents_join_toward_an_announced_address_carries_id_0_and_the_mobiles_token() {
+        // RFC 8684 §3.2 Figure 6 from the correspondent (the data sender here): the receiver's
+        // token (the mobile's) and its own address id, 0, as a kernel capture shows
+        // (`vho emulate --multipath`, a `signal` endpoint: docs/design/mptcp.md).
+        let keys = MptcpKeys::of(1, 0);
+        let opt = MptcpOption {
+            handshake: Handshake::PeerJoin { toward: 1 },
+            ..MptcpOption::default()
+        };
+        let bytes = written(&opt, &seg(Flags::SYN, 0), true);
+        assert_eq!(bytes.len() as u32, opt.wire_len(false));
+        match parsed(&bytes)[0] {
+            Wire::JoinSyn {
+                backup,
+                addr_id,
+                token,
+                ..
+            } => {
+                assert!(!backup);
+                assert_eq!(addr_id, 0);
+                assert_eq!(token, token_of(keys.sink).0);
+            }
+            ref o => panic!("{o:?}"),
         }
     }
 }

@@ -331,6 +331,39 @@ def test_multipath_an_interface_that_appears_at_its_handover_gets_a_subflow_only
         assert from_mobile == []
 
 
+def _tcp_flags(p: bytes) -> int:
+    return p[(p[0] & 0x0F) * 4 + 13]
+
+
+@pytest.mark.parametrize("accepted", [0, 1])
+def test_multipath_a_signal_endpoint_is_announced_and_opens_no_subflow(
+    tmp_path: Path, accepted: int
+) -> None:
+    # `signal` on GPRS (ip mptcp endpoint add ... signal): the mobile announces GPRS's address
+    # (ADD_ADDR, RFC 8684 §3.4.1); within the correspondent's add_addr_accepted (ip mptcp
+    # limits, set from flow.mptcp) the correspondent connects to it at the mobile's port
+    # (`mptcp_pm_nl_add_addr_received`), where nothing listens: the mobile's RST. No subflow
+    # either way; with Linux's default limit, 0, no SYN. The handover comes after the transfer.
+    text = (
+        HARD.replace('at = "0.3 s"', 'at = "30 s"')
+        .replace('stop = "40 s"', 'stop = "10 s"')
+        .replace('size = "300 KB"', 'size = "200 KB"\nkind = "mptcp"')
+        + f'[flow.mptcp]\nadd_addr_accepted = {accepted}\nendpoints = {{ gprs = ["signal"] }}\n'
+    )
+    scenario = tmp_path / "signal.toml"
+    scenario.write_text(text)
+    out = tmp_path / "out"
+    r = _vho("emulate", str(scenario), "--out", str(out), "--multipath")
+    assert r.returncode == 0, r.stderr
+    (flow,) = json.loads((out / "summary.json").read_text())["flows"]
+    assert flow["completed"] and flow["subflows"] == 1, flow
+    pkts = [p for _t, p in _stamped(out / "mh.pcap") if p[9] == 6]
+    # The correspondent's SYN (no ACK) from its 10.66/16 address, and the mobile's RST.
+    syns = [p for p in pkts if p[12:14] == bytes([10, 66]) and _tcp_flags(p) & 0x12 == 0x02]
+    rsts = [p for p in pkts if p[12:14] != bytes([10, 66]) and _tcp_flags(p) & 0x04]
+    assert len(syns) == accepted and len(rsts) == accepted, (len(syns), len(rsts))
+
+
 # A fast path, where the sender's TCP sends whole GSO packets and segments reach the
 # receiver microseconds apart: what the devices' offloads are for.
 FAST = """

@@ -53,12 +53,40 @@ def test_vho_run_prints_each_subflow(capsys: pytest.CaptureFixture[str]) -> None
     assert "wlan lost at 5.000 s: resumed in" in out
 
 
-def test_a_signal_endpoint_is_refused_in_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_a_signal_endpoint_runs_and_with_add_addr_accepted_0_opens_no_subflow(
+    tmp_path: Path,
 ) -> None:
+    # RFC 8684 §3.4.1 as Linux runs it (net/mptcp/pm_kernel.c): the mobile announces GPRS's
+    # address; the correspondent's default limit (0) only echoes it; no second subflow.
     text = EXAMPLE.read_text().replace('gprs = ["subflow"]', 'gprs = ["signal"]')
+    text = text.replace('size = "2 MB"', 'size = "200 KB"')
+    sc = tmp_path / "signal.toml"
+    sc.write_text(text)
+    out = vho.run(sc, out_dir=tmp_path / "o")
+    f = out.summary["flows"][0]
+    assert f["completed"]
+    assert f["mptcp"]["subflows_created"] == 1
+    assert "add_addr_accepted = 0" in (tmp_path / "o" / "scenario.resolved.toml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "says"),
+    [
+        ('gprs = ["subflow"]', 'gprs = ["signal", "fullmesh"]', "flow.mptcp.endpoints", "fullmesh"),
+        ('gprs = ["subflow"]', 'gprs = ["announce"]', "flow.mptcp.endpoints", "signal"),
+        (
+            'congestion_control = "uncoupled"',
+            'congestion_control = "uncoupled"\nadd_addr_accepted = 9',
+            "flow.mptcp.add_addr_accepted",
+            "0 to 8",
+        ),
+    ],
+)
+def test_a_bad_endpoint_or_limit_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, field: str, says: str
+) -> None:
     bad = tmp_path / "bad.toml"
-    bad.write_text(text)
+    bad.write_text(EXAMPLE.read_text().replace(old, new))
     assert main(["run", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "flow.mptcp.endpoints" in err and "ADD_ADDR" in err
+    assert err.count("\n") == 1 and "bad.toml" in err and field in err and says in err, err

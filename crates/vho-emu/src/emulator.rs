@@ -247,7 +247,10 @@ pub fn check(spec: &Spec) -> Result<(), EmuError> {
     }
     // What a flow asks that the kernel's TCP would not do: refused, not run as something else.
     for f in &spec.flows {
-        if f.kind != vho_sim::spec::FlowKind::Tcp {
+        // An MPTCP flow is the kernel's Multipath TCP (`--multipath`), its endpoints and the
+        // correspondent's limit as the scenario sets them (`mptcp_config`).
+        let mptcp = matches!(f.kind, vho_sim::spec::FlowKind::Mptcp(_));
+        if f.kind != vho_sim::spec::FlowKind::Tcp && !mptcp {
             return Err(EmuError::Unsupported(format!(
                 "flow {}: kind = {:?}: vho emulate carries TCP flows only (the kernel's bulk \
                  transfers); a {} flow would run as a TCP transfer",
@@ -325,6 +328,17 @@ pub fn namespace_sysctl(key: &str) -> bool {
 pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report, EmuError> {
     check(spec)?;
     check_options(opts)?;
+    if let (false, Some(f)) = (
+        opts.multipath,
+        spec.flows
+            .iter()
+            .find(|f| matches!(f.kind, vho_sim::spec::FlowKind::Mptcp(_))),
+    ) {
+        return Err(EmuError::Unsupported(format!(
+            "flow {}: kind = \"mptcp\" runs on the kernel's Multipath TCP: give --multipath",
+            f.name
+        )));
+    }
     if !crate::netns::permitted() {
         return Err(EmuError::NotPermitted);
     }
@@ -384,7 +398,11 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
                     // subflows are accepted (the default limit of extra subflows may be 0 or
                     // 2 depending on the kernel: ip-mptcp(8)).
                     ns.ip(&["route", "add", "10.0.0.0/8", "dev", TUN_NAME])?;
-                    ns.ip(MPTCP_LIMITS)?;
+                    let accept = mptcp_config(spec, n)
+                        .unwrap_or_default()
+                        .add_addr_accepted
+                        .to_string();
+                    ns.ip(&correspondent_limits(&accept))?;
                 }
                 vec![(tun, None, a)]
             }
@@ -675,9 +693,9 @@ pub fn emulate(spec: &Spec, opts: &Options, stop: &AtomicBool) -> Result<Report,
     })
 }
 
-/// Both ends' Multipath TCP limits: up to 8 extra subflows and 8 addresses announced (the
+/// The mobile's Multipath TCP limits: up to 8 extra subflows and 8 addresses announced (the
 /// kernel's defaults, 2 and 0 or less, would refuse joins; ip-mptcp(8)). Open: our choice,
-/// above any scenario's interface count.
+/// above any scenario's interface count. The correspondent's are `correspondent_limits`.
 const MPTCP_LIMITS: &[&str] = &[
     "mptcp",
     "limits",
@@ -688,6 +706,58 @@ const MPTCP_LIMITS: &[&str] = &[
     "8",
 ];
 
+/// A correspondent's limits: 8 extra subflows (as the mobile's) and the scenario's
+/// `flow.mptcp.add_addr_accepted` (Linux's default 0 unless the scenario says otherwise:
+/// `MptcpConfig::add_addr_accepted`), so that it acts on the mobile's ADD_ADDRs as `vho run`'s
+/// correspondent does.
+fn correspondent_limits(add_addr_accepted: &str) -> [&str; 7] {
+    [
+        "mptcp",
+        "limits",
+        "set",
+        "subflow",
+        "8",
+        "add_addr_accepted",
+        add_addr_accepted,
+    ]
+}
+
+/// The path manager's parameters of the MPTCP flow (`kind = "mptcp"`) with an end at host
+/// `n`, if there is one (the first); a TCP flow run with `--multipath` has the defaults.
+fn mptcp_config(spec: &Spec, n: usize) -> Option<vho_sim::traffic::mptcp::MptcpConfig> {
+    spec.flows.iter().find_map(|f| match f.kind {
+        vho_sim::spec::FlowKind::Mptcp(c) if f.src == n || f.dst == n => Some(c),
+        _ => None,
+    })
+}
+
+/// The `ip mptcp endpoint` flags of the scenario's endpoint on the mobile's interface
+/// `iface` (an index into its `interfaces`), `None` without one. `fullmesh` is the model's
+/// (`traffic::mptcp::Endpoint::opens_subflow`: a subflow to each of the peer's addresses) so
+/// it goes with `subflow`, without which the kernel opens none from the endpoint
+/// (`select_local_address` takes only MPTCP_PM_ADDR_FLAG_SUBFLOW endpoints).
+fn endpoint_flags(
+    cfg: &vho_sim::traffic::mptcp::MptcpConfig,
+    iface: u8,
+) -> Option<Vec<&'static str>> {
+    use vho_sim::traffic::mptcp::flags as fl;
+    let e = cfg.endpoint(iface)?;
+    let mut out = Vec::new();
+    if e.flags & fl::SIGNAL != 0 {
+        out.push("signal");
+    }
+    if e.flags & (fl::SUBFLOW | fl::FULLMESH) != 0 {
+        out.push("subflow");
+    }
+    if e.flags & fl::BACKUP != 0 {
+        out.push("backup");
+    }
+    if e.flags & fl::FULLMESH != 0 {
+        out.push("fullmesh");
+    }
+    Some(out)
+}
+
 /// A multipath mobile's access links, the initial one first (its address is the host's).
 fn multipath_order(m: &vho_sim::spec::MobileSpec) -> Vec<usize> {
     let mut links = vec![m.initial];
@@ -697,8 +767,10 @@ fn multipath_order(m: &vho_sim::spec::MobileSpec) -> Vec<usize> {
 
 /// A multipath mobile's devices, one per access link, named after the link: each with its
 /// own address, its own routing table for what leaves from that address (policy routing,
-/// ip-rule(8)), and an MPTCP endpoint for every interface but the first, so that the path
-/// manager opens a subflow over it (ip-mptcp(8); the first carries the initial subflow).
+/// ip-rule(8)), and an MPTCP endpoint with the scenario's flags (`flow.mptcp.endpoints`;
+/// without an MPTCP flow, `subflow` on every interface but the first, which carries the
+/// initial subflow), so that the path manager opens a subflow over it or announces it
+/// (ip-mptcp(8)).
 fn multipath_interfaces(
     spec: &Spec,
     ns: &Namespace,
@@ -717,6 +789,8 @@ fn multipath_interfaces(
         .map(|m| vho_sim::handover::appearing(spec, m))
         .unwrap_or_default();
     ns.ip(MPTCP_LIMITS)?;
+    let mobile = spec.mobiles.iter().find(|m| m.node == n);
+    let cfg = mptcp_config(spec, n);
     let link_names: Vec<&str> = links.iter().map(|&l| spec.links[l].name.as_str()).collect();
     let names = interface_names(&link_names);
     for (i, &l) in links.iter().enumerate() {
@@ -737,8 +811,15 @@ fn multipath_interfaces(
         let table = (100 + i).to_string();
         ns.ip(&["rule", "add", "from", &dotted(a), "table", &table])?;
         ns.ip(&["route", "add", "10.0.0.0/8", "dev", &name, "table", &table])?;
-        let endpoint = |ns: &str| -> Vec<String> {
-            [
+        let flags = match &cfg {
+            Some(c) => mobile
+                .and_then(|m| m.interfaces.iter().position(|&x| x == l))
+                .and_then(|ix| endpoint_flags(c, ix as u8))
+                .filter(|f| i > 0 || !f.is_empty()),
+            None => (i > 0).then(|| vec!["subflow"]),
+        };
+        let endpoint = |ns: &str, flags: &[&str]| -> Vec<String> {
+            let mut v: Vec<String> = [
                 "-n",
                 ns,
                 "mptcp",
@@ -747,20 +828,30 @@ fn multipath_interfaces(
                 &dotted(a),
                 "dev",
                 &name,
-                "subflow",
             ]
             .map(String::from)
-            .to_vec()
+            .to_vec();
+            v.extend(flags.iter().map(|f| f.to_string()));
+            v
         };
         if i == 0 {
             ns.ip(&["route", "add", "10.66.0.0/16", "dev", &name])?;
+            // The initial interface's endpoint only if the scenario gives it flags (backup
+            // applies to the initial subflow; the kernel accounts it to the MPC subflow).
+            if let Some(f) = &flags {
+                let args = endpoint(&ns.name, f);
+                let args: Vec<&str> = args[2..].iter().map(String::as_str).collect();
+                ns.ip(&args)?;
+            }
+        } else if flags.is_none() {
+            // No endpoint on it: no subflow, no ADD_ADDR (as the model's).
         } else if let Some(&(h, _)) = appearing.iter().find(|&&(_, x)| x == l) {
             later.push(Appear {
                 at: vho_sim::handover::draw_instant(&spec.handovers[h], spec.seed, h),
-                args: endpoint(&ns.name),
+                args: endpoint(&ns.name, flags.as_deref().unwrap_or_default()),
             });
         } else {
-            let args = endpoint(&ns.name);
+            let args = endpoint(&ns.name, flags.as_deref().unwrap_or_default());
             let args: Vec<&str> = args[2..].iter().map(String::as_str).collect();
             ns.ip(&args)?;
         }
@@ -916,6 +1007,52 @@ remedies = ["cwnd-clamp"]
                 .unwrap_or_else(|e| panic!("{kind}: {e}"));
             let e = check(&spec).unwrap_err().to_string();
             assert!(e.contains(want) && e.contains("TCP flows only"), "{e}");
+        }
+    }
+
+    #[test]
+    fn an_mptcp_flows_endpoints_and_limit_are_what_the_kernel_is_given() {
+        let presets = vho_sim::scenario::PresetSet::builtin().unwrap();
+        let text = "[run]\nname = \"x\"\n[wired]\npreset = \"lan-100m\"\n\
+                    [access.wlan]\npreset = \"dk-wlan\"\n[access.gprs]\npreset = \"dk-gprs\"\n\
+                    [mobile]\nstart = \"wlan\"\n\
+                    [[flow]]\nfrom = \"ch\"\nto = \"mh\"\nsize = \"10 KB\"\nkind = \"mptcp\"\n\
+                    [flow.mptcp]\nadd_addr_accepted = 2\n\
+                    endpoints = { gprs = [\"signal\", \"backup\"], wlan = [\"fullmesh\"] }\n";
+        let spec = vho_sim::scenario::load("x.toml", text, &[], &presets).unwrap();
+        assert!(
+            check(&spec).is_ok(),
+            "an MPTCP flow is the kernel's Multipath TCP"
+        );
+        let ch = spec.flows[0].src;
+        let mh = spec.flows[0].dst;
+        let cfg = mptcp_config(&spec, mh).expect("the flow's");
+        assert_eq!(
+            mptcp_config(&spec, ch).map(|c| c.add_addr_accepted),
+            Some(2)
+        );
+        let ix = |name: &str| {
+            let l = spec.links.iter().position(|l| l.name == name).unwrap();
+            spec.mobiles[0]
+                .interfaces
+                .iter()
+                .position(|&x| x == l)
+                .unwrap() as u8
+        };
+        assert_eq!(
+            endpoint_flags(&cfg, ix("gprs")),
+            Some(vec!["signal", "backup"])
+        );
+        assert_eq!(
+            endpoint_flags(&cfg, ix("wlan")),
+            Some(vec!["subflow", "fullmesh"])
+        );
+        assert_eq!(correspondent_limits("2")[6], "2");
+        // Without --multipath an MPTCP flow is refused before anything is made.
+        let opts = Options::new(std::env::temp_dir());
+        match emulate(&spec, &opts, &AtomicBool::new(false)) {
+            Err(e) => assert!(e.to_string().contains("--multipath"), "{e}"),
+            Ok(_) => panic!("refused"),
         }
     }
 }

@@ -72,7 +72,7 @@ impl PacketTap for PcapTap {
         let dst = node_ip(pkt.dst as usize);
         let keys = MptcpKeys::of(self.seed, pkt.flow);
         let mut extra = [0u8; 40];
-        let n = wire::encode(&mut extra, opt, &pkt.seg, pkt.to_receiver, &keys, src);
+        let n = wire::encode(&mut extra, opt, &pkt.seg, pkt.to_receiver, &keys, src, dst);
         let ttl = self.ttl(pkt);
         self.writer
             .write_segment(now, src, dst, pkt.ip_id, ttl, &pkt.seg, &extra[..n]);

@@ -597,8 +597,10 @@ fn endpoints_name_the_mobiles_interfaces_and_known_flags() {
     };
     let e = bad("[flow.mptcp]\nendpoints = { lte = [\"subflow\"] }\n");
     assert!(e.contains("wlan, gprs") || e.contains("gprs"), "{e}");
-    let e = bad("[flow.mptcp]\nendpoints = { gprs = [\"signal\"] }\n");
-    assert!(e.contains("ADD_ADDR"), "{e}");
+    let e = bad("[flow.mptcp]\nendpoints = { gprs = [\"signal\", \"fullmesh\"] }\n");
+    assert!(e.contains("mptcp_pm_nl_add_addr_doit"), "{e}");
+    let e = bad("[flow.mptcp]\nendpoints = { gprs = [\"announce\"] }\n");
+    assert!(e.contains("signal, subflow"), "{e}");
     let e = bad("[flow.mptcp]\ncongestion_control = \"balia\"\n");
     assert!(e.contains("uncoupled"), "{e}");
     let e = bad("remedies = [\"rto-reset\"]\n");
@@ -637,3 +639,6 @@ fn a_remove_addr_closes_the_peers_subflows_on_that_interface() {
 }
 
 mod appear;
+
+#[path = "mptcp_signal_tests.rs"]
+mod signal;

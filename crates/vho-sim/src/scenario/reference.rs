@@ -630,13 +630,19 @@ pub fn keys() -> Vec<KeyDoc> {
             "flow.mptcp",
             "endpoints",
             "an inline table: the mobile's interface (its access link's name) = a list of \
-             \"subflow\", \"backup\", \"fullmesh\"",
+             \"signal\", \"subflow\", \"backup\", \"fullmesh\"",
             "every interface but the initial one: [\"subflow\"]",
             "the in-kernel path manager's endpoints (ip-mptcp(8)): subflow opens a subflow over \
              the interface once the initial one is established (MP_JOIN), backup makes its \
-             subflows backups, fullmesh is subflow here (the peer has one address); the initial \
-             subflow goes over the initial interface whatever its flags (backup applies); \
-             signal (ADD_ADDR) is refused: the peer would open the subflow",
+             subflows backups, fullmesh is subflow here (the peer has one address); signal \
+             announces the interface's address to the correspondent (ADD_ADDR, RFC 8684 \
+             §3.4.1) once the connection is fully established or the interface comes up, \
+             resent until echoed; the correspondent, within add_addr_accepted, connects to it \
+             at the mobile's port, where nothing listens, and the mobile answers with a RST: \
+             as on Linux 6.18, signal alone opens no subflow (signal with subflow: the \
+             mobile's own subflow); signal and fullmesh together are refused, as the kernel \
+             does; the initial subflow goes over the initial interface whatever its flags \
+             (backup applies)",
         ),
         k(
             "flow.mptcp",
@@ -653,6 +659,16 @@ pub fn keys() -> Vec<KeyDoc> {
             "8",
             "subflows besides the initial one (ip mptcp limits subflow; vho emulate \
              --multipath sets 8)",
+        ),
+        k(
+            "flow.mptcp",
+            "add_addr_accepted",
+            "an integer from 0 to 8",
+            "0",
+            "the correspondent's limit on the mobile's ADD_ADDRs it acts on (ip mptcp limits \
+             set add_addr_accepted; Linux's default 0: ip mptcp limits show in a new \
+             namespace; vho emulate --multipath sets the correspondent's to it); it echoes \
+             every one either way",
         ),
         k(
             "flow",

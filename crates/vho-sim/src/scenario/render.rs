@@ -225,11 +225,13 @@ fn flow_body(o: &mut String, spec: &Spec, f: &FlowSpec) {
         let _ = writeln!(
             o,
             "kind = \"mptcp\"\n[flow.mptcp]\nscheduler = {}\ncongestion_control = {}\n\
-             stale_loss_cnt = {}\nmax_subflows = {}\n[flow.mptcp.endpoints]",
+             stale_loss_cnt = {}\nmax_subflows = {}\nadd_addr_accepted = {}\n\
+             [flow.mptcp.endpoints]",
             q(c.scheduler.name()),
             q(c.coupling.name()),
             c.stale_loss_cnt,
-            c.max_subflows
+            c.max_subflows,
+            c.add_addr_accepted
         );
         let m = spec
             .mobiles
@@ -241,6 +243,7 @@ fn flow_body(o: &mut String, spec: &Spec, f: &FlowSpec) {
             };
             use crate::traffic::mptcp::flags as fl;
             let names: Vec<String> = [
+                (fl::SIGNAL, "signal"),
                 (fl::SUBFLOW, "subflow"),
                 (fl::BACKUP, "backup"),
                 (fl::FULLMESH, "fullmesh"),

@@ -378,6 +378,7 @@ pub struct MptcpT {
     pub endpoints: Option<Spanned<std::collections::BTreeMap<String, Vec<S>>>>,
     pub stale_loss_cnt: Option<Spanned<i64>>,
     pub max_subflows: Option<Spanned<i64>>,
+    pub add_addr_accepted: Option<Spanned<i64>>,
 }
 
 /// `[flow.tfrc]`: a TFRC flow's parameters (`crate::tfrc::TfrcConfig`).

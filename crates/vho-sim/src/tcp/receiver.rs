@@ -354,6 +354,13 @@ impl TcpReceiver {
         }
     }
 
+    /// An ACK now, if established, as any it sends (it stops the delayed-ACK timer): the one
+    /// Linux's MPTCP path manager sends to carry a signal (`mptcp_pm_addr_send_ack` ->
+    /// `tcp_send_ack`, net/mptcp/pm.c).
+    pub fn ack_at_once(&mut self, now: Time) -> Option<Transmit> {
+        (self.state == State::Established).then(|| self.ack(now))
+    }
+
     /// The mobile's handover manager announces a handover (issue 19): the next ACK carries
     /// the notification option to the sender, and goes at once (with no data arriving during
     /// the switch, a delayed or data-clocked ACK could be seconds away).

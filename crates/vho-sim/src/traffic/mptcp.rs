@@ -36,6 +36,11 @@ impl Endpoint {
     pub fn backup(&self) -> bool {
         self.flags & flags::BACKUP != 0
     }
+    /// Whether the path manager announces its address to the peer (ADD_ADDR, RFC 8684
+    /// §3.4.1; `select_signal_address`, net/mptcp/pm_kernel.c).
+    pub fn signals(&self) -> bool {
+        self.flags & flags::SIGNAL != 0
+    }
 }
 
 /// The packet scheduler (`net.mptcp.scheduler`).
@@ -93,6 +98,13 @@ pub struct MptcpConfig {
     /// Subflows a connection may have besides the initial one (`ip mptcp limits subflow`;
     /// `vho emulate --multipath` sets 8, the kernel's default 2 would refuse joins there).
     pub max_subflows: u8,
+    /// ADD_ADDRs the correspondent host's path manager acts on, opening a subflow toward the
+    /// announced address (`ip mptcp limits set add_addr_accepted`, `add_addr_accept_max`;
+    /// `mptcp_pm_nl_add_addr_received`, net/mptcp/pm_kernel.c). Linux's default is 0
+    /// (`pm_nl_init_net` leaves it zero: `ip mptcp limits show` in a new namespace prints
+    /// `add_addr_accepted 0 subflows 2` on Linux 6.18); `vho emulate --multipath` sets the
+    /// correspondent's to this value.
+    pub add_addr_accepted: u8,
 }
 
 impl Default for MptcpConfig {
@@ -104,6 +116,7 @@ impl Default for MptcpConfig {
             coupling: Coupling::Uncoupled,
             stale_loss_cnt: 4,
             max_subflows: 8,
+            add_addr_accepted: 0,
         }
     }
 }

@@ -29,6 +29,9 @@
 //!   on a fully established connection (`mptcp_nl_add_subflow_or_signal_addr`, pm_kernel.c),
 //!   or at full establishment if the path manager had work when the connection was created
 //!   (`mptcp_pm_data_reset`'s `work_pending`), else never.
+//! - ADD_ADDR (`announce`): an endpoint with `signal` has its address announced by the mobile
+//!   and echoed by the correspondent, which, within `add_addr_accepted`, connects to it and
+//!   is refused with a RST, as on Linux (nothing listens at the mobile's port there).
 //!
 //! Deviation: the model's TCP sender is the passive end, so a subflow's SYN always comes from
 //! the data receiver; Linux's client (the mobile) sends it. For a download the two agree; for
@@ -37,9 +40,13 @@
 //! is open to carry that ADD_ADDR (an upload whose every interface went), the mobile sends the
 //! MP_JOIN SYN a Linux client would from the new address and the correspondent answers by
 //! opening the subflow: one round trip more than Linux's join.
+//! Deviation: in an upload the correspondent echoes the mobile's ADD_ADDR of a `signal`
+//! endpoint but does not send the connection attempt Linux's would (refused by a RST there;
+//! the outcome, no subflow, is the same).
 //! Deviation: subflows do not share a connection-level send buffer; a subflow is handed data
 //! only when it can send it at once (see `sched::SubView::room`).
 
+mod announce;
 pub mod lia;
 pub mod olia;
 mod option;
@@ -156,6 +163,10 @@ struct RecvFlow {
     /// When data last arrived on it, and when it first did after each of the record's
     /// handover instants (filled at the end from `arrivals`).
     arrivals: Vec<Time>,
+    /// When it sent its SYN, while the handshake's RTT can be taken from it (Karn: not
+    /// after a resend), and that RTT (the ADD_ADDR timer's RTO, `announce`).
+    syn_at: Option<Time>,
+    hs_rtt: Option<crate::time::Dur>,
 }
 
 /// The connection at the data sender.
@@ -178,6 +189,16 @@ pub struct MptcpSource {
     /// An interface whose subflow the mobile asks for while no subflow is open to carry an
     /// ADD_ADDR: sent as the MP_JOIN SYN a Linux client sends from it (see the Deviation).
     join_request: Option<u8>,
+    /// At the mobile (an upload): its `signal` endpoints' ADD_ADDRs (`announce`).
+    announcer: announce::Announcer,
+    /// A DSS came on the established initial subflow (the client's `check_fully_established`;
+    /// read at the mobile only).
+    fully_established: bool,
+    /// At the correspondent (a download): the ADD_ADDRs acted on, the echo to send and the
+    /// MP_JOIN SYN toward an announced address (`announce::Acceptor`).
+    acceptor: announce::Acceptor,
+    echo: VecDeque<u8>,
+    connect_to: VecDeque<u8>,
     next: usize,
     bytes_reinjected: u64,
     reinjections: u64,
@@ -208,6 +229,13 @@ pub struct MptcpSink {
     /// existed then. Without it, full establishment opens no subflow.
     work_pending: bool,
     signal: Option<AddrSignal>,
+    /// At the mobile (a download): its `signal` endpoints' ADD_ADDRs (`announce`).
+    announcer: announce::Announcer,
+    /// At the correspondent (an upload): the echoes to send.
+    echo: VecDeque<u8>,
+    /// At the mobile: the RSTs answering a correspondent's MP_JOIN SYN to an announced
+    /// address, where nothing listens (`announce`), each with the interface it came over.
+    resets: VecDeque<(crate::tcp::Segment, u8)>,
     next: usize,
     /// Instants the connection's in-order data moved on, and the interface of the subflow
     /// whose data moved it (for the resume times).
@@ -303,6 +331,11 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
         rtx_timer: None,
         signals: VecDeque::new(),
         join_request: None,
+        announcer: announce::Announcer::default(),
+        fully_established: false,
+        acceptor: announce::Acceptor::default(),
+        echo: VecDeque::new(),
+        connect_to: VecDeque::new(),
         next: 0,
         bytes_reinjected: 0,
         reinjections: 0,
@@ -325,6 +358,9 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
         fully_established: false,
         work_pending: false,
         signal: None,
+        announcer: announce::Announcer::default(),
+        echo: VecDeque::new(),
+        resets: VecDeque::new(),
         next: 0,
         progress: Vec::new(),
         handovers,

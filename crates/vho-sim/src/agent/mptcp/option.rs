@@ -20,6 +20,10 @@ pub enum Handshake {
     /// MP_JOIN (§3.2): a further subflow over the mobile's interface `interface`, a backup
     /// if `backup` (the B bit).
     Join { interface: u8, backup: bool },
+    /// MP_JOIN's SYN from the correspondent's address (id 0) toward the address the mobile
+    /// announced on its interface `toward` (`agent::mptcp::announce`; Linux
+    /// `mptcp_pm_nl_add_addr_received`).
+    PeerJoin { toward: u8 },
 }
 
 /// A DSS mapping (§3.3.1): `len` bytes from subflow sequence offset `ssn` (relative to the
@@ -45,6 +49,11 @@ pub enum AddrSignal {
     None,
     Add(u8),
     Remove(u8),
+    /// ADD_ADDR with the E bit: the receiver's echo of an ADD_ADDR it got (§3.4.1: "the
+    /// receiver MUST respond with an ADD_ADDR option with the E flag set ... echoing the
+    /// address"; Linux `mptcp_pm_nl_add_addr_received` / `mptcp_pm_add_addr_received` echo
+    /// every one, accepted or not), without the HMAC.
+    Echo(u8),
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -75,8 +84,8 @@ impl MptcpOption {
     /// Linux lays them out): MP_CAPABLE 4 on a SYN and 12 on a SYN-ACK; MP_JOIN 12 on a SYN
     /// and 16 on a SYN-ACK; a DSS with a DATA_ACK 4 + 8 (or 4), with a 64-bit mapping 14 more
     /// (no checksum), padded: 12 for the data receiver's ACKs, 24 for the data sender's
-    /// segments ([`DATA_DSS_BYTES`]); ADD_ADDR (IPv4, with its HMAC) 16 and REMOVE_ADDR 4
-    /// more.
+    /// segments ([`DATA_DSS_BYTES`]); ADD_ADDR (IPv4, with its HMAC) 16, its echo (no HMAC)
+    /// 8 and REMOVE_ADDR 4 more (`mptcp_add_addr_len`, net/mptcp/protocol.h).
     pub fn wire_len(&self, syn_ack: bool) -> u32 {
         let hs = match self.handshake {
             Handshake::None => 0,
@@ -87,7 +96,7 @@ impl MptcpOption {
                     4
                 }
             }
-            Handshake::Join { .. } => {
+            Handshake::Join { .. } | Handshake::PeerJoin { .. } => {
                 if syn_ack {
                     16
                 } else {
@@ -108,6 +117,7 @@ impl MptcpOption {
         let addr = match self.addr {
             AddrSignal::None => 0,
             AddrSignal::Add(_) => 16,
+            AddrSignal::Echo(_) => 8,
             AddrSignal::Remove(_) => 4,
         };
         hs + dss + addr

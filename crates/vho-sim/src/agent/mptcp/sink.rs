@@ -1,13 +1,14 @@
 //! The connection at the data receiver: its subflows' TCP receivers, the path manager's
 //! joins, the DSS mappings learnt and the data-level reassembly.
 
+use super::announce;
 use super::option::{AddrSignal, Handshake, MapTable, MptcpOption};
 use super::{iss, mptcp_option, subflow_port, transmit, Life, MptcpSink, RecvFlow};
 use crate::agent::{Agent, Arrival, HandoverNote, Payload, Transmit};
 use crate::packet::Packet;
 use crate::tcp::segment::Flags;
-use crate::tcp::TcpReceiver;
-use crate::time::Time;
+use crate::tcp::{Segment, TcpReceiver};
+use crate::time::{Dur, Time};
 
 impl MptcpSink {
     fn find(&self, port: u16) -> Option<usize> {
@@ -35,7 +36,63 @@ impl MptcpSink {
             life: Life::Open,
             data_bytes: 0,
             arrivals: Vec::new(),
+            syn_at: None,
+            hs_rtt: None,
         });
+    }
+
+    /// The ADD_ADDR timer's interval: the subflows' largest RTO as the mobile's TCP knows it
+    /// from the handshakes (`announce::rto_from_first_sample`), capped
+    /// (`announce::timeout`).
+    fn announce_timeout(&self) -> Dur {
+        let max = self
+            .subflows
+            .iter()
+            .filter(|s| s.life == Life::Open)
+            .filter_map(|s| s.hs_rtt)
+            .map(announce::rto_from_first_sample)
+            .max();
+        announce::timeout(max)
+    }
+
+    /// At the mobile: announces interface `iface`'s address if its endpoint has `signal`
+    /// (`announce`).
+    fn maybe_announce(&mut self, now: Time, iface: u8) {
+        let signals = self.paths.cfg.endpoint(iface).is_some_and(|e| e.signals());
+        if signals && iface != self.paths.initial && !self.paths.mobile_sends {
+            self.announcer.enqueue(iface);
+            let t = self.announce_timeout();
+            self.announcer.kick(now, t);
+        }
+    }
+
+    /// A path manager signal on a pure ACK of the first open subflow
+    /// (`mptcp_pm_addr_send_ack`), no other suboption with it: the mobile's ADD_ADDR (a
+    /// download) or the correspondent's echo (an upload).
+    fn signal_ack(&mut self, now: Time) -> Option<Transmit> {
+        let addr = if self.announcer.wants_send() {
+            AddrSignal::Add(self.announcer.take_send()?)
+        } else {
+            AddrSignal::Echo(self.echo.pop_front()?)
+        };
+        let s = self
+            .subflows
+            .iter_mut()
+            .find(|s| s.life == Life::Open && s.tcp.is_established())?;
+        let tx = s.tcp.ack_at_once(now)?;
+        let opt = MptcpOption {
+            addr,
+            ..MptcpOption::default()
+        };
+        let link = self.paths.links[usize::from(s.iface)];
+        Some(transmit(
+            self.header_model,
+            tx.segment,
+            tx.kind,
+            opt,
+            link,
+            &mut self.beside,
+        ))
     }
 
     /// Once the connection is fully established at this end, the path manager opens one
@@ -52,7 +109,7 @@ impl MptcpSink {
     /// none was there before, gets no subflow (`mptcp_nl_add_subflow_or_signal_addr` skips a
     /// connection not fully established). Measured: `vho emulate --multipath`, GPRS -> WLAN at
     /// 1 s, WLAN's endpoint added then: no MP_JOIN (docs/design/mptcp.md).
-    fn maybe_join(&mut self) {
+    fn maybe_join(&mut self, now: Time) {
         if self.joined || !self.fully_established {
             return;
         }
@@ -61,6 +118,18 @@ impl MptcpSink {
             return;
         }
         let initial = self.paths.initial;
+        // "check first for announce" (`mptcp_pm_create_subflow_or_signal_addr`).
+        let signal: Vec<u8> = self
+            .paths
+            .cfg
+            .endpoints()
+            .iter()
+            .filter(|e| e.signals() && !self.paths.is_absent(e.interface))
+            .map(|e| e.interface)
+            .collect();
+        for iface in signal {
+            self.maybe_announce(now, iface);
+        }
         let ifaces: Vec<u8> = self
             .paths
             .cfg
@@ -103,14 +172,39 @@ impl Agent for MptcpSink {
         // `mptcp_pm_data_reset`: work pending if a `subflow` endpoint exists now (an absent
         // interface has none yet) and extra subflows are allowed.
         let initial = self.paths.initial;
-        self.work_pending = self.paths.cfg.max_subflows > 0
-            && self.paths.cfg.endpoints().iter().any(|e| {
-                e.opens_subflow() && e.interface != initial && !self.paths.is_absent(e.interface)
-            });
+        // Or if a `signal` endpoint exists (`add_addr_signal_max`).
+        let absent = |i| self.paths.is_absent(i);
+        self.work_pending = (self.paths.cfg.max_subflows > 0
+            && self
+                .paths
+                .cfg
+                .endpoints()
+                .iter()
+                .any(|e| e.opens_subflow() && e.interface != initial && !absent(e.interface)))
+            || self
+                .paths
+                .cfg
+                .endpoints()
+                .iter()
+                .any(|e| e.signals() && !absent(e.interface));
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
-        self.maybe_join();
+        // No socket at the announced address (`announce`): a RST at once.
+        if let Some((seg, iface)) = self.resets.pop_front() {
+            let link = self.paths.links[usize::from(iface)];
+            let kind = crate::tcp::TxKind::New;
+            let opt = MptcpOption::default();
+            return Some(transmit(
+                self.header_model,
+                seg,
+                kind,
+                opt,
+                link,
+                &mut self.beside,
+            ));
+        }
+        self.maybe_join(now);
         let n = self.subflows.len();
         for k in 0..n {
             let i = (self.next + k) % n;
@@ -130,6 +224,7 @@ impl Agent for MptcpSink {
                 ..MptcpOption::default()
             };
             if seg.flags.contains(Flags::SYN) {
+                s.syn_at = Some(now);
                 opt.data_ack = None;
                 opt.handshake = if s.id == 0 {
                     Handshake::Capable
@@ -150,7 +245,7 @@ impl Agent for MptcpSink {
                 &mut self.beside,
             ));
         }
-        None
+        self.signal_ack(now)
     }
 
     fn tcp_payload(&mut self) -> Option<(Payload, u32)> {
@@ -162,6 +257,7 @@ impl Agent for MptcpSink {
             .iter()
             .filter(|s| s.life == Life::Open)
             .filter_map(|s| s.tcp.poll_timeout())
+            .chain(self.announcer.poll_timeout())
             .min()
     }
 
@@ -171,11 +267,35 @@ impl Agent for MptcpSink {
                 s.tcp.handle_timeout(now);
             }
         }
+        if self.announcer.poll_timeout().is_some_and(|t| t <= now) {
+            let t = self.announce_timeout();
+            self.announcer.on_timeout(now, t);
+        }
     }
 
     fn handle_packet(&mut self, now: Time, pkt: &Packet, payload: &Payload) -> Arrival {
         let seg = &pkt.seg;
         let opt = mptcp_option(payload);
+        // At the mobile, the correspondent's MP_JOIN SYN to an address it announced, at the
+        // connection's port: nothing listens there (`announce`), a RST answers
+        // (`tcp_v4_send_reset`: ACK of the SYN, sequence 0).
+        if let Handshake::PeerJoin { toward: interface } = opt.handshake {
+            if seg.flags.contains(Flags::SYN) && !seg.flags.contains(Flags::ACK) {
+                let rst = Segment {
+                    src_port: seg.dst_port,
+                    dst_port: seg.src_port,
+                    ack: seg.seq + 1,
+                    flags: Flags::RST.union(Flags::ACK),
+                    ..Segment::default()
+                };
+                self.resets.push_back((rst, interface));
+                return Arrival {
+                    data: None,
+                    delivered: Some(self.rx.ack_seq()),
+                    respond: true,
+                };
+            }
+        }
         let before = self.rx.ack_seq();
         let mut data = None;
         let mut via = None;
@@ -193,6 +313,9 @@ impl Agent for MptcpSink {
                     s.maps.push(*m);
                 }
                 s.tcp.handle_segment(now, seg);
+                if let (None, Some(at), true) = (s.hs_rtt, s.syn_at, s.tcp.is_established()) {
+                    s.hs_rtt = Some(now.saturating_since(at));
+                }
                 if first && s.tcp.delivered_bytes() > 0 {
                     self.fully_established = true;
                 }
@@ -223,6 +346,13 @@ impl Agent for MptcpSink {
             AddrSignal::Add(iface) => {
                 self.paths.added(iface);
                 self.reopen(iface);
+                // The correspondent echoes every ADD_ADDR (`announce`); the connection it
+                // would attempt to the address is not sent (see the module's Deviation).
+                self.echo.push_back(iface);
+            }
+            AddrSignal::Echo(iface) => {
+                let t = self.announce_timeout();
+                self.announcer.on_echo(now, iface, t);
             }
             AddrSignal::None => {}
         }
@@ -255,12 +385,17 @@ impl Agent for MptcpSink {
     /// net/mptcp/pm_kernel.c, Linux 6.15+; pm_netlink.c before): an MP_JOIN from the new
     /// address (RFC 8684 §3.2). Not yet fully established, `maybe_join` finds it later, as
     /// `mptcp_pm_nl_fully_established` does. Away from the mobile it is learnt from ADD_ADDR.
-    fn address_added(&mut self, _now: Time, iface: u8, here: bool) -> bool {
+    fn address_added(&mut self, now: Time, iface: u8, here: bool) -> bool {
         if !here {
             return false;
         }
         self.paths.added(iface);
         self.reopen(iface);
+        // A `signal` endpoint added to a fully established connection is announced
+        // (`mptcp_nl_add_subflow_or_signal_addr`); before, `maybe_join` finds it.
+        if self.joined {
+            self.maybe_announce(now, iface);
+        }
         true
     }
 }

@@ -1,6 +1,7 @@
 //! The connection at the data sender: its subflows' TCP senders, the scheduler handing them
 //! data, DATA_ACK, the connection's retransmission timer, staleness and reinjection.
 
+use super::announce;
 use super::option::{AddrSignal, Handshake, MapTable, Mapping, MptcpOption};
 use super::sched::{self, RetransView, StaleCheck, Staleness, SubView};
 use super::{iss, lia, mptcp_option, olia, transmit, Life, MptcpSample, MptcpSource, SendFlow};
@@ -414,6 +415,112 @@ impl MptcpSource {
         )
     }
 
+    /// The ADD_ADDR timer's interval (`announce::timeout`): the subflows' largest RTO.
+    fn announce_timeout(&self) -> crate::time::Dur {
+        let max = self
+            .subflows
+            .iter()
+            .filter(|s| s.life == Life::Open && s.tcp.is_established())
+            .map(|s| s.tcp.probe().rto)
+            .max();
+        announce::timeout(max)
+    }
+
+    /// At the mobile (an upload): announces interface `iface`'s address if its endpoint has
+    /// `signal` (`announce`).
+    fn maybe_announce(&mut self, now: Time, iface: u8) {
+        let signals = self.paths.cfg.endpoint(iface).is_some_and(|e| e.signals());
+        if signals && iface != self.paths.initial && self.paths.mobile_sends {
+            self.announcer.enqueue(iface);
+            let t = self.announce_timeout();
+            self.announcer.kick(now, t);
+        }
+    }
+
+    /// The correspondent (a download) got the mobile's ADD_ADDR of `iface`: it echoes it and,
+    /// within its limits, connects to the address (`announce::Acceptor`).
+    fn on_add_addr(&mut self, iface: u8) {
+        self.echo.push_back(iface);
+        let open = |s: &&SendFlow| s.life == Life::Open;
+        let joined = self.subflows.iter().filter(open).count().saturating_sub(1);
+        let has = self.subflows.iter().filter(open).any(|s| s.iface == iface);
+        let cfg = &self.paths.cfg;
+        if self
+            .acceptor
+            .on_add_addr(cfg.add_addr_accepted, joined, cfg.max_subflows, has)
+        {
+            self.connect_to.push_back(iface);
+        }
+    }
+
+    /// A path manager segment after the subflows' own: the echo of an ADD_ADDR, then the
+    /// MP_JOIN SYN toward the announced address (`mptcp_pm_nl_add_addr_received` in that
+    /// order), or the mobile's own ADD_ADDR (an upload), each on a pure ACK of the first open
+    /// subflow (`mptcp_pm_addr_send_ack`) with no other suboption.
+    fn signal_segment(&mut self, now: Time) -> Option<Transmit> {
+        let addr = if let Some(iface) = self.echo.pop_front() {
+            AddrSignal::Echo(iface)
+        } else if let Some(iface) = self.connect_to.pop_front() {
+            return Some(self.connect_syn(now, iface));
+        } else {
+            AddrSignal::Add(self.announcer.take_send()?)
+        };
+        let s = self
+            .subflows
+            .iter()
+            .find(|s| s.life == Life::Open && s.tcp.is_established())?;
+        let seg = s.tcp.bare_ack(now);
+        let link = self.paths.links[usize::from(s.iface)];
+        let opt = MptcpOption {
+            addr,
+            ..MptcpOption::default()
+        };
+        let kind = crate::tcp::TxKind::New;
+        Some(transmit(
+            self.header_model,
+            seg,
+            kind,
+            opt,
+            link,
+            &mut self.beside,
+        ))
+    }
+
+    /// The correspondent's MP_JOIN SYN toward the mobile's announced address on `iface`, at
+    /// the connection's port there (the ADD_ADDR names none: `remote.port = sk->sk_dport`),
+    /// from a port of its own. The mobile answers with a RST (`announce`); no subflow is made.
+    fn connect_syn(&mut self, now: Time, iface: u8) -> Transmit {
+        let first = self.subflows.first();
+        let dst = first.map_or(0, |s| s.port);
+        // A SYN's options, as the kernel's (MSS, SACK permitted, timestamps, window scale).
+        let tsval = first.and_then(|s| s.tcp.bare_ack(now).options.timestamps);
+        let options = crate::tcp::TcpOptions {
+            mss: Some(crate::tcp::options::mss_option(&self.tcp)),
+            sack_permitted: self.tcp.sack,
+            window_scale: self.tcp.window_scale,
+            timestamps: tsval.map(|(v, _)| (v, 0)),
+            ..crate::tcp::TcpOptions::default()
+        };
+        let seg = crate::tcp::Segment {
+            src_port: self
+                .port
+                .wrapping_add(1000u16.wrapping_mul(u16::from(iface) + 1)),
+            dst_port: dst,
+            seq: iss(self.seed, &self.name, iface, "connect"),
+            flags: Flags::SYN,
+            window: self.tcp.receive_window.min(u32::from(u16::MAX)) as u16,
+            options,
+            ..crate::tcp::Segment::default()
+        };
+        let opt = MptcpOption {
+            handshake: Handshake::PeerJoin { toward: iface },
+            ..MptcpOption::default()
+        };
+        let link = self.paths.links[usize::from(iface)];
+        let kind = crate::tcp::TxKind::New;
+        transmit(self.header_model, seg, kind, opt, link, &mut self.beside)
+    }
+
     fn record(&mut self, now: Time) {
         let Some(series) = &mut self.series else {
             return;
@@ -489,7 +596,7 @@ impl Agent for MptcpSource {
             }
             return Some(out);
         }
-        None
+        self.signal_segment(now)
     }
 
     fn tcp_payload(&mut self) -> Option<(Payload, u32)> {
@@ -502,7 +609,9 @@ impl Agent for MptcpSource {
             .iter()
             .filter(|s| s.life == Life::Open)
             .filter_map(|s| s.tcp.poll_timeout());
-        subs.chain(self.rtx_timer).min()
+        subs.chain(self.rtx_timer)
+            .chain(self.announcer.poll_timeout())
+            .min()
     }
 
     fn handle_timeout(&mut self, now: Time) {
@@ -519,11 +628,22 @@ impl Agent for MptcpSource {
         if self.rtx_timer.is_some_and(|t| t <= now) {
             self.on_rtx_timeout(now);
         }
+        if self.announcer.poll_timeout().is_some_and(|t| t <= now) {
+            let t = self.announce_timeout();
+            self.announcer.on_timeout(now, t);
+        }
     }
 
     fn handle_packet(&mut self, now: Time, pkt: &Packet, payload: &Payload) -> Arrival {
         let seg = &pkt.seg;
         let opt = mptcp_option(payload);
+        // The mobile's RST refusing a connection to an address it announced (`connect_syn`).
+        if seg.flags.contains(Flags::RST) {
+            return Arrival {
+                respond: true,
+                ..Arrival::default()
+            };
+        }
         let i = match self.find(seg.src_port) {
             Some(i) => Some(i),
             None if seg.flags.contains(Flags::SYN) => self.accept(now, seg.src_port, &opt),
@@ -555,9 +675,34 @@ impl Agent for MptcpSource {
         }
         if let Some(ack) = opt.data_ack {
             self.on_data_ack(now, ack);
+            // At the mobile (an upload), the peer's first DSS after the handshake, the DATA_ACK
+            // of its data, makes the client fully established (`check_fully_established`;
+            // the model's third ACK, from the peer, carries a DATA_ACK of nothing): its
+            // `signal` endpoints are announced ("check first for announce",
+            // `mptcp_pm_create_subflow_or_signal_addr`).
+            let established = self
+                .subflows
+                .first()
+                .is_some_and(|s| s.tcp.is_established());
+            if self.paths.mobile_sends && !self.fully_established && established && ack > 0 {
+                self.fully_established = true;
+                let signal: Vec<u8> = (self.paths.cfg.endpoints().iter())
+                    .filter(|e| e.signals() && !self.paths.is_absent(e.interface))
+                    .map(|e| e.interface)
+                    .collect();
+                for iface in signal {
+                    self.maybe_announce(now, iface);
+                }
+            }
         }
-        if let AddrSignal::Remove(iface) = opt.addr {
-            self.close_iface(now, iface);
+        match opt.addr {
+            AddrSignal::Remove(iface) => self.close_iface(now, iface),
+            AddrSignal::Add(iface) if !self.paths.mobile_sends => self.on_add_addr(iface),
+            AddrSignal::Echo(iface) => {
+                let t = self.announce_timeout();
+                self.announcer.on_echo(now, iface, t);
+            }
+            _ => {}
         }
         Arrival {
             respond: true,
@@ -581,12 +726,15 @@ impl Agent for MptcpSource {
     /// The mobile's address on `iface` appeared. At the mobile (an upload), the model's
     /// passive sender asks the peer to open the subflow (ADD_ADDR, RFC 8684 §3.4.1; see the
     /// module's Deviation), as the sink at the mobile would open it itself.
-    fn address_added(&mut self, _now: Time, iface: u8, here: bool) -> bool {
+    fn address_added(&mut self, now: Time, iface: u8, here: bool) -> bool {
         if !here {
             return false;
         }
         self.paths.added(iface);
         self.ask_for(iface);
+        if self.fully_established {
+            self.maybe_announce(now, iface);
+        }
         true
     }
 

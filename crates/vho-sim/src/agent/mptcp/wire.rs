@@ -21,8 +21,10 @@
 //! - An MP_JOIN's third ACK carries a DATA_ACK, not the 20-byte HMAC (§3.2).
 //! - A segment the model gives two mappings (a resend across two) is written with the first
 //!   (Linux sends one mapping per skb).
-//! - ADD_ADDR and REMOVE_ADDR are written only if they fit after the DSS: the model charges
-//!   their bytes on a data segment, where Linux sends them on a pure ACK.
+//! - REMOVE_ADDR, and the ADD_ADDR by which an upload's mobile asks for a re-created subflow,
+//!   are written only if they fit after the DSS: the model charges their bytes on the next
+//!   segment, where Linux sends them on a pure ACK. A `signal` endpoint's ADD_ADDR and its
+//!   echo go on a pure ACK alone, as Linux's (`agent::mptcp::announce`).
 
 use super::{AddrSignal, Handshake, MptcpOption};
 use crate::tcp::{Flags, Segment};
@@ -119,6 +121,7 @@ pub fn encode(
     from_source: bool,
     keys: &MptcpKeys,
     src_addr: [u8; 4],
+    dst_addr: [u8; 4],
 ) -> usize {
     let mut n = 0;
     let mut put = |bytes: &[u8]| {
@@ -154,6 +157,16 @@ pub fn encode(
         // §3.2 Figure 6: MP_JOIN's SYN carries the receiver's token and the sender's nonce;
         // Figure 7: the SYN-ACK a truncated HMAC (Key = responder's key + initiator's key,
         // Msg = responder's nonce + initiator's nonce) and the responder's nonce.
+        // The correspondent's join toward an announced address: its own address's id, 0, no
+        // backup bit (`mptcp_pm_nl_add_addr_received` connects from the address routing picks,
+        // `fill_local_addresses_vec`'s id 0).
+        Handshake::PeerJoin { .. } => {
+            let mut b = [0u8; 12];
+            b[..4].copy_from_slice(&[KIND, 12, 0x10, 0]);
+            b[4..8].copy_from_slice(&token_of(peer).0.to_be_bytes());
+            b[8..12].copy_from_slice(&nonce(own, seg).to_be_bytes());
+            put(&b);
+        }
         Handshake::Join { interface, backup } => {
             let b_bit = u8::from(backup);
             if syn_ack {
@@ -242,6 +255,14 @@ pub fn encode(
             b[8..16].copy_from_slice(&mac[..8]);
             put(&b);
         }
+        // §3.4.1 Figure 12 with E set: the echo carries the address it acknowledges (the
+        // announcer's: here the packet's destination) and no HMAC (Linux
+        // `mptcp_write_options`: `if (!echo) ... hmac`).
+        AddrSignal::Echo(iface) => {
+            let mut b = [KIND, 8, 0x31, addr_id(iface), 0, 0, 0, 0];
+            b[4..8].copy_from_slice(&dst_addr);
+            put(&b);
+        }
         // §3.4.2 Figure 16: REMOVE_ADDR of one address id.
         AddrSignal::Remove(iface) => {
             put(&[KIND, 4, 0x40, addr_id(iface)]);
@@ -273,7 +294,15 @@ mod tests {
     fn written(opt: &MptcpOption, s: &Segment, from_source: bool) -> Vec<u8> {
         let keys = MptcpKeys::of(1, 0);
         let mut out = [0u8; 40];
-        let n = encode(&mut out, opt, s, from_source, &keys, [10, 0, 0, 5]);
+        let n = encode(
+            &mut out,
+            opt,
+            s,
+            from_source,
+            &keys,
+            [10, 0, 0, 5],
+            [10, 0, 0, 6],
+        );
         out[..n].to_vec()
     }
 
@@ -471,6 +500,88 @@ mod tests {
         let syn_ack = Flags(Flags::SYN.0 | Flags::ACK.0);
         match parsed(&written(&opt, &seg(syn_ack, 0), true))[0] {
             Wire::Capable { sender_key, .. } => assert_eq!(sender_key, Some(keys.source)),
+            ref o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn add_addr_carries_the_announcers_address_and_hmac_its_echo_neither_hmac() {
+        // RFC 8684 §3.4.1 Figure 12: ADD_ADDR (IPv4, no port) is 16 bytes with the truncated
+        // HMAC (Key = the announcer's key + the peer's, Msg = address id + address); the
+        // receiver's echo (E = 1) repeats the address and id in 8 bytes, no HMAC.
+        let keys = MptcpKeys::of(1, 0);
+        let add = MptcpOption {
+            addr: AddrSignal::Add(1),
+            ..MptcpOption::default()
+        };
+        // From the data receiver (the mobile, a download) at 10.0.0.5.
+        let bytes = written(&add, &seg(Flags::ACK, 0), false);
+        assert_eq!(bytes.len(), 16);
+        let mut key = [0u8; 16];
+        key[..8].copy_from_slice(&keys.sink.to_be_bytes());
+        key[8..].copy_from_slice(&keys.source.to_be_bytes());
+        let mac = hmac_sha256(&key, &[2, 10, 0, 0, 5]);
+        assert_eq!(&bytes[8..16], &mac[..8]);
+        match &parsed(&bytes)[0] {
+            Wire::AddAddr {
+                echo,
+                addr_id,
+                addr,
+                port,
+            } => {
+                assert!(!echo);
+                assert_eq!(*addr_id, 2);
+                assert_eq!(addr.to_string(), "10.0.0.5");
+                assert_eq!(*port, None);
+            }
+            o => panic!("{o:?}"),
+        }
+        // The echo, from the data sender to the announcer (10.0.0.6, the destination).
+        let echo = MptcpOption {
+            addr: AddrSignal::Echo(1),
+            ..MptcpOption::default()
+        };
+        let bytes = written(&echo, &seg(Flags::ACK, 0), true);
+        assert_eq!(bytes.len() as u32, echo.wire_len(false));
+        assert_eq!(bytes.len(), 8);
+        match &parsed(&bytes)[0] {
+            Wire::AddAddr {
+                echo,
+                addr_id,
+                addr,
+                ..
+            } => {
+                assert!(echo);
+                assert_eq!(*addr_id, 2);
+                assert_eq!(addr.to_string(), "10.0.0.6");
+            }
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn the_correspondents_join_toward_an_announced_address_carries_id_0_and_the_mobiles_token() {
+        // RFC 8684 §3.2 Figure 6 from the correspondent (the data sender here): the receiver's
+        // token (the mobile's) and its own address id, 0, as a kernel capture shows
+        // (`vho emulate --multipath`, a `signal` endpoint: docs/design/mptcp.md).
+        let keys = MptcpKeys::of(1, 0);
+        let opt = MptcpOption {
+            handshake: Handshake::PeerJoin { toward: 1 },
+            ..MptcpOption::default()
+        };
+        let bytes = written(&opt, &seg(Flags::SYN, 0), true);
+        assert_eq!(bytes.len() as u32, opt.wire_len(false));
+        match parsed(&bytes)[0] {
+            Wire::JoinSyn {
+                backup,
+                addr_id,
+                token,
+                ..
+            } => {
+                assert!(!backup);
+                assert_eq!(addr_id, 0);
+                assert_eq!(token, token_of(keys.sink).0);
+            }
             ref o => panic!("{o:?}"),
         }
     }

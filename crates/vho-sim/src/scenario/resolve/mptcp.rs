@@ -70,6 +70,22 @@ impl Ctx<'_> {
                 }
             };
         }
+        if let Some(n) = &t.add_addr_accepted {
+            cfg.add_addr_accepted = match u8::try_from(*n.get_ref()) {
+                Ok(v) if usize::from(v) <= MAX_ENDPOINTS => v,
+                _ => {
+                    return Err(self.err(
+                        n.span(),
+                        "flow.mptcp.add_addr_accepted",
+                        format!(
+                            "an integer from 0 to {MAX_ENDPOINTS} (ip mptcp limits set \
+                             add_addr_accepted; the kernel refuses more)"
+                        ),
+                        Some(n.get_ref().to_string()),
+                    ))
+                }
+            };
+        }
         Ok(FlowKind::Mptcp(cfg))
     }
 
@@ -128,25 +144,27 @@ impl Ctx<'_> {
                     "subflow" => flags::SUBFLOW,
                     "backup" => flags::BACKUP,
                     "fullmesh" => flags::FULLMESH,
-                    "signal" => {
-                        return Err(self.err(
-                            f.span(),
-                            field,
-                            "subflow, backup or fullmesh (signal: the peer would open the \
-                             subflow on ADD_ADDR, which the model's passive TCP sender \
-                             cannot yet)",
-                            Some("\"signal\"".into()),
-                        ))
-                    }
+                    "signal" => flags::SIGNAL,
                     other => {
                         return Err(self.err(
                             f.span(),
                             field,
-                            "flags among subflow, backup, fullmesh",
+                            "flags among signal, subflow, backup, fullmesh",
                             Some(format!("{other:?}")),
                         ))
                     }
                 };
+            }
+            // `mptcp_pm_nl_add_addr_doit` (net/mptcp/pm_kernel.c): "flags mustn't have both
+            // signal and fullmesh" (EINVAL).
+            if bits & flags::SIGNAL != 0 && bits & flags::FULLMESH != 0 {
+                return Err(self.err(
+                    eps.span(),
+                    field,
+                    "signal or fullmesh, not both (the kernel refuses the endpoint: \
+                     mptcp_pm_nl_add_addr_doit)",
+                    Some(format!("{name} = [\"signal\", \"fullmesh\"]")),
+                ));
             }
             cfg.set(Endpoint {
                 interface: i as u8,

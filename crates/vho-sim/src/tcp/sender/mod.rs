@@ -408,6 +408,13 @@ impl TcpSender {
         self.timers.get(Timer::Retransmit)
     }
 
+    /// A pure ACK as it would send one now (SND.NXT, RCV.NXT, its timestamps), changing
+    /// nothing: the segment Linux's MPTCP path manager sends to carry a signal
+    /// (`mptcp_pm_addr_send_ack` -> `tcp_send_ack`, net/mptcp/pm.c).
+    pub fn bare_ack(&self, now: Time) -> Segment {
+        self.header(now, self.snd_nxt, Flags::ACK, 0)
+    }
+
     pub fn probe(&self) -> SenderProbe {
         SenderProbe {
             cwnd: self.cc.cwnd(),

@@ -219,6 +219,34 @@ def print_row(row: dict[str, object], k: float | None) -> None:
     )
 
 
+def after_return(run_dir: Path, until: float) -> str:
+    """What a kept emulation of a failback cell did once WLAN was back, from the mobile's
+    capture (`mh.pcap`, tshark): the first data over WLAN after ``until`` (the failback), the
+    data bytes GPRS brought in all and from then on, and WLAN's idle time after it (its gaps
+    over 0.3 s before its last data: the connection waiting on what GPRS holds). The mobile's
+    addresses are `vho emulate`'s 10.(67 + link).x.y: WLAN 10.69, GPRS 10.68 in this study."""
+    import itertools
+    import subprocess
+
+    fields = ["-e", "frame.time_relative", "-e", "ip.dst", "-e", "tcp.len"]
+    cmd = ["tshark", "-r", str(run_dir / "mh.pcap"), "-Y", "tcp.len>0", "-T", "fields", *fields]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    rows = [ln.split("\t") for ln in out.splitlines() if ln.count("\t") == 2]
+    pkts = [(float(t), dst, int(n)) for t, dst, n in rows]
+    # The mobile's addresses: 10.(67 + link).x.y; the links in the study's order.
+    wlan = [t for t, dst, _ in pkts if dst.startswith("10.69.") and t >= until]
+    if not wlan:
+        return "no data over WLAN after its return"
+    fb = wlan[0]
+    gprs = [(t, n) for t, dst, n in pkts if dst.startswith("10.68.")]
+    after = sum(n for t, n in gprs if t >= fb)
+    idle = sum(b - a for a, b in itertools.pairwise(wlan) if b - a > 0.3)
+    return (
+        f"failback {fb - until:.2f} s, GPRS {sum(n for _, n in gprs)} B ({after} B after the "
+        f"failback), WLAN idle {idle:.2f} s after it"
+    )
+
+
 def blackhole_rows(args: argparse.Namespace, sizes: list[str]) -> list[dict[str, object]]:
     """The blackhole group (`--blackhole`): each cell's model row beside the kernel's median
     (stored, or measured with `--emulate`, then written with `--update-data`)."""
@@ -239,6 +267,10 @@ def blackhole_rows(args: argparse.Namespace, sizes: list[str]) -> list[dict[str,
             measured[cell.name] = (med, done)
             each[cell.name] = " ".join(f"{t:.3f}" for t in times)
             k: float | None = med
+            until = cell.text.split("until = ")[1:]
+            for rep in range(1, args.reps + 1) if keep and until else ():
+                back = float(until[0].split()[0].strip('"'))
+                print(f"  k{rep}: {after_return(keep / f'k{rep}', back)}")  # type: ignore[operator]
         else:
             k = kernel.get(cell.name)
         row = model_row(cell, k)

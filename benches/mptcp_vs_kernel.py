@@ -148,6 +148,9 @@ def model_row(cell: Cell | BlackholeCell, k: float | None) -> dict[str, object]:
         "model_resume_s": lost[0]["resume_s"] if lost else None,
         "model_failback_s": lost[0]["failback_s"] if lost else None,
         "model_stale": mp["stale_subflows"],
+        "model_gprs_bytes": sum(
+            x["bytes_received"] for x in mp["subflows"] if x["interface"] == "gprs"
+        ),
         "model_subflows": mp["subflows_created"],
     }
 

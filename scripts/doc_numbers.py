@@ -453,6 +453,7 @@ SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "compare": compare,
     "mptcpkernel": mptcp.mptcpkernel,
     "mptcpkernel2s": mptcp.mptcpkernel2s,
+    "mptcpblackhole": mptcp.mptcpblackhole,
     "mptcpfix": mptcp.mptcpfix,
     "comparemptcp": comparemptcp,
     "mptcpbench": mptcp.mptcpbench,

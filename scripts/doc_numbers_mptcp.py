@@ -72,6 +72,47 @@ def mptcpkernel2s() -> dict[str, str]:
     return _kernel_table("2 s")
 
 
+def _opt(x: object, digits: int = 2) -> str:
+    return "-" if x is None else _s(float(x), digits)  # type: ignore[arg-type]
+
+
+@cache
+def mptcpblackhole() -> dict[str, str]:
+    """`benches/mptcp_vs_kernel.py --blackhole`: the model's run of each blackhole cell
+    (WLAN's path blackholed by a link schedule, for good or back 3 s later) beside the
+    kernel's median stored in `benches/data/emu_kernel_mptcp_blackhole.csv` and its runs."""
+    import csv
+
+    sys.path.insert(0, str(ROOT / "benches"))
+    import mptcp_vs_kernel as bench
+
+    with open(bench.KERNEL_BLACKHOLE_CSV, newline="") as fh:
+        stored = {r["cell"]: r for r in csv.DictReader(fh)}
+    out: dict[str, str] = {}
+    within = within5 = n = 0
+    for cell in bench.blackhole_cells(list(bench.KERNEL_CSV)):
+        k = stored.get(cell.name)
+        r = bench.model_row(cell, float(k["mptcp_s"]) if k else None)
+        name = cell.name.removeprefix("blackhole ").lower()
+        key = name.replace(".", "_").replace("-", "_to_").replace(" ", "_")
+        d = float(r["diff_pct"])  # type: ignore[arg-type]
+        runs = k["mptcp_runs"].split() if k else []
+        out |= {
+            f"{key}_kernel": _opt(k["mptcp_s"] if k else None),
+            f"{key}_runs": ", ".join(_s(float(x), 2) for x in runs) or "-",
+            f"{key}_model": _opt(r["model_mptcp_s"]),
+            f"{key}_diff": f"{d:+.1f} %",
+            f"{key}_reinjected": str(r["model_bytes_retrans"]),
+            f"{key}_resume": _opt(r["model_resume_s"]),
+            f"{key}_failback": _opt(r["model_failback_s"]),
+            f"{key}_gprs": str(r["model_gprs_bytes"]),
+        }
+        n += 1
+        within += abs(d) <= 10
+        within5 += abs(d) <= 5
+    return out | {"cells": str(n), "within10": str(within), "within5": str(within5)}
+
+
 @cache
 def mptcpfix() -> dict[str, str]:
     """`benches/mptcp_vs_tshark.py tests/data/mptcp_*.pcap` without tshark: `vho analyze`'s

@@ -90,3 +90,57 @@ def test_a_bad_endpoint_or_limit_is_refused_in_one_line(
     assert main(["run", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bad.toml" in err and field in err and says in err, err
+
+
+def blackhole(until: str | None = None, stale_loss_cnt: int = 4) -> str:
+    """The example with WLAN's path blackholed at 5 s by a link schedule instead of the
+    handover: the interface stays up and the path manager hears nothing (as a path that dies
+    beyond the access point), so only the stale rule and reinjection can react."""
+    text = EXAMPLE.read_text()
+    head, _, rest = text.partition("[[handover]]")
+    back = f'until = "{until}"\n' if until else ""
+    schedule = (
+        '[[schedule]]\nlink = "wlan"\ndirection = "both"\nat = "5 s"\n'
+        f'state = "blackhole"\n{back}\n'
+    )
+    text = head + schedule + "[[flow]]" + rest.partition("[[flow]]")[2]
+    return text.replace(
+        'congestion_control = "uncoupled"',
+        f'congestion_control = "uncoupled"\nstale_loss_cnt = {stale_loss_cnt}',
+    )
+
+
+def test_a_path_blackholed_for_good_is_left_by_the_stale_rule_and_its_data_reinjected() -> None:
+    # No REMOVE_ADDR and no handover: the WLAN subflow is found stale after stale_loss_cnt
+    # retransmission periods without an ACK (`mptcp_pm_subflow_chk_stale`, net/mptcp/pm.c;
+    # `mptcp_pm_nl_subflow_chk_stale`), everything not DATA_ACKed goes through the scheduler
+    # again (`__mptcp_retransmit_pending_data`) and GPRS carries the download to its end.
+    f = vho.run(blackhole()).summary["flows"][0]
+    assert f["completed"]
+    m = f["mptcp"]
+    assert m["handovers"] == [] and m["stale_subflows"] == 1
+    assert m["bytes_retrans"] > 0
+    gprs = next(s for s in m["subflows"] if s["interface"] == "gprs")
+    assert gprs["bytes_reinjected"] > 0
+    (o,) = m["outages"]
+    assert (o["interface"], o["state"], o["at_s"], o["until_s"]) == ("wlan", "blackhole", 5.0, None)
+    assert o["failback_s"] is None and o["resume_s"] > 0
+    # GPRS was busy with data of its own, so the connection's timer had no idle subflow to
+    # resend on (`mptcp_subflow_get_retrans`): the stranded data waited for the stale rule,
+    # and waits longer when it asks for more periods.
+    later = vho.run(blackhole(stale_loss_cnt=8)).summary["flows"][0]["mptcp"]["outages"][0]
+    assert later["resume_s"] > o["resume_s"]
+
+
+def test_when_the_blackholed_path_returns_the_traffic_returns_to_it() -> None:
+    # WLAN back at 8 s: its subflow's next retransmission is acknowledged and the stale
+    # subflow is active again (`mptcp_subflow_active`, net/mptcp/protocol.c), the scheduler's
+    # pick for new data (`mptcp_subflow_get_send`): most of the 2 MB comes over WLAN.
+    gone = vho.run(blackhole()).summary["flows"][0]
+    back = vho.run(blackhole(until="8 s")).summary["flows"][0]
+    assert back["completed"] and back["transfer_time_s"] < gone["transfer_time_s"] / 2
+    m = back["mptcp"]
+    (o,) = m["outages"]
+    assert o["until_s"] == 8.0 and o["failback_s"] is not None and o["failback_s"] > 0
+    wlan = next(s for s in m["subflows"] if s["interface"] == "wlan")
+    assert wlan["bytes_received"] > 1_000_000

@@ -147,6 +147,13 @@ def _flow_lines(f: dict) -> list[str]:
                 f"  {h['lost']} lost at {h['at_s']:.3f} s: resumed in "
                 f"{_fmt(h['resume_s'], ' s')}{back}"
             )
+        for o in m.get("outages", []):
+            back = "" if o["failback_s"] is None else f", failback {_fmt(o['failback_s'], ' s')}"
+            end = "" if o["until_s"] is None else f" to {o['until_s']:.3f} s"
+            lines.append(
+                f"  {o['interface']} {o['state']} at {o['at_s']:.3f} s{end}: resumed in "
+                f"{_fmt(o['resume_s'], ' s')}{back}"
+            )
         return lines
     return [f"{head} {state}"]
 

@@ -256,6 +256,27 @@ SUMMARY: tuple[tuple[str, str], ...] = (
         "time to fail back: to the first data over the interface taken when an earlier "
         "handover had left it (null otherwise; `vho emulate`: a reading of the receiver's)",
     ),
+    (
+        "flows[].mptcp.outages[].at_s",
+        "a link schedule taking one of the mobile's interfaces' paths away (a state other "
+        "than up; the path manager hears nothing), reached by the run",
+    ),
+    (
+        "flows[].mptcp.outages[].until_s",
+        "when the path returned (the entry's until, or a later entry setting it up; null: never)",
+    ),
+    ("flows[].mptcp.outages[].interface", "the interface whose path went"),
+    ("flows[].mptcp.outages[].state", "the state the schedule set: blackhole, outage or down"),
+    (
+        "flows[].mptcp.outages[].resume_s",
+        "time to resume, as a handover's: to the connection's in-order data moving on again "
+        "with data over another interface (null: never)",
+    ),
+    (
+        "flows[].mptcp.outages[].failback_s",
+        "time to fail back: from until_s to the first data arriving over the interface again "
+        "(null: no return, or none came)",
+    ),
     ("handovers[].at_s", "the handover's instant"),
     ("handovers[].mobile", "the mobile node that hands over"),
     ("handovers[].from", "the access link it leaves"),

@@ -526,7 +526,7 @@ pub fn summarise(
         [A::CbrSource(s), A::CbrSink(r)] => (None, Some(KindRecord::Cbr(cbr::summary(s, r))), None),
         [A::MptcpSource(s), A::MptcpSink(r)] => (
             None,
-            Some(KindRecord::Mptcp(mptcp::summary(s, r, handovers))),
+            Some(KindRecord::Mptcp(mptcp::summary(s, r, handovers, now))),
             None,
         ),
         _ => unreachable!("invariant: `build` pairs each source with its own kind's sink"),

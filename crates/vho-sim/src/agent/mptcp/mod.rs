@@ -59,9 +59,10 @@ pub mod wire;
 pub use option::{
     AddrSignal, Handshake, MapTable, Mapping, MptcpOption, Reassembly, DATA_DSS_BYTES,
 };
-pub use summary::{summary, MptcpSample, MptcpSummary, SubflowSummary};
+pub use summary::{summary, MptcpOutage, MptcpSample, MptcpSummary, SubflowSummary};
 
 use super::{Body, Payload, Transmit};
+use crate::config::link::LinkState;
 use crate::rng::Rng;
 use crate::spec::{FlowSpec, LinkIdx, Spec};
 use crate::tcp::config::HeaderModel;
@@ -242,6 +243,10 @@ pub struct MptcpSink {
     progress: Vec<(Time, u8)>,
     /// Handovers of the flow's mobile, for the record only: (instant, interface left, taken).
     handovers: Vec<(Time, u8, u8)>,
+    /// Link schedules that take the path of one of the mobile's interfaces away without a
+    /// word to the path manager (a `state` other than `up`), for the record only: (instant,
+    /// return, interface, state).
+    outages: Vec<(Time, Option<Time>, u8, LinkState)>,
     /// The option of the segment just given (`Agent::tcp_payload`).
     beside: Option<(Payload, u32)>,
 }
@@ -313,6 +318,7 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
             (at, ix(h.from), ix(h.to))
         })
         .collect();
+    let outages = outages(spec, &ms.interfaces);
     let tcp = subflow_tcp(fs);
     let port = super::tcp::SENDER_PORT_BASE.wrapping_add(f as u16);
     let port_base = super::tcp::RECEIVER_PORT_BASE.wrapping_add(f as u16);
@@ -364,9 +370,31 @@ pub fn build(spec: &Spec, f: usize, cfg: MptcpConfig) -> (MptcpSource, MptcpSink
         next: 0,
         progress: Vec::new(),
         handovers,
+        outages,
         beside: None,
     };
     (source, sink)
+}
+
+/// The link schedules (`[[schedule]]`) that take one of `interfaces`' paths away (a state
+/// other than `up`: blackhole, outage, down), each with its return: its `until`, or the
+/// first later entry on that link that sets it `up`.
+fn outages(spec: &Spec, interfaces: &[LinkIdx]) -> Vec<(Time, Option<Time>, u8, LinkState)> {
+    spec.schedules
+        .iter()
+        .filter_map(|x| {
+            let state = x.state.filter(|&s| s != LinkState::Up)?;
+            let iface = interfaces.iter().position(|&l| l == x.link)?;
+            let back = x.until.or_else(|| {
+                spec.schedules
+                    .iter()
+                    .filter(|y| y.link == x.link && y.at > x.at && y.state == Some(LinkState::Up))
+                    .map(|y| y.at)
+                    .min()
+            });
+            Some((x.at, back, iface as u8, state))
+        })
+        .collect()
 }
 
 /// Wraps a subflow's segment into what the world sends, its option (and the link it must

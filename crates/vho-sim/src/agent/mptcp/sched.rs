@@ -128,6 +128,13 @@ impl StaleCheck {
             Staleness::Progress
         }
     }
+
+    /// Whether an ACK came since the first period's reading: a stale subflow is active again
+    /// at once then, without waiting for the next check (`mptcp_subflow_active`,
+    /// net/mptcp/protocol.c: `stale_rcv_tstamp != rcv_tstamp` → `mptcp_subflow_set_active`).
+    pub fn acked_since(&self, acks_now: u64) -> bool {
+        self.acks_at != acks_now
+    }
 }
 
 /// `TCP_RTO_MIN` (include/net/tcp.h, 200 ms): the connection's retransmission timer when no

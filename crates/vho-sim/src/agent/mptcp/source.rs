@@ -103,10 +103,23 @@ impl MptcpSource {
         s.tcp.push(len);
     }
 
+    /// A stale subflow that received an ACK since it went stale is active again
+    /// (`mptcp_subflow_active` → `mptcp_subflow_set_active`, net/mptcp/protocol.c: the
+    /// scheduler's and the stale rule's test of every subflow); its count of periods stays
+    /// until the next check finds the progress.
+    fn wake_stale(&mut self) {
+        for s in self.subflows.iter_mut() {
+            if s.stale && s.check.acked_since(s.tcp.acks_received()) {
+                s.stale = false;
+            }
+        }
+    }
+
     /// The scheduler at work (`__mptcp_push_pending`): reinjected data first, then new data,
     /// a mapping of at most one segment at a time to the subflow `get_send` picks, within
     /// the peer's connection-level window (`mptcp_wnd_end`).
     fn push_pending(&mut self) {
+        self.wake_stale();
         loop {
             let Some(i) = sched::get_send(&self.views()) else {
                 return;
@@ -223,6 +236,7 @@ impl MptcpSource {
     /// data goes through the scheduler again (`mptcp_pm_nl_subflow_chk_stale`,
     /// `__mptcp_retransmit_pending_data`).
     fn check_stale(&mut self) {
+        self.wake_stale();
         let limit = self.paths.cfg.stale_loss_cnt;
         let mut push = false;
         for i in 0..self.subflows.len() {

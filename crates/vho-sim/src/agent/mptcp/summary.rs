@@ -63,6 +63,27 @@ pub struct MptcpHandover {
     pub failback_s: Option<f64>,
 }
 
+/// One link schedule that took the path of one of the mobile's interfaces away (`[[schedule]]`
+/// with a `state` other than `up`: the interface stays as it was, the path manager hears
+/// nothing), as the connection lived it: the stale rule and reinjection alone react.
+#[derive(Clone, Debug, Serialize)]
+pub struct MptcpOutage {
+    pub at_s: f64,
+    /// When the path returned (the entry's `until`, or a later entry setting it `up`; `null`:
+    /// never in the scenario).
+    pub until_s: Option<f64>,
+    /// The interface whose path went, and the state the schedule set (blackhole, outage,
+    /// down).
+    pub interface: String,
+    pub state: &'static str,
+    /// Time to resume, as a handover's: from `at_s` to the connection's in-order data moving
+    /// on again with data over another interface (`null`: it never did).
+    pub resume_s: Option<f64>,
+    /// Time to fail back: from `until_s` to the first data arriving over the interface again
+    /// (`null`: no return, or no data came over it after).
+    pub failback_s: Option<f64>,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct MptcpSummary {
     pub scheduler: &'static str,
@@ -80,11 +101,13 @@ pub struct MptcpSummary {
     pub duplicate_bytes: u64,
     pub subflows: Vec<SubflowSummary>,
     pub handovers: Vec<MptcpHandover>,
+    /// The link schedules that took an interface's path away, the run having reached them.
+    pub outages: Vec<MptcpOutage>,
 }
 
 /// The flow's record from its two ends; `happened`, the instants of the handovers the run
-/// reached.
-pub fn summary(s: &MptcpSource, r: &MptcpSink, happened: &[Time]) -> MptcpSummary {
+/// reached; `now`, the run's end.
+pub fn summary(s: &MptcpSource, r: &MptcpSink, happened: &[Time], now: Time) -> MptcpSummary {
     let name = |iface: u8| r.paths.names[usize::from(iface)].clone();
     let closed = |l: Life| match l {
         Life::Open => None,
@@ -148,6 +171,34 @@ pub fn summary(s: &MptcpSource, r: &MptcpSink, happened: &[Time]) -> MptcpSummar
             }
         })
         .collect();
+    let outages = r
+        .outages
+        .iter()
+        .filter(|&&(at, ..)| at <= now)
+        .map(|&(at, until, iface, state)| {
+            let resume = r
+                .progress
+                .iter()
+                .find(|&&(p, i)| p >= at && i != iface)
+                .map(|&(p, _)| p.saturating_since(at).as_secs_f64());
+            let failback = until.and_then(|u| {
+                r.subflows
+                    .iter()
+                    .filter(|y| y.iface == iface)
+                    .filter_map(|y| y.arrivals.iter().find(|&&a| a >= u))
+                    .min()
+                    .map(|a| a.saturating_since(u).as_secs_f64())
+            });
+            MptcpOutage {
+                at_s: at.as_secs_f64(),
+                until_s: until.map(Time::as_secs_f64),
+                interface: name(iface),
+                state: state.name(),
+                resume_s: resume,
+                failback_s: failback,
+            }
+        })
+        .collect();
     MptcpSummary {
         scheduler: s.paths.cfg.scheduler.name(),
         congestion_control: s.paths.cfg.coupling.name(),
@@ -158,5 +209,6 @@ pub fn summary(s: &MptcpSource, r: &MptcpSink, happened: &[Time]) -> MptcpSummar
         duplicate_bytes: r.rx.duplicate_bytes,
         subflows,
         handovers,
+        outages,
     }
 }

@@ -637,3 +637,5 @@ fn a_remove_addr_closes_the_peers_subflows_on_that_interface() {
 }
 
 mod appear;
+mod frag;
+mod join;

@@ -205,7 +205,7 @@ impl MptcpSource {
     fn on_rtx_timeout(&mut self, now: Time) {
         self.rtx_timer = None;
         self.wake();
-        if self.snd_una >= self.snd_nxt {
+        if self.snd_una >= self.total {
             return;
         }
         if self.check_stale() {
@@ -227,7 +227,8 @@ impl MptcpSource {
                 }
             })
             .collect();
-        if let Some(i) = sched::get_retrans(&views) {
+        let head = self.snd_una < self.snd_nxt;
+        if let Some(i) = sched::get_retrans(&views).filter(|_| head) {
             let end = self.snd_nxt.min(self.snd_una + sched::RTX_HEAD_BYTES);
             let mss = u64::from(self.subflows[i].tcp.mss());
             let mut dsn = self.snd_una;
@@ -524,6 +525,15 @@ impl Agent for MptcpSource {
                 self.arm_rtx(now);
             }
             return Some(out);
+        }
+        // Nothing outstanding at the data level, data left, and the scheduler's pick without
+        // room: Linux would queue the data on that subflow (`sk_stream_memory_free`, see the
+        // module's Deviation), its connection's timer then running and counting the
+        // subflow's stale periods (`mptcp_pm_subflow_chk_stale`); so does the model's, or a
+        // subflow stalled with data the other already delivered would hold it forever.
+        let stuck = self.snd_una == self.snd_nxt && self.snd_nxt < self.total;
+        if stuck && self.subflows.iter().any(|s| s.tcp.is_established()) {
+            self.arm_rtx(now);
         }
         None
     }

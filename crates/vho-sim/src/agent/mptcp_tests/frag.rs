@@ -25,7 +25,7 @@ fn rounds(size: &str) -> Vec<Vec<(u64, u32)>> {
             let (p, pl) = packet(a, true);
             r.handle_packet(t, &p, &pl);
         }
-        t = t + Dur::from_millis(50);
+        t += Dur::from_millis(50);
         if r.poll_timeout().is_some_and(|d| d <= t) {
             r.handle_timeout(t);
         }

@@ -91,3 +91,34 @@ fn a_joined_subflow_carries_nothing_until_the_connection_next_pushes() {
         .expect("data on the join");
     assert_eq!(first.1.maps()[0].dsn, 0, "from the connection's DATA_ACK");
 }
+
+#[test]
+fn a_backup_takes_over_when_the_lost_subflows_data_were_all_delivered_by_it() {
+    // The thesis's fast -> slow case with GSM a backup and a 16 KiB window: WaveLAN is lost
+    // with a window in flight, the connection's timer reinjects it on GSM, and GSM's DATA_ACK
+    // covers everything sent. The scheduler still picks WaveLAN (active, not yet stale), which
+    // has no room; Linux would queue the next data on it (`sk_stream_memory_free`), its
+    // connection's timer running (`mptcp_set_timeout`) until WaveLAN is stale
+    // (`mptcp_pm_nl_subflow_chk_stale`) and the backup may carry data
+    // (`mptcp_subflow_get_send`). The model's timer runs in that state too, or the transfer
+    // stops for good.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../python/vho/data/studies/thesis.toml"
+    );
+    let text = std::fs::read_to_string(path).expect("the thesis study");
+    let sets: Vec<String> = [
+        "run.stop=\"2000 s\"",
+        "flow.0.kind=\"mptcp\"",
+        "flow.0.mptcp.endpoints={gsm=[\"subflow\", \"backup\"]}",
+    ]
+    .map(String::from)
+    .to_vec();
+    let presets = PresetSet::builtin().expect("presets");
+    let spec = scenario::load("thesis.toml", &text, &sets, &presets).expect("loads");
+    let summary = crate::world::run(&spec, Vec::new()).expect("runs").summary;
+    assert!(
+        summary.flows[0].completed,
+        "the transfer completes over the backup"
+    );
+}

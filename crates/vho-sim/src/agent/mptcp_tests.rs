@@ -698,5 +698,7 @@ fn a_remove_addr_closes_the_peers_subflows_on_that_interface() {
 
 mod appear;
 
+mod frag;
+mod join;
 #[path = "mptcp_signal_tests.rs"]
 mod signal;

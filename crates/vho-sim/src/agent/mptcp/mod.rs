@@ -147,6 +147,17 @@ struct SendFlow {
     pace_srtt: crate::time::Dur,
     /// When it sent its SYN-ACK, until the handshake's RTT is taken from it.
     synack_at: Option<Time>,
+    /// The connection has run its scheduler since the subflow was established, so the
+    /// scheduler may pick it. Linux pushes data at a DATA_ACK (`ack_update_msk` →
+    /// `__mptcp_check_push`), at the connection's timer (`__mptcp_retrans`) and at a
+    /// subflow gone stale (`__mptcp_push_pending`); a passive MP_JOIN's establishment is none
+    /// of these (its third ACK carries MP_JOIN, no DSS: `mptcp_finish_join` pushes nothing),
+    /// so a joined subflow carries nothing until the next of them. The initial subflow's
+    /// first data is the application's write.
+    pushed: bool,
+    /// The subflow data offset just past the last short segment (less than its MSS) it was
+    /// handed: Minshall's `snd_sml` (`tcp_minshall_update`, net/ipv4/tcp_output.c).
+    sml: u64,
 }
 
 /// The data receiver's side of one subflow.
@@ -159,6 +170,9 @@ struct RecvFlow {
     maps: MapTable,
     /// Subflow bytes already handed to the connection (in order at the subflow level).
     consumed: u64,
+    /// It has sent its first segment after its SYN: a join's third ACK, which carries
+    /// MP_JOIN and no DSS (`mptcp_established_options_mp`: the MP_JOIN ACK is sent alone).
+    acked_handshake: bool,
     life: Life,
     data_bytes: u64,
     /// When data last arrived on it, and when it first did after each of the record's

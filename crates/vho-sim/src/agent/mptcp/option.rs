@@ -24,6 +24,8 @@ pub enum Handshake {
     /// announced on its interface `toward` (`agent::mptcp::announce`; Linux
     /// `mptcp_pm_nl_add_addr_received`).
     PeerJoin { toward: u8 },
+    /// MP_JOIN's third ACK (§3.2 Figure 8): the initiator's HMAC, and no DSS.
+    JoinAck,
 }
 
 /// A DSS mapping (§3.3.1): `len` bytes from subflow sequence offset `ssn` (relative to the
@@ -81,8 +83,8 @@ impl MptcpOption {
     }
 
     /// Option bytes on the wire (RFC 8684 Figures 4, 5, 6, 7, 11, 15, 16, padded to a word as
-    /// Linux lays them out): MP_CAPABLE 4 on a SYN and 12 on a SYN-ACK; MP_JOIN 12 on a SYN
-    /// and 16 on a SYN-ACK; a DSS with a DATA_ACK 4 + 8 (or 4), with a 64-bit mapping 14 more
+    /// Linux lays them out): MP_CAPABLE 4 on a SYN and 12 on a SYN-ACK; MP_JOIN 12 on a SYN,
+    /// 16 on a SYN-ACK and 24 on the third ACK; a DSS with a DATA_ACK 4 + 8 (or 4), with a 64-bit mapping 14 more
     /// (no checksum), padded: 12 for the data receiver's ACKs, 24 for the data sender's
     /// segments ([`DATA_DSS_BYTES`]); ADD_ADDR (IPv4, with its HMAC) 16, its echo (no HMAC)
     /// 8 and REMOVE_ADDR 4 more (`mptcp_add_addr_len`, net/mptcp/protocol.h).
@@ -103,6 +105,7 @@ impl MptcpOption {
                     12
                 }
             }
+            Handshake::JoinAck => 24,
         };
         let ack: u32 = match (self.data_ack, self.ack64) {
             (None, _) => 0,

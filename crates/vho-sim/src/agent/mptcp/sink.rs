@@ -33,6 +33,7 @@ impl MptcpSink {
             tcp,
             maps: MapTable::default(),
             consumed: 0,
+            acked_handshake: false,
             life: Life::Open,
             data_bytes: 0,
             arrivals: Vec::new(),
@@ -234,6 +235,11 @@ impl Agent for MptcpSink {
                         backup: s.backup,
                     }
                 };
+            } else if !std::mem::replace(&mut s.acked_handshake, true) && s.id > 0 {
+                // A join's third ACK: MP_JOIN's HMAC alone, no DATA_ACK
+                // (`mptcp_established_options_mp` returns the MP_JOIN ACK option by itself).
+                opt.data_ack = None;
+                opt.handshake = Handshake::JoinAck;
             }
             let link = self.paths.links[usize::from(s.iface)];
             return Some(transmit(

@@ -68,6 +68,8 @@ impl MptcpSource {
             olia: olia::State::default(),
             pace_srtt: crate::time::Dur::ZERO,
             synack_at: None,
+            pushed: id == 0,
+            sml: 0,
         });
         Some(self.subflows.len() - 1)
     }
@@ -79,7 +81,7 @@ impl MptcpSource {
                 let p = s.tcp.probe();
                 let (handed, acked) = s.tcp.data_offsets();
                 SubView {
-                    active: s.life == Life::Open && s.tcp.is_established() && !s.stale,
+                    active: s.life == Life::Open && s.tcp.is_established() && !s.stale && s.pushed,
                     backup: s.backup,
                     room: s.tcp.unsent() == 0 && p.flight_size < p.cwnd,
                     queued: handed - acked,
@@ -101,6 +103,9 @@ impl MptcpSource {
         let (end, _) = s.tcp.data_offsets();
         s.maps.push(Mapping { dsn, ssn: end, len });
         s.tcp.push(len);
+        if len < s.tcp.mss() {
+            s.sml = end + u64::from(len);
+        }
     }
 
     /// A stale subflow that received an ACK since it went stale is active again
@@ -139,13 +144,25 @@ impl MptcpSource {
                 continue;
             }
             let wnd_end = self.snd_una + u64::from(self.tcp.receive_window);
+            let frag_end = (self.snd_nxt / sched::DFRAG_BYTES + 1) * sched::DFRAG_BYTES;
             let len = u64::from(mss)
                 .min(self.total - self.snd_nxt)
+                .min(frag_end - self.snd_nxt)
                 .min(wnd_end.saturating_sub(self.snd_nxt)) as u32;
-            // A whole segment, or the transfer's tail: a mapping cut short by the window
-            // would leave the subflow's later segments straddling two (sender-side silly
-            // window avoidance, RFC 9293 §3.8.6.2.1, does the same for TCP).
-            if len == 0 || (len < mss && self.snd_nxt + u64::from(len) < self.total) {
+            let end = self.snd_nxt + u64::from(len);
+            // A whole segment, a data fragment's end (`sched::DFRAG_BYTES`) or the transfer's
+            // tail: a mapping cut short by the window would leave the subflow's later
+            // segments straddling two (sender-side silly window avoidance, RFC 9293
+            // §3.8.6.2.1, does the same for TCP).
+            if len == 0 || (len < mss && end < self.total && end < frag_end) {
+                return;
+            }
+            // The tail, short and last in the queue, waits while a short segment the subflow
+            // sent is unacknowledged: Nagle's algorithm with Minshall's rule
+            // (`tcp_nagle_test` → `tcp_nagle_check`, `tcp_minshall_check`; a subflow is
+            // pushed with its own `nonagle`, 0: `mptcp_push_release`).
+            let (_, acked) = self.subflows[i].tcp.data_offsets();
+            if len < mss && end == self.total && self.subflows[i].sml > acked {
                 return;
             }
             let dsn = self.snd_nxt;
@@ -168,10 +185,13 @@ impl MptcpSource {
         }
     }
 
+    /// `mptcp_set_timeout` over the connection's subflows (`conn_list`): a joined subflow is
+    /// one from its establishment on (`mptcp_finish_join`), so the timer of a SYN-ACK still
+    /// unanswered is not among them.
     fn rtx_interval(&self, now: Time) -> crate::time::Dur {
         self.subflows
             .iter()
-            .filter(|s| s.life == Life::Open && s.check.count == 0)
+            .filter(|s| s.life == Life::Open && s.tcp.is_established() && s.check.count == 0)
             .filter_map(|s| s.tcp.rto_deadline())
             .map(|t| t.saturating_since(now))
             .max()
@@ -182,6 +202,7 @@ impl MptcpSource {
     /// DATA_ACK moved to `ack` (§3.3.2): data below it is the peer's; the timer restarts
     /// while data is outstanding, stops when none is (`__mptcp_clean_una`).
     fn on_data_ack(&mut self, now: Time, ack: u64) {
+        self.wake();
         if ack <= self.snd_una {
             return;
         }
@@ -197,10 +218,16 @@ impl MptcpSource {
     /// head of the unacknowledged data is resent on `get_retrans`'s subflow.
     fn on_rtx_timeout(&mut self, now: Time) {
         self.rtx_timer = None;
-        if self.snd_una >= self.snd_nxt {
+        self.wake();
+        if self.snd_una >= self.total {
             return;
         }
-        self.check_stale();
+        if self.check_stale() {
+            // `mptcp_pm_nl_subflow_chk_stale` pushes at once (`__mptcp_push_pending`), inside
+            // `mptcp_subflow_get_retrans`'s walk: a subflow that takes the pending data has
+            // data outstanding before the head is reinjected, and is not picked for it.
+            self.push_pending();
+        }
         let views: Vec<RetransView> = self
             .subflows
             .iter()
@@ -214,7 +241,8 @@ impl MptcpSource {
                 }
             })
             .collect();
-        if let Some(i) = sched::get_retrans(&views) {
+        let head = self.snd_una < self.snd_nxt;
+        if let Some(i) = sched::get_retrans(&views).filter(|_| head) {
             let end = self.snd_nxt.min(self.snd_una + sched::RTX_HEAD_BYTES);
             let mss = u64::from(self.subflows[i].tcp.mss());
             let mut dsn = self.snd_una;
@@ -231,11 +259,19 @@ impl MptcpSource {
         self.rtx_timer = Some(now + self.rtx_interval(now));
     }
 
+    /// The connection runs its scheduler: every established subflow may be picked from now
+    /// on (see `SendFlow::pushed`).
+    fn wake(&mut self) {
+        for s in self.subflows.iter_mut() {
+            s.pushed |= s.tcp.is_established();
+        }
+    }
+
     /// `mptcp_pm_subflow_chk_stale` for every subflow with data outstanding; one reaching
     /// `stale_loss_cnt` while another subflow is active becomes stale and the unacknowledged
     /// data goes through the scheduler again (`mptcp_pm_nl_subflow_chk_stale`,
-    /// `__mptcp_retransmit_pending_data`).
-    fn check_stale(&mut self) {
+    /// `__mptcp_retransmit_pending_data`). Whether one did.
+    fn check_stale(&mut self) -> bool {
         self.wake_stale();
         let limit = self.paths.cfg.stale_loss_cnt;
         let mut push = false;
@@ -268,6 +304,7 @@ impl MptcpSource {
         if push {
             self.retransmit_pending();
         }
+        push
     }
 
     /// Everything not DATA_ACKed goes through the scheduler again
@@ -609,6 +646,15 @@ impl Agent for MptcpSource {
                 self.arm_rtx(now);
             }
             return Some(out);
+        }
+        // Nothing outstanding at the data level, data left, and the scheduler's pick without
+        // room: Linux would queue the data on that subflow (`sk_stream_memory_free`, see the
+        // module's Deviation), its connection's timer then running and counting the
+        // subflow's stale periods (`mptcp_pm_subflow_chk_stale`); so does the model's, or a
+        // subflow stalled with data the other already delivered would hold it forever.
+        let stuck = self.snd_una == self.snd_nxt && self.snd_nxt < self.total;
+        if stuck && self.subflows.iter().any(|s| s.tcp.is_established()) {
+            self.arm_rtx(now);
         }
         self.signal_segment(now)
     }

@@ -197,6 +197,29 @@ pub fn encode(
                 put(&b);
             }
         }
+        // §3.2 Figure 8: the initiator's (the data receiver's) 160-bit HMAC, Key = its key +
+        // the responder's, Msg = its nonce + the responder's (the nonces of the SYN and the
+        // SYN-ACK, which crossed the same ports).
+        Handshake::JoinAck => {
+            let r_a = nonce(own, seg);
+            let mirrored = Segment {
+                src_port: seg.dst_port,
+                dst_port: seg.src_port,
+                ..*seg
+            };
+            let r_b = nonce(peer, &mirrored);
+            let mut key = [0u8; 16];
+            key[..8].copy_from_slice(&own.to_be_bytes());
+            key[8..].copy_from_slice(&peer.to_be_bytes());
+            let mut msg = [0u8; 8];
+            msg[..4].copy_from_slice(&r_a.to_be_bytes());
+            msg[4..].copy_from_slice(&r_b.to_be_bytes());
+            let mac = hmac_sha256(&key, &msg);
+            let mut b = [0u8; 24];
+            b[..4].copy_from_slice(&[KIND, 24, 0x10, 0]);
+            b[4..24].copy_from_slice(&mac[..20]);
+            put(&b);
+        }
     }
     // §3.3 Figure 9: DSS with a DATA_ACK (flag A; a if 64 bits, else its low 32 bits) and,
     // on data, a 64-bit DSN mapping (M and m), no checksum. A DATA_ACK counts from the IDSN of the end whose data it
@@ -369,6 +392,13 @@ mod tests {
                     ..MptcpOption::default()
                 },
                 Flags(Flags::SYN.0 | Flags::ACK.0),
+            ),
+            (
+                MptcpOption {
+                    handshake: Handshake::JoinAck,
+                    ..MptcpOption::default()
+                },
+                Flags::ACK,
             ),
             (
                 MptcpOption {

@@ -133,7 +133,7 @@ impl TcpSender {
             acks_never_retransmitted: seg.ack > self.frto_retx_end || newly_sacked,
         };
         let can_send_new = self.snd_max < self.data_end && {
-            let len = self.neg.mss.min(self.data_end - self.snd_max);
+            let len = self.seg_len(self.snd_max);
             (self.snd_max + len) - self.snd_una <= self.rwnd.min(self.cfg.send_window_cap)
         };
         let step = f.on_ack(view, self.snd_max, can_send_new);

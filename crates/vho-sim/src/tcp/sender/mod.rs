@@ -146,6 +146,10 @@ pub struct TcpSender {
     snd_max: SeqNum,
     /// One past the last data byte the application has put in the send buffer.
     data_end: SeqNum,
+    /// The ends of the short chunks `push` was handed (below an MSS), above SND.UNA: a
+    /// segment never crosses one, a retransmission included (Linux resends an skb, never
+    /// two: an MPTCP subflow's skb is one DSS mapping, `mptcp_sendmsg_frag`).
+    cuts: std::collections::VecDeque<SeqNum>,
     /// Bytes the application still has to put in the buffer (see [`SEND_BUFFER`]).
     unbuffered: u64,
     /// What SND.UNA reaches when everything (FIN included) is acknowledged; meaningful once
@@ -177,6 +181,9 @@ pub struct TcpSender {
     /// segment (RFC 5681 §3.1). (ns-2's one-way SYN gets the same from its timeout's
     /// `cc.on_rto`.)
     syn_lost: bool,
+    /// SYN-ACKs sent (Linux's `req->num_retrans` is this less one), and the first one's TSval.
+    synacks: u32,
+    first_synack_ts: Option<u32>,
     /// The fast recovery's Proportional Rate Reduction (`prr`).
     prr: Prr,
     /// Retransmissions decided by an input, emitted by the next `poll_transmit`.
@@ -274,6 +281,7 @@ impl TcpSender {
             snd_nxt: data_start,
             snd_max: data_start,
             data_end,
+            cuts: std::collections::VecDeque::new(),
             unbuffered: bytes - first as u64,
             final_ack,
             neg,
@@ -294,6 +302,8 @@ impl TcpSender {
             send_synack: false,
             send_syn: !cfg.handshake && cfg.one_way_syn,
             syn_lost: false,
+            synacks: 0,
+            first_synack_ts: None,
             pending_rtx: None,
             prr: Prr::default(),
             cwnd_use: CwndUse {
@@ -361,6 +371,23 @@ impl TcpSender {
         );
         self.data_end = self.data_end + bytes;
         self.final_ack = self.data_end;
+        while self.cuts.front().is_some_and(|&c| c <= self.snd_una) {
+            self.cuts.pop_front();
+        }
+        if bytes < self.neg.mss {
+            self.cuts.push_back(self.data_end);
+        }
+    }
+
+    /// The length of the data segment starting at `seq`: an MSS at most, up to the end of
+    /// the data and of a short chunk `push` was handed (`cuts`).
+    pub(super) fn seg_len(&self, seq: SeqNum) -> u32 {
+        let cut = self
+            .cuts
+            .iter()
+            .find(|&&c| c > seq)
+            .map_or(u32::MAX, |&c| c - seq);
+        self.neg.mss.min(self.data_end - seq).min(cut)
     }
 
     /// Bytes handed over and not yet sent once (SND.MAX to the end of the buffer).
@@ -510,10 +537,13 @@ impl TcpSender {
                 if self.syn_lost {
                     // RFC 5681 §3.1: "if the SYN or SYN/ACK is lost, the initial window used
                     // by a sender after a correctly transmitted SYN MUST be one segment"
-                    // (also RFC 6928 §2; Linux's tcp_init_transfer).
-                    let mss = self.neg.mss;
-                    let w = Window::new(mss, mss, self.cc.ssthresh());
-                    self.cc = AnyController::new(self.cfg.cc, w.counting(self.cfg.cwnd_counting));
+                    // (also RFC 6928 §2); Linux's conditions in `synack_loss_cuts_window`.
+                    if self.synack_loss_cuts_window(seg) {
+                        let mss = self.neg.mss;
+                        let w = Window::new(mss, mss, self.cc.ssthresh());
+                        self.cc =
+                            AnyController::new(self.cfg.cc, w.counting(self.cfg.cwnd_counting));
+                    }
                     self.rtt.on_data_start_after_syn_timeout();
                 }
                 self.on_ack(now, seg);
@@ -535,6 +565,24 @@ impl TcpSender {
             (State::Oracle, false, true) => self.oracle_on_ack(seg),
             _ => {}
         }
+    }
+
+    /// Whether a SYN-ACK timeout cuts the initial window to one segment, at the ACK `seg` that
+    /// completes the handshake. RFC 5681 §3.1: always. Linux (`UndoRules::Linux`):
+    /// `tcp_init_transfer` cuts only after more than one SYN-ACK retransmission
+    /// (`total_retrans > 1`, from `req->num_retrans`: the timer's and the answers to a
+    /// retransmitted SYN) and only while `undo_marker` stands, which
+    /// `tcp_try_undo_spurious_syn` clears when the ACK echoes the first SYN-ACK's timestamp
+    /// (`retrans_stamp`, its send time: that SYN-ACK arrived, the timeout was spurious).
+    fn synack_loss_cuts_window(&self, seg: &Segment) -> bool {
+        if self.cfg.undo != crate::tcp::config::UndoRules::Linux {
+            return true;
+        }
+        let spurious = matches!(
+            (self.first_synack_ts, seg.options.timestamps),
+            (Some(v), Some((_, ecr))) if v == ecr
+        );
+        self.synacks > 2 && !spurious
     }
 
     /// Passive open (RFC 9293 §3.5): record the peer's options, answer with a SYN-ACK.

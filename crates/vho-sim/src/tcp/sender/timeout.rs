@@ -124,7 +124,7 @@ impl TcpSender {
                     FrtoVariant::Rfc5682 => Frto::start(),
                     FrtoVariant::Linux => Frto::start_linux(),
                 });
-                self.frto_retx_end = self.snd_una + self.neg.mss.min(self.data_end - self.snd_una);
+                self.frto_retx_end = self.snd_una + self.seg_len(self.snd_una);
             }
         }
         if linux_undo && d.frto && frto_may_start {
@@ -132,7 +132,7 @@ impl TcpSender {
                 FrtoVariant::Rfc5682 => Frto::start(),
                 FrtoVariant::Linux => Frto::start_linux(),
             });
-            self.frto_retx_end = self.snd_una + self.neg.mss.min(self.data_end - self.snd_una);
+            self.frto_retx_end = self.snd_una + self.seg_len(self.snd_una);
         }
         if let Some(r) = &mut self.rack {
             // tcp_enter_loss: the reordering degree check, then tcp_timeout_mark_lost.

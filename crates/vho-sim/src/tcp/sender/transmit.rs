@@ -114,7 +114,7 @@ impl TcpSender {
             return None;
         }
         if seq < self.data_end {
-            let len = self.neg.mss.min(self.data_end - seq);
+            let len = self.seg_len(seq);
             let mut used = (top + len) - self.snd_una;
             if keeps_sack {
                 used -= self.sacked_in_flight(top) + lost_below;
@@ -200,7 +200,7 @@ impl TcpSender {
     }
 
     pub(super) fn rwnd_allows(&self, seq: SeqNum) -> bool {
-        let len = self.neg.mss.min(self.data_end - seq);
+        let len = self.seg_len(seq);
         (seq + len) - self.snd_una <= self.rwnd.min(self.cfg.send_window_cap)
     }
 
@@ -233,6 +233,10 @@ impl TcpSender {
         // Timed for the handshake's RTT sample unless it is a retransmission (Karn).
         self.timed = (self.cfg.handshake_rtt_sample && !self.syn_lost).then_some((self.iss, now));
         self.stats.segments_sent += 1;
+        self.synacks += 1;
+        if self.synacks == 1 {
+            self.first_synack_ts = seg.options.timestamps.map(|(v, _)| v);
+        }
         Transmit {
             segment: seg,
             kind: TxKind::New,
@@ -261,7 +265,7 @@ impl TcpSender {
 
     /// Sends the data segment starting at `seq`.
     pub(super) fn send_at(&mut self, now: Time, seq: SeqNum, kind: TxKind) -> Transmit {
-        let len = self.neg.mss.min(self.data_end - seq);
+        let len = self.seg_len(seq);
         let end = seq + len;
         let flags = if self.at_data_end(end) {
             Flags::ACK | Flags::PSH

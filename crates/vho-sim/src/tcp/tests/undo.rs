@@ -150,3 +150,70 @@ fn with_a_raised_degree_the_same_reordering_no_longer_starts_a_recovery() {
         assert_eq!(s.stats().fast_retransmits, recoveries, "{undo:?}");
     }
 }
+
+/// The sender's window once the handshake is done: the receiver's SYN, the SYN-ACK timer
+/// firing `timeouts` times (each SYN-ACK it resends lost), the receiver's SYN resent and
+/// answered if `dup_syn`, then the first SYN-ACK (`echo_first`) or the last one reaching the
+/// receiver, whose ACK completes the handshake.
+fn window_after_handshake(c: &TcpConfig, timeouts: u32, dup_syn: bool, echo_first: bool) -> u32 {
+    let mut r = TcpReceiver::new(c, 2, 1, SeqNum(100));
+    let mut s = TcpSender::new(c, 1, 2, SeqNum(5000), 100_000);
+    let syn = r.poll_transmit(Time::ZERO).expect("SYN").segment;
+    s.handle_segment(Time::ZERO, &syn);
+    let first = drain_sender(&mut s, Time::ZERO).remove(0).segment;
+    let mut last = first;
+    let mut t = Time::ZERO;
+    for _ in 0..timeouts {
+        t = s.poll_timeout().expect("SYN-ACK timer");
+        s.handle_timeout(t);
+        last = drain_sender(&mut s, t).remove(0).segment;
+    }
+    if dup_syn {
+        t = t.max(r.poll_timeout().expect("SYN timer"));
+        r.handle_timeout(t);
+        let again = r.poll_transmit(t).expect("SYN again").segment;
+        s.handle_segment(t, &again);
+        last = drain_sender(&mut s, t).remove(0).segment;
+    }
+    let t = t + Dur::from_millis(300);
+    r.handle_segment(t, if echo_first { &first } else { &last });
+    let ack = r.poll_transmit(t).expect("ACK").segment;
+    s.handle_segment(t, &ack);
+    s.probe().cwnd
+}
+
+#[test]
+fn linux_keeps_its_initial_window_after_one_syn_ack_retransmission_or_a_spurious_timeout() {
+    // Linux `tcp_init_transfer` (net/ipv4/tcp_input.c): the window starts at one segment only
+    // after more than one SYN-ACK retransmission (`total_retrans > 1`, `req->num_retrans`:
+    // the timer's and the answers to a retransmitted SYN) and while `undo_marker` stands;
+    // `tcp_try_undo_spurious_syn` clears it when the ACK echoes the first SYN-ACK's timestamp
+    // (`retrans_stamp`). RFC 5681 §3.1 (the `rfc` profile): one segment after any loss.
+    // Measured: the kernel's MP_JOIN subflow in Daniel & Kojo's WLAN -> GPRS delay-1 cell,
+    // its first SYN-ACK held over the handover's second and answered, sent ten segments after
+    // two SYN-ACK retransmissions (docs/design/mptcp.md).
+    let mut c = cfg("linux");
+    c.fin = false;
+    let iw = window_after_handshake(&c, 0, false, false);
+    let mss = c.mss;
+    assert!(iw > mss, "an initial window of several segments");
+    assert_eq!(
+        window_after_handshake(&c, 1, false, false),
+        iw,
+        "one retransmission"
+    );
+    assert_eq!(
+        window_after_handshake(&c, 1, true, true),
+        iw,
+        "spurious: the first arrived"
+    );
+    let cut = window_after_handshake(&c, 1, true, false);
+    assert!(
+        cut < iw / 2,
+        "two retransmissions, the last one answered: {cut}"
+    );
+    let mut rfc = cfg("rfc");
+    rfc.fin = false;
+    let rfc_cut = window_after_handshake(&rfc, 1, false, true);
+    assert!(rfc_cut < window_after_handshake(&rfc, 0, false, false));
+}

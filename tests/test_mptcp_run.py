@@ -125,11 +125,13 @@ def test_a_path_blackholed_for_good_is_left_by_the_stale_rule_and_its_data_reinj
     (o,) = m["outages"]
     assert (o["interface"], o["state"], o["at_s"], o["until_s"]) == ("wlan", "blackhole", 5.0, None)
     assert o["failback_s"] is None and o["resume_s"] > 0
-    # GPRS was busy with data of its own, so the connection's timer had no idle subflow to
-    # resend on (`mptcp_subflow_get_retrans`): the stranded data waited for the stale rule,
-    # and waits longer when it asks for more periods.
-    later = vho.run(blackhole(stale_loss_cnt=8)).summary["flows"][0]["mptcp"]["outages"][0]
-    assert later["resume_s"] > o["resume_s"]
+    # The in-order data move on over GPRS at once (its own data), but what WLAN held waits
+    # for the stale rule, the connection's timer meanwhile resending only its head
+    # (`__mptcp_retrans`): asking for more periods means more head reinjections before
+    # everything is pushed again, and a later end (seed 1: 1 and 32.6 s against 3 and 35.3 s).
+    slower = vho.run(blackhole(stale_loss_cnt=8)).summary["flows"][0]
+    assert slower["mptcp"]["reinjections"] > m["reinjections"]
+    assert slower["transfer_time_s"] > f["transfer_time_s"]
 
 
 def test_when_the_blackholed_path_returns_the_traffic_returns_to_it() -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from key_paths import add_paths
 
 import vho
 from vho import outputs
@@ -290,22 +291,11 @@ def test_cli_prints_the_mptcp_section_and_writes_its_tables(tmp_path: Path, caps
         assert all(outputs.documented_column(f, c) for c in cols), (f, cols)
     assert (out / "mptcp_sequence_conn0.png").is_file()
     keys: set[str] = set()
-    _paths(m, "", keys)
+    add_paths(m, "", keys)
     missing = sorted(k for k in keys if not outputs.documented_metric(k))
     assert not missing, missing
     # A second analysis replaces the first whole (every file is one `vho analyze` owns).
     assert main(["analyze", str(FIXTURES["soft"]), "--out", str(out)]) == 0
-
-
-def _paths(d, pre: str, into: set[str]) -> None:
-    if isinstance(d, dict):
-        for k, v in d.items():
-            _paths(v, f"{pre}.{k}" if pre else k, into)
-    elif isinstance(d, list):
-        for x in d:
-            _paths(x, pre + "[]", into)
-    else:
-        into.add(pre)
 
 
 # -- Malformed options ----------------------------------------------------------------------

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from key_paths import add_paths
 from mptcp_scenarios import HARD
 
 from vho import _native, outputs
@@ -27,17 +28,6 @@ pytestmark = pytest.mark.skipif(
 
 def _vho(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "vho.cli", *args], capture_output=True, text=True)
-
-
-def _paths(d: object, pre: str, into: set[str]) -> None:
-    if isinstance(d, dict):
-        for k, v in d.items():
-            _paths(v, f"{pre}.{k}" if pre else k, into)
-    elif isinstance(d, list):
-        for x in d:
-            _paths(x, pre + "[]", into)
-    else:
-        into.add(pre)
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +167,7 @@ def test_the_wlan_subflow_stays_listed_after_the_hard_handover(runs: tuple[Path,
 def test_every_mptcp_key_the_emulator_writes_is_documented(runs: tuple[Path, Path]) -> None:
     emu, _ = runs
     seen: set[str] = set()
-    _paths(json.loads((emu / "summary.json").read_text())["flows"][0]["mptcp"], "", seen)
+    add_paths(json.loads((emu / "summary.json").read_text())["flows"][0]["mptcp"], "", seen)
     missing = sorted(p for p in seen if not outputs.documented(f"flows[].mptcp.{p}"))
     assert not missing, missing
 

@@ -10,9 +10,9 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from typing import Any
 
 import pyarrow.parquet as pq
+from key_paths import add_paths
 
 import vho
 from vho import outputs
@@ -21,22 +21,11 @@ from vho.capture import read_tcp
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _paths(d: Any, pre: str, into: set[str]) -> None:
-    if isinstance(d, dict):
-        for k, v in d.items():
-            _paths(v, f"{pre}.{k}" if pre else k, into)
-    elif isinstance(d, list):
-        for x in d:
-            _paths(x, pre + "[]", into)
-    else:
-        into.add(pre)
-
-
 def test_every_key_of_the_examples_summaries_is_documented() -> None:
     seen: set[str] = set()
     for scenario in sorted((ROOT / "scenarios" / "examples").glob("*.toml")):
         r = vho.run(scenario, overrides=['run.stop="20 s"'])
-        _paths(r.summary, "", seen)
+        add_paths(r.summary, "", seen)
     # A probe's detections are documented as one entry (their fields listed in it).
     seen = {p for p in seen if not p.startswith("flows[].probe.detections[].")}
     missing = sorted(p for p in seen if not outputs.documented(p))
@@ -76,8 +65,8 @@ def test_every_parquet_column_and_metrics_key_of_the_examples_is_documented(
         for p in d.glob("*.parquet"):
             columns |= {(p.name, c) for c in pq.read_schema(p).names}
         for cap in d.glob("*.pcap"):
-            _paths(vho.analyze(cap).metrics, "", keys)
-            _paths(vho.analyze(cap, ta_mean="after-handover").metrics, "", keys)
+            add_paths(vho.analyze(cap).metrics, "", keys)
+            add_paths(vho.analyze(cap, ta_mean="after-handover").metrics, "", keys)
     assert {f for f, _ in columns} >= {"series_tcp.parquet", "series_tfrc.parquet"}
     missing = sorted(c for c in columns if not outputs.documented_column(*c))
     assert not missing, missing

@@ -381,13 +381,20 @@ impl TcpSender {
 
     /// The length of the data segment starting at `seq`: an MSS at most, up to the end of
     /// the data and of a short chunk `push` was handed (`cuts`).
+    /// Plain TCP (no cuts) pays one test: the 20 MB cell ran 36,444,759 instructions with the
+    /// search on every segment, 35,946,442 with the test (callgrind, `run_timed`).
+    #[inline]
     pub(super) fn seg_len(&self, seq: SeqNum) -> u32 {
+        let len = self.neg.mss.min(self.data_end - seq);
+        if self.cuts.is_empty() {
+            return len;
+        }
         let cut = self
             .cuts
             .iter()
             .find(|&&c| c > seq)
             .map_or(u32::MAX, |&c| c - seq);
-        self.neg.mss.min(self.data_end - seq).min(cut)
+        len.min(cut)
     }
 
     /// Bytes handed over and not yet sent once (SND.MAX to the end of the buffer).

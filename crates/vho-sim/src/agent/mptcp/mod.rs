@@ -16,7 +16,7 @@
 //! - Scheduling: `sched::get_send` (Linux's `mptcp_subflow_get_send`).
 //! - Reinjection: when the connection's retransmission timer expires with data unacknowledged
 //!   at the data level, the head of it is resent on `sched::get_retrans`'s subflow (Linux's
-//!   `__mptcp_retrans`); a subflow gone `stale_loss_cnt` periods without an ACK is stale and
+//!   `__mptcp_retrans`); a subflow gone more than `stale_loss_cnt` periods without an ACK is stale and
 //!   every unacknowledged byte is pushed again through the scheduler
 //!   (`mptcp_pm_nl_subflow_chk_stale` → `__mptcp_retransmit_pending_data`).
 //! - Path manager events: with `handover.notify`, the mobile's interface going down removes

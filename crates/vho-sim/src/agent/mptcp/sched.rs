@@ -95,6 +95,19 @@ pub fn get_retrans(subs: &[RetransView]) -> Option<usize> {
     pick.or(if min_stale > 1 { backup } else { None })
 }
 
+/// Whether a subflow `count` retransmission periods without progress goes stale
+/// (`mptcp_pm_nl_subflow_chk_stale`, net/mptcp/pm_kernel.c; pm_netlink.c before Linux 6.15):
+/// only past `stale_loss_cnt` periods (`stale_count <= stale_loss_cnt` returns; 0 turns the
+/// rule off), and only if another active subflow, whose periods are `others`, has had fewer
+/// than `max(stale_loss_cnt - 1, 1)` (`active_max_loss_cnt`).
+pub fn goes_stale(count: u8, stale_loss_cnt: u8, others: impl IntoIterator<Item = u8>) -> bool {
+    if stale_loss_cnt == 0 || count <= stale_loss_cnt {
+        return false;
+    }
+    let active_max = stale_loss_cnt.saturating_sub(1).max(1);
+    others.into_iter().any(|c| c < active_max)
+}
+
 /// A subflow's record of retransmission periods without progress
 /// (`mptcp_pm_subflow_chk_stale`, net/mptcp/pm.c): compared at each expiry of the
 /// connection's retransmission timer while the subflow has data outstanding.
@@ -154,3 +167,27 @@ pub const RTX_HEAD_BYTES: u64 = 32 * 1024;
 /// soft 200 KB cell, docs/design/mptcp.md): short segments end at data offsets 98,184,
 /// 130,912, 163,640 and 196,368, 32,728 apart.
 pub const DFRAG_BYTES: u64 = 32 * 1024 - 40;
+
+#[cfg(test)]
+mod tests {
+    use super::goes_stale;
+
+    #[test]
+    fn a_subflow_goes_stale_only_past_stale_loss_cnt_with_a_fresher_alternative() {
+        // `mptcp_pm_nl_subflow_chk_stale`: `stale_count <= stale_loss_cnt` returns, so with
+        // Linux's default 4 the fifth period without progress is the first that counts.
+        assert!(!goes_stale(4, 4, [0]));
+        assert!(goes_stale(5, 4, [0]));
+        // The alternative must have had fewer than max(4 - 1, 1) = 3 periods itself.
+        assert!(goes_stale(5, 4, [2]));
+        assert!(!goes_stale(5, 4, [3]));
+        // No other active subflow: nothing to move the data to.
+        assert!(!goes_stale(9, 4, []));
+        // stale_loss_cnt 1: past one period, an alternative with none (max(0, 1) = 1).
+        assert!(!goes_stale(1, 1, [0]));
+        assert!(goes_stale(2, 1, [0]));
+        assert!(!goes_stale(2, 1, [1]));
+        // 0 turns the rule off (`!stale_loss_cnt` returns).
+        assert!(!goes_stale(200, 0, [0]));
+    }
+}

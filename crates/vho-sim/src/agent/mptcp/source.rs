@@ -267,8 +267,8 @@ impl MptcpSource {
         }
     }
 
-    /// `mptcp_pm_subflow_chk_stale` for every subflow with data outstanding; one reaching
-    /// `stale_loss_cnt` while another subflow is active becomes stale and the unacknowledged
+    /// `mptcp_pm_subflow_chk_stale` for every subflow with data outstanding; one past
+    /// `stale_loss_cnt` periods while another subflow is active becomes stale and the unacknowledged
     /// data goes through the scheduler again (`mptcp_pm_nl_subflow_chk_stale`,
     /// `__mptcp_retransmit_pending_data`). Whether one did.
     fn check_stale(&mut self) -> bool {
@@ -284,15 +284,12 @@ impl MptcpSource {
             let acks = s.tcp.acks_received();
             match self.subflows[i].check.check(acks) {
                 Staleness::Progress => self.subflows[i].stale = false,
-                Staleness::NoProgress(n) if n >= limit && !self.subflows[i].stale => {
-                    let alternative = self.subflows.iter().enumerate().any(|(j, o)| {
-                        j != i
-                            && o.life == Life::Open
-                            && o.tcp.is_established()
-                            && !o.stale
-                            && o.check.count < limit
+                Staleness::NoProgress(n) if !self.subflows[i].stale => {
+                    let others = self.subflows.iter().enumerate().filter_map(|(j, o)| {
+                        (j != i && o.life == Life::Open && o.tcp.is_established() && !o.stale)
+                            .then_some(o.check.count)
                     });
-                    if alternative {
+                    if sched::goes_stale(n, limit, others) {
                         self.subflows[i].stale = true;
                         self.stale_events += 1;
                         push = true;

@@ -178,8 +178,8 @@ struct RecvFlow {
     /// When data last arrived on it, and when it first did after each of the record's
     /// handover instants (filled at the end from `arrivals`).
     arrivals: Vec<Time>,
-    /// When it sent its SYN, while the handshake's RTT can be taken from it (Karn: not
-    /// after a resend), and that RTT (the ADD_ADDR timer's RTO, `announce`).
+    /// When it sent its last SYN (a resend restarts it, as a timestamp echo would measure),
+    /// and the handshake's RTT taken from it (the ADD_ADDR timer's RTO, `announce`).
     syn_at: Option<Time>,
     hs_rtt: Option<crate::time::Dur>,
 }

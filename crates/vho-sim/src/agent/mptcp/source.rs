@@ -650,7 +650,12 @@ impl Agent for MptcpSource {
         // subflow's stale periods (`mptcp_pm_subflow_chk_stale`); so does the model's, or a
         // subflow stalled with data the other already delivered would hold it forever.
         let stuck = self.snd_una == self.snd_nxt && self.snd_nxt < self.total;
-        if stuck && self.subflows.iter().any(|s| s.tcp.is_established()) {
+        if stuck
+            && self
+                .subflows
+                .iter()
+                .any(|s| s.life == Life::Open && s.tcp.is_established())
+        {
             self.arm_rtx(now);
         }
         self.signal_segment(now)

@@ -18,7 +18,6 @@
 //!   packet, so its IDSN, which only the data sender's DATA_ACKs are relative to, is unknown
 //!   to a reader. The data sender's key is on the SYN-ACK, which is all a reader needs for the
 //!   connection's DSNs and its joins' tokens.
-//! - An MP_JOIN's third ACK carries a DATA_ACK, not the 20-byte HMAC (§3.2).
 //! - A segment the model gives two mappings (a resend across two) is written with the first
 //!   (Linux sends one mapping per skb).
 //! - REMOVE_ADDR, and the ADD_ADDR by which an upload's mobile asks for a re-created subflow,

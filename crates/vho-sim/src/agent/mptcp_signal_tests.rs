@@ -30,21 +30,11 @@ fn drive(mptcp: &str, t: Time) -> Driven {
     let (mut s, mut r) = ends(&spec);
     r.start(t);
     let syn = drain(&mut r, t);
-    let (p, pl) = packet(&syn[0], false);
-    s.handle_packet(t, &p, &pl);
-    let synack = drain(&mut s, t);
-    let (p, pl) = packet(&synack[0], true);
-    r.handle_packet(t, &p, &pl);
-    let at_synack = drain(&mut r, t);
-    for a in &at_synack {
-        let (p, pl) = packet(a, false);
-        s.handle_packet(t, &p, &pl);
-    }
-    let data = drain(&mut s, t);
-    let (p, pl) = packet(&data[0], true);
-    assert!(p.seg.len > 0);
-    r.handle_packet(t, &p, &pl);
-    let at_first_data = drain(&mut r, t);
+    let synack = deliver(&mut s, &syn[..1], false, t);
+    let at_synack = deliver(&mut r, &synack[..1], true, t);
+    let data = deliver(&mut s, &at_synack, false, t);
+    assert!(parts(&data[0]).0.len > 0);
+    let at_first_data = deliver(&mut r, &data[..1], true, t);
     Driven {
         spec,
         s,
@@ -281,30 +271,15 @@ fn in_an_upload_the_mobile_announces_at_its_first_data_ack_and_the_peer_echoes()
     let t = Time::ZERO;
     r.start(t);
     let syn = drain(&mut r, t);
-    let (p, pl) = packet(&syn[0], false);
-    s.handle_packet(t, &p, &pl);
-    let synack = drain(&mut s, t);
-    let (p, pl) = packet(&synack[0], true);
-    r.handle_packet(t, &p, &pl);
-    for a in drain(&mut r, t) {
-        let (p, pl) = packet(&a, false);
-        s.handle_packet(t, &p, &pl);
-    }
-    let data = drain(&mut s, t);
+    let synack = deliver(&mut s, &syn[..1], false, t);
+    let third = deliver(&mut r, &synack[..1], true, t);
+    let data = deliver(&mut s, &third, false, t);
     assert!(
         adds(&data).is_empty(),
         "not before the peer's first DATA_ACK"
     );
-    for d in &data {
-        let (p, pl) = packet(d, true);
-        r.handle_packet(t, &p, &pl);
-    }
-    let acks = drain(&mut r, t);
-    for a in &acks {
-        let (p, pl) = packet(a, false);
-        s.handle_packet(t, &p, &pl);
-    }
-    let out = drain(&mut s, t);
+    let acks = deliver(&mut r, &data, true, t);
+    let out = deliver(&mut s, &acks, false, t);
     let a = adds(&out);
     assert_eq!(a.len(), 1, "the mobile's ADD_ADDR");
     let (seg, opt, _) = a[0];

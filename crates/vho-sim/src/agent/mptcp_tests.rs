@@ -68,6 +68,16 @@ fn packet(s: &Sent, to_receiver: bool) -> (Packet, Payload) {
     (pkt, Payload::Mptcp(opt))
 }
 
+/// Hands every segment of `sent` to `to` at `now` (toward the data receiver when
+/// `to_receiver`) and returns what `to` sends in answer.
+fn deliver(to: &mut impl Agent, sent: &[Sent], to_receiver: bool, now: Time) -> Vec<Sent> {
+    for x in sent {
+        let (p, pl) = packet(x, to_receiver);
+        to.handle_packet(now, &p, &pl);
+    }
+    drain(to, now)
+}
+
 fn drain(a: &mut impl Agent, now: Time) -> Vec<Sent> {
     std::iter::from_fn(|| {
         let tx = a.poll_transmit(now)?;
